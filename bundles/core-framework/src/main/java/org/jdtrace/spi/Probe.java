@@ -1,0 +1,37 @@
+package org.jdtrace.spi;
+
+/**
+ * A probe created by a provider through {@link ProbeRegistry#create} (dtrace_probe_t). The
+ * framework owns it; the provider keeps it to fire it and gets it back in enable/disable/destroy.
+ *
+ * <p>{@link #fire(ProbeContext)} is the hot path (dtrace_probe()): it runs every ECB enabled on
+ * the probe, in enabling order, with the context the firing provider supplies. When no ECB is
+ * enabled it returns after one volatile read.
+ */
+public interface Probe {
+
+    /** The probe's ID, unique for the life of the framework, never reused. Starts at 1. */
+    int id();
+
+    String provider();
+
+    String module();
+
+    String function();
+
+    String name();
+
+    /** The provider-private argument given at creation (dtrace_probe_arg). */
+    Object providerArg();
+
+    /** True while at least one ECB is enabled on the probe. */
+    boolean isEnabled();
+
+    /** Fires the probe: runs its ECBs with {@code ctx}. Never throws. */
+    void fire(ProbeContext ctx);
+
+    /** The description of this exact probe. */
+    default ProbeDescription description() {
+        return new ProbeDescription(provider(), module(), function(), name());
+    }
+}

@@ -1,0 +1,75 @@
+package org.jdtrace.spi;
+
+/**
+ * What the D runtime reads at a firing (the probe-context half of dtrace_mstate_t), supplied by
+ * the firing provider: the calling Java thread for JVM-side providers, a stopped thread of a
+ * traced process for the pid provider. One compiled clause serves every kind of context.
+ *
+ * <p>Methods that read the traced program's memory or registers throw {@link FaultException},
+ * which the framework turns into a dtrace:::ERROR firing; tracing goes on.
+ */
+public interface ProbeContext {
+
+    /** Argument {@code i} (arg0..arg9), 0 when the probe has fewer. */
+    long arg(int i);
+
+    /** Typed argument for {@code args[i]} when the provider has one (a String, a Long...), else arg(i). */
+    default Object argObject(int i) {
+        return arg(i);
+    }
+
+    long pid();
+
+    long ppid();
+
+    long tid();
+
+    String execname();
+
+    int cpu();
+
+    /** User register by DTrace number (uregs[R_RIP]); fault where there is no user context. */
+    default long uregs(int reg) throws FaultException {
+        throw new FaultException(FaultException.Kind.ILLOP, 0);
+    }
+
+    /** Copies {@code len} bytes from the user address space (copyin). */
+    default byte[] copyin(long addr, int len) throws FaultException {
+        throw new FaultException(FaultException.Kind.BADADDR, addr);
+    }
+
+    /** Reads a NUL-terminated string of at most {@code max} bytes (copyinstr). */
+    default String copyinstr(long addr, int max) throws FaultException {
+        throw new FaultException(FaultException.Kind.BADADDR, addr);
+    }
+
+    /** Writes bytes into the user address space (copyout, destructive). */
+    default void copyout(byte[] data, long addr) throws FaultException {
+        throw new FaultException(FaultException.Kind.BADADDR, addr);
+    }
+
+    /** User stack program counters, innermost first, at most {@code max} frames. */
+    default long[] ustack(int max) {
+        return new long[0];
+    }
+
+    /** Symbolises a user address as {@code module`function+0xoff}, or null. */
+    default String usym(long pc) {
+        return null;
+    }
+
+    /** The return address of the current user function (ucaller), 0 if none. */
+    default long ucaller() {
+        return 0;
+    }
+
+    /** Sends a signal to the current process (raise, destructive). */
+    default void raise(int signal) throws FaultException {
+        throw new FaultException(FaultException.Kind.ILLOP, 0);
+    }
+
+    /** Stops the current process (stop, destructive). */
+    default void stopProcess() throws FaultException {
+        throw new FaultException(FaultException.Kind.ILLOP, 0);
+    }
+}

@@ -1,0 +1,38 @@
+package org.jdtrace.spi;
+
+import java.util.List;
+
+/**
+ * What the framework offers a provider (the dtrace_probe_create / dtrace_probe_lookup /
+ * dtrace_condense side of dtrace(7d)). A provider gets it in {@link Provider#attach}.
+ *
+ * <p>Probes may be created at any time, from any thread; every retained enabling is matched
+ * against a new probe at once, so a probe created while an enabling wants it fires with no
+ * new command.
+ */
+public interface ProbeRegistry {
+
+    /**
+     * Creates a probe, or returns the existing one with the same four names created by the
+     * same provider. {@code provider} is the probe's provider name: usually the provider's
+     * {@link Provider#name()}, or a name the provider owns such as {@code pid1234}.
+     */
+    Probe create(String provider, String module, String function, String name, Object providerArg);
+
+    /** The probe with these four exact names, or null (dtrace_probe_lookup). */
+    Probe lookup(String provider, String module, String function, String name);
+
+    /** Every probe created by the calling provider under the provider name {@code provider}. */
+    List<Probe> probes(String provider);
+
+    /**
+     * Retires every probe of the provider name {@code provider} (module unload /
+     * dtrace_unregister): their ECBs are disabled and freed, the enablings that matched them are
+     * kept and matched again when such probes are created anew. The provider's
+     * {@link Provider#disable} and {@link Provider#destroy} are called for each.
+     */
+    void retire(String provider);
+
+    /** Retires the given probes only (a module of the provider went away). */
+    void retire(List<Probe> probes);
+}
