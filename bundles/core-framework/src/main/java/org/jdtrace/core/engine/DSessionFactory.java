@@ -1,0 +1,10 @@
+package org.jdtrace.core.engine;
+
+/**
+ * Makes the D half of a consumer. Implemented by the D compiler's DS component and referenced by
+ * the framework's DTrace service, so the two halves meet only through this package.
+ */
+public interface DSessionFactory {
+
+    DSession create();
+}
