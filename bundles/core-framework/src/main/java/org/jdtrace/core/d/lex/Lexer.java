@@ -554,9 +554,10 @@ public final class Lexer {
             return new Token(TokenKind.IDENT, value, line, col, start, 0, value, null);
         }
         if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
-            return new Token(TokenKind.STRING, text, line, col, start, 0, value.substring(1, value.length() - 1), null);
+            value = value.substring(1, value.length() - 1);
         }
-        throw new DTraceException("syntax error near \"" + value + "\"", "D_SYNTAX", line);
+        // neither an integer nor an identifier (a path, say): dtrace hands it over as a string
+        return new Token(TokenKind.STRING, text, line, col, start, 0, value, null);
     }
 
     /** A macro value that is a C integer constant (decimal, 0x hex, 0 octal, optional sign). */

@@ -74,6 +74,8 @@ public final class Parser {
     private Lexer.Mode mode = Lexer.Mode.TOP;
     private Token tok;
     private boolean inPredicate;
+    /** Control lines met inside clause bodies; they join the program after the clause. */
+    private final List<Pragma> innerPragmas = new ArrayList<>();
     private final Set<Expr> parenthesized = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /**
@@ -159,7 +161,11 @@ public final class Parser {
                     items.add(control(tok));
                     advance();
                 }
-                case PSPEC -> items.add(clause());
+                case PSPEC -> {
+                    items.add(clause());
+                    items.addAll(innerPragmas);
+                    innerPragmas.clear();
+                }
                 case IDENT -> {
                     if (!isDeclStart(tok)) {
                         throw syntaxError();
@@ -256,6 +262,11 @@ public final class Parser {
                 advance();
                 continue;
             }
+            if (tok.is(TokenKind.CONTROL)) {
+                innerPragmas.add(control(tok));
+                advance();
+                continue;
+            }
             if (tok.isWord("if")) {
                 out.add(ifStatement());
                 continue;
@@ -319,7 +330,9 @@ public final class Parser {
             advance();
         }
         List<Decl> tagBody = new ArrayList<>();
-        String base = specifiers(tagBody);
+        // 'self x;', 'extern e;': a storage class alone means int, as in C
+        String base = storage != Decl.Storage.NONE && tok.is(TokenKind.IDENT) && !startsTypeName(tok)
+                ? "int" : specifiers(tagBody);
         List<Decl> out = new ArrayList<>();
         if (tok.is(TokenKind.SEMI)) {
             // struct foo { ... }; or enum e { ... };

@@ -46,7 +46,8 @@ class ConformanceParseTest {
         try (Stream<Path> s = Files.walk(root)) {
             files = s.filter(p -> p.toString().endsWith(".d")).sorted().toList();
         }
-        int tst = 0, tstOk = 0, syn = 0, synOk = 0;
+        int tst = 0, tstOk = 0, syn = 0, synOk = 0, checkedOk = 0, errTotal = 0, errTagOk = 0;
+        List<String> semaFailures = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         List<String> synMisses = new ArrayList<>();
         for (Path f : files) {
@@ -60,6 +61,36 @@ class ConformanceParseTest {
             } catch (RuntimeException e) {
                 failures.add(root.relativize(f) + ": CRASH " + e);
                 continue;
+            }
+            if (err == null) {
+                try {
+                    org.jdtrace.core.d.sema.DFrontEnd.check(src, f.toString(), macrosFor(f), true);
+                    if (name.startsWith("tst.")) {
+                        checkedOk++;
+                    }
+                } catch (DTraceException e) {
+                    if (name.startsWith("err.D_SYNTAX")) {
+                        err = e;
+                    }
+                    if (name.startsWith("err.D_")) {
+                        String want = name.substring(4, name.indexOf('.', 4));
+                        errTotal++;
+                        if (want.equals(e.tag())) {
+                            errTagOk++;
+                        }
+                    } else if (name.startsWith("tst.")) {
+                        semaFailures.add(root.relativize(f) + ": [" + e.tag() + "] line " + e.line() + ": " + e.getMessage());
+                    }
+                } catch (RuntimeException e) {
+                    failures.add(root.relativize(f) + ": CRASH in sema " + e);
+                    e.printStackTrace();
+                    continue;
+                }
+            } else if (name.startsWith("err.D_")) {
+                errTotal++;
+                if (name.startsWith("err." + err.tag() + ".")) {
+                    errTagOk++;
+                }
             }
             if (name.startsWith("tst.")) {
                 tst++;
@@ -78,10 +109,13 @@ class ConformanceParseTest {
             }
         }
         System.out.println("[conformance] tst.*.d parsed: " + tstOk + "/" + tst
-                + "; err.D_SYNTAX.*.d rejected with D_SYNTAX: " + synOk + "/" + syn);
+                + "; tst.*.d passing the type checker: " + checkedOk + "/" + tst
+                + "; err.D_SYNTAX.*.d rejected with D_SYNTAX: " + synOk + "/" + syn
+                + "; err.D_*.d rejected with their own tag: " + errTagOk + "/" + errTotal);
         if (Boolean.getBoolean("conformance.verbose")) {
             failures.forEach(x -> System.out.println("[conformance] FAIL " + x));
             synMisses.forEach(x -> System.out.println("[conformance] SYNTAX-MISS " + x));
+            semaFailures.forEach(x -> System.out.println("[conformance] SEMA " + x));
         }
         assertTrue(failures.stream().noneMatch(x -> x.contains("CRASH")), () -> String.join("\n", failures));
     }
