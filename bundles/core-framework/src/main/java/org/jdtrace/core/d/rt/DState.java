@@ -173,6 +173,11 @@ public final class DState {
         return m;
     }
 
+    /** Takes every thread's principal buffer contents and drop counts (the buffer switch). */
+    public void drainBuffers(List<Record> into, Map<Integer, Long> drops) {
+        for (DThread t : threads) into.addAll(t.buffer.drain(drops));
+    }
+
     /** Bumps the generation: every thread's data for {@code a} is dropped at its next update. */
     public void resetThreads(Aggregation a) {
         a.gen++;
