@@ -124,11 +124,16 @@ public final class Options {
         }
     }
 
+    /** Length of the leading decimal digits of a value (0 for null or none). */
+    private static int digits(String value) {
+        int end = 0;
+        while (value != null && end < value.length() && Character.isDigit(value.charAt(end))) end++;
+        return end;
+    }
+
     /** 4m, 512k, 1g, 65536: bytes. */
     public static long parseSize(String value) {
-        if (value == null || value.isEmpty()) return BAD;
-        int end = 0;
-        while (end < value.length() && Character.isDigit(value.charAt(end))) end++;
+        int end = digits(value);
         if (end == 0) return BAD;
         long n;
         try {
@@ -151,9 +156,7 @@ public final class Options {
 
     /** 10hz, 1ms, 2s, 500us, 100 (ns): a period in nanoseconds. */
     public static long parseRate(String value) {
-        if (value == null || value.isEmpty()) return BAD;
-        int end = 0;
-        while (end < value.length() && Character.isDigit(value.charAt(end))) end++;
+        int end = digits(value);
         if (end == 0) return BAD;
         long n;
         try {
