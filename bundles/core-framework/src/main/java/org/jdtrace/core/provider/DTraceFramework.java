@@ -75,8 +75,9 @@ public final class DTraceFramework {
         return t;
     });
 
+    /** Retires every provider's probes and drops every enabling (the framework stops). */
     @Deactivate
-    void deactivate() {
+    public void deactivate() {
         synchronized (lock) {
             for (ProviderEntry e : List.copyOf(providerOrder)) {
                 removeProvider(e.provider());
