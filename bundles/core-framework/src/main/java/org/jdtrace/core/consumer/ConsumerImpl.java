@@ -116,9 +116,16 @@ final class ConsumerImpl implements Consumer {
         throw new DTraceException("program was not compiled by this consumer");
     }
 
+    /** -Z: a boolean option is set when it has a value that is not one of the words for "off". */
     private boolean zdefs() {
         String v = session.getOption("zdefs");
-        return v != null && !v.equals("0") && !v.equalsIgnoreCase("false") && !v.equalsIgnoreCase("unset");
+        if (v == null) {
+            return false;
+        }
+        return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "0", "no", "off", "false", "unset", "disable", "disabled" -> false;
+            default -> true;
+        };
     }
 
     @Override
@@ -233,7 +240,7 @@ final class ConsumerImpl implements Consumer {
         if (v == null || v.isEmpty()) {
             return DEFAULT_SWITCHRATE_NANOS;
         }
-        long n = Rates.intervalNanos(v.trim());
+        long n = Rates.intervalNanos(v.trim(), Rates.Bare.NANOSECONDS);
         return n > 0 ? n : DEFAULT_SWITCHRATE_NANOS;
     }
 

@@ -136,6 +136,14 @@ class ConsumerTest {
     }
 
     @Test
+    void zdefsSetToAnOffWordIsNotSet() throws Exception {
+        try (Consumer c = dtrace.open()) {
+            c.setOption("zdefs", "no");
+            assertThrows(DTraceException.class, () -> c.exec(c.compile("nosuch:::x => count", "t.d", List.of())));
+        }
+    }
+
+    @Test
     void zdefsRetainsAnEnablingThatMatchesNothingYet() throws Exception {
         try (Consumer c = dtrace.open()) {
             c.setOption("zdefs", "");
