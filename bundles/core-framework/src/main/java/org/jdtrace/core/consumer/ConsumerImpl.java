@@ -132,19 +132,18 @@ final class ConsumerImpl implements Consumer {
     public int exec(Program program) throws DTraceException {
         checkOpen();
         DProgram dp = dprogram(program);
-        if (!zdefs()) {
-            for (Statement st : dp.statements()) {
-                for (ProbeDescription d : st.descriptions()) {
-                    if (framework.match(d).isEmpty()) {
-                        throw new DTraceException("invalid probe specifier " + st.source()
-                                + ": probe description " + d + " does not match any probes");
-                    }
+        boolean zdefs = zdefs();
+        for (Statement st : dp.statements()) {
+            for (ProbeDescription d : st.descriptions()) {
+                if (framework.match(d).isEmpty() && !zdefs) {
+                    throw new DTraceException("invalid probe specifier " + st.source()
+                            + ": probe description " + d + " does not match any probes");
                 }
             }
         }
         int n = 0;
         for (Statement st : dp.statements()) {
-            n += framework.enable(state, st);
+            n += framework.enable(state, st, false);
         }
         return n;
     }
