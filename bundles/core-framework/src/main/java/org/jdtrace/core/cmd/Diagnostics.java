@@ -16,6 +16,10 @@ final class Diagnostics {
 
     static String compileFailure(CommandLine.Spec spec, DTraceException e, boolean errtags) {
         String msg = e.getMessage() == null ? "unknown error" : e.getMessage();
+        int pd = msg.indexOf(": probe description ");
+        if (spec.isScript() && msg.startsWith("invalid probe specifier ") && pd > 0) {
+            msg = msg.substring(pd + 2); // a script's unmatched description is a compile error
+        }
         if (msg.startsWith("failed to compile") || msg.startsWith("invalid probe specifier")
                 || msg.startsWith("could not enable tracing") || msg.startsWith("failed to enable")) {
             return msg;

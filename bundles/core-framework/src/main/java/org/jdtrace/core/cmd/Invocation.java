@@ -392,37 +392,60 @@ final class Invocation {
         return consumer.exitStatus();
     }
 
+    /**
+     * dtrace's consume loop. Consumer.work() may wait a whole switchrate period, so Ctrl-C and the
+     * end of the target processes are watched by a second thread (every 10 ms), which prints
+     * dtrace's newline for a Ctrl-C and asks the consumer to stop (stop() is thread-safe); the END
+     * clause and the aggregations then come out of the next work().
+     */
     private void consume() throws Fatal {
-        boolean stopping = false;
-        List<TargetProcess> live = new ArrayList<>(targets);
-        while (true) {
-            if (!stopping) {
-                boolean intr = interrupt.requested();
-                if (intr) {
-                    ofp.print("\n");
+        Thread watcher = Thread.ofPlatform().daemon().name("dtrace-interrupt").start(this::watch);
+        try {
+            while (true) {
+                Consumer.Status s;
+                try {
+                    s = consumer.work();
+                } catch (DTraceException e) {
+                    ofp.flush();
+                    fail("processing aborted: " + e.getMessage());
+                    return;
                 }
-                for (var it = live.iterator(); it.hasNext(); ) {
-                    TargetProcess t = it.next();
-                    if (!t.alive()) {
-                        notice("pid " + t.pid() + " has exited");
-                        it.remove();
-                    }
-                }
-                if (intr || (!targets.isEmpty() && live.isEmpty())) {
-                    consumer.stop();
-                    stopping = true;
+                ofp.flush();
+                if (s == Consumer.Status.DONE) {
+                    return;
                 }
             }
-            Consumer.Status s;
+        } finally {
+            watcher.interrupt();
             try {
-                s = consumer.work();
-            } catch (DTraceException e) {
-                ofp.flush();
-                fail("processing aborted: " + e.getMessage());
+                watcher.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void watch() {
+        List<TargetProcess> live = new ArrayList<>(targets);
+        while (!Thread.currentThread().isInterrupted()) {
+            boolean intr = interrupt.requested();
+            if (intr) {
+                ofp.print("\n");
+            }
+            for (var it = live.iterator(); it.hasNext(); ) {
+                TargetProcess t = it.next();
+                if (!t.alive()) {
+                    notice("pid " + t.pid() + " has exited");
+                    it.remove();
+                }
+            }
+            if (intr || (!targets.isEmpty() && live.isEmpty())) {
+                consumer.stop();
                 return;
             }
-            ofp.flush();
-            if (s == Consumer.Status.DONE) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
                 return;
             }
         }

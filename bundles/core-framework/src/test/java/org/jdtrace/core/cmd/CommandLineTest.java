@@ -51,4 +51,13 @@ class CommandLineTest {
         String cpp = "# 1 \"<stdin>\"\n# 1 \"<built-in>\"\n# 1 \"<stdin>\"\n\n\n# 5 \"<stdin>\"\nBEGIN\n";
         assertEquals("\n\n\n\nBEGIN\n", Preprocessor.foldLineMarkers(cpp));
     }
+
+    @Test
+    void unmatchedDescriptionInAScriptIsACompileError() {
+        var e = new org.jdtrace.consumer.DTraceException(
+                "invalid probe specifier foo:::bar { }: probe description foo:::bar does not match any probes");
+        assertEquals("failed to compile script x.d: probe description foo:::bar does not match any probes",
+                Diagnostics.compileFailure(new CommandLine.Spec('s', "x.d"), e, false));
+        assertEquals(e.getMessage(), Diagnostics.compileFailure(new CommandLine.Spec('n', "foo:::bar { }"), e, false));
+    }
 }
