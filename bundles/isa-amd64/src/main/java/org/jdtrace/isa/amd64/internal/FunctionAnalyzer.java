@@ -21,7 +21,7 @@
  * jmp *%reg in a function that takes the address of its own code (lea label(%rip) into the
  * function: computed goto, gcc's &&label).
  * Conditional branches out of the function (gcc's conditional tail calls) are not return sites,
- * as in DTrace.
+ * as in DTrace. A refused analysis lists the instructions decoded so far and no return sites.
  */
 package org.jdtrace.isa.amd64.internal;
 
