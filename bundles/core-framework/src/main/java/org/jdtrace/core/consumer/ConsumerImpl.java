@@ -116,28 +116,34 @@ final class ConsumerImpl implements Consumer {
         throw new DTraceException("program was not compiled by this consumer");
     }
 
+    /** -Z: a boolean option is set when it has a value that is not one of the words for "off". */
     private boolean zdefs() {
         String v = session.getOption("zdefs");
-        return v != null && !v.equals("0") && !v.equalsIgnoreCase("false") && !v.equalsIgnoreCase("unset");
+        if (v == null) {
+            return false;
+        }
+        return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "0", "no", "off", "false", "unset", "disable", "disabled" -> false;
+            default -> true;
+        };
     }
 
     @Override
     public int exec(Program program) throws DTraceException {
         checkOpen();
         DProgram dp = dprogram(program);
-        if (!zdefs()) {
-            for (Statement st : dp.statements()) {
-                for (ProbeDescription d : st.descriptions()) {
-                    if (framework.match(d).isEmpty()) {
-                        throw new DTraceException("invalid probe specifier " + st.source()
-                                + ": probe description " + d + " does not match any probes");
-                    }
+        boolean zdefs = zdefs();
+        for (Statement st : dp.statements()) {
+            for (ProbeDescription d : st.descriptions()) {
+                if (framework.match(d).isEmpty() && !zdefs) {
+                    throw new DTraceException("invalid probe specifier " + st.source()
+                            + ": probe description " + d + " does not match any probes");
                 }
             }
         }
         int n = 0;
         for (Statement st : dp.statements()) {
-            n += framework.enable(state, st);
+            n += framework.enable(state, st, false);
         }
         return n;
     }
@@ -233,7 +239,7 @@ final class ConsumerImpl implements Consumer {
         if (v == null || v.isEmpty()) {
             return DEFAULT_SWITCHRATE_NANOS;
         }
-        long n = Rates.intervalNanos(v.trim());
+        long n = Rates.intervalNanos(v.trim(), Rates.Bare.NANOSECONDS);
         return n > 0 ? n : DEFAULT_SWITCHRATE_NANOS;
     }
 

@@ -75,8 +75,9 @@ public final class DTraceFramework {
         return t;
     });
 
+    /** Retires every provider's probes and drops every enabling (the framework stops). */
     @Deactivate
-    void deactivate() {
+    public void deactivate() {
         synchronized (lock) {
             for (ProviderEntry e : List.copyOf(providerOrder)) {
                 removeProvider(e.provider());
@@ -270,12 +271,22 @@ public final class DTraceFramework {
      * the number of ECBs it has now.
      */
     public int enable(EcbOwner owner, Statement statement) {
+        return enable(owner, statement, true);
+    }
+
+    /**
+     * As {@link #enable(EcbOwner, Statement)}; {@code provide} false skips the provide() calls
+     * when the caller has just made them (exec checks every description with match() first).
+     */
+    public int enable(EcbOwner owner, Statement statement, boolean provide) {
         synchronized (lock) {
             Enabling en = new Enabling(owner, statement);
             enablings.add(en);
             owner.enablings().add(en);
-            for (ProbePattern p : en.patterns()) {
-                provideAll(p);
+            if (provide) {
+                for (ProbePattern p : en.patterns()) {
+                    provideAll(p);
+                }
             }
             for (ProbePattern p : en.patterns()) {
                 for (ProbeImpl probe : table.match(p)) {

@@ -1,7 +1,9 @@
 /*
  * dtrace's time and rate values, shared by the profile provider's probe names (tick-10ms) and
  * rate options (switchrate=10hz): a positive decimal N with an optional unit. Units: ns/nsec,
- * us/usec, ms/msec, s/sec, m/min, h/hour, d/day (an interval) and hz (a rate); no unit means hz.
+ * us/usec, ms/msec, s/sec, m/min, h/hour, d/day (an interval) and hz (a rate). A bare number
+ * means hz in a profile probe name (profile-97) and nanoseconds in an option value
+ * (libdtrace's dt_opt_rate: switchrate=1000000000 is one second).
  */
 package org.jdtrace.core.time;
 
@@ -22,8 +24,11 @@ public final class Rates {
 
     private Rates() {}
 
+    /** How a number with no unit is read. */
+    public enum Bare { HZ, NANOSECONDS }
+
     /** The interval {@code spec} denotes in nanoseconds, or -1 when it is malformed or not positive. */
-    public static long intervalNanos(String spec) {
+    public static long intervalNanos(String spec, Bare bare) {
         int digits = 0;
         while (digits < spec.length() && Character.isDigit(spec.charAt(digits))) {
             digits++;
@@ -35,6 +40,9 @@ public final class Rates {
         String unit = spec.substring(digits);
         if (n <= 0) {
             return -1;
+        }
+        if (unit.isEmpty() && bare == Bare.NANOSECONDS) {
+            return n;
         }
         if (unit.isEmpty() || unit.equals("hz")) {
             return Math.max(1, NANOS_PER_SEC / n);

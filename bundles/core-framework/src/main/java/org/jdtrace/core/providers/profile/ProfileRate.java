@@ -27,7 +27,7 @@ public record ProfileRate(Kind kind, long intervalNanos) {
         } else {
             return null;
         }
-        long interval = Rates.intervalNanos(rest);
+        long interval = Rates.intervalNanos(rest, Rates.Bare.HZ);
         if (interval < MIN_INTERVAL_NANOS) {
             return null;
         }
