@@ -169,8 +169,12 @@ public final class Decoder {
         int prefixes = 0;
         int b = at(code, p, end, limit, pc);
         int bit;
+        int lastRep = 0; // the last of F2/F3 decides the mandatory prefix
         while ((bit = PREFIX[b]) != 0) {
             prefixes |= bit;
+            if ((bit & (Prefix.REP | Prefix.REPNE)) != 0) {
+                lastRep = bit;
+            }
             b = at(code, ++p, end, limit, pc);
         }
         if ((b & 0xF0) == 0x40) {
@@ -184,6 +188,13 @@ public final class Decoder {
         int map;
         int opcode;
         int flags;
+        int slot = -1;  // OpcodeMaps slot of an extended encoding, -1 for legacy
+        int vecLen = 0; // VEX.L or EVEX.L'L
+        int evexB = 0;
+        int vvvv = 0;   // VEX/EVEX vvvv (un-inverted)
+        int high = 0;   // EVEX.R' (bit 4 of the ModRM.reg register) and EVEX.V' (of a VSIB index), as 16 and 32
+        int pp = lastRep == Prefix.REP ? OpcodeMaps.PF3 : lastRep == Prefix.REPNE ? OpcodeMaps.PF2
+                : (prefixes & Prefix.OPSIZE) != 0 ? OpcodeMaps.P66 : OpcodeMaps.NP;
         if (b == 0x0F) {
             b = at(code, ++p, end, limit, pc);
             if (b == 0x38) {
@@ -211,11 +222,17 @@ public final class Decoder {
             if (b == 0xC5) {
                 prefixes |= Prefix.VEX | ((p0 & 0x80) == 0 ? Prefix.REX_R : 0);
                 map = 1;
+                slot = map + OpcodeMaps.VEX_SLOT;
+                pp = p0 & 3;
+                vecLen = (p0 >>> 2) & 1;
+                vvvv = (~p0 >>> 3) & 0xF;
                 p += 2;
             } else {
                 int p1 = at(code, p + 2, end, limit, pc);
                 prefixes |= ((p0 & 0x80) == 0 ? Prefix.REX_R : 0) | ((p0 & 0x40) == 0 ? Prefix.REX_X : 0)
                         | ((p0 & 0x20) == 0 ? Prefix.REX_B : 0) | ((p1 & 0x80) != 0 ? Prefix.REX_W : 0);
+                pp = p1 & 3;
+                vvvv = (~p1 >>> 3) & 0xF;
                 if (b == 0x62) {
                     int p2 = at(code, p + 3, end, limit, pc);
                     map = p0 & 7;
@@ -223,6 +240,10 @@ public final class Decoder {
                         throw refuse("undefined EVEX encoding", pc);
                     }
                     prefixes |= Prefix.EVEX;
+                    slot = map + OpcodeMaps.EVEX_SLOT;
+                    vecLen = (p2 >>> 5) & 3;
+                    evexB = (p2 >>> 4) & 1;
+                    high = ((p0 & 0x10) == 0 ? 16 : 0) | ((p2 & 0x08) == 0 ? 32 : 0);
                     p += 4;
                 } else if (b == 0xC4) {
                     map = p0 & 0x1F;
@@ -230,6 +251,8 @@ public final class Decoder {
                         throw refuse("undefined VEX map " + map, pc);
                     }
                     prefixes |= Prefix.VEX;
+                    slot = map + OpcodeMaps.VEX_SLOT;
+                    vecLen = (p1 >>> 2) & 1;
                     p += 3;
                 } else {
                     map = p0 & 0x1F;
@@ -237,6 +260,8 @@ public final class Decoder {
                         throw refuse("undefined XOP map " + map, pc);
                     }
                     prefixes |= Prefix.XOP;
+                    slot = map + OpcodeMaps.XOP_SLOT;
+                    vecLen = (p1 >>> 2) & 1;
                     p += 3;
                 }
             }
@@ -263,15 +288,21 @@ public final class Decoder {
         boolean ripRelative = false;
         int reg = -1;
         int modrm = -1;
+        int form = -1; // the OpcodeMaps form bit of the ModRM operand
         if ((flags & M) != 0) {
             modrmOffset = p - offset;
             modrm = at(code, p++, end, limit, pc);
             int mod = modrm >>> 6;
             int rm = modrm & 7;
             reg = (modrm >>> 3) & 7;
+            form = mod == 3 ? reg : rm == 4 ? OpcodeMaps.SIB + reg : mod == 0 && rm == 5 ? OpcodeMaps.RIP + reg
+                    : OpcodeMaps.MEM + reg;
             if (mod != 3 && (flags & NOREG) == 0) {
                 if (rm == 4) {
                     int sib = at(code, p++, end, limit, pc);
+                    if (slot >= 0 && map == 2 && pp == OpcodeMaps.P66 && opcode >= 0x90 && opcode <= 0x93) {
+                        checkGather(prefixes, modrm, sib, vvvv, high, pc);
+                    }
                     if (mod == 0 && (sib & 7) == 5) {
                         dispSize = 4;
                     }
@@ -289,9 +320,9 @@ public final class Decoder {
                     p += dispSize;
                 }
             }
-            if (map == 0) {
-                checkGroup(opcode, modrm, prefixes, pc);
-            }
+        }
+        if (!defined(slot, map, opcode, pp, prefixes, vecLen, evexB, form, modrm)) {
+            throw refuse("undefined opcode " + describe(slot, map, opcode, pp), pc);
         }
 
         int immSize = 0;
@@ -352,21 +383,47 @@ public final class Decoder {
         }
     }
 
-    /** Group members that are undefined (the CPU raises #UD; objdump prints (bad)). */
-    private static void checkGroup(int opcode, int modrm, int prefixes, long pc) throws IsaException {
-        int reg = (modrm >>> 3) & 7;
-        boolean mem = (modrm >>> 6) != 3;
-        boolean bad = switch (opcode) {
-            case 0x8D -> !mem;                        // lea needs memory
-            case 0x8F -> reg != 0;                    // pop r/m (XOP is handled before)
-            case 0xC6, 0xC7 -> reg != 0 && modrm != 0xF8; // mov / xabort, xbegin
-            case 0xFE -> reg > 1;
-            case 0xFF -> reg == 7 || (!mem && (reg == 3 || reg == 5));
-            default -> false;
-        };
-        if (bad) {
-            throw refuse("undefined member /" + reg + " of opcode group " + Integer.toHexString(opcode), pc);
+    /**
+     * Whether the opcode exists in this form (see OpcodeMaps): form is the ModRM operand's form bit,
+     * -1 without ModRM. With EVEX.b and a register operand L'L is a rounding mode: any length will do.
+     */
+    private static boolean defined(int slot, int map, int opcode, int pp, int prefixes, int vecLen, int evexB,
+            int form, int modrm) {
+        int forms;
+        if (slot < 0) {
+            forms = OpcodeMaps.legacy(map, opcode, pp);
+            if (form >= 0 && form < OpcodeMaps.MEM && (forms >>> form & 1) == 0) {
+                return OpcodeMaps.legacyModrm(map, opcode, pp, modrm);
+            }
+        } else {
+            int w = (prefixes & Prefix.REX_W) != 0 ? 1 : 0;
+            if (evexB != 0 && form >= 0 && form < OpcodeMaps.MEM) {
+                forms = OpcodeMaps.extended(slot, opcode, pp, w, 0) | OpcodeMaps.extended(slot, opcode, pp, w, 1)
+                        | OpcodeMaps.extended(slot, opcode, pp, w, 2);
+            } else {
+                forms = OpcodeMaps.extended(slot, opcode, pp, w, vecLen);
+            }
         }
+        return form < 0 ? forms != 0 : (forms >>> form & 1) != 0;
+    }
+
+    /**
+     * VEX/EVEX gathers (66 0F38 90-93) are undefined (#UD) when destination, index and (VEX) mask
+     * registers are not all distinct.
+     */
+    private static void checkGather(int prefixes, int modrm, int sib, int vvvv, int high, long pc) throws IsaException {
+        int dest = ((modrm >>> 3) & 7) | ((prefixes & Prefix.REX_R) != 0 ? 8 : 0) | (high & 16);
+        int index = ((sib >>> 3) & 7) | ((prefixes & Prefix.REX_X) != 0 ? 8 : 0) | ((high & 32) >>> 1);
+        boolean bad = (prefixes & Prefix.EVEX) != 0 ? dest == index : dest == index || dest == vvvv || index == vvvv;
+        if (bad) {
+            throw refuse("gather with overlapping destination, index or mask registers", pc);
+        }
+    }
+
+    private static String describe(int slot, int map, int opcode, int pp) {
+        String space = slot < 0 ? "" : slot < OpcodeMaps.VEX_SLOT + 4 ? "VEX " : slot < OpcodeMaps.EVEX_SLOT ? "XOP " : "EVEX ";
+        return space + (pp == OpcodeMaps.NP ? "" : pp == OpcodeMaps.P66 ? "66 " : pp == OpcodeMaps.PF3 ? "F3 " : "F2 ")
+                + "map " + map + " " + Integer.toHexString(opcode);
     }
 
     private static Kind kind(int prefixes, int map, int opcode, int modrm) {

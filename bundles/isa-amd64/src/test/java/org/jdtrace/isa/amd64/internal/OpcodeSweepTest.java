@@ -85,7 +85,7 @@ class OpcodeSweepTest {
         int accepted = 0;
         int refused = 0;
         int deliberate = 0;
-        int badAccepted = 0;
+        List<String> badAccepted = new ArrayList<>();
         for (int i = 0; i < samples.size(); i++) {
             long at = (long) i * SLOT;
             int k = listing.indexOf(at);
@@ -98,7 +98,7 @@ class OpcodeSweepTest {
                 int len = Decoder.decode(slot, 0, SLOT, at).length();
                 accepted++;
                 if (bad) {
-                    badAccepted++;
+                    badAccepted.add(sample + ": decoder length " + len + ", objdump (bad)");
                 } else if (len != objLen) {
                     failures.add(sample + ": decoder length " + len + ", objdump " + objLen);
                 }
@@ -115,7 +115,8 @@ class OpcodeSweepTest {
         }
         System.out.printf("opcode sweep: %d samples, %d accepted, %d refused (%d of them deliberately where objdump"
                 + " decodes), %d undefined opcodes objdump calls (bad) given a length, %d disagreements%n",
-                samples.size(), accepted, refused, deliberate, badAccepted, failures.size());
+                samples.size(), accepted, refused, deliberate, badAccepted.size(), failures.size());
+        failures.addAll(badAccepted);
         if (!failures.isEmpty()) {
             fail(failures.size() + " disagreements, first ones:\n" + String.join("\n", failures.subList(0, Math.min(60, failures.size()))));
         }
