@@ -121,7 +121,7 @@ public final class Decoder {
             MAP1[op] = M;
         }
         for (int op : new int[] {0x04, 0x0A, 0x0C, 0x0E, 0x0F, 0x24, 0x25, 0x26, 0x27, 0x36, 0x39,
-            0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x7A, 0x7B, 0xA6, 0xA7}) {
+            0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x7A, 0x7B}) {
             MAP1[op] = INV;
         }
         for (int op : new int[] {0x05, 0x06, 0x07, 0x08, 0x09, 0x0B, 0x30, 0x31, 0x32, 0x33, 0x34,
@@ -324,6 +324,15 @@ public final class Decoder {
         if (!defined(slot, map, opcode, pp, prefixes, vecLen, evexB, form, modrm)) {
             throw refuse("undefined opcode " + describe(slot, map, opcode, pp), pc);
         }
+        if (vvvv != 0 && slot >= 0 && (OpcodeMaps.noVvvv(slot, opcode, pp, (prefixes & Prefix.REX_W) != 0 ? 1 : 0,
+                evexB != 0 && form >= 0 && form < OpcodeMaps.MEM ? 2 : vecLen) >>> Math.max(form, 0) & 1) != 0) {
+            throw refuse("vvvv names a register the instruction has no operand for " + describe(slot, map, opcode, pp), pc);
+        }
+        if (slot < 0 && map == 1 && (opcode | 1) == 0x1B) {
+            checkMpx(opcode, pp, prefixes, modrm, pc);
+        } else if (slot >= 0 && modrm >= 0 && (map == 2 || map == 6)) {
+            checkDistinct(map, opcode, pp, prefixes, modrm, vvvv, high, pc);
+        }
 
         int immSize = 0;
         if ((flags & (IB | IW | IZ | IV | MOFFS | ENTER | GRP3)) != 0) {
@@ -417,6 +426,45 @@ public final class Decoder {
         boolean bad = (prefixes & Prefix.EVEX) != 0 ? dest == index : dest == index || dest == vvvv || index == vvvv;
         if (bad) {
             throw refuse("gather with overlapping destination, index or mask registers", pc);
+        }
+    }
+
+    /**
+     * MPX (0F 1A/1B) has only bnd0-bnd3: REX.R on the bound register, or REX.B on the register
+     * operand of bndmov, names one that does not exist. The register forms without a prefix, and
+     * F3 0F 1B, are hint nops and take any register.
+     */
+    private static void checkMpx(int opcode, int pp, int prefixes, int modrm, long pc) throws IsaException {
+        boolean reg = modrm >>> 6 == 3;
+        if (reg && (pp == OpcodeMaps.NP || (pp == OpcodeMaps.PF3 && opcode == 0x1B))) {
+            return;
+        }
+        if ((prefixes & Prefix.REX_R) != 0 || (reg && pp == OpcodeMaps.P66 && (prefixes & Prefix.REX_B) != 0)) {
+            throw refuse("MPX bound register beyond bnd3", pc);
+        }
+    }
+
+    /**
+     * Instructions that are undefined (#UD) when registers coincide: AMX tile dot products (VEX
+     * 0F38 5C/5E) need three distinct tiles tmm0-7; the complex FP16 multiplies (EVEX map 6
+     * F3/F2 56/57/D6/D7) need a destination distinct from both sources.
+     */
+    private static void checkDistinct(int map, int opcode, int pp, int prefixes, int modrm, int vvvv, int high, long pc)
+            throws IsaException {
+        int dest = ((modrm >>> 3) & 7) | ((prefixes & Prefix.REX_R) != 0 ? 8 : 0) | (high & 16);
+        int rm = (modrm & 7) | ((prefixes & Prefix.REX_B) != 0 ? 8 : 0);
+        boolean reg = modrm >>> 6 == 3;
+        boolean bad;
+        if (map == 2 && (prefixes & Prefix.VEX) != 0 && (opcode == 0x5C || opcode == 0x5E)) {
+            bad = (dest | rm | vvvv) > 7 || dest == rm || dest == vvvv || rm == vvvv;
+        } else if (map == 6 && (prefixes & Prefix.EVEX) != 0 && pp >= OpcodeMaps.PF3 && (opcode & 0x7E) == 0x56) {
+            int src1 = vvvv | ((high & 32) >>> 1);
+            bad = dest == src1 || (reg && dest == (rm | ((prefixes & Prefix.REX_X) != 0 ? 16 : 0)));
+        } else {
+            return;
+        }
+        if (bad) {
+            throw refuse("registers that must differ coincide", pc);
         }
     }
 
