@@ -11,8 +11,10 @@
  * ThreadLocal read and an increment.
  *
  * Faults: division by zero throws DFault with the action number (1-based, 0 for the predicate)
- * and a pseudo DIF offset (8 bytes per generated division site, in clause order); context
- * faults pass through as FaultException. The record under construction is then abandoned.
+ * and a pseudo DIF offset (8 bytes per generated division site, in clause order); a context
+ * fault (FaultException from copyin, uregs...) is caught around the predicate and actions and
+ * rethrown as a DFault with the number of the action that was running, kept in a local. The
+ * record under construction is then abandoned.
  */
 package org.jdtrace.core.d.codegen;
 
@@ -58,6 +60,8 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_DATUM = desc(Datum.class);
     private static final ClassDesc CD_FMT = desc(org.jdtrace.core.d.print.PrintfFormat.class);
     private static final ClassDesc CD_OBJS = CD_Object.arrayType();
+    private static final ClassDesc CD_FAULT = desc(org.jdtrace.spi.FaultException.class);
+    private static final ClassDesc CD_DFAULT = desc(org.jdtrace.core.engine.DFault.class);
 
     private static final int L_THIS = 0, L_CTX = 1, L_PROBE = 2, L_EPID = 3, L_THREAD = 4, L_FIRST = 5;
 
@@ -191,6 +195,12 @@ public final class ClauseCompiler {
             }
         }
         action = 0;
+        // context faults (FaultException) become DFaults that say which action faulted
+        int actionLocal = nextLocal;
+        Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
+        c.iconst_0();
+        c.istore(actionLocal);
+        c.labelBinding(tryStart);
         if (clause.predicate() != null) {
             cond(c, clause.predicate());
             c.ifeq(out);
@@ -201,8 +211,11 @@ public final class ClauseCompiler {
         }
         for (Stmt s : clause.body()) {
             action++;
+            c.loadConstant(action);
+            c.istore(actionLocal);
             stmt(c, s);
         }
+        c.labelBinding(tryEnd);
         if (clause.records()) {
             c.aload(L_THREAD);
             c.iload(L_EPID);
@@ -212,6 +225,11 @@ public final class ClauseCompiler {
         }
         c.labelBinding(out);
         c.return_();
+        c.labelBinding(handler);
+        c.iload(actionLocal);
+        c.invokestatic(CD_RT, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int));
+        c.athrow();
+        c.exceptionCatch(tryStart, tryEnd, handler, CD_FAULT);
     }
 
     private void loadState(CodeBuilder c) {

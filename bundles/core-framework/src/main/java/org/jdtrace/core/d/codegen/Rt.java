@@ -28,7 +28,16 @@ public final class Rt {
         if (!st.exitRequested()) return false;
         if (!"dtrace".equals(p.provider())) return true;
         String n = p.name();
-        return !("END".equals(n) || "ERROR".equals(n));
+        if ("END".equals(n)) {
+            st.ending(true); // exit() in END still sets the status
+            return false;
+        }
+        return !"ERROR".equals(n);
+    }
+
+    /** A fault of the probe context (copyin of a bad address...) at action {@code action}. */
+    public static DFault fault(FaultException f, int action) {
+        return new DFault(f.kind(), f.address(), action, -1);
     }
 
     public static long div(long a, long b, int action, int offset) {
