@@ -41,6 +41,9 @@ import org.jdtrace.spi.ProbeDescription;
 
 public final class DSessionImpl implements DSession {
 
+    /** dtrace-utils' test mode: probe lines without the CPU and ID columns. */
+    private static final boolean TESTING = System.getenv("_DTRACE_TESTING") != null;
+
     private final DState state = new DState();
     private final AggregateTable table = new AggregateTable(state);
     private final Map<Integer, Probe> probes = new ConcurrentHashMap<>();
@@ -130,7 +133,7 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void begin(PrintStream out, PrintStream err) {
-        printer = new RecordPrinter(state, table, probes::get, out, err);
+        printer = new RecordPrinter(state, table, probes::get, out, err, TESTING);
         active = true;
     }
 

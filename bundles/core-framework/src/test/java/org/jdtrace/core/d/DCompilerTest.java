@@ -131,11 +131,13 @@ class DCompilerTest {
 
     @Test
     void traceOfIntegersAndStringsWithProbeLines() throws Exception {
-        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }").go();
+        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }"
+                + "BEGIN { trace((int8_t)-1); trace((uint16_t)-1); trace(-1); trace((uint64_t)-1); }").go();
         r.fire(DRun.ENTRY);
         assertEquals(HEADING
-                + probeLine(0, 1, ":BEGIN") + "        1   2" + String.format("  %-33s", "s") + "\n"
+                + probeLine(0, 1, ":BEGIN") + "          1   2" + String.format("  %-33s", "s") + "\n"
                 + probeLine(0, 1, ":BEGIN") + "\n"
+                + probeLine(0, 1, ":BEGIN") + "  -1 65535         -1 18446744073709551615\n"
                 + "\n                1\n", r.end());
     }
 

@@ -265,7 +265,8 @@ public final class ClauseCompiler {
                 } else {
                     expr(c, t.value());
                     c.loadConstant(t.width());
-                    c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int));
+                    c.loadConstant(t.signed() ? 1 : 0);
+                    c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int, CD_boolean));
                 }
             }
             case Printf p -> {

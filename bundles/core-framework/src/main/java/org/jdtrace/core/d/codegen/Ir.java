@@ -102,8 +102,12 @@ public final class Ir {
     /** An expression evaluated for its effect (a DIFEXPR action). */
     public record Eval(Expr expr) implements Stmt {}
 
-    /** trace(): integers with their width in bytes. */
-    public record Trace(Expr value, int width) implements Stmt {}
+    /** trace(): integers with their width in bytes and signedness (strings: width 0). */
+    public record Trace(Expr value, int width, boolean signed) implements Stmt {
+        public Trace(Expr value, int width) {
+            this(value, width, true);
+        }
+    }
 
     public record Printf(PrintfFormat format, List<Expr> args, int[] widths) implements Stmt {}
 

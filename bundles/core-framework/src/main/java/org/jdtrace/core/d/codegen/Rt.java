@@ -145,8 +145,8 @@ public final class Rt {
 
     // ---- records
 
-    public static void traceLong(DThread t, long v, int width) {
-        t.add(new Datum.TraceInt(v, width));
+    public static void traceLong(DThread t, long v, int width, boolean signed) {
+        t.add(new Datum.TraceInt(v, width, signed));
     }
 
     public static void traceStr(DThread t, DState st, String s) {

@@ -91,7 +91,7 @@ public final class ClauseLowering {
             case TRACE -> {
                 Expr v = args.get(0);
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
-                        : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type));
+                        : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }
             case PRINTF -> printf(c);
             case PRINTA -> printa(c);

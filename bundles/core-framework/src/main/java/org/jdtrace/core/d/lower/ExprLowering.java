@@ -153,6 +153,10 @@ final class ExprLowering {
         return e;
     }
 
+    static boolean isUnsigned(DType t) {
+        return unsigned(t);
+    }
+
     private static boolean unsigned(DType t) {
         return t instanceof DType.Ptr || (t instanceof DType.Int i && !i.signed());
     }

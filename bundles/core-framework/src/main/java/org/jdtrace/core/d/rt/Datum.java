@@ -11,8 +11,8 @@ public sealed interface Datum {
 
     int size();
 
-    /** trace() of an integer of {@code width} bytes. */
-    record TraceInt(long value, int width) implements Datum {
+    /** trace() of an integer of {@code width} bytes, signed or not. */
+    record TraceInt(long value, int width, boolean signed) implements Datum {
         public int size() { return width; }
     }
 
