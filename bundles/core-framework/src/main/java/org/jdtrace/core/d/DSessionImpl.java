@@ -146,6 +146,7 @@ public final class DSessionImpl implements DSession {
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
+        printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeDrops());
     }
 
     @Override

@@ -225,4 +225,44 @@ class DCompilerTest {
         assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\n" + probeLine(0, 5, "work:return") + "\n\n", r.end());
         assertFalse(r.session.exitRequested());
     }
+
+    @Test
+    void speculationsCommitInOrderAndDiscard() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { s = speculation(); }
+                BEGIN { speculate(s); printf("spec1\\n"); }
+                test:::entry { speculate(s); printf("spec2 %d\\n", arg0); }
+                test:::return /arg0 == 1/ { commit(s); }
+                test:::return /arg0 == 0/ { discard(s); }
+                END { printf("end %d\\n", speculation()); }
+                """);
+        r.go().fire(DRun.ENTRY, 7);
+        r.session.drain();
+        assertEquals("", r.out());
+        r.fire(DRun.RETURN, 1).fire(DRun.ENTRY, 8).fire(DRun.RETURN, 0);
+        assertEquals("spec1\nspec2 7\nend 1\n\n", r.end());
+    }
+
+    @Test
+    void failedSpeculationIsReported() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { a = speculation(); b = speculation(); speculate(a); printf("never\\n"); }
+                END { discard(a); printf("%d %d\\n", a, b); }
+                """).go();
+        assertEquals("1 0\n\n", r.end());
+        assertEquals("dtrace: 1 failed speculation (no speculative buffer available)\n", r.err());
+    }
+
+    @Test
+    void actionsOutOfOrderAroundSpeculateAndCommit() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN\n{\n  printf(\"x\");\n  commit(1);\n}"));
+        assertEquals("D_COMM_DREC", e.tag());
+        assertEquals(4, e.line());
+        assertEquals("commit( ) may not follow data-recording action(s)", e.getMessage());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { speculate(1); @a = count(); }"));
+        assertEquals("D_AGG_SPEC", e.tag());
+    }
 }

@@ -142,6 +142,7 @@ public final class ClauseCompiler {
             }
             case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
             case Exit e -> scan(e.status());
+            case Spec sp -> scan(sp.id());
             case If i -> {
                 scan(i.cond());
                 i.then().forEach(this::scan);
@@ -297,6 +298,13 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
+            case Spec sp -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                expr(c, sp.id());
+                c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
+                        MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
+            }
             case If i -> {
                 Label otherwise = c.newLabel(), end = c.newLabel();
                 cond(c, i.cond());
@@ -442,6 +450,10 @@ public final class ClauseCompiler {
             case Assign a -> assign(c, a);
             case Call call -> {
                 List<ClassDesc> params = new ArrayList<>();
+                if (Subr.needsState(call.name())) {
+                    loadState(c);
+                    params.add(CD_STATE);
+                }
                 if (Subr.needsContext(call.name())) {
                     c.aload(L_CTX);
                     params.add(CD_CTX);

@@ -122,6 +122,11 @@ public final class Ir {
 
     public record Exit(Expr status) implements Stmt {}
 
+    public enum SpecOp { SPECULATE, COMMIT, DISCARD }
+
+    /** speculate(id), commit(id), discard(id). */
+    public record Spec(SpecOp op, Expr id) implements Stmt {}
+
     public record If(Expr cond, List<Stmt> then, List<Stmt> otherwise) implements Stmt {}
 
     /** A clause: optional predicate and its actions; {@code records} says whether a firing writes a record. */

@@ -179,6 +179,18 @@ public final class Rt {
         t.add(new Datum.Exit((int) status));
     }
 
+    public static void speculate(DThread t, DState st, long id) {
+        t.speculate(id);
+    }
+
+    public static void commit(DThread t, DState st, long id) {
+        t.commitSpeculation(id);
+    }
+
+    public static void discard(DThread t, DState st, long id) {
+        st.speculations.discard(id);
+    }
+
     public static int strcmp(String a, String b) {
         return a.compareTo(b);
     }

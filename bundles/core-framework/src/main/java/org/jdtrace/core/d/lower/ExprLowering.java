@@ -46,7 +46,8 @@ final class ExprLowering {
             Map.entry(DFunction.BASENAME, "s"), Map.entry(DFunction.DIRNAME, "s"),
             Map.entry(DFunction.HTONS, "i"), Map.entry(DFunction.HTONL, "i"), Map.entry(DFunction.HTONLL, "i"),
             Map.entry(DFunction.NTOHS, "i"), Map.entry(DFunction.NTOHL, "i"), Map.entry(DFunction.NTOHLL, "i"),
-            Map.entry(DFunction.RAND, ""), Map.entry(DFunction.COPYINSTR, "ii"));
+            Map.entry(DFunction.RAND, ""), Map.entry(DFunction.COPYINSTR, "ii"),
+            Map.entry(DFunction.SPECULATION, ""));
 
     private final DState state;
 

@@ -146,6 +146,18 @@ public final class RecordPrinter {
         err.flush();
     }
 
+    /** dt_handle_status's speculation reports, on stderr. */
+    public void printSpeculationDrops(long failed, long drops) {
+        if (failed > 0) {
+            err.print("dtrace: " + failed + " failed speculation" + (failed > 1 ? "s" : "")
+                    + " (no speculative buffer available)\n");
+        }
+        if (drops > 0) {
+            err.print("dtrace: " + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
+        }
+        err.flush();
+    }
+
     /** dtrace(1M)'s exit path: a newline, then every aggregation printa() did not print. */
     public void printEnd() {
         StringBuilder sb = new StringBuilder("\n");
