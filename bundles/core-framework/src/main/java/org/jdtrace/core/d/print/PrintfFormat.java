@@ -141,6 +141,10 @@ public final class PrintfFormat {
                     precision = p;
                 }
             }
+            if (i < n && fmt.charAt(i) == '@') { // "%9@x": dtrace takes '@' after the width too
+                agg = true;
+                i++;
+            }
             String length = "";
             if (i + 1 < n && (fmt.startsWith("hh", i) || fmt.startsWith("ll", i))) {
                 length = fmt.substring(i, i + 2);
