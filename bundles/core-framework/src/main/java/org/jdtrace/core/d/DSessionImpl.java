@@ -62,10 +62,11 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void setOption(String name, String value) throws DTraceException {
-        if (active && (name.equals("bufsize") || name.equals("aggsize") || name.equals("nspec"))) {
-            throw new DTraceException("Operation illegal when tracing is active");
+        if (active) {
+            state.options.setWhileTracing(name, value);
+        } else {
+            state.options.set(name, value);
         }
-        state.options.set(name, value);
     }
 
     @Override

@@ -265,4 +265,14 @@ class DCompilerTest {
         e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { speculate(1); @a = count(); }"));
         assertEquals("D_AGG_SPEC", e.tag());
     }
+
+    @Test
+    void setoptAppliesWhenConsumedAndReportsRefusals() throws Exception {
+        DRun r = DRun.script("BEGIN { setopt(\"quiet\"); setopt(\"nosuch\"); setopt(\"bufsize\", \"1m\"); } BEGIN { printf(\"x\\n\"); }").go();
+        assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\nx\n\n", r.end());
+        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"nosuch\" to \"1\": "
+                + "Invalid option name\n"
+                + "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"bufsize\" to \"1m\": "
+                + "Operation illegal when tracing is active\n", r.err());
+    }
 }

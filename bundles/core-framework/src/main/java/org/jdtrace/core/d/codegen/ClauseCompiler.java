@@ -143,6 +143,10 @@ public final class ClauseCompiler {
             case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
             case Exit e -> scan(e.status());
             case Spec sp -> scan(sp.id());
+            case Setopt so -> {
+                scan(so.name());
+                if (so.value() != null) scan(so.value());
+            }
             case If i -> {
                 scan(i.cond());
                 i.then().forEach(this::scan);
@@ -298,6 +302,13 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
+            case Setopt so -> {
+                c.aload(L_THREAD);
+                expr(c, so.name());
+                if (so.value() != null) expr(c, so.value());
+                else c.aconst_null();
+                c.invokestatic(CD_RT, "setopt", MethodTypeDesc.of(CD_void, CD_THREAD, CD_String, CD_String));
+            }
             case Spec sp -> {
                 c.aload(L_THREAD);
                 loadState(c);

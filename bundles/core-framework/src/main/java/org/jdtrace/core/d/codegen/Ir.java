@@ -122,6 +122,9 @@ public final class Ir {
 
     public record Exit(Expr status) implements Stmt {}
 
+    /** setopt(name) when {@code value} is null, else setopt(name, value). */
+    public record Setopt(Expr name, Expr value) implements Stmt {}
+
     public enum SpecOp { SPECULATE, COMMIT, DISCARD }
 
     /** speculate(id), commit(id), discard(id). */

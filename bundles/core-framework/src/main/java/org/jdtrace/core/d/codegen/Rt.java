@@ -179,6 +179,10 @@ public final class Rt {
         t.add(new Datum.Exit((int) status));
     }
 
+    public static void setopt(DThread t, String name, String value) {
+        t.add(new Datum.Setopt(name, value));
+    }
+
     public static void speculate(DThread t, DState st, long id) {
         t.speculate(id);
     }

@@ -145,6 +145,7 @@ public final class ClauseLowering {
             case PRINTF -> printf(c);
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
             case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));
             case COMMIT -> new Ir.Spec(Ir.SpecOp.COMMIT, exprs.integer(args.get(0)));
             case DISCARD -> new Ir.Spec(Ir.SpecOp.DISCARD, exprs.integer(args.get(0)));

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
+import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.Aggregation;
 import org.jdtrace.core.d.rt.DState;
@@ -68,7 +69,10 @@ public final class RecordPrinter {
                 sb.append(testing ? String.format("%32s ", name)
                         : String.format("%3d %6d %32s ", r.cpu(), p == null ? 0 : p.id(), name));
             }
-            for (Datum d : r.data()) datum(sb, d, quiet);
+            for (Datum d : r.data()) {
+                if (d instanceof Datum.Setopt so) setopt(sb, r, so);
+                else datum(sb, d, quiet);
+            }
             if (!quiet) sb.append('\n');
         }
         flush(sb);
@@ -101,7 +105,23 @@ public final class RecordPrinter {
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
             case Datum.Exit e -> { }
+            case Datum.Setopt s -> { }
             case Datum.Error e -> { }
+        }
+    }
+
+    /** setopt(): the option changes from this record on; a refusal is reported as dtrace does. */
+    private void setopt(StringBuilder sb, Record r, Datum.Setopt so) {
+        try {
+            state.options.setWhileTracing(so.name(), so.value());
+        } catch (DTraceException e) {
+            flush(sb);
+            Probe p = probes.apply(r.epid());
+            String probe = p == null ? "?" : p.id() + ": " + p.provider() + ":" + p.module() + ":" + p.function()
+                    + ":" + p.name();
+            err.print("dtrace: error on enabled probe ID " + r.epid() + " (ID " + probe + "): couldn't set option \""
+                    + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n");
+            err.flush();
         }
     }
 

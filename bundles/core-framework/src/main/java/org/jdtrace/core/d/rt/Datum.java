@@ -41,6 +41,11 @@ public sealed interface Datum {
         public int size() { return 12; }
     }
 
+    /** setopt(name[, value]): applied when the consumer reaches the record. */
+    record Setopt(String name, String value) implements Datum {
+        public int size() { return 8; }
+    }
+
     /** exit(status). */
     record Exit(int status) implements Datum {
         public int size() { return 4; }
