@@ -50,10 +50,12 @@ class DCompilerTest {
                     printf("%d %d %d %d\\n", x > y ? 1 : 2, "abc" < "abd", this->s == "abc", a["x", 0]);
                     printf("%d %d %u %d %u\\n", -7 / 2, -7 % 2, (unsigned)-1 / 2, (unsigned char)-1, (unsigned char)-1);
                     printf("%d %d %d\\n", x++ + 1, x, --x);
+                    k = (int)100000; k = k * k / k; m = (int)0x7fffffff; m += 1;
+                    printf("%d %d %d\\n", k, m, (int)0x7fffffff + 1 > 0);
                     exit(0);
                 }
                 """).go();
-        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 -1 255\n15 15 14\n\n", r.end());
+        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 255 255\n15 15 14\n100000 -2147483648 1\n\n", r.end());
     }
 
     @Test

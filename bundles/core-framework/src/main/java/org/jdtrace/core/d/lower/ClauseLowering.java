@@ -182,7 +182,7 @@ public final class ClauseLowering {
             boolean str = ExprLowering.kind(a.type) == VKind.STRING
                     || ((conv[i] == 's' || conv[i] == 'S') && a.type.isPointer());
             values.add(str ? exprs.string(a) : exprs.integer(a));
-            widths[i] = str ? 0 : ExprLowering.width(a.type);
+            widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
         return new Ir.Printf(fmt, values, widths);
     }
