@@ -277,4 +277,18 @@ class DCompilerTest {
                 + "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"bufsize\" to \"1m\": "
                 + "Operation illegal when tracing is active\n", r.err());
     }
+
+    @Test
+    void stddevIsExactAndQuantizeReachesTheTopBucket() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { @s = stddev(5000000000); @s = stddev(5000000200); @s = stddev(5000000400);
+                        @q = quantize(0x4000000000000000); printa("%@d\\n", @s); printa(@q); }
+                """).go();
+        assertEquals("163\n\n"
+                + "\n           value  ------------- Distribution ------------- count    \n"
+                + "2305843009213693952 |                                         0        \n"
+                + "4611686018427387904 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n"
+                + "\n\n", r.end());
+    }
 }

@@ -9,6 +9,7 @@
  */
 package org.jdtrace.core.d.rt;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -95,20 +96,21 @@ public final class AggregateTable {
                 return Double.compare(ax, ay);
             }
             case STDDEV -> {
-                return Double.compare(Aggregation.stddev(x), Aggregation.stddev(y));
+                return Long.compare(Aggregation.stddev(x), Aggregation.stddev(y));
             }
             case QUANTIZE, LQUANTIZE -> {
-                double wx = 0, wy = 0, tx = 0, ty = 0;
+                // exact sums: dtrace's long double tells apart counts a double cannot
+                BigInteger wx = BigInteger.ZERO, wy = BigInteger.ZERO, tx = BigInteger.ZERO, ty = BigInteger.ZERO;
                 for (int i = 0; i < x.length; i++) {
-                    double v = a.kind == AggKind.QUANTIZE ? AggKind.bucketValue(i)
-                            : i == 0 ? a.lqBase - 1 : a.lqBase + (long) (i - 1) * a.lqStep;
-                    wx += v * x[i];
-                    wy += v * y[i];
-                    tx += x[i];
-                    ty += y[i];
+                    BigInteger v = BigInteger.valueOf(a.kind == AggKind.QUANTIZE ? AggKind.bucketValue(i)
+                            : i == 0 ? a.lqBase - 1 : a.lqBase + (long) (i - 1) * a.lqStep);
+                    wx = wx.add(v.multiply(BigInteger.valueOf(x[i])));
+                    wy = wy.add(v.multiply(BigInteger.valueOf(y[i])));
+                    tx = tx.add(BigInteger.valueOf(x[i]));
+                    ty = ty.add(BigInteger.valueOf(y[i]));
                 }
-                int c = Double.compare(wx, wy);
-                return c != 0 ? c : Double.compare(tx, ty);
+                int c = wx.compareTo(wy);
+                return c != 0 ? c : tx.compareTo(ty);
             }
             default -> {
                 return Long.compare(x[0], y[0]);
