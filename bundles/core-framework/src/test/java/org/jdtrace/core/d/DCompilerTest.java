@@ -291,4 +291,15 @@ class DCompilerTest {
                 + "4611686018427387904 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n"
                 + "\n\n", r.end());
     }
+
+    @Test
+    void timestampIsFixedForAFiringAndKeysSortFromAggsortkeypos() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                #pragma D option aggsortkeypos=1
+                BEGIN { this->t = timestamp; x = 1; x = x * 3; printf("%d\\n", timestamp - this->t);
+                        @[1, 3] = sum(0); @[2, 2] = sum(0); @[3, 1] = sum(0); printa("%d %d\\n", @); }
+                """).go();
+        assertEquals("0\n3 1\n2 2\n1 3\n\n", r.end());
+    }
 }

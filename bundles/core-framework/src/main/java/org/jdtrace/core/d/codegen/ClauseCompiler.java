@@ -74,6 +74,8 @@ public final class ClauseCompiler {
     private final Map<Integer, Integer> clauseLocals = new HashMap<>();
     private final Map<Integer, VKind> clauseLocalKinds = new HashMap<>();
     private int nextLocal = L_FIRST;
+    /** The local holding this firing's timestamp, read once (-1: the clause does not use it). */
+    private int timestampLocal = -1;
     private int action;
     private int difOffset;
     private ClassDesc self;
@@ -167,6 +169,10 @@ public final class ClauseCompiler {
             }
             case AssocRef a -> a.keys().forEach(this::scan);
             case ArgN a -> scan(a.index());
+            case BuiltinVar b when b.which() == Builtin.TIMESTAMP && timestampLocal < 0 -> {
+                timestampLocal = nextLocal;
+                nextLocal += 2;
+            }
             case Unary u -> scan(u.operand());
             case Binary b -> { scan(b.left()); scan(b.right()); }
             case StrCompare b -> { scan(b.left()); scan(b.right()); }
@@ -201,6 +207,11 @@ public final class ClauseCompiler {
         }
         action = 0;
         // context faults (FaultException) become DFaults that say which action faulted
+        if (timestampLocal >= 0) {
+            // timestamp is fixed for the whole firing, as dtrace's (read at probe entry)
+            c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+            c.lstore(timestampLocal);
+        }
         int actionLocal = nextLocal;
         Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
         c.iconst_0();
@@ -655,7 +666,7 @@ public final class ClauseCompiler {
                 c.iload(L_EPID);
                 c.i2l();
             }
-            case TIMESTAMP -> c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+            case TIMESTAMP -> c.lload(timestampLocal);
             case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
             case VTIMESTAMP -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
             case EXECNAME -> {

@@ -46,7 +46,8 @@ public final class AggregateTable {
         snapshot(a).forEach((k, v) -> list.add(new Entry(k, v)));
         Options o = state.options;
         Comparator<Entry> byVal = (x, y) -> compareValues(a, x.data, y.data);
-        Comparator<Entry> byKey = (x, y) -> compareKeys(a, x.key, y.key);
+        int keypos = (int) Math.max(0, o.get("aggsortkeypos") == Options.UNSET ? 0 : o.get("aggsortkeypos"));
+        Comparator<Entry> byKey = (x, y) -> compareKeys(a, x.key, y.key, keypos);
         Comparator<Entry> cmp = o.isSet("aggsortkey") ? byKey.thenComparing(byVal) : byVal.thenComparing(byKey);
         if (o.isSet("aggsortrev")) cmp = cmp.reversed();
         list.sort(cmp);
@@ -120,7 +121,14 @@ public final class AggregateTable {
 
     /** dt_aggregate_keycmp: integers unsigned at their width, strings bytewise. */
     static int compareKeys(Aggregation a, Tuple x, Tuple y) {
-        for (int i = 0; i < x.size() && i < y.size(); i++) {
+        return compareKeys(a, x, y, 0);
+    }
+
+    /** Keys compared from position {@code keypos} on, wrapping around (option aggsortkeypos). */
+    static int compareKeys(Aggregation a, Tuple x, Tuple y, int keypos) {
+        int n = Math.min(x.size(), y.size());
+        for (int j = 0; j < n; j++) {
+            int i = keypos < n ? (j + keypos) % n : j;
             Object l = x.get(i), r = y.get(i);
             int c;
             if (l instanceof String ls && r instanceof String rs) {
