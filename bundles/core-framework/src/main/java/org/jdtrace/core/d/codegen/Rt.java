@@ -28,7 +28,16 @@ public final class Rt {
         if (!st.exitRequested()) return false;
         if (!"dtrace".equals(p.provider())) return true;
         String n = p.name();
-        return !("END".equals(n) || "ERROR".equals(n));
+        if ("END".equals(n)) {
+            st.ending(true); // exit() in END still sets the status
+            return false;
+        }
+        return !"ERROR".equals(n);
+    }
+
+    /** A fault of the probe context (copyin of a bad address...) at action {@code action}. */
+    public static DFault fault(FaultException f, int action) {
+        return new DFault(f.kind(), f.address(), action, -1);
     }
 
     public static long div(long a, long b, int action, int offset) {
@@ -136,8 +145,8 @@ public final class Rt {
 
     // ---- records
 
-    public static void traceLong(DThread t, long v, int width) {
-        t.add(new Datum.TraceInt(v, width));
+    public static void traceLong(DThread t, long v, int width, boolean signed) {
+        t.add(new Datum.TraceInt(v, width, signed));
     }
 
     public static void traceStr(DThread t, DState st, String s) {
@@ -168,6 +177,22 @@ public final class Rt {
     public static void exit(DThread t, DState st, long status) {
         st.exit((int) status);
         t.add(new Datum.Exit((int) status));
+    }
+
+    public static void setopt(DThread t, String name, String value) {
+        t.add(new Datum.Setopt(name, value));
+    }
+
+    public static void speculate(DThread t, DState st, long id) {
+        t.speculate(id);
+    }
+
+    public static void commit(DThread t, DState st, long id) {
+        t.commitSpeculation(id);
+    }
+
+    public static void discard(DThread t, DState st, long id) {
+        st.speculations.discard(id);
     }
 
     public static int strcmp(String a, String b) {

@@ -104,8 +104,33 @@ public final class Subr {
 
     public static String copyinstr(ProbeContext ctx, long addr, long max) { return ctx.copyinstr(addr, (int) max); }
 
+    public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
+
+    public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
+
+    public static long ustackdepth(ProbeContext ctx) { return ctx.ustack(Integer.MAX_VALUE).length; }
+
+    // the comma operator: both operands evaluated, the right one's value
+    public static long seq(long a, long b) { return b; }
+
+    public static String seq(long a, String b) { return b; }
+
+    public static long seq(String a, long b) { return b; }
+
+    public static String seq(String a, String b) { return b; }
+
+    public static long speculation(org.jdtrace.core.d.rt.DState st) { return st.speculations.allocate(); }
+
+    /** Subroutines that take the consumer state as a hidden first argument. */
+    static boolean needsState(String name) {
+        return name.equals("speculation");
+    }
+
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
-        return name.equals("copyinstr");
+        return switch (name) {
+            case "copyinstr", "uregs", "ucaller", "ustackdepth" -> true;
+            default -> false;
+        };
     }
 }

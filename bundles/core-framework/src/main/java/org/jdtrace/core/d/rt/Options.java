@@ -42,7 +42,7 @@ public final class Options {
             KNOWN.put(r, Kind.RATE);
         }
         for (String n : new String[] {"nspec", "stackframes", "ustackframes", "jstackframes",
-                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs"}) {
+                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target"}) {
             KNOWN.put(n, Kind.NUMBER);
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
@@ -95,6 +95,15 @@ public final class Options {
         else raw.remove(name);
         if (name.equals("quiet")) quiet = v != UNSET;
         if (name.equals("strsize")) strsize = (int) Math.max(1, Math.min(v, 1 << 20));
+    }
+
+    /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
+    public void setWhileTracing(String name, String value) throws DTraceException {
+        if (name.equals("bufsize") || name.equals("aggsize") || name.equals("nspec") || name.equals("specsize")
+                || name.equals("dynvarsize")) {
+            throw new DTraceException("Operation illegal when tracing is active");
+        }
+        set(name, value);
     }
 
     private static final long BAD = Long.MIN_VALUE + 1;

@@ -4,12 +4,12 @@ import org.jdtrace.core.d.ast.Constant;
 import org.jdtrace.core.d.ast.Expr;
 
 /** Folds integer constant expressions (literals, inlines, enumerators, operators on them); 64-bit wrap-around. */
-final class ConstFold {
+public final class ConstFold {
 
     private ConstFold() {}
 
     /** The value of {@code e} if it is an integer constant expression, else null. */
-    static Long value(Expr e) {
+    public static Long value(Expr e) {
         return switch (e) {
             case Expr.IntLit i -> i.value;
             case Expr.Ident id when id.symbol instanceof Constant c -> c.value();
