@@ -12,10 +12,19 @@
  * bytes unless REX.W is set.
  *
  * The decoder refuses (IsaException) rather than guess: opcodes invalid in 64-bit mode, 3DNow!,
- * undefined group members, truncated input, instructions over 15 bytes, a REX not immediately
- * before the opcode, and encodings on which CPUs disagree about the length or effect (66 on near
- * branches and returns: AMD uses 16-bit offsets, Intel ignores the prefix). Everything here is
- * static and allocation-free until the Instruction is built, so it is safe from any thread.
+ * truncated input, instructions over 15 bytes, a REX not immediately before the opcode, and
+ * encodings on which CPUs disagree about the length or effect (66 on near branches and returns:
+ * AMD uses 16-bit offsets, Intel ignores the prefix). It also refuses every encoding that does not
+ * exist, where objdump prints (bad) and the CPU raises #UD: the opcode maps of OpcodeMaps say per
+ * encoding space, map, mandatory prefix (the last F2/F3, else 66; VEX/EVEX pp), W, vector length
+ * and ModRM form (register, memory, memory with SIB, rip-relative, reg field, or the whole ModRM
+ * byte for x87 and 0F 01) what is defined and which forms have no vvvv operand (vvvv must then
+ * be 1111); a few register rules sit beside them (MPX has bnd0-3 only, gathers and AMX and the
+ * complex FP16 multiplies need distinct registers). The maps and rules agree with GNU objdump 2.40
+ * (GNU Binutils for Debian), checked by OpcodeSweepTest. Not modelled, so accepted where objdump
+ * says (bad): EVEX z/b/aaa misuse and k-register extensions (k8+), VEX k-register R/vvvv >= 8.
+ * Everything here is static and allocation-free until the Instruction is built, so it is safe
+ * from any thread.
  */
 package org.jdtrace.isa.amd64.internal;
 
