@@ -202,6 +202,7 @@ public final class Decoder {
         int evexB = 0;
         int vvvv = 0;   // VEX/EVEX vvvv (un-inverted)
         int high = 0;   // EVEX.R' (bit 4 of the ModRM.reg register) and EVEX.V' (of a VSIB index), as 16 and 32
+        int aaa = 0;    // EVEX opmask register
         int pp = lastRep == Prefix.REP ? OpcodeMaps.PF3 : lastRep == Prefix.REPNE ? OpcodeMaps.PF2
                 : (prefixes & Prefix.OPSIZE) != 0 ? OpcodeMaps.P66 : OpcodeMaps.NP;
         if (b == 0x0F) {
@@ -252,6 +253,7 @@ public final class Decoder {
                     slot = map + OpcodeMaps.EVEX_SLOT;
                     vecLen = (p2 >>> 5) & 3;
                     evexB = (p2 >>> 4) & 1;
+                    aaa = p2 & 7;
                     high = ((p0 & 0x10) == 0 ? 16 : 0) | ((p2 & 0x08) == 0 ? 32 : 0);
                     p += 4;
                 } else if (b == 0xC4) {
@@ -309,8 +311,8 @@ public final class Decoder {
             if (mod != 3 && (flags & NOREG) == 0) {
                 if (rm == 4) {
                     int sib = at(code, p++, end, limit, pc);
-                    if (slot >= 0 && map == 2 && pp == OpcodeMaps.P66 && opcode >= 0x90 && opcode <= 0x93) {
-                        checkGather(prefixes, modrm, sib, vvvv, high, pc);
+                    if (slot >= 0 && map == 2 && pp == OpcodeMaps.P66) {
+                        checkGather(opcode, prefixes, modrm, sib, vvvv, high, aaa, pc);
                     }
                     if (mod == 0 && (sib & 7) == 5) {
                         dispSize = 4;
@@ -427,12 +429,21 @@ public final class Decoder {
 
     /**
      * VEX/EVEX gathers (66 0F38 90-93) are undefined (#UD) when destination, index and (VEX) mask
-     * registers are not all distinct.
+     * registers are not all distinct; EVEX gathers, scatters (A0-A3) and their prefetches (C6, C7)
+     * need a mask register other than k0.
      */
-    private static void checkGather(int prefixes, int modrm, int sib, int vvvv, int high, long pc) throws IsaException {
+    private static void checkGather(int opcode, int prefixes, int modrm, int sib, int vvvv, int high, int aaa, long pc)
+            throws IsaException {
+        boolean evex = (prefixes & Prefix.EVEX) != 0;
+        if (evex && aaa == 0 && ((opcode & 0xFC) == 0x90 || (opcode & 0xFC) == 0xA0 || (opcode & 0xFE) == 0xC6)) {
+            throw refuse("EVEX gather or scatter without a mask register", pc);
+        }
+        if ((opcode & 0xFC) != 0x90) {
+            return;
+        }
         int dest = ((modrm >>> 3) & 7) | ((prefixes & Prefix.REX_R) != 0 ? 8 : 0) | (high & 16);
         int index = ((sib >>> 3) & 7) | ((prefixes & Prefix.REX_X) != 0 ? 8 : 0) | ((high & 32) >>> 1);
-        boolean bad = (prefixes & Prefix.EVEX) != 0 ? dest == index : dest == index || dest == vvvv || index == vvvv;
+        boolean bad = evex ? dest == index : dest == index || dest == vvvv || index == vvvv;
         if (bad) {
             throw refuse("gather with overlapping destination, index or mask registers", pc);
         }

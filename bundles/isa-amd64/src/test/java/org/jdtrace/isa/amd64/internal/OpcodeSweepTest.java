@@ -87,8 +87,9 @@ class OpcodeSweepTest {
      * What the maps alone do not decide, against objdump: a vvvv that names a register (1 and 6,
      * which exist in every register class) on every VEX, EVEX and XOP opcode with a register, a
      * SIB and a rip-relative operand (an instruction without a vvvv operand must refuse it; AMX
-     * tiles and gathers then also meet coinciding registers), EVEX.V' clear, and MPX with REX.R,
-     * REX.X and REX.B (bnd0-bnd3 only).
+     * tiles and gathers then also meet coinciding registers), EVEX.V' clear, EVEX map 2 with a mask
+     * register (gathers and scatters need one; a gather's destination must differ from its index),
+     * and MPX with REX.R, REX.X and REX.B (bnd0-bnd3 only).
      */
     @Test
     void registerFieldsAgreeWithObjdump(@TempDir Path dir) throws Exception {
@@ -117,6 +118,11 @@ class OpcodeSweepTest {
                     for (int map : new int[] {1, 2, 3, 5, 6}) {
                         samples.add(sample(new int[] {0x62, 0xF0 | map, 0x7C | pp, 0x40}, new int[] {op}, m));
                     }
+                }
+                // With a mask register (gathers and scatters need one), and destination = VSIB index.
+                for (int[] m : new int[][] {MODRM[0], MODRM[1], MODRM[4], {0x0C, 0x88}}) {
+                    samples.add(sample(new int[] {0x62, 0xF2, 0x7C | pp, 0x49}, new int[] {op}, m));
+                    samples.add(sample(new int[] {0x62, 0xF2, 0xFC | pp, 0x29}, new int[] {op}, m));
                 }
             }
         }
