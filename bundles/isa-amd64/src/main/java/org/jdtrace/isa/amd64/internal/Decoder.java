@@ -254,6 +254,9 @@ public final class Decoder {
                     vecLen = (p2 >>> 5) & 3;
                     evexB = (p2 >>> 4) & 1;
                     aaa = p2 & 7;
+                    if ((p2 & 0x80) != 0 && aaa == 0) {
+                        throw refuse("EVEX zeroing without a mask register", pc);
+                    }
                     high = ((p0 & 0x10) == 0 ? 16 : 0) | ((p2 & 0x08) == 0 ? 32 : 0);
                     p += 4;
                 } else if (b == 0xC4) {
@@ -335,9 +338,16 @@ public final class Decoder {
         if (!defined(slot, map, opcode, pp, prefixes, vecLen, evexB, form, modrm)) {
             throw refuse("undefined opcode " + describe(slot, map, opcode, pp), pc);
         }
-        if (vvvv != 0 && slot >= 0 && (OpcodeMaps.noVvvv(slot, opcode, pp, (prefixes & Prefix.REX_W) != 0 ? 1 : 0,
-                evexB != 0 && form >= 0 && form < OpcodeMaps.MEM ? 2 : vecLen) >>> Math.max(form, 0) & 1) != 0) {
-            throw refuse("vvvv names a register the instruction has no operand for " + describe(slot, map, opcode, pp), pc);
+        if (slot >= 0) {
+            int w = (prefixes & Prefix.REX_W) != 0 ? 1 : 0;
+            if (vvvv != 0 && (OpcodeMaps.noVvvv(slot, opcode, pp, w, evexB != 0 && form >= 0 && form < OpcodeMaps.MEM
+                    ? 2 : vecLen) >>> Math.max(form, 0) & 1) != 0) {
+                throw refuse("vvvv names a register the instruction has no operand for " + describe(slot, map, opcode, pp), pc);
+            }
+            int limits = form < 0 ? 0 : OpcodeMaps.limits(slot, opcode, pp, w) >>> (form >= OpcodeMaps.MEM ? 8 : 0) & 0xFF;
+            if (limits != 0) {
+                checkLimits(limits, prefixes, modrm, vvvv, high, evexB, pc);
+            }
         }
         if (slot < 0 && map == 1 && (opcode | 1) == 0x1B) {
             checkMpx(opcode, pp, prefixes, modrm, pc);
@@ -485,6 +495,21 @@ public final class Decoder {
         }
         if (bad) {
             throw refuse("registers that must differ coincide", pc);
+        }
+    }
+
+    /** The register-number limits of OpcodeMaps' "limits" lists (mask registers, GPRs in EVEX, tiles). */
+    private static void checkLimits(int limits, int prefixes, int modrm, int vvvv, int high, int evexB, long pc)
+            throws IsaException {
+        if ((limits & OpcodeMaps.LIMIT_NO_B) != 0 && evexB != 0) {
+            throw refuse("EVEX rounding control on an instruction without it", pc);
+        }
+        boolean bad = ((limits & OpcodeMaps.LIMIT_R) != 0 && (prefixes & Prefix.REX_R) != 0)
+                || ((limits & OpcodeMaps.LIMIT_R2) != 0 && (high & 16) != 0)
+                || ((limits & OpcodeMaps.LIMIT_B) != 0 && modrm >>> 6 == 3 && (prefixes & Prefix.REX_B) != 0)
+                || ((limits & OpcodeMaps.LIMIT_V) != 0 && vvvv > 7);
+        if (bad) {
+            throw refuse("register number beyond the register file (k0-k7, 16 GPRs or tmm0-7)", pc);
         }
     }
 
