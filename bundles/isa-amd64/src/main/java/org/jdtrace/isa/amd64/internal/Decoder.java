@@ -11,6 +11,9 @@
  * 32/64-bit one) and shortens moffs (A0-A3) from 8 to 4 bytes; 66 shortens Iz immediates to 2
  * bytes unless REX.W is set.
  *
+ * An fwait (9B) followed, after prefixes, by an x87 opcode (D8-DF) is decoded as one instruction
+ * with it, as objdump shows fstsw, fstcw, finit and the like; before anything else it stands alone.
+ *
  * The decoder refuses (IsaException) rather than guess: opcodes invalid in 64-bit mode, 3DNow!,
  * truncated input, instructions over 15 bytes, a REX not immediately before the opcode, and
  * encodings on which CPUs disagree about the length or effect (66 on near branches and returns:
@@ -179,10 +182,16 @@ public final class Decoder {
         int b = at(code, p, end, limit, pc);
         int bit;
         int lastRep = 0; // the last of F2/F3 decides the mandatory prefix
-        while ((bit = PREFIX[b]) != 0) {
-            prefixes |= bit;
-            if ((bit & (Prefix.REP | Prefix.REPNE)) != 0) {
-                lastRep = bit;
+        for (;;) {
+            while ((bit = PREFIX[b]) != 0) {
+                prefixes |= bit;
+                if ((bit & (Prefix.REP | Prefix.REPNE)) != 0) {
+                    lastRep = bit;
+                }
+                b = at(code, ++p, end, limit, pc);
+            }
+            if (b != 0x9B || !fwaitJoins(code, p + 1, end)) {
+                break;
             }
             b = at(code, ++p, end, limit, pc);
         }
@@ -562,6 +571,21 @@ public final class Decoder {
             }
         }
         return Kind.OTHER;
+    }
+
+    /**
+     * Whether the fwait (9B) before {@code code[q]} is one instruction with an x87 opcode that
+     * follows it after prefixes, as objdump decodes it (fstsw, fstcw, finit... are written that
+     * way); otherwise it stands alone.
+     */
+    private static boolean fwaitJoins(byte[] code, int q, int end) {
+        while (q < end && (PREFIX[code[q] & 0xFF] != 0 || code[q] == (byte) 0x9B)) {
+            q++;
+        }
+        if (q < end && (code[q] & 0xF0) == 0x40) {
+            q++;
+        }
+        return q < end && (code[q] & 0xF8) == 0xD8;
     }
 
     private static boolean isXop(byte[] code, int p, int end) {

@@ -140,6 +140,37 @@ class OpcodeSweepTest {
         compare("register fields", samples, dir);
     }
 
+    /**
+     * fwait (9B) before every x87 opcode and ModRM form, and before other opcodes, with prefixes
+     * before and after it: objdump makes one instruction of fwait and an x87 opcode (fstsw, fstcw,
+     * finit...) and lets it stand alone before anything else.
+     */
+    @Test
+    void fwaitAgreesWithObjdump(@TempDir Path dir) throws Exception {
+        List<byte[]> samples = new ArrayList<>();
+        int[][] before = {{}, {0x66}, {0x67, 0xF3}};
+        int[][] after = {{}, {0x66}, {0x48}, {0x9B}, {0xF2, 0x41}};
+        for (int[] b : before) {
+            for (int[] a : after) {
+                if (b.length > 0 && a.length > 0) {
+                    continue; // prefixes on both sides: objdump splits them in ways no CPU does
+                }
+                int[] pfx = Arrays.copyOf(b, b.length + 1 + a.length);
+                pfx[b.length] = 0x9B;
+                System.arraycopy(a, 0, pfx, b.length + 1, a.length);
+                for (int op : new int[] {0xD8, 0xD9, 0xDA, 0xDB, 0xDC, 0xDD, 0xDE, 0xDF, 0x90, 0x0F, 0x89, 0xC3}) {
+                    for (int[] m : MODRM) {
+                        samples.add(sample(pfx, new int[] {op}, m));
+                    }
+                    for (int modrm = 0xC0; modrm <= 0xFF; modrm++) {
+                        samples.add(sample(pfx, new int[] {op}, new int[] {modrm}));
+                    }
+                }
+            }
+        }
+        compare("fwait", samples, dir);
+    }
+
     /** Decodes every sample in its own slot with objdump and the decoder and fails on any disagreement. */
     private static void compare(String what, List<byte[]> samples, Path dir) throws Exception {
         ByteArrayOutputStream blob = new ByteArrayOutputStream();
