@@ -21,11 +21,13 @@
  * exist, where objdump prints (bad) and the CPU raises #UD: the opcode maps of OpcodeMaps say per
  * encoding space, map, mandatory prefix (the last F2/F3, else 66; VEX/EVEX pp), W, vector length
  * and ModRM form (register, memory, memory with SIB, rip-relative, reg field, or the whole ModRM
- * byte for x87 and 0F 01) what is defined and which forms have no vvvv operand (vvvv must then
- * be 1111); a few register rules sit beside them (MPX has bnd0-3 only, gathers and AMX and the
- * complex FP16 multiplies need distinct registers). The maps and rules agree with GNU objdump 2.40
- * (GNU Binutils for Debian), checked by OpcodeSweepTest. Not modelled, so accepted where objdump
- * says (bad): EVEX z/b/aaa misuse and k-register extensions (k8+), VEX k-register R/vvvv >= 8.
+ * byte for x87 and 0F 01) what is defined, which forms have no vvvv operand (vvvv must then be
+ * 1111) and which operands come from a smaller register file (k0-k7, tmm0-7, 16 GPRs in EVEX);
+ * a few rules sit beside them (MPX has bnd0-3 only; gathers, AMX and the complex FP16 multiplies
+ * need distinct registers; EVEX gathers and scatters need a mask, EVEX.z needs one too). The
+ * maps and rules agree with GNU objdump 2.40 (GNU Binutils for Debian), checked by
+ * OpcodeSweepTest. Known leftover: an fwait with prefixes on both sides, or repeated (66 9B 66
+ * D9 C0, 9B 66 9B 90), which objdump splits in ways no CPU does; boundaries differ there.
  * Everything here is static and allocation-free until the Instruction is built, so it is safe
  * from any thread.
  */

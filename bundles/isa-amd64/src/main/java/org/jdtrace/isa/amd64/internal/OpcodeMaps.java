@@ -27,11 +27,15 @@
  * the mandatory prefix is the last F2/F3 if there is one, else 66; REX.W never matters there.
  * With EVEX.b and a register operand L'L is a rounding mode, not a length, and is not checked.
  *
- * How the maps were made and are kept right: the SDM opcode maps say which opcodes exist; the
- * cells that decide (bad) were checked, and where they differ set, against GNU objdump 2.40
- * (GNU Binutils for Debian) by probing every opcode of every map under every mandatory prefix,
- * W, L, register form and memory form (with and without SIB). OpcodeSweepTest re-checks them
- * on every build and fails on any encoding that objdump calls (bad) and the decoder accepts.
+ * How the maps were made and are kept right: the reference is what GNU objdump 2.40 (GNU
+ * Binutils for Debian) decodes, since the decoder must agree with it. The cells were written from
+ * probing objdump with every opcode of every map under every mandatory prefix, W, vector length,
+ * ModRM.reg value, register form and memory form (rip-relative, base, SIB with and without index),
+ * with vvvv 1111, 0001 and 0000, and with the register extension bits set one at a time; the
+ * result was read against the SDM's opcode maps and #UD rules (group members, L0-only and
+ * W-dependent forms, VSIB, mask registers, AMX tiles). OpcodeSweepTest re-checks the maps against the
+ * installed objdump on every build and fails on any encoding it calls (bad) that the decoder
+ * accepts; with another objdump version, differences show up there first.
  */
 package org.jdtrace.isa.amd64.internal;
 
