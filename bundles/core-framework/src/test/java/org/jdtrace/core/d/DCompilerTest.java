@@ -302,4 +302,14 @@ class DCompilerTest {
                 """).go();
         assertEquals("0\n3 1\n2 2\n1 3\n\n", r.end());
     }
+
+    @Test
+    void systemRunsTheCommandAndNeedsDestructive() throws Exception {
+        String script = "#pragma D option quiet\nBEGIN { printf(\"before\\n\"); system(\"echo %s %d\", probename, 1 + 1); printf(\"after\\n\"); }";
+        DRun refused = DRun.script(script);
+        DTraceException e = assertThrows(DTraceException.class, refused::go);
+        assertEquals("Destructive actions not allowed", e.getMessage());
+        DRun r = DRun.script("#pragma D option destructive\n" + script).go();
+        assertEquals("before\nBEGIN 2\nafter\n\n", r.end());
+    }
 }

@@ -109,7 +109,12 @@ public final class Ir {
         }
     }
 
-    public record Printf(PrintfFormat format, List<Expr> args, int[] widths) implements Stmt {}
+    /** printf(), or system() when {@code system}: the formatted text is a shell command. */
+    public record Printf(PrintfFormat format, List<Expr> args, int[] widths, boolean system) implements Stmt {
+        public Printf(PrintfFormat format, List<Expr> args, int[] widths) {
+            this(format, args, widths, false);
+        }
+    }
 
     public record Printa(PrintfFormat format, List<Aggregation> aggs) implements Stmt {}
 

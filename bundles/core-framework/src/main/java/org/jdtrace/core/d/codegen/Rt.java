@@ -154,6 +154,15 @@ public final class Rt {
     }
 
     public static void printf(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        t.add(new Datum.Printf(f, args, widths, recordBytes(st, args)));
+    }
+
+    public static void system(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        t.add(new Datum.System(f, args, widths, recordBytes(st, args)));
+    }
+
+    /** printf-like arguments' bytes in the buffer (strings cut to strsize). */
+    private static int recordBytes(DState st, Object[] args) {
         int bytes = 0;
         for (int i = 0; i < args.length; i++) {
             if (args[i] instanceof String s) {
@@ -163,7 +172,7 @@ public final class Rt {
                 bytes += 8;
             }
         }
-        t.add(new Datum.Printf(f, args, widths, bytes));
+        return bytes;
     }
 
     public static void record(DThread t, Datum d) {

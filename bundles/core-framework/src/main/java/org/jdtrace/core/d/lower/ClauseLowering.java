@@ -35,6 +35,7 @@ public final class ClauseLowering {
 
     private final DState state;
     private final ExprLowering exprs;
+    private boolean destructive;
 
     public ClauseLowering(DState state) {
         this.state = state;
@@ -49,6 +50,11 @@ public final class ClauseLowering {
         }
         List<Ir.Stmt> body = statements(c.body(), new ActionOrder());
         return new Ir.Clause(pred, body, body.isEmpty() || records(body));
+    }
+
+    /** True once a lowered clause used a destructive action (tracing then needs -w). */
+    public boolean destructive() {
+        return destructive;
     }
 
     private static boolean records(List<Ir.Stmt> body) {
@@ -142,7 +148,11 @@ public final class ClauseLowering {
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
                         : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }
-            case PRINTF -> printf(c);
+            case PRINTF -> printf(c, false);
+            case SYSTEM -> {
+                destructive = true;
+                yield printf(c, true);
+            }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
@@ -164,7 +174,7 @@ public final class ClauseLowering {
         }
     }
 
-    private Ir.Stmt printf(Expr.Call c) throws DTraceException {
+    private Ir.Stmt printf(Expr.Call c, boolean system) throws DTraceException {
         PrintfFormat fmt = format(c);
         List<Expr> args = c.args.subList(1, c.args.size());
         // which conversion each argument feeds: '*' arguments are integers, %s takes a string
@@ -184,7 +194,7 @@ public final class ClauseLowering {
             values.add(str ? exprs.string(a) : exprs.integer(a));
             widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
-        return new Ir.Printf(fmt, values, widths);
+        return new Ir.Printf(fmt, values, widths, system);
     }
 
     private Ir.Stmt printa(Expr.Call c) throws DTraceException {

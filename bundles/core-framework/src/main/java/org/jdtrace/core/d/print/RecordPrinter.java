@@ -101,12 +101,45 @@ public final class RecordPrinter {
                 }
             }
             case Datum.Printf p -> p.format().format(sb, p.args(), p.widths());
+            case Datum.System s -> system(sb, s);
             case Datum.Printa p -> printa(sb, p);
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
             case Datum.Exit e -> { }
             case Datum.Setopt s -> { }
             case Datum.Error e -> { }
+        }
+    }
+
+    /**
+     * system(): output so far is flushed, then the command runs under /bin/sh with its output
+     * copied to ours, and the consumer waits for it (dtrace's system() in dt_consume).
+     */
+    private void system(StringBuilder sb, Datum.System s) {
+        StringBuilder cmd = new StringBuilder();
+        s.format().format(cmd, s.args(), s.widths());
+        flush(sb);
+        try {
+            Process p = new ProcessBuilder("/bin/sh", "-c", cmd.toString())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            Thread errCopy = Thread.ofVirtual().start(() -> copy(p.getErrorStream(), err));
+            copy(p.getInputStream(), out);
+            p.waitFor();
+            errCopy.join();
+        } catch (java.io.IOException e) {
+            err.print("dtrace: failed to execute \"" + cmd + "\": " + e.getMessage() + "\n");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        out.flush();
+        err.flush();
+    }
+
+    private static void copy(java.io.InputStream in, PrintStream to) {
+        try (in) {
+            in.transferTo(to);
+        } catch (java.io.IOException ignored) {
+            // the command's output ended
         }
     }
 

@@ -26,6 +26,11 @@ public sealed interface Datum {
         public int size() { return bytes; }
     }
 
+    /** system(): the command, formatted as printf() formats, run by the consumer. */
+    record System(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
     /** printa(): an optional format and the aggregations it prints. */
     record Printa(PrintfFormat format, Aggregation[] aggs) implements Datum {
         public int size() { return 4 * aggs.length; }
