@@ -133,7 +133,7 @@ class DCompilerTest {
 
     @Test
     void traceOfIntegersAndStringsWithProbeLines() throws Exception {
-        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }"
+        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } BEGIN { } test:::entry { @ = count(); }"
                 + "BEGIN { trace((int8_t)-1); trace((uint16_t)-1); trace(-1); trace((uint64_t)-1); }").go();
         r.fire(DRun.ENTRY);
         assertEquals(HEADING

@@ -9,8 +9,9 @@
  * consumer share them by name, as dtrace's aggregation identifiers are shared.
  *
  * A clause records (writes a principal-buffer record, and so prints its CPU/ID/FUNCTION:NAME
- * line when not quiet) unless every statement only aggregates: dtrace gives an ECB whose
- * actions store no data no record, and gives the default action to a clause without actions.
+ * line when not quiet) when it has a data-recording action (trace, printf, exit...): a clause
+ * that only assigns variables or aggregates writes nothing, as in dtrace, and a clause without
+ * statements gets the default action (the probe line).
  */
 package org.jdtrace.core.d.lower;
 
@@ -59,7 +60,8 @@ public final class ClauseLowering {
 
     private static boolean records(List<Ir.Stmt> body) {
         for (Ir.Stmt s : body) {
-            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise()) : !(s instanceof Ir.Aggregate)) {
+            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise())
+                    : !(s instanceof Ir.Aggregate) && !(s instanceof Ir.Eval)) {
                 return true;
             }
         }
