@@ -312,4 +312,16 @@ class DCompilerTest {
         DRun r = DRun.script("#pragma D option destructive\n" + script).go();
         assertEquals("before\nBEGIN 2\nafter\n\n", r.end());
     }
+
+    @Test
+    void printaOfSeveralAggregationsJoinsTheirKeys() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { @foo[1] = sum(10); @bar[2] = sum(20); @foo[3] = sum(3); @bar[3] = sum(30);
+                        printa("%d %@d %@d\\n", @foo, @bar); printa(@foo, @bar); }
+                """).go();
+        assertEquals("2 0 20\n3 3 30\n1 10 0\n\n"
+                + String.format(" %8d %16d %16d\n %8d %16d %16d\n %8d %16d %16d\n", 2, 0, 20, 3, 3, 30, 1, 10, 0)
+                + "\n", r.end());
+    }
 }

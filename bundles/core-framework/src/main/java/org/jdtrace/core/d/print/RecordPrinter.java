@@ -179,6 +179,13 @@ public final class RecordPrinter {
     }
 
     private void printa(StringBuilder sb, Datum.Printa p) {
+        if (p.aggs().length > 1) {
+            // printa(@a, @b, ...): one row per key, each aggregation's value in turn
+            if (p.format() == null) sb.append('\n');
+            AggregationPrinter.printJoined(sb, p.format(), p.aggs(), table.joined(p.aggs()));
+            for (Aggregation a : p.aggs()) table.markPrinted(a);
+            return;
+        }
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
