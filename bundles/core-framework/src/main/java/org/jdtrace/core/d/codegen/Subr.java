@@ -14,6 +14,9 @@ public final class Subr {
 
     public static long strlen(String s) { return s.length(); }
 
+    /** s[i]: the character at i, 0 outside the string (its terminating NUL and beyond). */
+    public static long charAt(String s, long i) { return i >= 0 && i < s.length() ? s.charAt((int) i) : 0; }
+
     public static String strjoin(String a, String b) { return a + b; }
 
     public static String substr(String s, long index) { return substr(s, index, Integer.MAX_VALUE); }

@@ -253,7 +253,8 @@ final class ExprLowering {
             return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
         }
         if (x.base.type != null && x.base.type.isString()) {
-            throw unsupported("string indexing", x.line);
+            // s[i]: the character (a signed char), 0 past the end
+            return new Ir.Cast(new Ir.Call("charAt", List.of(string(x.base), integer(x.keys.get(0))), VKind.LONG), 1, true);
         }
         throw unsupported("array and pointer indexing", x.line);
     }
