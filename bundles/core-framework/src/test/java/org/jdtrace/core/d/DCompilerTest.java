@@ -324,4 +324,17 @@ class DCompilerTest {
                 + String.format(" %8d %16d %16d\n %8d %16d %16d\n %8d %16d %16d\n", 2, 0, 20, 3, 3, 30, 1, 10, 0)
                 + "\n", r.end());
     }
+
+    @Test
+    void freopenSendsOutputToAFileAndBack(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path f = dir.resolve("out.txt");
+        DRun r = DRun.script("#pragma D option quiet\n#pragma D option destructive\n"
+                + "BEGIN { printf(\"a\\n\"); freopen(\"%s\", $$1); printf(\"b\\n\"); freopen(\"\"); printf(\"c\\n\"); }",
+                f.toString()).go();
+        assertEquals("a\nc\n\n", r.end());
+        assertEquals("b\n", java.nio.file.Files.readString(f));
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN {\n freopen(\"..\"); }"));
+        assertEquals("D_FREOPEN_INVALID", e.tag());
+        assertEquals("freopen( ) argument #1 cannot be \"..\"", e.getMessage());
+    }
 }

@@ -291,7 +291,7 @@ public final class ClauseCompiler {
                 constant(c, p.format(), CD_FMT);
                 boxedArray(c, p.args());
                 constant(c, p.widths(), CD_int.arrayType());
-                c.invokestatic(CD_RT, p.system() ? "system" : "printf", MethodTypeDesc.of(CD_void, CD_THREAD,
+                c.invokestatic(CD_RT, p.use().name().toLowerCase(java.util.Locale.ROOT), MethodTypeDesc.of(CD_void, CD_THREAD,
                         CD_STATE, CD_FMT, CD_OBJS, CD_int.arrayType()));
             }
             case Printa p -> record(c, new Datum.Printa(p.format(), p.aggs().toArray(Aggregation[]::new)));

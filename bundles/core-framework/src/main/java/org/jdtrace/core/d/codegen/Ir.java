@@ -109,10 +109,13 @@ public final class Ir {
         }
     }
 
-    /** printf(), or system() when {@code system}: the formatted text is a shell command. */
-    public record Printf(PrintfFormat format, List<Expr> args, int[] widths, boolean system) implements Stmt {
+    /** What a printf-formatted text is for: output, a shell command, a file to send output to. */
+    public enum PrintfUse { PRINTF, SYSTEM, FREOPEN }
+
+    /** printf(), system() or freopen(): the text is formatted by the consumer. */
+    public record Printf(PrintfFormat format, List<Expr> args, int[] widths, PrintfUse use) implements Stmt {
         public Printf(PrintfFormat format, List<Expr> args, int[] widths) {
-            this(format, args, widths, false);
+            this(format, args, widths, PrintfUse.PRINTF);
         }
     }
 

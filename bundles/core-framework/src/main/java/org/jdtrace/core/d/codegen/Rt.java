@@ -161,6 +161,10 @@ public final class Rt {
         t.add(new Datum.System(f, args, widths, recordBytes(st, args)));
     }
 
+    public static void freopen(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        t.add(new Datum.Freopen(f, args, widths, recordBytes(st, args)));
+    }
+
     /** printf-like arguments' bytes in the buffer (strings cut to strsize). */
     private static int recordBytes(DState st, Object[] args) {
         int bytes = 0;

@@ -150,10 +150,19 @@ public final class ClauseLowering {
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
                         : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }
-            case PRINTF -> printf(c, false);
+            case PRINTF -> printf(c, Ir.PrintfUse.PRINTF);
             case SYSTEM -> {
                 destructive = true;
-                yield printf(c, true);
+                yield printf(c, Ir.PrintfUse.SYSTEM);
+            }
+            case FREOPEN -> {
+                String path = ((Expr.StrLit) args.get(0)).value;
+                if (path.equals(".") || path.equals("..")) {
+                    throw new DTraceException("freopen( ) argument #1 cannot be \"" + path + "\"", "D_FREOPEN_INVALID",
+                            c.line);
+                }
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.FREOPEN);
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
@@ -176,7 +185,7 @@ public final class ClauseLowering {
         }
     }
 
-    private Ir.Stmt printf(Expr.Call c, boolean system) throws DTraceException {
+    private Ir.Stmt printf(Expr.Call c, Ir.PrintfUse use) throws DTraceException {
         PrintfFormat fmt = format(c);
         List<Expr> args = c.args.subList(1, c.args.size());
         // which conversion each argument feeds: '*' arguments are integers, %s takes a string
@@ -196,7 +205,7 @@ public final class ClauseLowering {
             values.add(str ? exprs.string(a) : exprs.integer(a));
             widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
-        return new Ir.Printf(fmt, values, widths, system);
+        return new Ir.Printf(fmt, values, widths, use);
     }
 
     private Ir.Stmt printa(Expr.Call c) throws DTraceException {

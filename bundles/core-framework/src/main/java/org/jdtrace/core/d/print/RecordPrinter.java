@@ -28,7 +28,9 @@ public final class RecordPrinter {
     private final DState state;
     private final AggregateTable table;
     private final IntFunction<Probe> probes;
-    private final PrintStream out;
+    /** Where records print: the consumer's output, or the file of the last freopen(). */
+    private PrintStream out;
+    private final PrintStream stdout;
     private final PrintStream err;
     private final boolean testing;
     private boolean heading;
@@ -45,6 +47,7 @@ public final class RecordPrinter {
         this.table = table;
         this.probes = probes;
         this.out = out;
+        this.stdout = out;
         this.err = err;
     }
 
@@ -102,6 +105,7 @@ public final class RecordPrinter {
             }
             case Datum.Printf p -> p.format().format(sb, p.args(), p.widths());
             case Datum.System s -> system(sb, s);
+            case Datum.Freopen f -> freopen(sb, f);
             case Datum.Printa p -> printa(sb, p);
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
@@ -133,6 +137,23 @@ public final class RecordPrinter {
         }
         out.flush();
         err.flush();
+    }
+
+    /** freopen(path): later output goes to the file (appended); freopen("") returns to stdout. */
+    private void freopen(StringBuilder sb, Datum.Freopen f) {
+        StringBuilder path = new StringBuilder();
+        f.format().format(path, f.args(), f.widths());
+        flush(sb);
+        if (out != stdout) out.close();
+        out = stdout;
+        if (path.isEmpty()) return;
+        try {
+            out = new PrintStream(new java.io.FileOutputStream(path.toString(), true), false,
+                    java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            err.print("dtrace: couldn't freopen() \"" + path + "\": " + e.getMessage() + "\n");
+            err.flush();
+        }
     }
 
     private static void copy(java.io.InputStream in, PrintStream to) {
@@ -226,5 +247,9 @@ public final class RecordPrinter {
             AggregationPrinter.printAll(sb, a, table.sorted(a));
         }
         flush(sb);
+        if (out != stdout) {
+            out.close();
+            out = stdout;
+        }
     }
 }

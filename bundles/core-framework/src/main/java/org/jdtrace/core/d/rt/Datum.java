@@ -31,6 +31,11 @@ public sealed interface Datum {
         public int size() { return bytes; }
     }
 
+    /** freopen(): output goes to the file named by the formatted text ("" : back to stdout). */
+    record Freopen(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
     /** printa(): an optional format and the aggregations it prints. */
     record Printa(PrintfFormat format, Aggregation[] aggs) implements Datum {
         public int size() { return 4 * aggs.length; }
