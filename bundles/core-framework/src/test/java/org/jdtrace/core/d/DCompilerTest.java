@@ -337,4 +337,19 @@ class DCompilerTest {
         assertEquals("D_FREOPEN_INVALID", e.tag());
         assertEquals("freopen( ) argument #1 cannot be \"..\"", e.getMessage());
     }
+
+    @Test
+    void stringsHoldStrsizeCharactersAndRawbytesDumpsThem() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                #pragma D option strsize=5
+                BEGIN { printf("%s %d %s|%s|%s\\n", strjoin("123", "abcdefgh"), strlen("123456789"), substr("abcde", -7, 3),
+                        substr("abcde", -2), substr("abcde", 1, -1)); }
+                BEGIN { setopt("rawbytes"); trace("dtrace"); }
+                """).go();
+        assertEquals("123ab 5 a|de|bcd\n"
+                + "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n"
+                + "         0: 64 74 72 61 63 00                                dtrac.\n"
+                + "\n", r.end());
+    }
 }

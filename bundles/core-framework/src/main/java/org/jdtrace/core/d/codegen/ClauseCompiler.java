@@ -486,6 +486,10 @@ public final class ClauseCompiler {
                 }
                 c.invokestatic(CD_SUBR, call.name(), MethodTypeDesc.of(
                         call.kind() == VKind.LONG ? CD_long : CD_String, params.toArray(ClassDesc[]::new)));
+                if (call.kind() == VKind.STRING) {
+                    loadState(c);
+                    c.invokestatic(CD_RT, "cap", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
+                }
             }
         }
     }

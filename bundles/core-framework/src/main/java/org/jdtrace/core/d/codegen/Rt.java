@@ -69,9 +69,14 @@ public final class Rt {
         return THREADS.getCurrentThreadCpuTime();
     }
 
+    /** A string subroutine's result, cut to strsize as its scratch buffer would cut it. */
+    public static String cap(String s, DState st) {
+        return str(st, s);
+    }
+
     public static String str(DState st, String s) {
         if (s == null) return "";
-        int max = st.options.strsize() - 1;
+        int max = st.options.strsize(); // strsize characters, then the NUL (as dtrace on Linux)
         return s.length() > max ? s.substring(0, Math.max(0, max)) : s;
     }
 

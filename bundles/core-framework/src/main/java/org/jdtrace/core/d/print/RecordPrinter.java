@@ -97,8 +97,11 @@ public final class RecordPrinter {
                 else PrintfFormat.pad(sb.append(' '), v, traceWidth(t.width()), false, false);
             }
             case Datum.TraceStr s -> {
-                if (quiet) sb.append(s.value());
-                else {
+                if (state.options.isSet("rawbytes") || !printable(s.value())) {
+                    rawBytes(sb, s);
+                } else if (quiet) {
+                    sb.append(s.value());
+                } else {
                     sb.append("  ");
                     PrintfFormat.pad(sb, s.value(), 33, true, false);
                 }
@@ -176,6 +179,40 @@ public final class RecordPrinter {
             err.print("dtrace: error on enabled probe ID " + r.epid() + " (ID " + probe + "): couldn't set option \""
                     + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n");
             err.flush();
+        }
+    }
+
+    /**
+     * dt_print_bytes: a traced string prints as text when it is printable characters followed by
+     * its NUL; one with other bytes, or any with option rawbytes, as a dump.
+     */
+    private static boolean printable(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(c >= 0x20 && c < 0x7f) && !Character.isWhitespace(c) && c != '\b' && c != 0x07) return false;
+        }
+        return true;
+    }
+
+    /** The hex and character dump of a string's strsize + 1 buffer bytes (dt_print_rawbytes). */
+    private static void rawBytes(StringBuilder sb, Datum.TraceStr s) {
+        byte[] text = s.value().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] b = new byte[s.strsize() + 1];
+        System.arraycopy(text, 0, b, 0, Math.min(text.length, s.strsize()));
+        sb.append('\n').repeat(' ', 11);
+        for (int i = 0; i < 16; i++) sb.append("  ").append("0123456789abcdef".charAt(i));
+        sb.append("  0123456789abcdef\n");
+        for (int i = 0; i < b.length; i += 16) {
+            sb.append(String.format("%10x:", i));
+            int j;
+            for (j = i; j < i + 16 && j < b.length; j++) sb.append(String.format(" %02x", b[j] & 0xff));
+            for (; j < i + 16; j++) sb.append("   ");
+            sb.append("  ");
+            for (j = i; j < i + 16 && j < b.length; j++) {
+                int c = b[j] & 0xff;
+                sb.append(c >= 0x20 && c < 0x7f ? (char) c : '.');
+            }
+            sb.append('\n');
         }
     }
 

@@ -16,9 +16,9 @@ public sealed interface Datum {
         public int size() { return width; }
     }
 
-    /** trace() of a string; {@code strsize} bytes in the buffer. */
+    /** trace() of a string; strsize bytes and the NUL in the buffer. */
     record TraceStr(String value, int strsize) implements Datum {
-        public int size() { return strsize; }
+        public int size() { return strsize + 1; }
     }
 
     /** printf(): the format and its argument values (Long or String) and their widths. */
