@@ -279,7 +279,9 @@ public final class RecordPrinter {
     /** dtrace(1M)'s exit path: a newline, then every aggregation printa() did not print. */
     public void printEnd() {
         StringBuilder sb = new StringBuilder("\n");
-        for (Aggregation a : state.aggregations()) {
+        List<Aggregation> aggs = new java.util.ArrayList<>(state.aggregations());
+        if (state.options.isSet("aggsortrev")) java.util.Collections.reverse(aggs); // dtrace sorts them too
+        for (Aggregation a : aggs) {
             if (table.wasPrinted(a)) continue;
             AggregationPrinter.printAll(sb, a, table.sorted(a));
         }
