@@ -1,0 +1,440 @@
+/*
+ * Decoder: the amd64 (64-bit mode) instruction length decoder.
+ *
+ * Decoding walks the instruction as the CPU does: legacy prefixes (F0 F2 F3 2E 36 3E 26 64 65 66
+ * 67, any order), one REX (40-4F) which must come last, then either a legacy opcode (one byte,
+ * 0F xx, 0F 38 xx or 0F 3A xx) or an extended encoding that carries its own map: VEX (C5 two-byte,
+ * C4 three-byte, maps 1-3), EVEX (62, maps 1, 2, 3, 5, 6) or AMD XOP (8F with map >= 8). Tables
+ * say whether each opcode has a ModRM byte and what immediate follows; ModRM/SIB give the
+ * displacement (mod 01 disp8, mod 10 disp32, mod 00 rm 101 rip-relative disp32, SIB base 101
+ * with mod 00 disp32). In 64-bit mode 67 only narrows addresses (the ModRM layout stays the
+ * 32/64-bit one) and shortens moffs (A0-A3) from 8 to 4 bytes; 66 shortens Iz immediates to 2
+ * bytes unless REX.W is set.
+ *
+ * The decoder refuses (IsaException) rather than guess: opcodes invalid in 64-bit mode, 3DNow!,
+ * undefined group members, truncated input, instructions over 15 bytes, a REX not immediately
+ * before the opcode, and encodings on which CPUs disagree about the length or effect (66 on near
+ * branches and returns: AMD uses 16-bit offsets, Intel ignores the prefix). Everything here is
+ * static and allocation-free until the Instruction is built, so it is safe from any thread.
+ */
+package org.jdtrace.isa.amd64.internal;
+
+import org.jdtrace.isa.Instruction;
+import org.jdtrace.isa.Instruction.Kind;
+import org.jdtrace.isa.IsaException;
+
+/** Decodes one amd64 instruction into an {@link Instruction}. */
+public final class Decoder {
+
+    /** The architectural maximum length of one instruction. */
+    public static final int MAX_LENGTH = 15;
+
+    // Opcode table flags.
+    private static final int M = 1;          // has ModRM
+    private static final int IB = 1 << 1;    // imm8 (or rel8)
+    private static final int IW = 1 << 2;    // imm16
+    private static final int IZ = 1 << 3;    // imm16/imm32 by operand size
+    private static final int IV = 1 << 4;    // imm16/32/64 (mov r, imm)
+    private static final int MOFFS = 1 << 5; // 8-byte address, 4 with 67
+    private static final int ENTER = 1 << 6; // imm16 + imm8
+    private static final int INV = 1 << 7;   // invalid in 64-bit mode
+    private static final int GRP3 = 1 << 8;  // F6/F7: imm only for /0 and /1
+    private static final int REL = 1 << 9;   // relative branch: refuse with 66
+    private static final int NOREG = 1 << 10; // mov to/from CR/DR: ModRM is always a register
+
+    private static final int[] MAP0 = new int[256];
+    private static final int[] MAP1 = new int[256];
+    private static final int[] PREFIX = new int[256];
+
+    static {
+        for (int op = 0; op < 0x40; op++) {
+            int low = op & 7;
+            MAP0[op] = low < 4 ? M : low == 4 ? IB : low == 5 ? IZ : INV;
+        }
+        // 26 2E 36 3E are prefixes (handled before the table); 0F is the escape.
+        MAP0[0x0F] = 0;
+        for (int op = 0x50; op < 0x60; op++) {
+            MAP0[op] = 0;
+        }
+        MAP0[0x60] = INV;
+        MAP0[0x61] = INV;
+        MAP0[0x63] = M;
+        MAP0[0x68] = IZ;
+        MAP0[0x69] = M | IZ;
+        MAP0[0x6A] = IB;
+        MAP0[0x6B] = M | IB;
+        for (int op = 0x70; op < 0x80; op++) {
+            MAP0[op] = IB | REL;
+        }
+        MAP0[0x80] = M | IB;
+        MAP0[0x81] = M | IZ;
+        MAP0[0x82] = INV;
+        MAP0[0x83] = M | IB;
+        for (int op = 0x84; op < 0x90; op++) {
+            MAP0[op] = M;
+        }
+        MAP0[0x9A] = INV;
+        for (int op = 0xA0; op < 0xA4; op++) {
+            MAP0[op] = MOFFS;
+        }
+        MAP0[0xA8] = IB;
+        MAP0[0xA9] = IZ;
+        for (int op = 0xB0; op < 0xB8; op++) {
+            MAP0[op] = IB;
+            MAP0[op + 8] = IV;
+        }
+        MAP0[0xC0] = M | IB;
+        MAP0[0xC1] = M | IB;
+        MAP0[0xC2] = IW | REL;
+        MAP0[0xC3] = REL;
+        MAP0[0xC6] = M | IB;
+        MAP0[0xC7] = M | IZ;
+        MAP0[0xC8] = ENTER;
+        MAP0[0xCA] = IW;
+        MAP0[0xCD] = IB;
+        MAP0[0xCE] = INV;
+        for (int op = 0xD0; op < 0xD4; op++) {
+            MAP0[op] = M;
+        }
+        MAP0[0xD4] = INV;
+        MAP0[0xD5] = INV;
+        MAP0[0xD6] = INV;
+        for (int op = 0xD8; op < 0xE0; op++) {
+            MAP0[op] = M;
+        }
+        for (int op = 0xE0; op < 0xE4; op++) {
+            MAP0[op] = IB | REL;
+        }
+        for (int op = 0xE4; op < 0xE8; op++) {
+            MAP0[op] = IB;
+        }
+        MAP0[0xE8] = IZ | REL;
+        MAP0[0xE9] = IZ | REL;
+        MAP0[0xEA] = INV;
+        MAP0[0xEB] = IB | REL;
+        MAP0[0xF6] = M | GRP3;
+        MAP0[0xF7] = M | GRP3;
+        MAP0[0xFE] = M;
+        MAP0[0xFF] = M;
+
+        for (int op = 0; op < 256; op++) {
+            MAP1[op] = M;
+        }
+        for (int op : new int[] {0x04, 0x0A, 0x0C, 0x0E, 0x0F, 0x24, 0x25, 0x26, 0x27, 0x36, 0x39,
+            0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x7A, 0x7B, 0xA6, 0xA7}) {
+            MAP1[op] = INV;
+        }
+        for (int op : new int[] {0x05, 0x06, 0x07, 0x08, 0x09, 0x0B, 0x30, 0x31, 0x32, 0x33, 0x34,
+            0x35, 0x37, 0x77, 0xA0, 0xA1, 0xA2, 0xA8, 0xA9, 0xAA}) {
+            MAP1[op] = 0;
+        }
+        for (int op = 0x20; op < 0x24; op++) {
+            MAP1[op] = M | NOREG;
+        }
+        for (int op = 0x80; op < 0x90; op++) {
+            MAP1[op] = IZ | REL;
+        }
+        for (int op = 0xC8; op < 0xD0; op++) {
+            MAP1[op] = 0;
+        }
+        for (int op : new int[] {0x70, 0x71, 0x72, 0x73, 0xA4, 0xAC, 0xBA, 0xC2, 0xC4, 0xC5, 0xC6}) {
+            MAP1[op] = M | IB;
+        }
+
+        PREFIX[0xF0] = Prefix.LOCK;
+        PREFIX[0xF2] = Prefix.REPNE;
+        PREFIX[0xF3] = Prefix.REP;
+        PREFIX[0x2E] = Prefix.CS;
+        PREFIX[0x36] = Prefix.SS;
+        PREFIX[0x3E] = Prefix.DS;
+        PREFIX[0x26] = Prefix.ES;
+        PREFIX[0x64] = Prefix.FS;
+        PREFIX[0x65] = Prefix.GS;
+        PREFIX[0x66] = Prefix.OPSIZE;
+        PREFIX[0x67] = Prefix.ADDRSIZE;
+    }
+
+    private Decoder() {}
+
+    /**
+     * Decodes the instruction at {@code code[offset]}, reading no byte at or beyond
+     * {@code limit}; {@code pc} is its address (only recorded, and named in errors).
+     */
+    public static Instruction decode(byte[] code, int offset, int limit, long pc) throws IsaException {
+        if (offset < 0 || offset >= limit || limit > code.length) {
+            throw new IsaException("no bytes to decode at 0x" + Long.toHexString(pc), pc);
+        }
+        final int end = Math.min(limit, offset + MAX_LENGTH);
+        int p = offset;
+        int prefixes = 0;
+        int b = at(code, p, end, limit, pc);
+        int bit;
+        while ((bit = PREFIX[b]) != 0) {
+            prefixes |= bit;
+            b = at(code, ++p, end, limit, pc);
+        }
+        if ((b & 0xF0) == 0x40) {
+            prefixes |= Prefix.REX | rexBits(b);
+            b = at(code, ++p, end, limit, pc);
+            if (PREFIX[b] != 0 || (b & 0xF0) == 0x40) {
+                throw refuse("REX prefix not immediately before the opcode", pc);
+            }
+        }
+
+        int map;
+        int opcode;
+        int flags;
+        if (b == 0x0F) {
+            b = at(code, ++p, end, limit, pc);
+            if (b == 0x38) {
+                map = 2;
+                opcode = at(code, ++p, end, limit, pc);
+                flags = M;
+            } else if (b == 0x3A) {
+                map = 3;
+                opcode = at(code, ++p, end, limit, pc);
+                flags = M | IB;
+            } else {
+                map = 1;
+                opcode = b;
+                flags = MAP1[b];
+                if (opcode == 0x78 && (prefixes & (Prefix.OPSIZE | Prefix.REPNE)) != 0) {
+                    flags = M | IW; // SSE4a extrq/insertq xmm, imm8, imm8
+                }
+            }
+            p++;
+        } else if (b == 0xC4 || b == 0xC5 || b == 0x62 || (b == 0x8F && isXop(code, p, end))) {
+            if ((prefixes & (Prefix.REX | Prefix.LOCK | Prefix.OPSIZE | Prefix.REP | Prefix.REPNE)) != 0) {
+                throw refuse("VEX/EVEX/XOP after a REX, LOCK, 66, F2 or F3 prefix", pc);
+            }
+            int p0 = at(code, p + 1, end, limit, pc);
+            if (b == 0xC5) {
+                prefixes |= Prefix.VEX | ((p0 & 0x80) == 0 ? Prefix.REX_R : 0);
+                map = 1;
+                p += 2;
+            } else {
+                int p1 = at(code, p + 2, end, limit, pc);
+                prefixes |= ((p0 & 0x80) == 0 ? Prefix.REX_R : 0) | ((p0 & 0x40) == 0 ? Prefix.REX_X : 0)
+                        | ((p0 & 0x20) == 0 ? Prefix.REX_B : 0) | ((p1 & 0x80) != 0 ? Prefix.REX_W : 0);
+                if (b == 0x62) {
+                    int p2 = at(code, p + 3, end, limit, pc);
+                    map = p0 & 7;
+                    if ((p0 & 0x08) != 0 || (p1 & 0x04) == 0 || !(map == 1 || map == 2 || map == 3 || map == 5 || map == 6)) {
+                        throw refuse("undefined EVEX encoding", pc);
+                    }
+                    prefixes |= Prefix.EVEX;
+                    p += 4;
+                } else if (b == 0xC4) {
+                    map = p0 & 0x1F;
+                    if (map < 1 || map > 3) {
+                        throw refuse("undefined VEX map " + map, pc);
+                    }
+                    prefixes |= Prefix.VEX;
+                    p += 3;
+                } else {
+                    map = p0 & 0x1F;
+                    if (map > 10) {
+                        throw refuse("undefined XOP map " + map, pc);
+                    }
+                    prefixes |= Prefix.XOP;
+                    p += 3;
+                }
+            }
+            opcode = at(code, p, end, limit, pc);
+            p++;
+            flags = extendedFlags(prefixes, map, opcode);
+        } else {
+            map = 0;
+            opcode = b;
+            flags = MAP0[b];
+            p++;
+        }
+        if ((flags & INV) != 0) {
+            throw refuse(map == 1 && (opcode == 0x0F || opcode == 0x0E) ? "3DNow! instruction"
+                    : "opcode invalid in 64-bit mode", pc);
+        }
+        if ((flags & REL) != 0 && (prefixes & (Prefix.OPSIZE | Prefix.REX_W)) == Prefix.OPSIZE) {
+            throw refuse("operand-size prefix on a branch (16-bit on AMD, ignored on Intel)", pc);
+        }
+
+        int modrmOffset = -1;
+        int dispOffset = -1;
+        int dispSize = 0;
+        boolean ripRelative = false;
+        int reg = -1;
+        int modrm = -1;
+        if ((flags & M) != 0) {
+            modrmOffset = p - offset;
+            modrm = at(code, p++, end, limit, pc);
+            int mod = modrm >>> 6;
+            int rm = modrm & 7;
+            reg = (modrm >>> 3) & 7;
+            if (mod != 3 && (flags & NOREG) == 0) {
+                if (rm == 4) {
+                    int sib = at(code, p++, end, limit, pc);
+                    if (mod == 0 && (sib & 7) == 5) {
+                        dispSize = 4;
+                    }
+                } else if (mod == 0 && rm == 5) {
+                    dispSize = 4;
+                    ripRelative = true;
+                }
+                if (mod == 1) {
+                    dispSize = 1;
+                } else if (mod == 2) {
+                    dispSize = 4;
+                }
+                if (dispSize > 0) {
+                    dispOffset = p - offset;
+                    p += dispSize;
+                }
+            }
+            if (map == 0) {
+                checkGroup(opcode, modrm, prefixes, pc);
+            }
+        }
+
+        int immSize = 0;
+        if ((flags & (IB | IW | IZ | IV | MOFFS | ENTER | GRP3)) != 0) {
+            boolean w = (prefixes & Prefix.REX_W) != 0;
+            boolean o16 = (prefixes & Prefix.OPSIZE) != 0;
+            if ((flags & IB) != 0) {
+                immSize = 1;
+            } else if ((flags & IW) != 0) {
+                immSize = 2;
+            } else if ((flags & IZ) != 0) {
+                immSize = o16 && !w ? 2 : 4;
+            } else if ((flags & IV) != 0) {
+                immSize = w ? 8 : o16 ? 2 : 4;
+            } else if ((flags & MOFFS) != 0) {
+                immSize = (prefixes & Prefix.ADDRSIZE) != 0 ? 4 : 8;
+            } else if ((flags & ENTER) != 0) {
+                immSize = 3;
+            } else if (reg <= 1) {
+                immSize = opcode == 0xF6 ? 1 : o16 && !w ? 2 : 4;
+            }
+        }
+        int immOffset = immSize > 0 ? p - offset : -1;
+        p += immSize;
+        int length = p - offset;
+        if (length > MAX_LENGTH) {
+            throw refuse("instruction longer than 15 bytes", pc);
+        }
+        if (p > limit) {
+            throw truncated(pc);
+        }
+        byte[] bytes = new byte[length];
+        System.arraycopy(code, offset, bytes, 0, length);
+        return new Instruction(pc, bytes, prefixes, map, opcode, modrmOffset, dispOffset, dispSize,
+                immOffset, immSize, ripRelative, kind(prefixes, map, opcode, modrm));
+    }
+
+    /** The length of the instruction at {@code code[offset]}, without building it. */
+    public static int length(byte[] code, int offset, int limit, long pc) throws IsaException {
+        return decode(code, offset, limit, pc).length();
+    }
+
+    private static int extendedFlags(int prefixes, int map, int opcode) {
+        if ((prefixes & Prefix.XOP) != 0) {
+            return map == 8 ? M | IB : map == 10 ? M | IZ : map == 9 ? M : INV;
+        }
+        switch (map) {
+            case 1:
+                if (opcode == 0x77 && (prefixes & Prefix.VEX) != 0) {
+                    return 0; // vzeroupper / vzeroall
+                }
+                return (opcode >= 0x70 && opcode <= 0x73) || opcode == 0xC2 || (opcode >= 0xC4 && opcode <= 0xC6)
+                        ? M | IB : M;
+            case 3:
+                return M | IB;
+            default:
+                return M;
+        }
+    }
+
+    /** Group members that are undefined (the CPU raises #UD; objdump prints (bad)). */
+    private static void checkGroup(int opcode, int modrm, int prefixes, long pc) throws IsaException {
+        int reg = (modrm >>> 3) & 7;
+        boolean mem = (modrm >>> 6) != 3;
+        boolean bad = switch (opcode) {
+            case 0x8D -> !mem;                        // lea needs memory
+            case 0x8F -> reg != 0;                    // pop r/m (XOP is handled before)
+            case 0xC6, 0xC7 -> reg != 0 && modrm != 0xF8; // mov / xabort, xbegin
+            case 0xFE -> reg > 1;
+            case 0xFF -> reg == 7 || (!mem && (reg == 3 || reg == 5));
+            default -> false;
+        };
+        if (bad) {
+            throw refuse("undefined member /" + reg + " of opcode group " + Integer.toHexString(opcode), pc);
+        }
+    }
+
+    private static Kind kind(int prefixes, int map, int opcode, int modrm) {
+        if ((prefixes & (Prefix.VEX | Prefix.EVEX | Prefix.XOP)) != 0) {
+            return Kind.OTHER;
+        }
+        if (map == 0) {
+            if (opcode >= 0x70 && opcode <= 0x7F) {
+                return Kind.JCC;
+            }
+            if (opcode >= 0x50 && opcode <= 0x57) {
+                return Kind.PUSH;
+            }
+            switch (opcode) {
+                case 0xC3: return Kind.RET;
+                case 0xC2: return Kind.RET_IMM;
+                case 0xE9, 0xEB: return Kind.JMP_REL;
+                case 0xE8: return Kind.CALL_REL;
+                case 0xE0, 0xE1, 0xE2: return Kind.LOOP;
+                case 0xE3: return Kind.JRCXZ;
+                case 0xCC: return Kind.INT3;
+                case 0xF4: return Kind.HLT;
+                case 0x90:
+                    return (prefixes & (Prefix.REX_B | Prefix.REP)) == 0 ? Kind.NOP : Kind.OTHER;
+                case 0xFF: {
+                    int reg = (modrm >>> 3) & 7;
+                    return reg == 2 ? Kind.CALL_INDIRECT : reg == 4 ? Kind.JMP_INDIRECT : Kind.OTHER;
+                }
+                default: return Kind.OTHER;
+            }
+        }
+        if (map == 1) {
+            if (opcode >= 0x80 && opcode <= 0x8F) {
+                return Kind.JCC;
+            }
+            switch (opcode) {
+                case 0x05: return Kind.SYSCALL;
+                case 0x0B, 0xB9, 0xFF: return Kind.ILLEGAL;
+                case 0x1F: return ((modrm >>> 3) & 7) == 0 ? Kind.NOP : Kind.OTHER;
+                case 0x1E:
+                    return (prefixes & Prefix.REP) != 0 && (modrm == 0xFA || modrm == 0xFB) ? Kind.NOP : Kind.OTHER;
+                default: return Kind.OTHER;
+            }
+        }
+        return Kind.OTHER;
+    }
+
+    private static boolean isXop(byte[] code, int p, int end) {
+        return p + 1 < end && (code[p + 1] & 0x1F) >= 8;
+    }
+
+    private static int rexBits(int rex) {
+        return ((rex & 8) != 0 ? Prefix.REX_W : 0) | ((rex & 4) != 0 ? Prefix.REX_R : 0)
+                | ((rex & 2) != 0 ? Prefix.REX_X : 0) | ((rex & 1) != 0 ? Prefix.REX_B : 0);
+    }
+
+    private static int at(byte[] code, int p, int end, int limit, long pc) throws IsaException {
+        if (p >= end) {
+            throw p >= limit ? truncated(pc) : refuse("instruction longer than 15 bytes", pc);
+        }
+        return code[p] & 0xFF;
+    }
+
+    private static IsaException truncated(long pc) {
+        return new IsaException("truncated instruction at 0x" + Long.toHexString(pc), pc);
+    }
+
+    private static IsaException refuse(String why, long pc) {
+        return new IsaException(why + " at 0x" + Long.toHexString(pc), pc);
+    }
+}
