@@ -176,7 +176,7 @@ public final class Decoder {
         if ((b & 0xF0) == 0x40) {
             prefixes |= Prefix.REX | rexBits(b);
             b = at(code, ++p, end, limit, pc);
-            if (PREFIX[b] != 0 || (b & 0xF0) == 0x40) {
+            if (PREFIX[b] != 0 || (b & 0xF0) == 0x40 || b == 0x9B) {
                 throw refuse("REX prefix not immediately before the opcode", pc);
             }
         }

@@ -17,9 +17,11 @@
  * function (a tail call); and an indirect jmp that is not a jump-table dispatch. A dispatch is
  * recognised as gcc and clang emit it: a memory operand with an index register
  * (jmp *tbl(,%rax,8)), the CET "notrack" (3E) prefix, or jmp *%reg shortly after a load or add
- * with an indexed memory operand (movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax).
+ * with an indexed memory operand (movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax), or any
+ * jmp *%reg in a function that takes the address of its own code (lea label(%rip) into the
+ * function: computed goto, gcc's &&label).
  * Conditional branches out of the function (gcc's conditional tail calls) are not return sites,
- * as in DTrace.
+ * as in DTrace. A refused analysis lists the instructions decoded so far and no return sites.
  */
 package org.jdtrace.isa.amd64.internal;
 
@@ -67,6 +69,11 @@ public final class FunctionAnalyzer {
             insns.add(insn);
             off += insn.length();
         }
+        boolean internalLabels = false;
+        for (Instruction insn : insns) {
+            long t = insn.ripRelative() ? target(insn) : Long.MIN_VALUE;
+            internalLabels |= t > start && t < start + size && insn.map() == 0 && insn.opcode() == 0x8D;
+        }
         String refusal = null;
         for (int i = 0; i < insns.size() && refusal == null; i++) {
             Instruction insn = insns.get(i);
@@ -77,7 +84,7 @@ public final class FunctionAnalyzer {
                         + " into the middle of an instruction or data at +0x" + Long.toHexString(target - start);
             } else if (displacement.apply(insn) == Displacement.REFUSE) {
                 refusal = "instruction at +0x" + Integer.toHexString(at) + " can be neither emulated nor run out of line";
-            } else if (isReturn(insns, i, start, size)) {
+            } else if (isReturn(insns, i, start, size, internalLabels)) {
                 returns.add(at);
             }
         }
@@ -85,7 +92,7 @@ public final class FunctionAnalyzer {
                 refusal);
     }
 
-    private static boolean isReturn(List<Instruction> insns, int i, long start, int size) {
+    private static boolean isReturn(List<Instruction> insns, int i, long start, int size, boolean internalLabels) {
         Instruction insn = insns.get(i);
         switch (insn.kind()) {
             case RET, RET_IMM:
@@ -95,7 +102,7 @@ public final class FunctionAnalyzer {
                 return t < start || t >= start + size;
             }
             case JMP_INDIRECT:
-                return !isTableDispatch(insns, i);
+                return !(internalLabels && isRegisterOperand(insn)) && !isTableDispatch(insns, i);
             default:
                 return false;
         }

@@ -1,0 +1,304 @@
+/*
+ * One consumer (dtrace_hdl_t plus its dtrace_state_t): the life cycle of dtrace(1M) over the
+ * framework (probes, ECBs) and a DSession (the D half: compiling, buffers, printing).
+ *
+ *   exec    every statement's descriptions are provided and matched; one that matches nothing
+ *           fails as dtrace does, unless zdefs is set; then each statement becomes a retained
+ *           enabling, its ECBs created but not yet installed on their probes.
+ *   go      the session begins, BEGIN fires for this consumer only, on the calling thread,
+ *           before anything else; then, unless exit() ran in BEGIN, every ECB is installed
+ *           (providers enabled): tracing runs.
+ *   work    waits until exit() ran, stop() was asked, a failure happened, or one switchrate
+ *           period passed, polling every 5 ms so that `BEGIN { exit(0); }` ends at once; then
+ *           drains; at the end it uninstalls every ECB, fires END (nothing else fires after
+ *           it), lets the session print the rest (DSession.end) and returns DONE.
+ *   close   releases every enabling and ECB, however the run ended (idempotent).
+ *
+ * Threads: one thread drives the consumer; stop() may come from any thread (Ctrl-C).
+ */
+package org.jdtrace.core.consumer;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.jdtrace.consumer.Consumer;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.consumer.ProbeInfo;
+import org.jdtrace.consumer.Program;
+import org.jdtrace.core.context.JvmProbeContext;
+import org.jdtrace.core.engine.DProgram;
+import org.jdtrace.core.engine.DSession;
+import org.jdtrace.core.engine.Statement;
+import org.jdtrace.core.provider.DTraceFramework;
+import org.jdtrace.core.providers.dtrace.DTraceProvider;
+import org.jdtrace.core.time.Rates;
+import org.jdtrace.spi.ArgDesc;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeDescription;
+
+final class ConsumerImpl implements Consumer {
+
+    static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    static final long DEFAULT_SWITCHRATE_NANOS = Rates.NANOS_PER_SEC;
+
+    private final DTraceFramework framework;
+    private final DSession session;
+    private final ConsumerState state;
+    private final Runnable onClose;
+    private volatile boolean stopRequested;
+    private volatile Thread waiter;
+    private boolean started;
+    private boolean finished;
+    private boolean closed;
+    private Probe endProbe;
+
+    ConsumerImpl(DTraceFramework framework, DSession session, Runnable onClose) {
+        this.framework = framework;
+        this.session = session;
+        this.onClose = onClose;
+        this.state = new ConsumerState(framework, session, this::wake);
+    }
+
+    @Override
+    public void setOption(String name, String value) throws DTraceException {
+        session.setOption(name, value);
+    }
+
+    @Override
+    public String getOption(String name) {
+        return session.getOption(name);
+    }
+
+    @Override
+    public Program compile(String source, String sourceName, List<String> macroArgs) throws DTraceException {
+        return session.compile(source, sourceName, macroArgs);
+    }
+
+    @Override
+    public Program compileDescription(DescriptionKind kind, String description) throws DTraceException {
+        return session.compileDescriptions(List.of(fullDescription(kind, description)));
+    }
+
+    /** -P/-m/-f/-n/-i text as a p:m:f:n description (the part named by the option is the last one given). */
+    String fullDescription(DescriptionKind kind, String d) throws DTraceException {
+        if (kind == DescriptionKind.ID) {
+            Probe p;
+            try {
+                p = framework.byId(Integer.parseInt(d.trim()));
+            } catch (NumberFormatException e) {
+                p = null;
+            }
+            if (p == null) {
+                throw new DTraceException("invalid probe specifier " + d + ": probe ID " + d + " does not exist");
+            }
+            return p.description().toString();
+        }
+        String pad = switch (kind) {
+            case PROVIDER -> ":::";
+            case MODULE -> "::";
+            case FUNCTION -> ":";
+            default -> "";
+        };
+        try {
+            return ProbeDescription.parse(d + pad).toString();
+        } catch (IllegalArgumentException e) {
+            throw new DTraceException("invalid probe specifier " + d + ": too many :'s");
+        }
+    }
+
+    private static DProgram dprogram(Program program) throws DTraceException {
+        if (program instanceof DProgram dp) {
+            return dp;
+        }
+        throw new DTraceException("program was not compiled by this consumer");
+    }
+
+    /** -Z: a boolean option is set when it has a value that is not one of the words for "off". */
+    private boolean zdefs() {
+        String v = session.getOption("zdefs");
+        if (v == null) {
+            return false;
+        }
+        return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "0", "no", "off", "false", "unset", "disable", "disabled" -> false;
+            default -> true;
+        };
+    }
+
+    @Override
+    public int exec(Program program) throws DTraceException {
+        checkOpen();
+        DProgram dp = dprogram(program);
+        boolean zdefs = zdefs();
+        for (Statement st : dp.statements()) {
+            for (ProbeDescription d : st.descriptions()) {
+                if (framework.match(d).isEmpty() && !zdefs) {
+                    throw new DTraceException("invalid probe specifier " + st.source()
+                            + ": probe description " + d + " does not match any probes");
+                }
+            }
+        }
+        int n = 0;
+        for (Statement st : dp.statements()) {
+            n += framework.enable(state, st, false);
+        }
+        return n;
+    }
+
+    @Override
+    public List<ProbeInfo> list(Program program) throws DTraceException {
+        checkOpen();
+        TreeMap<Integer, Probe> found = new TreeMap<>();
+        for (Statement st : dprogram(program).statements()) {
+            for (ProbeDescription d : st.descriptions()) {
+                for (Probe p : framework.match(d)) {
+                    found.put(p.id(), p);
+                }
+            }
+        }
+        List<ProbeInfo> out = new ArrayList<>();
+        for (Probe p : found.values()) {
+            List<String> args = new ArrayList<>();
+            for (ArgDesc a : framework.argDescs(p)) {
+                args.add(a.nativeType());
+            }
+            out.add(new ProbeInfo(p.id(), p.provider(), p.module(), p.function(), p.name(), List.copyOf(args)));
+        }
+        return out;
+    }
+
+    @Override
+    public void go(PrintStream out, PrintStream err) throws DTraceException {
+        checkOpen();
+        if (started) {
+            throw new DTraceException("tracing is already started");
+        }
+        started = true;
+        session.begin(out, err);
+        state.setErrorProbe(dtraceProbe(DTraceProvider.ERROR));
+        endProbe = dtraceProbe(DTraceProvider.END);
+        Probe begin = dtraceProbe(DTraceProvider.BEGIN);
+        if (begin != null) {
+            state.fireOwn(begin, JvmProbeContext.current().clear());
+        }
+        if (!ending() && state.failure() == null) {
+            framework.activate(state);
+        }
+    }
+
+    private Probe dtraceProbe(String name) {
+        return framework.lookup(DTraceProvider.NAME, "", "", name);
+    }
+
+    private boolean ending() {
+        return stopRequested || session.exitRequested();
+    }
+
+    @Override
+    public Status work() throws DTraceException {
+        checkOpen();
+        if (!started) {
+            throw new DTraceException("tracing is not started");
+        }
+        if (finished) {
+            return Status.DONE;
+        }
+        try {
+            if (!ending()) {
+                waitForEvent(switchrateNanos());
+            }
+            Throwable failure = state.failure();
+            if (failure != null) {
+                finished = true;
+                framework.deactivate(state);
+                throw new DTraceException("internal error in probe context: " + failure);
+            }
+            if (ending()) {
+                framework.deactivate(state);
+                if (endProbe != null) {
+                    state.fireOwn(endProbe, JvmProbeContext.current().clear());
+                }
+                finished = true;
+                session.end();
+                return Status.DONE;
+            }
+            session.drain();
+            return Status.OK;
+        } catch (RuntimeException e) {
+            finished = true;
+            framework.deactivate(state);
+            throw new DTraceException("internal error: " + e);
+        }
+    }
+
+    private long switchrateNanos() {
+        String v = session.getOption("switchrate");
+        if (v == null || v.isEmpty()) {
+            return DEFAULT_SWITCHRATE_NANOS;
+        }
+        long n = Rates.intervalNanos(v.trim(), Rates.Bare.NANOSECONDS);
+        return n > 0 ? n : DEFAULT_SWITCHRATE_NANOS;
+    }
+
+    private void waitForEvent(long periodNanos) {
+        waiter = Thread.currentThread();
+        try {
+            long deadline = System.nanoTime() + periodNanos;
+            while (!ending() && state.failure() == null) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                LockSupport.parkNanos(this, Math.min(left, POLL_NANOS));
+            }
+        } finally {
+            waiter = null;
+        }
+    }
+
+    private void wake() {
+        Thread t = waiter;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void stop() {
+        stopRequested = true;
+        wake();
+    }
+
+    @Override
+    public int exitStatus() {
+        return session.exitStatus();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            framework.release(state);
+        } finally {
+            onClose.run();
+        }
+    }
+
+    private void checkOpen() throws DTraceException {
+        if (closed) {
+            throw new DTraceException("consumer is closed");
+        }
+    }
+
+    ConsumerState state() {
+        return state;
+    }
+}

@@ -1,0 +1,44 @@
+/*
+ * A consumer's framework-side state: its ECBs and what their faults and failures do. Faults go
+ * to the consumer's DSession (the D half prints dtrace's "error on enabled probe ID ..." when no
+ * ERROR clause says otherwise); a failure (a body throwing a non-fault) disables every ECB of
+ * the consumer on the framework's housekeeping thread and wakes the consumer, whose next
+ * work() reports it.
+ */
+package org.jdtrace.core.consumer;
+
+import org.jdtrace.core.ecb.Ecb;
+import org.jdtrace.core.ecb.EcbOwner;
+import org.jdtrace.core.engine.DFault;
+import org.jdtrace.core.engine.DSession;
+import org.jdtrace.core.provider.DTraceFramework;
+import org.jdtrace.spi.Probe;
+
+final class ConsumerState extends EcbOwner {
+
+    private final DTraceFramework framework;
+    private final DSession session;
+    private final Runnable wake;
+
+    ConsumerState(DTraceFramework framework, DSession session, Runnable wake) {
+        this.framework = framework;
+        this.session = session;
+        this.wake = wake;
+    }
+
+    @Override
+    protected void report(int epid, Probe probe, DFault fault) {
+        session.fault(epid, probe, fault);
+    }
+
+    @Override
+    protected void created(Ecb ecb) {
+        session.ecbCreated(ecb.epid(), ecb.probe(), ecb.statement());
+    }
+
+    @Override
+    protected void onFailure(Throwable t) {
+        framework.deactivateAsync(this);
+        wake.run();
+    }
+}

@@ -1,0 +1,76 @@
+/*
+ * DCompiler: the D compiler of a session (dtrace_program_strcompile and dt_compile): source text
+ * through the front end (lexer, parser, type checker: DFrontEnd.check), the program's pragmas
+ * applied to the session's options, every clause lowered to Ir (ClauseLowering) and generated to
+ * an EcbBody (ClauseCompiler), one Statement per clause in source order.
+ *
+ * Macro variables: macroArgs are $0..$n as dtrace(1M) passes them ($0 the script, or "dtrace"
+ * for -n/-P programs); $target is the session's "target" option, which dtrace(1M) sets to the
+ * pid of the first -c/-p process before it compiles anything (0 without one); option defaultargs
+ * makes undefined positional macros empty. A program is a script file (where a clause needs a
+ * predicate or actions) when its $0 is its source name, as dtrace(1M)'s -s passes it.
+ *
+ * Errors are the front end's DTraceException (message, D_* tag, line), which dtrace(1M) words
+ * as "failed to compile script x.d: [TAG] line N: ...". Stateless apart from the session.
+ */
+package org.jdtrace.core.d;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.core.d.ast.Clause;
+import org.jdtrace.core.d.ast.Pragma;
+import org.jdtrace.core.d.ast.ProbeSpec;
+import org.jdtrace.core.d.lex.Macros;
+import org.jdtrace.core.d.lower.ClauseLowering;
+import org.jdtrace.core.d.rt.Options;
+import org.jdtrace.core.d.sema.CheckedProgram;
+import org.jdtrace.core.d.sema.DFrontEnd;
+import org.jdtrace.core.engine.DProgram;
+import org.jdtrace.core.engine.EcbBody;
+import org.jdtrace.core.engine.Statement;
+
+public final class DCompiler implements FrontEnd {
+
+    @Override
+    public DProgram compile(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
+            throws DTraceException {
+        Options options = session.state().options;
+        CheckedProgram program = DFrontEnd.check(source, sourceName, macros(options, sourceName, macroArgs),
+                isScript(sourceName, macroArgs));
+        applyPragmas(session, program);
+        ClauseLowering lowering = new ClauseLowering(session.state());
+        List<Statement> statements = new ArrayList<>();
+        for (Clause c : program.clauses()) {
+            EcbBody body = session.compileClause(lowering.lower(c));
+            statements.add(new Statement(c.probes().stream().map(ProbeSpec::description).toList(), c.source(), body));
+        }
+        return session.program(statements, program.options());
+    }
+
+    static boolean isScript(String sourceName, List<String> macroArgs) {
+        return macroArgs != null && !macroArgs.isEmpty() && macroArgs.get(0).equals(sourceName);
+    }
+
+    static Macros macros(Options options, String sourceName, List<String> macroArgs) {
+        List<String> positional = macroArgs == null || macroArgs.isEmpty() ? List.of(sourceName) : macroArgs;
+        Macros base = Macros.of(sourceName, List.of());
+        String target = options.isSet("target") ? Long.toString(options.get("target")) : "0";
+        return new Macros(positional, base.named(), options.isSet("defaultargs")).withNamed("target", target);
+    }
+
+    /** #pragma D option name[=value], in order, worded as dtrace words a bad one, at its line. */
+    private static void applyPragmas(DSessionImpl session, CheckedProgram program) throws DTraceException {
+        for (Pragma p : program.script().pragmas()) {
+            String[] nv = p.option();
+            if (nv == null) continue;
+            try {
+                session.setOption(nv[0], nv[1]);
+            } catch (DTraceException e) {
+                throw new DTraceException("failed to set option '" + nv[0] + "'"
+                        + (nv[1] == null ? "" : " to '" + nv[1] + "'") + ": " + e.getMessage(), "D_PRAGMA_OPTSET",
+                        p.line());
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+/*
+ * Rt: the static helpers generated clauses call for everything that is not a few bytecodes
+ * (the DTrace VM's subroutine and variable instructions): checked division, variable storage,
+ * records. Public because hidden classes in this package link to it.
+ */
+package org.jdtrace.core.d.codegen;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import org.jdtrace.core.d.print.PrintfFormat;
+import org.jdtrace.core.d.rt.DState;
+import org.jdtrace.core.d.rt.DThread;
+import org.jdtrace.core.d.rt.Datum;
+import org.jdtrace.core.d.rt.Tuple;
+import org.jdtrace.core.engine.DFault;
+import org.jdtrace.spi.FaultException;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
+
+public final class Rt {
+
+    private Rt() {}
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    /** After exit(), only dtrace:::END and dtrace:::ERROR still run clauses (DTrace's draining). */
+    public static boolean skip(DState st, Probe p) {
+        if (!st.exitRequested()) return false;
+        if (!"dtrace".equals(p.provider())) return true;
+        String n = p.name();
+        if ("END".equals(n)) {
+            st.ending(true); // exit() in END still sets the status
+            return false;
+        }
+        return !"ERROR".equals(n);
+    }
+
+    /** A fault of the probe context (copyin of a bad address...) at action {@code action}. */
+    public static DFault fault(FaultException f, int action) {
+        return new DFault(f.kind(), f.address(), action, -1);
+    }
+
+    public static long div(long a, long b, int action, int offset) {
+        if (b == 0) throw new DFault(FaultException.Kind.DIVZERO, 0, action, offset);
+        return a / b;
+    }
+
+    public static long udiv(long a, long b, int action, int offset) {
+        if (b == 0) throw new DFault(FaultException.Kind.DIVZERO, 0, action, offset);
+        return Long.divideUnsigned(a, b);
+    }
+
+    public static long mod(long a, long b, int action, int offset) {
+        if (b == 0) throw new DFault(FaultException.Kind.DIVZERO, 0, action, offset);
+        return a % b;
+    }
+
+    public static long umod(long a, long b, int action, int offset) {
+        if (b == 0) throw new DFault(FaultException.Kind.DIVZERO, 0, action, offset);
+        return Long.remainderUnsigned(a, b);
+    }
+
+    public static long walltimestamp() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    public static long vtimestamp() {
+        return THREADS.getCurrentThreadCpuTime();
+    }
+
+    public static String str(DState st, String s) {
+        if (s == null) return "";
+        int max = st.options.strsize() - 1;
+        return s.length() > max ? s.substring(0, Math.max(0, max)) : s;
+    }
+
+    // ---- globals
+
+    public static long getLong(DState st, int slot) {
+        return st.longs[slot];
+    }
+
+    public static long putLong(DState st, int slot, long v) {
+        st.longs[slot] = v;
+        return v;
+    }
+
+    public static String getStr(DState st, int slot) {
+        String s = st.strings[slot];
+        return s == null ? "" : s;
+    }
+
+    public static String putStr(DState st, int slot, String v) {
+        v = str(st, v);
+        st.strings[slot] = v;
+        return v;
+    }
+
+    // ---- self->
+
+    public static long tlsLong(DState st, ProbeContext ctx, int slot) {
+        return st.tlsGet(ctx.tid(), slot) instanceof Long l ? l : 0;
+    }
+
+    public static long tlsPutLong(DState st, ProbeContext ctx, int slot, long v) {
+        st.tlsPut(ctx.tid(), slot, v);
+        return v;
+    }
+
+    public static String tlsStr(DState st, ProbeContext ctx, int slot) {
+        return st.tlsGet(ctx.tid(), slot) instanceof String s ? s : "";
+    }
+
+    public static String tlsPutStr(DState st, ProbeContext ctx, int slot, String v) {
+        v = str(st, v);
+        st.tlsPut(ctx.tid(), slot, v);
+        return v;
+    }
+
+    // ---- associative arrays
+
+    public static long assocLong(DState st, int slot, Object[] key) {
+        return st.assocGet(slot, new Tuple(key)) instanceof Long l ? l : 0;
+    }
+
+    public static long assocPutLong(DState st, int slot, Object[] key, long v) {
+        st.assocPut(slot, new Tuple(key), v);
+        return v;
+    }
+
+    public static String assocStr(DState st, int slot, Object[] key) {
+        return st.assocGet(slot, new Tuple(key)) instanceof String s ? s : "";
+    }
+
+    public static String assocPutStr(DState st, int slot, Object[] key, String v) {
+        v = str(st, v);
+        st.assocPut(slot, new Tuple(key), v);
+        return v;
+    }
+
+    public static Tuple tuple(Object[] key) {
+        return new Tuple(key);
+    }
+
+    // ---- records
+
+    public static void traceLong(DThread t, long v, int width) {
+        t.add(new Datum.TraceInt(v, width));
+    }
+
+    public static void traceStr(DThread t, DState st, String s) {
+        t.add(new Datum.TraceStr(str(st, s), st.options.strsize()));
+    }
+
+    public static void printf(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        int bytes = 0;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i] instanceof String s) {
+                args[i] = str(st, s);
+                bytes += st.options.strsize();
+            } else {
+                bytes += 8;
+            }
+        }
+        t.add(new Datum.Printf(f, args, widths, bytes));
+    }
+
+    public static void record(DThread t, Datum d) {
+        t.add(d);
+    }
+
+    public static void trunc(DThread t, org.jdtrace.core.d.rt.Aggregation a, long keep) {
+        t.add(new Datum.Trunc(a, keep, false));
+    }
+
+    public static void exit(DThread t, DState st, long status) {
+        st.exit((int) status);
+        t.add(new Datum.Exit((int) status));
+    }
+
+    public static int strcmp(String a, String b) {
+        return a.compareTo(b);
+    }
+}

@@ -1,0 +1,129 @@
+/*
+ * Subr: D's string and integer subroutines (DIF_SUBR_*) as static methods named as in D, called
+ * by generated clauses. Strings are never null; results longer than strsize are cut when stored
+ * or recorded.
+ */
+package org.jdtrace.core.d.codegen;
+
+import java.util.Locale;
+import org.jdtrace.spi.ProbeContext;
+
+public final class Subr {
+
+    private Subr() {}
+
+    public static long strlen(String s) { return s.length(); }
+
+    public static String strjoin(String a, String b) { return a + b; }
+
+    public static String substr(String s, long index) { return substr(s, index, Integer.MAX_VALUE); }
+
+    public static String substr(String s, long index, long len) {
+        long n = s.length();
+        if (index < 0) index = Math.max(0, n + index);
+        if (index > n) return "";
+        long end = len < 0 ? Math.max(index, n + len) : Math.min(n, index + len);
+        return end <= index ? "" : s.substring((int) index, (int) end);
+    }
+
+    public static long index(String s, String t) { return s.indexOf(t); }
+
+    public static long index(String s, String t, long from) { return s.indexOf(t, (int) Math.max(0, from)); }
+
+    public static long rindex(String s, String t) { return s.lastIndexOf(t); }
+
+    public static long rindex(String s, String t, long from) { return s.lastIndexOf(t, (int) from); }
+
+    public static String strstr(String s, String t) {
+        int i = s.indexOf(t);
+        return i < 0 ? "" : s.substring(i);
+    }
+
+    public static String strchr(String s, long c) {
+        int i = s.indexOf((char) c);
+        return i < 0 ? "" : s.substring(i);
+    }
+
+    public static String strrchr(String s, long c) {
+        int i = s.lastIndexOf((char) c);
+        return i < 0 ? "" : s.substring(i);
+    }
+
+    public static String lltostr(long v) { return Long.toString(v); }
+
+    public static String lltostr(long v, long base) { return Long.toString(v, (int) base); }
+
+    public static long strtoll(String s) { return strtoll(s, 10); }
+
+    public static long strtoll(String s, long base) {
+        try {
+            return Long.parseLong(s.trim(), (int) base);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    public static String toupper(String s) { return s.toUpperCase(Locale.ROOT); }
+
+    public static String tolower(String s) { return s.toLowerCase(Locale.ROOT); }
+
+    public static String basename(String s) {
+        String t = s;
+        while (t.length() > 1 && t.endsWith("/")) t = t.substring(0, t.length() - 1);
+        if (t.equals("/")) return "/";
+        int i = t.lastIndexOf('/');
+        return i < 0 ? (t.isEmpty() ? "." : t) : t.substring(i + 1);
+    }
+
+    public static String dirname(String s) {
+        String t = s;
+        while (t.length() > 1 && t.endsWith("/")) t = t.substring(0, t.length() - 1);
+        int i = t.lastIndexOf('/');
+        if (i < 0) return ".";
+        if (i == 0) return "/";
+        String d = t.substring(0, i);
+        while (d.length() > 1 && d.endsWith("/")) d = d.substring(0, d.length() - 1);
+        return d;
+    }
+
+    public static long htons(long v) { return Short.reverseBytes((short) v) & 0xffffL; }
+
+    public static long ntohs(long v) { return htons(v); }
+
+    public static long htonl(long v) { return Integer.reverseBytes((int) v) & 0xffffffffL; }
+
+    public static long ntohl(long v) { return htonl(v); }
+
+    public static long htonll(long v) { return Long.reverseBytes(v); }
+
+    public static long ntohll(long v) { return htonll(v); }
+
+    public static long rand() { return java.util.concurrent.ThreadLocalRandom.current().nextInt() & 0xffffffffL; }
+
+    public static String copyinstr(ProbeContext ctx, long addr) { return ctx.copyinstr(addr, 256); }
+
+    public static String copyinstr(ProbeContext ctx, long addr, long max) { return ctx.copyinstr(addr, (int) max); }
+
+    public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
+
+    public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
+
+    public static long ustackdepth(ProbeContext ctx) { return ctx.ustack(Integer.MAX_VALUE).length; }
+
+    // the comma operator: both operands evaluated, the right one's value
+    public static long seq(long a, long b) { return b; }
+
+    public static String seq(long a, String b) { return b; }
+
+    public static long seq(String a, long b) { return b; }
+
+    public static String seq(String a, String b) { return b; }
+
+    /** Subroutines that take the probe context as a hidden first argument. */
+    static boolean needsContext(String name) {
+        return switch (name) {
+            case "copyinstr", "uregs", "ucaller", "ustackdepth" -> true;
+            default -> false;
+        };
+    }
+}

@@ -1,0 +1,220 @@
+/*
+ * ClauseLowering: one checked clause (predicate and statements) as an Ir.Clause, the statement
+ * half of dt_cg.c / dt_stmt: each D statement becomes one action (trace, printf, printa, exit,
+ * clear, trunc, an aggregation, or an expression evaluated for its effect), in source order, so
+ * action numbers in fault reports are dtrace's ("in action #2").
+ *
+ * Aggregations are created in the consumer's DState on first lowering, with the key widths and
+ * lquantize() parameters of their first use; later clauses and later programs of the same
+ * consumer share them by name, as dtrace's aggregation identifiers are shared.
+ *
+ * A clause records (writes a principal-buffer record, and so prints its CPU/ID/FUNCTION:NAME
+ * line when not quiet) unless every statement only aggregates: dtrace gives an ECB whose
+ * actions store no data no record, and gives the default action to a clause without actions.
+ */
+package org.jdtrace.core.d.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.core.d.ast.Clause;
+import org.jdtrace.core.d.ast.DFunction;
+import org.jdtrace.core.d.ast.DType;
+import org.jdtrace.core.d.ast.Expr;
+import org.jdtrace.core.d.ast.Stmt;
+import org.jdtrace.core.d.ast.Variable;
+import org.jdtrace.core.d.codegen.Ir;
+import org.jdtrace.core.d.codegen.Ir.VKind;
+import org.jdtrace.core.d.print.PrintfFormat;
+import org.jdtrace.core.d.rt.AggKind;
+import org.jdtrace.core.d.rt.Aggregation;
+import org.jdtrace.core.d.rt.DState;
+import org.jdtrace.core.d.sema.ConstFold;
+
+public final class ClauseLowering {
+
+    private final DState state;
+    private final ExprLowering exprs;
+
+    public ClauseLowering(DState state) {
+        this.state = state;
+        this.exprs = new ExprLowering(state);
+    }
+
+    /** Lowers one clause of a program that DFrontEnd.check accepted. */
+    public Ir.Clause lower(Clause c) throws DTraceException {
+        Ir.Expr pred = c.predicate() == null ? null : exprs.lower(c.predicate());
+        if (c.body() == null) {
+            return new Ir.Clause(pred, List.of(), true);
+        }
+        List<Ir.Stmt> body = statements(c.body());
+        return new Ir.Clause(pred, body, body.isEmpty() || records(body));
+    }
+
+    private static boolean records(List<Ir.Stmt> body) {
+        for (Ir.Stmt s : body) {
+            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise()) : !(s instanceof Ir.Aggregate)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Ir.Stmt> statements(List<Stmt> body) throws DTraceException {
+        List<Ir.Stmt> out = new ArrayList<>();
+        for (Stmt s : body) {
+            switch (s) {
+                case Stmt.ExprStmt es -> out.add(statement(es.expr()));
+                case Stmt.Empty e -> { }
+                case Stmt.If i -> out.add(new Ir.If(exprs.lower(i.cond()), statements(i.then()),
+                        statements(i.otherwise())));
+            }
+        }
+        return out;
+    }
+
+    private Ir.Stmt statement(Expr e) throws DTraceException {
+        if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef ar) {
+            return aggregate(ar, (Expr.Call) a.value);
+        }
+        if (e instanceof Expr.Call c && c.function != null && c.function.isAction()) {
+            return action(c);
+        }
+        return new Ir.Eval(exprs.lower(e));
+    }
+
+    // ---- actions ------------------------------------------------------------------------------
+
+    private Ir.Stmt action(Expr.Call c) throws DTraceException {
+        List<Expr> args = c.args;
+        return switch (c.function) {
+            case TRACE -> {
+                Expr v = args.get(0);
+                yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
+                        : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type));
+            }
+            case PRINTF -> printf(c);
+            case PRINTA -> printa(c);
+            case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case CLEAR -> new Ir.Clear(aggregationOf(args.get(0)));
+            case TRUNC -> new Ir.Trunc(aggregationOf(args.get(0)), args.size() > 1 ? exprs.integer(args.get(1)) : null);
+            default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
+        };
+    }
+
+    private static PrintfFormat format(Expr.Call c) throws DTraceException {
+        String text = ((Expr.StrLit) c.args.get(0)).value;
+        try {
+            return PrintfFormat.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new DTraceException(c.function.dname + "( ) " + e.getMessage(), "D_PRINTF_FMT", c.line);
+        }
+    }
+
+    private Ir.Stmt printf(Expr.Call c) throws DTraceException {
+        PrintfFormat fmt = format(c);
+        List<Expr> args = c.args.subList(1, c.args.size());
+        // which conversion each argument feeds: '*' arguments are integers, %s takes a string
+        char[] conv = new char[args.size()];
+        int next = 0;
+        for (PrintfFormat.Conversion k : fmt.conversions()) {
+            for (int i = 0; i < k.argCount() && next < conv.length; i++, next++) {
+                conv[next] = i == k.argCount() - 1 ? k.conv() : 'd';
+            }
+        }
+        List<Ir.Expr> values = new ArrayList<>();
+        int[] widths = new int[args.size()];
+        for (int i = 0; i < args.size(); i++) {
+            Expr a = args.get(i);
+            boolean str = ExprLowering.kind(a.type) == VKind.STRING
+                    || ((conv[i] == 's' || conv[i] == 'S') && a.type.isPointer());
+            values.add(str ? exprs.string(a) : exprs.integer(a));
+            widths[i] = str ? 0 : ExprLowering.width(a.type);
+        }
+        return new Ir.Printf(fmt, values, widths);
+    }
+
+    private Ir.Stmt printa(Expr.Call c) throws DTraceException {
+        PrintfFormat fmt = c.args.get(0) instanceof Expr.StrLit ? format(c) : null;
+        List<Aggregation> aggs = new ArrayList<>();
+        for (Expr a : c.args.subList(fmt == null ? 0 : 1, c.args.size())) {
+            aggs.add(aggregationOf(a));
+        }
+        return new Ir.Printa(fmt, aggs);
+    }
+
+    private Aggregation aggregationOf(Expr e) throws DTraceException {
+        if (!(e instanceof Expr.AggRef ar) || ar.var == null) {
+            throw new DTraceException("expected an aggregation", "D_PROTO_ARG", e.line);
+        }
+        Aggregation a = state.findAggregation(ar.var.name);
+        if (a == null) {
+            // used (printa, clear...) before any clause aggregates into it: dtrace prints it empty
+            a = create(ar.var, null);
+        }
+        return a;
+    }
+
+    // ---- aggregations -------------------------------------------------------------------------
+
+    private Ir.Stmt aggregate(Expr.AggRef ar, Expr.Call fn) throws DTraceException {
+        Variable v = ar.var;
+        Aggregation agg = state.findAggregation(v.name);
+        if (agg == null) {
+            agg = create(v, fn);
+        }
+        List<Ir.Expr> keys = new ArrayList<>();
+        if (ar.keys != null) {
+            for (int i = 0; i < ar.keys.size(); i++) {
+                keys.add(exprs.as(ar.keys.get(i), v.keyTypes.get(i)));
+            }
+        }
+        List<Expr> args = fn.args;
+        Ir.Expr value = args.isEmpty() ? null : exprs.integer(args.get(0));
+        Ir.Expr incr = switch (fn.function) {
+            case QUANTIZE -> args.size() > 1 ? exprs.integer(args.get(1)) : null;
+            case LQUANTIZE -> args.size() > 4 ? exprs.integer(args.get(4)) : null;
+            default -> null;
+        };
+        return new Ir.Aggregate(agg, keys, value, incr);
+    }
+
+    private Aggregation create(Variable v, Expr.Call fn) throws DTraceException {
+        DFunction f = fn != null ? fn.function : v.function;
+        int line = fn != null ? fn.line : v.line;
+        AggKind kind = switch (f) {
+            case COUNT -> AggKind.COUNT;
+            case SUM -> AggKind.SUM;
+            case MIN -> AggKind.MIN;
+            case MAX -> AggKind.MAX;
+            case AVG -> AggKind.AVG;
+            case STDDEV -> AggKind.STDDEV;
+            case QUANTIZE -> AggKind.QUANTIZE;
+            case LQUANTIZE -> AggKind.LQUANTIZE;
+            default -> throw ExprLowering.unsupported(f.dname + "( )", line);
+        };
+        long base = 0, limit = 0, step = 1;
+        if (kind == AggKind.LQUANTIZE) {
+            if (fn == null) {
+                throw ExprLowering.unsupported("lquantize( ) aggregation used before its first value", line);
+            }
+            base = constant(fn.args.get(1));
+            limit = constant(fn.args.get(2));
+            step = fn.args.size() > 3 ? constant(fn.args.get(3)) : 1;
+        }
+        List<DType> kt = v.keyTypes == null ? List.of() : v.keyTypes;
+        int[] keySizes = new int[kt.size()];
+        for (int i = 0; i < keySizes.length; i++) {
+            keySizes[i] = ExprLowering.width(kt.get(i));
+        }
+        return state.aggregation(v.name, kind, keySizes, base, limit, step);
+    }
+
+    private static long constant(Expr e) throws DTraceException {
+        Long v = ConstFold.value(e);
+        if (v == null) {
+            throw new DTraceException("lquantize( ) parameters must be integer constants", "D_LQUANT_BASETYPE", e.line);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,137 @@
+/*
+ * AggregateTable: the consumer's view of the aggregations (libdtrace's dt_aggregate hash).
+ *
+ * The value of a key is its base (what clear()/trunc() left, held here) merged with every
+ * thread's data of the current generation. clear() and trunc() are consumer actions, processed
+ * in record order at drain time as libdtrace does: they fold the current data into the base
+ * (zeroed for clear, cut down for trunc) and bump the aggregation's generation so the threads
+ * restart from nothing. Used by the consumer thread only.
+ */
+package org.jdtrace.core.d.rt;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+public final class AggregateTable {
+
+    /** One key's value at snapshot time. */
+    public record Entry(Tuple key, long[] data) {}
+
+    private final DState state;
+    private final Map<Integer, Map<Tuple, long[]>> base = new HashMap<>();
+    private final Set<Integer> printed = new HashSet<>();
+
+    public AggregateTable(DState state) {
+        this.state = state;
+    }
+
+    /** The current value of every key of {@code a}, unsorted. */
+    public Map<Tuple, long[]> snapshot(Aggregation a) {
+        Map<Tuple, long[]> m = new LinkedHashMap<>();
+        base.getOrDefault(a.id, Map.of()).forEach((k, v) -> m.put(k, v.clone()));
+        state.collect(a).forEach((k, v) -> a.merge(m.computeIfAbsent(k, x -> a.identity()), v));
+        return m;
+    }
+
+    /** Entries in dtrace's default order: by value, then by key (aggsortkey: key, then value). */
+    public List<Entry> sorted(Aggregation a) {
+        List<Entry> list = new ArrayList<>();
+        snapshot(a).forEach((k, v) -> list.add(new Entry(k, v)));
+        Options o = state.options;
+        Comparator<Entry> byVal = (x, y) -> compareValues(a, x.data, y.data);
+        Comparator<Entry> byKey = (x, y) -> compareKeys(a, x.key, y.key);
+        Comparator<Entry> cmp = o.isSet("aggsortkey") ? byKey.thenComparing(byVal) : byVal.thenComparing(byKey);
+        if (o.isSet("aggsortrev")) cmp = cmp.reversed();
+        list.sort(cmp);
+        return list;
+    }
+
+    /** clear(@a): values to zero, keys stay. */
+    public void clear(Aggregation a) {
+        Map<Tuple, long[]> now = snapshot(a);
+        Map<Tuple, long[]> b = new LinkedHashMap<>();
+        for (Tuple k : now.keySet()) b.put(k, a.identity());
+        base.put(a.id, b);
+        state.resetThreads(a);
+    }
+
+    /** trunc(@a): all keys go; trunc(@a, n): the n largest values stay (n &lt; 0: the -n smallest). */
+    public void trunc(Aggregation a, long keep, boolean all) {
+        Map<Tuple, long[]> b = new LinkedHashMap<>();
+        if (!all) {
+            List<Entry> list = new ArrayList<>();
+            snapshot(a).forEach((k, v) -> list.add(new Entry(k, v)));
+            Comparator<Entry> cmp = (x, y) -> compareValues(a, x.data, y.data);
+            cmp = cmp.thenComparing((x, y) -> compareKeys(a, x.key, y.key));
+            if (keep >= 0) cmp = cmp.reversed();
+            list.sort(cmp);
+            long n = Math.abs(keep);
+            for (int i = 0; i < list.size() && i < n; i++) b.put(list.get(i).key, list.get(i).data);
+        }
+        base.put(a.id, b);
+        state.resetThreads(a);
+    }
+
+    public void markPrinted(Aggregation a) {
+        printed.add(a.id);
+    }
+
+    public boolean wasPrinted(Aggregation a) {
+        return printed.contains(a.id);
+    }
+
+    /** dt_aggregate_valcmp: scalars by value, histograms by their weighted sum, then their total. */
+    static int compareValues(Aggregation a, long[] x, long[] y) {
+        switch (a.kind) {
+            case AVG -> {
+                double ax = x[0] == 0 ? 0 : (double) x[1] / x[0];
+                double ay = y[0] == 0 ? 0 : (double) y[1] / y[0];
+                return Double.compare(ax, ay);
+            }
+            case STDDEV -> {
+                return Double.compare(Aggregation.stddev(x), Aggregation.stddev(y));
+            }
+            case QUANTIZE, LQUANTIZE -> {
+                double wx = 0, wy = 0, tx = 0, ty = 0;
+                for (int i = 0; i < x.length; i++) {
+                    double v = a.kind == AggKind.QUANTIZE ? AggKind.bucketValue(i)
+                            : i == 0 ? a.lqBase - 1 : a.lqBase + (long) (i - 1) * a.lqStep;
+                    wx += v * x[i];
+                    wy += v * y[i];
+                    tx += x[i];
+                    ty += y[i];
+                }
+                int c = Double.compare(wx, wy);
+                return c != 0 ? c : Double.compare(tx, ty);
+            }
+            default -> {
+                return Long.compare(x[0], y[0]);
+            }
+        }
+    }
+
+    /** dt_aggregate_keycmp: integers unsigned at their width, strings bytewise. */
+    static int compareKeys(Aggregation a, Tuple x, Tuple y) {
+        for (int i = 0; i < x.size() && i < y.size(); i++) {
+            Object l = x.get(i), r = y.get(i);
+            int c;
+            if (l instanceof String ls && r instanceof String rs) {
+                c = ls.compareTo(rs);
+            } else {
+                int w = i < a.keySizes.length && a.keySizes[i] > 0 ? a.keySizes[i] : 8;
+                long mask = w >= 8 ? -1L : (1L << (w * 8)) - 1;
+                long lv = (l instanceof Long ll ? ll : 0) & mask;
+                long rv = (r instanceof Long rl ? rl : 0) & mask;
+                c = Long.compareUnsigned(lv, rv);
+            }
+            if (c != 0) return c;
+        }
+        return Integer.compare(x.size(), y.size());
+    }
+}

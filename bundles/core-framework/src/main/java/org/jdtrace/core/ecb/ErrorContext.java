@@ -1,0 +1,88 @@
+/*
+ * The probe context of a dtrace:::ERROR firing: everything of the faulting firing's context
+ * (pid, tid, execname...) except the arguments, which are DTrace's ERROR arguments:
+ * arg0 = 0 (the kernel passes the state there; D never sees it), arg1 = epid of the ECB that
+ * faulted, arg2 = action index (0 = predicate), arg3 = DIF offset or -1, arg4 = fault kind
+ * (DTRACEFLT_*), arg5 = the faulting address.
+ */
+package org.jdtrace.core.ecb;
+
+import org.jdtrace.spi.FaultException;
+import org.jdtrace.spi.ProbeContext;
+
+public final class ErrorContext implements ProbeContext {
+
+    private final ProbeContext faulting;
+    private final long[] args;
+
+    public ErrorContext(ProbeContext faulting, int epid, int action, int offset, FaultException.Kind kind,
+            long address) {
+        this.faulting = faulting;
+        this.args = new long[] {0, epid, action, offset, kind.code, address};
+    }
+
+    @Override
+    public long arg(int i) {
+        return i >= 0 && i < args.length ? args[i] : 0;
+    }
+
+    @Override
+    public Object argObject(int i) {
+        return arg(i);
+    }
+
+    @Override
+    public long pid() {
+        return faulting.pid();
+    }
+
+    @Override
+    public long ppid() {
+        return faulting.ppid();
+    }
+
+    @Override
+    public long tid() {
+        return faulting.tid();
+    }
+
+    @Override
+    public String execname() {
+        return faulting.execname();
+    }
+
+    @Override
+    public int cpu() {
+        return faulting.cpu();
+    }
+
+    @Override
+    public long uregs(int reg) throws FaultException {
+        return faulting.uregs(reg);
+    }
+
+    @Override
+    public byte[] copyin(long addr, int len) throws FaultException {
+        return faulting.copyin(addr, len);
+    }
+
+    @Override
+    public String copyinstr(long addr, int max) throws FaultException {
+        return faulting.copyinstr(addr, max);
+    }
+
+    @Override
+    public long[] ustack(int max) {
+        return faulting.ustack(max);
+    }
+
+    @Override
+    public String usym(long pc) {
+        return faulting.usym(pc);
+    }
+
+    @Override
+    public long ucaller() {
+        return faulting.ucaller();
+    }
+}

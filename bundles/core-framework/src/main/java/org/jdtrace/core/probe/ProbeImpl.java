@@ -1,0 +1,128 @@
+/*
+ * A probe (dtrace_probe_t) and its firing hot path (dtrace_probe()).
+ *
+ * The ECBs enabled on the probe live in a copy-on-write array held in one volatile field.
+ * fire() reads that field once and calls each ECB in enabling order: no lock, no allocation,
+ * nothing but the bodies' own work. When nothing is enabled the array is empty and fire()
+ * costs one volatile read. Writers (install/uninstall) run under the framework lock and
+ * publish a new array; a firing that already read the old array finishes with it, which is
+ * harmless because a removed ECB's body is still valid code (dtrace_sync's role is played by
+ * the memory model plus the fact that bodies never free anything).
+ */
+package org.jdtrace.core.probe;
+
+import java.util.Arrays;
+import org.jdtrace.core.ecb.Ecb;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
+import org.jdtrace.spi.Provider;
+
+public final class ProbeImpl implements Probe {
+
+    private final int id;
+    private final String provider;
+    private final String module;
+    private final String function;
+    private final String name;
+    private final Object providerArg;
+    private final Provider owner;
+    private volatile Ecb[] ecbs = Ecb.NONE;
+
+    public ProbeImpl(int id, String provider, String module, String function, String name,
+            Object providerArg, Provider owner) {
+        this.id = id;
+        this.provider = provider;
+        this.module = module;
+        this.function = function;
+        this.name = name;
+        this.providerArg = providerArg;
+        this.owner = owner;
+    }
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    @Override
+    public String provider() {
+        return provider;
+    }
+
+    @Override
+    public String module() {
+        return module;
+    }
+
+    @Override
+    public String function() {
+        return function;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public Object providerArg() {
+        return providerArg;
+    }
+
+    /** The provider that created the probe (it gets enable/disable/destroy for it). */
+    public Provider owner() {
+        return owner;
+    }
+
+    @Override
+    public boolean isEnabled() {
+        return ecbs.length != 0;
+    }
+
+    @Override
+    public void fire(ProbeContext ctx) {
+        Ecb[] e = ecbs;
+        for (int i = 0; i < e.length; i++) {
+            e[i].fire(ctx);
+        }
+    }
+
+    /** The ECBs installed now (a snapshot). */
+    public Ecb[] ecbs() {
+        return ecbs;
+    }
+
+    /** Adds an ECB (framework lock held). Returns true if it is the first: enable the probe. */
+    public boolean install(Ecb ecb) {
+        Ecb[] old = ecbs;
+        Ecb[] n = Arrays.copyOf(old, old.length + 1);
+        n[old.length] = ecb;
+        ecbs = n;
+        return old.length == 0;
+    }
+
+    /** Removes an ECB (framework lock held). Returns true if it was the last: disable the probe. */
+    public boolean uninstall(Ecb ecb) {
+        Ecb[] old = ecbs;
+        int at = -1;
+        for (int i = 0; i < old.length; i++) {
+            if (old[i] == ecb) {
+                at = i;
+                break;
+            }
+        }
+        if (at < 0) {
+            return false;
+        }
+        Ecb[] n = new Ecb[old.length - 1];
+        System.arraycopy(old, 0, n, 0, at);
+        System.arraycopy(old, at + 1, n, at, old.length - at - 1);
+        ecbs = n.length == 0 ? Ecb.NONE : n;
+        return n.length == 0;
+    }
+
+    @Override
+    public String toString() {
+        return id + " " + provider + ":" + module + ":" + function + ":" + name;
+    }
+}

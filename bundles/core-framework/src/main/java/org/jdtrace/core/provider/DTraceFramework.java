@@ -1,0 +1,464 @@
+/*
+ * The framework: dtrace(7d)'s provider list, probe table, retained enablings and modules, under
+ * one lock (dtrace_lock). A DS component; providers are tracked with a dynamic, multiple,
+ * greedy reference, so a provider bundle can come and go at any time.
+ *
+ * Provider arrives: attach(registry) (its probes are created and matched at once), provide(desc)
+ * for every retained description that may name it, provideModule(m) for every loaded module.
+ * Provider leaves: every probe it created retires, then detach().
+ *
+ * Probe creation (create): the probe enters the table and every retained enabling is matched
+ * against it at once; an ECB created for an active owner is installed immediately, so the
+ * provider may see enable(probe) before create() returns.
+ *
+ * Enabling (enable): the enabling is retained first, then provide(desc) runs on the providers
+ * the description may name (dtrace_probe_provide), then the table is matched. ECBs are
+ * installed on their probes only while their owner is active (between go() and the end of the
+ * run): BEGIN fires before anything else and nothing fires after END.
+ *
+ * Retire (the one path for provider unregistration, ProbeRegistry.retire and module unload):
+ * each probe leaves the table, its ECBs are uninstalled and forgotten (disable called when the
+ * last goes), destroy is called; the enablings stay.
+ *
+ * Locking: every method takes `lock`; provider callbacks are made with it held, so a provider
+ * must not call into the framework from another thread while holding a lock its callbacks
+ * need. Probe.fire never takes it.
+ */
+package org.jdtrace.core.provider;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.jdtrace.core.ecb.Ecb;
+import org.jdtrace.core.ecb.EcbOwner;
+import org.jdtrace.core.ecb.Enabling;
+import org.jdtrace.core.engine.Statement;
+import org.jdtrace.core.probe.ProbeImpl;
+import org.jdtrace.core.probe.ProbePattern;
+import org.jdtrace.core.probe.ProbeTable;
+import org.jdtrace.spi.ArgDesc;
+import org.jdtrace.spi.Module;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeDescription;
+import org.jdtrace.spi.Provider;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+@Component(service = DTraceFramework.class, immediate = true)
+public final class DTraceFramework {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DTraceFramework.class);
+
+    private final Object lock = new Object();
+    private final ProbeTable table = new ProbeTable();
+    private final Map<Provider, ProviderEntry> providers = new IdentityHashMap<>();
+    private final List<ProviderEntry> providerOrder = new ArrayList<>();
+    private final List<Enabling> enablings = new ArrayList<>();
+    private final Map<Long, Module> modules = new LinkedHashMap<>();
+    private final ExecutorService housekeeping = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "jdtrace-housekeeping");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** Retires every provider's probes and drops every enabling (the framework stops). */
+    @Deactivate
+    public void deactivate() {
+        synchronized (lock) {
+            for (ProviderEntry e : List.copyOf(providerOrder)) {
+                removeProvider(e.provider());
+            }
+            enablings.clear();
+        }
+        housekeeping.shutdown();
+    }
+
+    // ---- providers ----
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "removeProvider")
+    public void addProvider(Provider provider) {
+        synchronized (lock) {
+            if (providers.containsKey(provider)) {
+                return;
+            }
+            ProviderEntry entry = new ProviderEntry(this, provider);
+            providers.put(provider, entry);
+            providerOrder.add(entry);
+            try {
+                provider.attach(entry);
+            } catch (RuntimeException e) {
+                LOG.warn("provider {} failed to attach", safeName(provider), e);
+            }
+            Set<ProbeDescription> asked = new LinkedHashSet<>();
+            for (Enabling en : List.copyOf(enablings)) {
+                for (ProbePattern p : en.patterns()) {
+                    if (asked.add(p.description())) {
+                        provideOne(entry, p);
+                    }
+                }
+            }
+            for (Module m : List.copyOf(modules.values())) {
+                provideModule(entry, m);
+            }
+            // probes created before any enabling wanted them are matched in create(); probes
+            // made by attach() for enablings created earlier are matched there too
+        }
+    }
+
+    public void removeProvider(Provider provider) {
+        synchronized (lock) {
+            ProviderEntry entry = providers.remove(provider);
+            if (entry == null) {
+                return;
+            }
+            providerOrder.remove(entry);
+            retireProbes(probesOf(entry));
+            entry.detached();
+            try {
+                provider.detach();
+            } catch (RuntimeException e) {
+                LOG.warn("provider {} failed to detach", safeName(provider), e);
+            }
+        }
+    }
+
+    private void provideOne(ProviderEntry entry, ProbePattern pattern) {
+        String name = safeName(entry.provider());
+        if (name != null && pattern.mayNameProvider(name)) {
+            try {
+                entry.provider().provide(pattern.description());
+            } catch (RuntimeException e) {
+                LOG.warn("provider {} failed to provide {}", name, pattern, e);
+            }
+        }
+    }
+
+    private void provideModule(ProviderEntry entry, Module m) {
+        try {
+            entry.provider().provideModule(m);
+        } catch (RuntimeException e) {
+            LOG.warn("provider {} failed to provide module {}", safeName(entry.provider()), m.name(), e);
+        }
+    }
+
+    private void provideAll(ProbePattern pattern) {
+        for (ProviderEntry e : List.copyOf(providerOrder)) {
+            provideOne(e, pattern);
+        }
+    }
+
+    private static String safeName(Provider p) {
+        try {
+            return p.name();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    // ---- probes (ProbeRegistry through ProviderEntry) ----
+
+    Probe create(ProviderEntry entry, String provider, String module, String function, String name, Object arg) {
+        synchronized (lock) {
+            if (entry.isDetached()) {
+                throw new IllegalStateException("provider " + safeName(entry.provider()) + " is not registered");
+            }
+            ProbeImpl existing = table.lookup(provider, module, function, name);
+            if (existing != null) {
+                if (existing.owner() != entry.provider()) {
+                    throw new IllegalArgumentException("probe " + provider + ":" + module + ":" + function
+                            + ":" + name + " belongs to another provider");
+                }
+                return existing;
+            }
+            ProbeImpl p = new ProbeImpl(table.nextId(), provider, module, function, name, arg, entry.provider());
+            table.add(p);
+            for (Enabling en : List.copyOf(enablings)) {
+                if (en.matches(p)) {
+                    addEcb(en, p);
+                }
+            }
+            return p;
+        }
+    }
+
+    /** The probe with these exact names, or null. */
+    public Probe lookup(String provider, String module, String function, String name) {
+        synchronized (lock) {
+            return table.lookup(provider, module, function, name);
+        }
+    }
+
+    public Probe byId(int id) {
+        synchronized (lock) {
+            return table.byId(id);
+        }
+    }
+
+    List<Probe> probes(ProviderEntry entry, String provider) {
+        synchronized (lock) {
+            List<Probe> out = new ArrayList<>();
+            for (ProbeImpl p : table.withPart(ProbePattern.PROVIDER, provider)) {
+                if (p.owner() == entry.provider()) {
+                    out.add(p);
+                }
+            }
+            return out;
+        }
+    }
+
+    void retire(ProviderEntry entry, List<Probe> probes) {
+        synchronized (lock) {
+            List<ProbeImpl> mine = new ArrayList<>();
+            for (Probe p : probes) {
+                if (p instanceof ProbeImpl pi && pi.owner() == entry.provider()) {
+                    mine.add(pi);
+                }
+            }
+            retireProbes(mine);
+        }
+    }
+
+    private List<ProbeImpl> probesOf(ProviderEntry entry) {
+        List<ProbeImpl> out = new ArrayList<>();
+        for (ProbeImpl p : table.all()) {
+            if (p.owner() == entry.provider()) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** The single retire path (dtrace_unregister, dtrace_condense, module unload). Lock held. */
+    private void retireProbes(Collection<ProbeImpl> probes) {
+        for (ProbeImpl p : probes) {
+            if (!table.remove(p)) {
+                continue;
+            }
+            boolean wasEnabled = p.isEnabled();
+            for (Enabling en : enablings) {
+                Ecb ecb = en.removeEcb(p);
+                if (ecb != null && ecb.isInstalled()) {
+                    p.uninstall(ecb);
+                    ecb.setInstalled(false);
+                }
+            }
+            if (wasEnabled) {
+                safely(() -> p.owner().disable(p), "disable", p);
+            }
+            safely(() -> p.owner().destroy(p), "destroy", p);
+        }
+    }
+
+    // ---- enablings ----
+
+    /**
+     * Retains an enabling of {@code statement} for {@code owner}, provides and matches it; returns
+     * the number of ECBs it has now.
+     */
+    public int enable(EcbOwner owner, Statement statement) {
+        return enable(owner, statement, true);
+    }
+
+    /**
+     * As {@link #enable(EcbOwner, Statement)}; {@code provide} false skips the provide() calls
+     * when the caller has just made them (exec checks every description with match() first).
+     */
+    public int enable(EcbOwner owner, Statement statement, boolean provide) {
+        synchronized (lock) {
+            Enabling en = new Enabling(owner, statement);
+            enablings.add(en);
+            owner.enablings().add(en);
+            if (provide) {
+                for (ProbePattern p : en.patterns()) {
+                    provideAll(p);
+                }
+            }
+            for (ProbePattern p : en.patterns()) {
+                for (ProbeImpl probe : table.match(p)) {
+                    if (!en.hasEcb(probe)) {
+                        addEcb(en, probe);
+                    }
+                }
+            }
+            return en.ecbs().size();
+        }
+    }
+
+    /** Provides, then returns every probe {@code desc} matches, in ID order (for -l and exec checks). */
+    public List<Probe> match(ProbeDescription desc) {
+        synchronized (lock) {
+            ProbePattern p = new ProbePattern(desc);
+            provideAll(p);
+            return new ArrayList<>(table.match(p));
+        }
+    }
+
+    /** Every live probe in ID order. */
+    public List<Probe> probes() {
+        synchronized (lock) {
+            return new ArrayList<>(table.all());
+        }
+    }
+
+    private void addEcb(Enabling en, ProbeImpl p) {
+        Ecb ecb = en.createEcb(p);
+        if (ecb != null && en.owner().isActive()) {
+            install(ecb);
+        }
+    }
+
+    private void install(Ecb ecb) {
+        ProbeImpl p = (ProbeImpl) ecb.probe();
+        if (ecb.isInstalled()) {
+            return;
+        }
+        ecb.setInstalled(true);
+        if (p.install(ecb)) {
+            safely(() -> p.owner().enable(p), "enable", p);
+        }
+    }
+
+    private void uninstall(Ecb ecb) {
+        ProbeImpl p = (ProbeImpl) ecb.probe();
+        if (!ecb.isInstalled()) {
+            return;
+        }
+        ecb.setInstalled(false);
+        if (p.uninstall(ecb)) {
+            safely(() -> p.owner().disable(p), "disable", p);
+        }
+    }
+
+    /** Installs every ECB of {@code owner} on its probe: tracing starts (dtrace_state_go). */
+    public void activate(EcbOwner owner) {
+        synchronized (lock) {
+            owner.setActive(true);
+            for (Enabling en : owner.enablings()) {
+                for (Ecb ecb : en.ecbs()) {
+                    install(ecb);
+                }
+            }
+        }
+    }
+
+    /** Uninstalls every ECB of {@code owner}; nothing of it fires any more except through fireOwn. */
+    public void deactivate(EcbOwner owner) {
+        synchronized (lock) {
+            owner.setActive(false);
+            for (Enabling en : owner.enablings()) {
+                for (Ecb ecb : en.ecbs()) {
+                    uninstall(ecb);
+                }
+            }
+        }
+    }
+
+    /** Deactivates {@code owner} and drops its enablings and ECBs (the consumer closes). */
+    public void release(EcbOwner owner) {
+        synchronized (lock) {
+            deactivate(owner);
+            for (Enabling en : List.copyOf(owner.enablings())) {
+                for (Ecb ecb : en.ecbs()) {
+                    en.removeEcb(ecb.probe());
+                }
+                enablings.remove(en);
+            }
+            owner.enablings().clear();
+        }
+    }
+
+    /** Deactivates {@code owner} off the calling thread (a failing body must not take the lock). */
+    public void deactivateAsync(EcbOwner owner) {
+        try {
+            housekeeping.execute(() -> deactivate(owner));
+        } catch (RuntimeException e) {
+            LOG.warn("cannot schedule the disabling of a failed consumer", e);
+        }
+    }
+
+    /** The argument types of {@code probe} (dtps_getargdesc for 0..9 until the first null). */
+    public List<ArgDesc> argDescs(Probe probe) {
+        synchronized (lock) {
+            List<ArgDesc> out = new ArrayList<>();
+            if (probe instanceof ProbeImpl p) {
+                for (int i = 0; i < 10; i++) {
+                    ArgDesc d;
+                    try {
+                        d = p.owner().argDesc(p, i);
+                    } catch (RuntimeException e) {
+                        d = null;
+                    }
+                    if (d == null) {
+                        break;
+                    }
+                    out.add(d);
+                }
+            }
+            return out;
+        }
+    }
+
+    /** Number of retained enablings (all owners). */
+    public int enablingCount() {
+        synchronized (lock) {
+            return enablings.size();
+        }
+    }
+
+    // ---- modules ----
+
+    /** A bundle resolved (dtrace_module_loaded): offered to every provider. */
+    public void moduleLoaded(Module m) {
+        synchronized (lock) {
+            if (modules.putIfAbsent(m.id(), m) != null) {
+                return;
+            }
+            for (ProviderEntry e : List.copyOf(providerOrder)) {
+                provideModule(e, m);
+            }
+        }
+    }
+
+    /** A bundle went away (dtrace_module_unloaded): the probes of that module retire. */
+    public void moduleUnloaded(Module m) {
+        synchronized (lock) {
+            if (modules.remove(m.id()) == null) {
+                return;
+            }
+            TreeMap<Integer, ProbeImpl> gone = new TreeMap<>();
+            for (ProbeImpl p : table.withPart(ProbePattern.MODULE, m.name())) {
+                gone.put(p.id(), p);
+            }
+            retireProbes(gone.values());
+        }
+    }
+
+    public List<Module> modules() {
+        synchronized (lock) {
+            return List.copyOf(modules.values());
+        }
+    }
+
+    private static void safely(Runnable r, String what, ProbeImpl p) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            LOG.warn("provider {} failed to {} probe {}", p.provider(), what, p, e);
+        }
+    }
+}

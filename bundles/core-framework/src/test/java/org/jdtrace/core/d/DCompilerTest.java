@@ -1,0 +1,226 @@
+package org.jdtrace.core.d;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.core.engine.DProgram;
+import org.junit.jupiter.api.Test;
+
+/**
+ * D source compiled by a real session and fired through the JVM probe context: the printed
+ * output is dtrace(1M)'s (the CPU/ID/FUNCTION:NAME heading "%3s %6s %32s", probe lines
+ * "%3d %6d %32s ", quiet printf, aggregation tables, the blank line of the exit path).
+ */
+class DCompilerTest {
+
+    private static final String HEADING = "CPU     ID                    FUNCTION:NAME\n";
+
+    private static String probeLine(int cpu, int id, String fn) {
+        return String.format("%3d %6d %32s ", cpu, id, fn);
+    }
+
+    @Test
+    void helloWithProbeLineAndExit() throws Exception {
+        DRun r = DRun.script("BEGIN { printf(\"hello %d\\n\", 42); exit(0); }").go();
+        assertTrue(r.session.exitRequested());
+        assertEquals(0, r.session.exitStatus());
+        assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "hello 42\n\n\n", r.end());
+    }
+
+    @Test
+    void precedenceVariablesIncrementsCastsAndStrings() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN {
+                    x = 2 + 3 * 4;
+                    y = (2 + 3) * 4;
+                    z = 1 << 2 + 1;
+                    w = 7 & 3 == 3;
+                    self->n = 5; self->n++; ++self->n; self->n -= 2; self->n *= 3;
+                    this->s = "abc";
+                    a["k", 1] = 10; a["k", 1] += 5; a["j", 2] = 1;
+                    c = (char)300;
+                    i = (int)0x1ffffffff;
+                    printf("%d %d %d %d %d %s %d %d %d %d\\n", x, y, z, w, self->n, this->s,
+                        a["k", 1], a["j", 2], c, i);
+                    printf("%d %d %d %d\\n", x > y ? 1 : 2, "abc" < "abd", this->s == "abc", a["x", 0]);
+                    printf("%d %d %u %d %u\\n", -7 / 2, -7 % 2, (unsigned)-1 / 2, (unsigned char)-1, (unsigned char)-1);
+                    printf("%d %d %d\\n", x++ + 1, x, --x);
+                    exit(0);
+                }
+                """).go();
+        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 -1 255\n15 15 14\n\n", r.end());
+    }
+
+    @Test
+    void predicatesBuiltinsAndThreadLocals() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { n = 0; }
+                test:::entry /arg0 > 5 && execname != ""/ { n += arg0; self->t = timestamp; }
+                test:::return /self->t/ { printf("%s:%s:%s:%s %d %d %d ", probeprov, probemod, probefunc,
+                    probename, id, arg1, cpu); printf("%d %d\\n", timestamp >= self->t, pid > 0); self->t = 0; }
+                test:::return /self->t == 0/ { printf("cleared\\n"); }
+                END { printf("n=%d\\n", n); }
+                """);
+        r.go().fire(DRun.ENTRY, 3).fire(DRun.ENTRY, 7, 1).fire(DRun.RETURN, 0, 9).fire(DRun.ENTRY, 10);
+        assertEquals("test:libwork.so:work:return 5 9 0 1 1\ncleared\nn=17\n\n", r.end());
+    }
+
+    @Test
+    void aggregationsWithKeysPrintaClearAndTrunc() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { @c[probefunc] = count(); @s[arg0] = sum(arg1); @mn = min(arg1); @mx = max(arg1);
+                               @av = avg(arg1); @t[arg0, "x"] = count(); }
+                END { printa("%s %@d\\n", @c); printa("%d:%@d ", @s); printa("min=%@d ", @mn); printa("max=%@d ", @mx);
+                      printa("avg=%@d\\n", @av); trunc(@t, 1); printa("%d %s %@d\\n", @t); clear(@c); printa("[%s %@d]\\n", @c); }
+                """);
+        r.go().fire(DRun.ENTRY, 1, 10).fire(DRun.ENTRY, 2, 20).fire(DRun.ENTRY, 1, 30);
+        assertEquals("work 3\n2:20 1:40 min=10 max=30 avg=20\n1 x 2\n[work 0]\n\n", r.end());
+    }
+
+    @Test
+    void quantizeAndLquantizeTablesAtExit() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { @q = quantize(arg0); @l["k"] = lquantize(arg0, 0, 10, 5); }
+                """);
+        r.go().fire(DRun.ENTRY, 1).fire(DRun.ENTRY, 3).fire(DRun.ENTRY, 3).fire(DRun.ENTRY, 12);
+        String hdr = "\n           value  ------------- Distribution ------------- count    \n";
+        assertEquals("\n"
+                + hdr
+                + "               0 |                                         0        \n"
+                + "               1 |@@@@@@@@@@                               1        \n"
+                + "               2 |@@@@@@@@@@@@@@@@@@@@                     2        \n"
+                + "               4 |                                         0        \n"
+                + "               8 |@@@@@@@@@@                               1        \n"
+                + "              16 |                                         0        \n"
+                + "\n  k                                                 "
+                + hdr
+                + "             < 0 |                                         0        \n"
+                + "               0 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@           3        \n"
+                + "               5 |                                         0        \n"
+                + "           >= 10 |@@@@@@@@@@                               1        \n"
+                + "\n", r.end());
+    }
+
+    @Test
+    void macroArgumentsAndTarget() throws Exception {
+        DRun r = new DRun();
+        r.session.setOption("target", "4242");
+        r.enable(r.session.compile("#pragma D option quiet\nBEGIN { printf(\"%d %s %d %s\\n\", $1 + 1, $$2, $target, $$1); }",
+                "t.d", List.of("t.d", "41", "foo")));
+        r.go();
+        assertEquals("42 foo 4242 41\n\n", r.end());
+    }
+
+    @Test
+    void printfConversionsAndFlags() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { printf("[%5d|%-5d|%05d|%x|%X|%o|%+d|%c|%10s|%-4s|%.2s|%*d|%%]\\n", 42, 42, 42, 255, 255, 8, 7, 65,
+                    "right", "l", "abc", 4, 9); }
+                """).go();
+        assertEquals("[   42|42   |00042|ff|FF|10|+7|A|     right|l   |ab|   9|%]\n\n", r.end());
+    }
+
+    @Test
+    void traceOfIntegersAndStringsWithProbeLines() throws Exception {
+        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }").go();
+        r.fire(DRun.ENTRY);
+        assertEquals(HEADING
+                + probeLine(0, 1, ":BEGIN") + "        1   2" + String.format("  %-33s", "s") + "\n"
+                + probeLine(0, 1, ":BEGIN") + "\n"
+                + "\n                1\n", r.end());
+    }
+
+    @Test
+    void pragmaQuietAndBadOption() throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\nBEGIN { trace(5); }").go();
+        assertEquals("5\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN { }\n#pragma D option nosuchoption\n"));
+        assertEquals("D_PRAGMA_OPTSET", e.tag());
+        assertEquals(2, e.line());
+        assertEquals("failed to set option 'nosuchoption': Invalid option name", e.getMessage());
+    }
+
+    @Test
+    void compileErrorsCarryTagAndLine() {
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  x = y;\n}"));
+        assertEquals("D_IDENT_UNDEF", e.tag());
+        assertEquals(3, e.line());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  stack();\n}"));
+        assertEquals(3, e.line());
+        assertTrue(e.getMessage().contains("stack( )"), e.getMessage());
+    }
+
+    @Test
+    void contextFaultReportsTheActionAndFiresError() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { printf("one\\n"); printf("%s\\n", copyinstr(16)); printf("never\\n"); }
+                ERROR { printf("ERROR epid=%d action=%d kind=%d addr=%d\\n", arg1, arg2, arg4, arg5); }
+                """).go();
+        assertEquals("ERROR epid=1 action=2 kind=1 addr=16\n\n", r.end());
+        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address (0x10) in action #2\n",
+                r.err());
+    }
+
+    @Test
+    void divideByZeroInPredicate() throws Exception {
+        DRun r = DRun.script("BEGIN /(1 / (arg0 - arg0)) == 1/ { }").go();
+        r.end();
+        assertTrue(r.err().contains("divide-by-zero in predicate"), r.err());
+    }
+
+    @Test
+    void exitInEndSetsTheStatus() throws Exception {
+        DRun r = DRun.script("BEGIN { exit(0); } END { exit(3); }").go();
+        r.end();
+        assertEquals(3, r.session.exitStatus());
+    }
+
+    @Test
+    void exitStopsOtherProbes() throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\nBEGIN { exit(2); } test:::entry { printf(\"no\"); } END { printf(\"end\"); }");
+        r.go().fire(DRun.ENTRY);
+        assertEquals("end\n", r.end());
+        assertEquals(2, r.session.exitStatus());
+    }
+
+    @Test
+    void ifElseAndTernaryStrings() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { if (arg0 > 1) { s = "big"; } else { s = "small"; } printf("%s %s\\n", s, arg0 == 2 ? "two" : "other"); }
+                """);
+        r.go().fire(DRun.ENTRY, 2).fire(DRun.ENTRY, 0);
+        assertEquals("big two\nsmall other\n\n", r.end());
+    }
+
+    @Test
+    void stringSubroutines() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { s = strjoin("foo", "bar"); printf("%s %d %s %d %s %s\\n", s, strlen(s), substr(s, 1, 3), index(s, "b"),
+                    toupper(s), basename("/a/b/c")); }
+                """).go();
+        assertEquals("foobar 6 oob 3 FOOBAR c\n\n", r.end());
+    }
+
+    @Test
+    void descriptionsWithoutClauseGetTheDefaultAction() throws Exception {
+        DRun r = new DRun();
+        DProgram p = r.session.compileDescriptions(List.of("dtrace:::BEGIN", "test::work:"));
+        r.enable(p);
+        r.go().fire(DRun.RETURN);
+        assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\n" + probeLine(0, 5, "work:return") + "\n\n", r.end());
+        assertFalse(r.session.exitRequested());
+    }
+}

@@ -1,0 +1,243 @@
+package org.jdtrace.core.provider;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdtrace.core.ecb.EcbOwner;
+import org.jdtrace.core.engine.DFault;
+import org.jdtrace.core.engine.EcbBody;
+import org.jdtrace.core.engine.Statement;
+import org.jdtrace.core.testsession.TestProvider;
+import org.jdtrace.spi.Module;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeDescription;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class DTraceFrameworkTest {
+
+    private final DTraceFramework fw = new DTraceFramework();
+
+    /** Owner recording which probes its ECBs fired on. */
+    static final class Owner extends EcbOwner {
+        final List<String> fired = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        protected void report(int epid, Probe probe, DFault fault) {}
+
+        @Override
+        protected void onFailure(Throwable t) {}
+
+        Statement statement(String... descs) {
+            EcbBody body = (ctx, p, epid) -> fired.add(p.name() + "/" + ctx.arg(0));
+            return new Statement(java.util.Arrays.stream(descs).map(ProbeDescription::parse).toList(),
+                    String.join(",", descs), body);
+        }
+    }
+
+    @AfterEach
+    void tearDown() {
+        fw.deactivate();
+    }
+
+    @Test
+    void providerProbesAreCreatedAndLookedUp() {
+        TestProvider t = new TestProvider("test", "m:f:foo1", "m:f:foo2", "m:g:bar");
+        fw.addProvider(t);
+        Probe foo1 = fw.lookup("test", "m", "f", "foo1");
+        assertNotNull(foo1);
+        assertEquals("test:m:f:foo1", foo1.description().toString());
+        assertEquals(3, t.registry.probes("test").size());
+        assertEquals(List.of("test:m:f:foo1", "test:m:f:foo2"),
+                fw.match(ProbeDescription.parse("test:::foo*")).stream().map(p -> p.description().toString()).toList());
+        assertSame(foo1, t.registry.create("test", "m", "f", "foo1", null), "create is idempotent");
+        assertEquals(2, fw.argDescs(foo1).size());
+        assertEquals("char *", fw.argDescs(foo1).get(1).nativeType());
+    }
+
+    @Test
+    void aProviderCannotTakeAnothersProbe() {
+        TestProvider a = new TestProvider("test", "m:f:x");
+        TestProvider b = new TestProvider("other");
+        fw.addProvider(a);
+        fw.addProvider(b);
+        assertThrows(IllegalArgumentException.class, () -> b.registry.create("test", "m", "f", "x", null));
+    }
+
+    @Test
+    void ecbsAreInstalledOnlyWhileTheOwnerIsActiveAndDisabledWithTheLast() {
+        TestProvider t = new TestProvider("test", "m:f:foo1", "m:f:foo2", "m:g:bar");
+        fw.addProvider(t);
+        Owner o = new Owner();
+        assertEquals(2, fw.enable(o, o.statement("test:::foo*")));
+        Probe foo1 = fw.lookup("test", "m", "f", "foo1");
+        assertFalse(foo1.isEnabled());
+        t.fire("m", "f", "foo1", 1);
+        assertEquals(List.of(), o.fired, "nothing fires before activation");
+
+        fw.activate(o);
+        assertTrue(foo1.isEnabled());
+        assertTrue(t.calls.contains("enable foo1"));
+        assertTrue(t.calls.contains("enable foo2"));
+        assertFalse(t.calls.contains("enable bar"));
+        t.fire("m", "f", "foo1", 7);
+        t.fire("m", "g", "bar", 8);
+        assertEquals(List.of("foo1/7"), o.fired);
+
+        Owner o2 = new Owner();
+        fw.enable(o2, o2.statement("test::f:foo1"));
+        fw.activate(o2);
+        assertEquals(1, t.calls.stream().filter("enable foo1"::equals).count(), "enable only for the first ECB");
+        fw.release(o);
+        assertFalse(t.calls.contains("disable foo1"), "o2 still has an ECB on foo1");
+        assertTrue(t.calls.contains("disable foo2"));
+        fw.release(o2);
+        assertTrue(t.calls.contains("disable foo1"));
+        assertFalse(foo1.isEnabled());
+        assertEquals(0, fw.enablingCount());
+    }
+
+    @Test
+    void oneEcbPerProbeAndStatementWithEpidsFromOne() {
+        fw.addProvider(new TestProvider("test", "m:f:foo1"));
+        Owner o = new Owner();
+        assertEquals(1, fw.enable(o, o.statement("test:::foo1", "test:m::", ":::foo*")));
+        assertEquals(1, fw.enable(o, o.statement("test:::foo1")));
+        assertEquals(1, o.ecbs()[0].epid());
+        assertEquals(2, o.ecbs()[1].epid());
+    }
+
+    @Test
+    void enablingIsRetainedAcrossProviderUnregistrationAndMatchedAgain() {
+        TestProvider t = new TestProvider("test", "m:f:foo1", "m:f:foo2", "m:g:bar");
+        fw.addProvider(t);
+        Owner o = new Owner();
+        fw.enable(o, o.statement("test:::foo*"));
+        fw.activate(o);
+        Probe oldFoo1 = fw.lookup("test", "m", "f", "foo1");
+
+        fw.removeProvider(t);
+        assertNull(fw.lookup("test", "m", "f", "foo1"), "probes are gone");
+        assertTrue(fw.match(ProbeDescription.parse("test:::")).isEmpty());
+        assertTrue(t.calls.containsAll(List.of("disable foo1", "destroy foo1", "destroy bar", "detach")));
+        assertEquals(0, o.ecbs().length, "their ECBs are gone");
+        assertEquals(1, fw.enablingCount(), "the enabling is kept");
+        oldFoo1.fire(null);  // a stale probe fires nothing
+
+        TestProvider again = new TestProvider("test", "m:f:foo1", "m:f:foo2", "m:g:bar");
+        fw.addProvider(again);
+        Probe newFoo1 = fw.lookup("test", "m", "f", "foo1");
+        assertNotEquals(oldFoo1.id(), newFoo1.id(), "probe IDs are never reused");
+        assertTrue(newFoo1.isEnabled(), "matched again with no new command");
+        assertTrue(again.calls.contains("enable foo1"));
+        again.fire("m", "f", "foo2", 3);
+        again.fire("m", "g", "bar", 4);
+        assertEquals(List.of("foo2/3"), o.fired);
+        assertTrue(again.calls.contains("provide test:::foo*"), "retained descriptions are offered to provide()");
+    }
+
+    @Test
+    void provideMakesProbesOnDemandAndLaterProbesMatchRetainedEnablings() {
+        TestProvider t = new TestProvider("test");
+        fw.addProvider(t);
+        TestProvider other = new TestProvider("other");
+        fw.addProvider(other);
+        Owner o = new Owner();
+        assertEquals(1, fw.enable(o, o.statement("test:::demand-1")));
+        assertTrue(t.calls.contains("provide test:::demand-1"));
+        assertFalse(other.calls.stream().anyMatch(c -> c.startsWith("provide")), "only providers the description names");
+        fw.activate(o);
+        assertTrue(t.fire("", "", "demand-1", 5));
+        assertEquals(List.of("demand-1/5"), o.fired);
+
+        Owner o2 = new Owner();
+        assertEquals(0, fw.enable(o2, o2.statement("test:::late*")));
+        fw.activate(o2);
+        t.registry.create("test", "", "", "late1", null);  // a probe appears on its own
+        assertTrue(fw.lookup("test", "", "", "late1").isEnabled());
+        t.fire("", "", "late1", 9);
+        assertEquals(List.of("late1/9"), o2.fired);
+    }
+
+    @Test
+    void retireByProviderNameOrByProbesKeepsEnablings() {
+        TestProvider t = new TestProvider("test", "m:f:foo1", "m:f:foo2");
+        fw.addProvider(t);
+        Owner o = new Owner();
+        fw.enable(o, o.statement("test:::"));
+        fw.activate(o);
+        t.registry.retire(List.of(fw.lookup("test", "m", "f", "foo1")));
+        assertNull(fw.lookup("test", "m", "f", "foo1"));
+        assertNotNull(fw.lookup("test", "m", "f", "foo2"));
+        assertEquals(1, o.ecbs().length);
+        t.registry.retire("test");
+        assertEquals(0, o.ecbs().length);
+        assertEquals(1, fw.enablingCount());
+        t.registry.create("test", "m", "f", "foo1", null);
+        assertTrue(fw.lookup("test", "m", "f", "foo1").isEnabled());
+    }
+
+    record TestModule(String name, long id) implements Module {
+        @Override
+        public Object handle() {
+            return null;
+        }
+    }
+
+    @Test
+    void modulesAreOfferedAndTheirProbesRetireOnUnload() {
+        TestProvider t = new TestProvider("test");
+        Module m = new TestModule("org.example.bundle", 12);
+        fw.moduleLoaded(m);
+        fw.addProvider(t);
+        assertTrue(t.calls.contains("module org.example.bundle"), "a provider registering later is offered loaded modules");
+        Owner o = new Owner();
+        assertEquals(1, fw.enable(o, o.statement("test:org.example.*::load")));
+        fw.activate(o);
+
+        fw.moduleUnloaded(m);
+        assertNull(fw.lookup("test", "org.example.bundle", "", "load"));
+        assertTrue(t.calls.contains("disable load"));
+        assertTrue(t.calls.contains("destroy load"));
+        assertEquals(1, fw.enablingCount());
+
+        fw.moduleLoaded(new TestModule("org.example.bundle", 13));
+        assertTrue(fw.lookup("test", "org.example.bundle", "", "load").isEnabled(), "the module came back: matched again");
+    }
+
+    @Test
+    void probesMayBeCreatedConcurrentlyWithFiring() throws Exception {
+        TestProvider t = new TestProvider("test");
+        fw.addProvider(t);
+        Owner o = new Owner();
+        fw.enable(o, o.statement("test:::p*"));
+        fw.activate(o);
+        Set<Integer> ids = ConcurrentHashMap.newKeySet();
+        Thread[] threads = new Thread[4];
+        for (int i = 0; i < threads.length; i++) {
+            int k = i;
+            threads[i] = new Thread(() -> {
+                for (int j = 0; j < 50; j++) {
+                    Probe p = t.registry.create("test", "", "t" + k, "p" + j, null);
+                    ids.add(p.id());
+                    t.fire("", "t" + k, "p" + j, j);
+                }
+            });
+            threads[i].start();
+        }
+        for (Thread th : threads) {
+            th.join();
+        }
+        assertEquals(200, ids.size());
+        assertEquals(200, o.fired.size());
+    }
+}

@@ -1,0 +1,316 @@
+/*
+ * bin/dtrace's JVM entry point: boots an embedded Felix, runs the platform's dtrace(1M) service
+ * with this process's argv and standard streams, and exits with its status.
+ *
+ * Start-up is on every dtrace command's critical path, so the launcher does the least it can:
+ * a fresh framework storage directory in /tmp per run (cleaned on first init, deleted at exit),
+ * bundles installed by "reference:" so Felix reads them in place instead of copying them into its
+ * cache, no console unless --shell, no SPI Fly: SLF4J lives on the launcher's class path (with its
+ * simple binding, found there by ServiceLoader) and its packages are exported to the bundles through
+ * org.osgi.framework.system.packages.extra.
+ *
+ * The launcher sees bundle classes only through reflection (DTraceCommand lives in the core
+ * bundle's class space, not on the class path), so it calls DTraceCommand.run reflectively and
+ * hands it a proxy of DTraceCommand.Interrupt.
+ *
+ * Signals: SIGINT and SIGTERM only raise the interrupt flag while dtrace runs; dtrace then ends the
+ * run as dtrace does (END fires, aggregations print, every ECB is disabled, the consumer is closed)
+ * and the launcher exits normally afterwards. A later signal does not kill the JVM either: a
+ * traced process must never be left with a tracepoint in it. Before the command runs, signals keep
+ * their default meaning (the JVM exits; a shutdown hook removes the storage directory).
+ *
+ * Felix's own log goes to stderr (its default logger writes to stdout, which is dtrace's output).
+ */
+package org.jdtrace.launcher;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.apache.felix.framework.Felix;
+import org.apache.felix.framework.Logger;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.util.tracker.ServiceTracker;
+import sun.misc.Signal;
+
+public final class Main {
+
+    static final String COMMAND = "org.jdtrace.consumer.DTraceCommand";
+    static final String INTERRUPT = "org.jdtrace.consumer.DTraceCommand$Interrupt";
+    static final String SLF4J_PACKAGES = "org.slf4j;version=2.0.17,org.slf4j.event;version=2.0.17,"
+            + "org.slf4j.helpers;version=2.0.17,org.slf4j.spi;version=2.0.17";
+    static final long SERVICE_WAIT_MS = Long.getLong("jdtrace.service.wait", 10_000);
+
+    /** JDTRACE_TIMING=1 prints the start-up phases on stderr (for bench/startup.sh and tuning). */
+    static final boolean TIMING = System.getenv("JDTRACE_TIMING") != null;
+    static final long T0 = System.nanoTime();
+
+    private Main() {}
+
+    static void mark(String phase) {
+        if (TIMING) {
+            System.err.printf("dtrace: timing: %-28s %6.1f ms%n", phase, (System.nanoTime() - T0) / 1e6);
+        }
+    }
+
+    public static void main(String[] args) {
+        List<String> argv = new ArrayList<>(Arrays.asList(args));
+        boolean shell = !argv.isEmpty() && argv.get(0).equals("--shell");
+        if (shell) {
+            argv.remove(0);
+        }
+        int status;
+        try {
+            status = new Main().run(argv, shell);
+        } catch (LaunchException e) {
+            System.err.println("dtrace: " + e.getMessage());
+            status = 1;
+        }
+        System.out.flush();
+        System.err.flush();
+        // halt, not exit: the framework is stopped and the streams are flushed; no shutdown hook
+        // or non-daemon thread of some bundle may keep dtrace alive after its work is done.
+        Runtime.getRuntime().halt(status);
+    }
+
+    static final class LaunchException extends Exception {
+        LaunchException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    int run(List<String> argv, boolean shell) throws LaunchException {
+        mark("launcher");
+        Path dist = distribution();
+        Path storage = storageDirectory();
+        Thread cleaner = new Thread(() -> deleteTree(storage), "jdtrace-storage-cleaner");
+        Runtime.getRuntime().addShutdownHook(cleaner);
+        mark("storage created");
+        Felix felix = new Felix(config(storage, shell));
+        mark("framework constructed");
+        try {
+            mark("main");
+            felix.init();
+            mark("framework init");
+            BundleContext ctx = felix.getBundleContext();
+            List<Bundle> installed = new ArrayList<>();
+            install(ctx, dist.resolve("bundles"), installed);
+            if (shell) {
+                install(ctx, dist.resolve("shell"), installed);
+            }
+            mark("bundles installed");
+            felix.start();
+            for (Bundle b : installed) {
+                if (b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                    try {
+                        b.start();
+                        mark("  started " + b.getSymbolicName());
+                    } catch (BundleException e) {
+                        System.err.println("dtrace: bundle " + b.getSymbolicName() + " did not start: "
+                                + e.getMessage());
+                    }
+                }
+            }
+            mark("bundles started");
+            if (shell) {
+                felix.waitForStop(0);
+                return 0;
+            }
+            return runCommand(ctx, argv);
+        } catch (BundleException e) {
+            throw new LaunchException("the OSGi framework did not start: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } finally {
+            mark("command done");
+            stop(felix);
+            deleteTree(storage);
+            mark("framework stopped");
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleaner);
+            } catch (IllegalStateException ignored) {
+                // already shutting down
+            }
+        }
+    }
+
+    /**
+     * /tmp/jdtrace-felix-PID-N, private to this run. Not Files.createTempDirectory: its
+     * SecureRandom seeding costs tens of milliseconds, and the pid already makes the name unique.
+     */
+    private static Path storageDirectory() throws LaunchException {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir", "/tmp"));
+        long pid = ProcessHandle.current().pid();
+        for (int n = 0; n < 100; n++) {
+            Path p = tmp.resolve("jdtrace-felix-" + pid + "-" + n);
+            try {
+                return Files.createDirectory(p);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // a stale one from a killed run with a recycled pid: try the next name
+            } catch (IOException e) {
+                throw new LaunchException("cannot create the framework storage directory " + p + ": " + e);
+            }
+        }
+        throw new LaunchException("cannot create a framework storage directory in " + tmp);
+    }
+
+    private static Map<String, Object> config(Path storage, boolean shell) {
+        Map<String, Object> c = new HashMap<>();
+        c.put(Constants.FRAMEWORK_STORAGE, storage.toString());
+        c.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        c.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, SLF4J_PACKAGES);
+        c.put("felix.cache.locking", "false");
+        c.put("felix.log.logger", new StderrLogger());
+        c.put("felix.log.level", "1");
+        c.put("ds.loglevel", "warn");
+        c.put("gosh.args", shell ? "" : "--nointeractive");
+        return c;
+    }
+
+    /** The directory holding the launcher jar: lib/, bundles/ and shell/ sit beside it. */
+    private static Path distribution() throws LaunchException {
+        String override = System.getProperty("jdtrace.dist");
+        if (override != null) {
+            return Path.of(override);
+        }
+        try {
+            Path jar = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return jar.getParent();
+        } catch (URISyntaxException | RuntimeException e) {
+            throw new LaunchException("cannot find the distribution directory: " + e.getMessage());
+        }
+    }
+
+    private static void install(BundleContext ctx, Path dir, List<Bundle> into) throws LaunchException {
+        List<Path> jars;
+        try (Stream<Path> s = Files.list(dir)) {
+            jars = s.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
+        } catch (IOException e) {
+            throw new LaunchException("cannot read " + dir + ": " + e.getMessage()
+                    + " (is the distribution built? run bin/dtrace, which builds it)");
+        }
+        for (Path jar : jars) {
+            try {
+                into.add(ctx.installBundle("reference:" + jar.toUri()));
+            } catch (BundleException e) {
+                System.err.println("dtrace: cannot install " + jar.getFileName() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static int runCommand(BundleContext ctx, List<String> argv) throws InterruptedException,
+            LaunchException {
+        ServiceTracker<Object, Object> tracker = new ServiceTracker<>(ctx, COMMAND, null);
+        tracker.open(true);
+        try {
+            Object command = tracker.waitForService(SERVICE_WAIT_MS);
+            ServiceReference<Object> ref = tracker.getServiceReference();
+            if (command == null || ref == null) {
+                throw new LaunchException("the dtrace(1M) service did not start within "
+                        + SERVICE_WAIT_MS + " ms" + diagnose(ctx));
+            }
+            mark("service found");
+            return invoke(ref.getBundle(), command, argv);
+        } finally {
+            tracker.close();
+        }
+    }
+
+    private static int invoke(Bundle bundle, Object command, List<String> argv) throws LaunchException {
+        AtomicBoolean interrupted = new AtomicBoolean();
+        try {
+            Class<?> commandType = bundle.loadClass(COMMAND);
+            Class<?> interruptType = commandType.getClassLoader().loadClass(INTERRUPT);
+            Object interrupt = Proxy.newProxyInstance(interruptType.getClassLoader(),
+                    new Class<?>[] {interruptType}, (proxy, method, a) -> switch (method.getName()) {
+                        case "requested" -> interrupted.get();
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == a[0];
+                        case "toString" -> "SIGINT/SIGTERM";
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    });
+            Method run = commandType.getMethod("run", List.class, InputStream.class, PrintStream.class,
+                    PrintStream.class, interruptType);
+            Signal.handle(new Signal("INT"), s -> interrupted.set(true));
+            Signal.handle(new Signal("TERM"), s -> interrupted.set(true));
+            return (Integer) run.invoke(command, List.copyOf(argv), System.in, System.out, System.err, interrupt);
+        } catch (InvocationTargetException e) {
+            Throwable t = e.getCause();
+            throw new LaunchException("internal error: " + t);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new LaunchException("cannot run the dtrace(1M) service: " + e);
+        }
+    }
+
+    private static String diagnose(BundleContext ctx) {
+        StringBuilder sb = new StringBuilder();
+        for (Bundle b : ctx.getBundles()) {
+            if (b.getBundleId() != 0 && b.getState() != Bundle.ACTIVE
+                    && b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                sb.append("\n  bundle ").append(b.getSymbolicName()).append(" is not active");
+            }
+        }
+        if (sb.isEmpty()) {
+            sb.append(" (every bundle is active: is the org.jdtrace.consumer.DTrace service missing?)");
+        }
+        return sb.toString();
+    }
+
+    private static void stop(Felix felix) {
+        try {
+            if ((felix.getState() & (Bundle.STARTING | Bundle.ACTIVE)) != 0) {
+                felix.stop();
+                felix.waitForStop(10_000);
+            }
+        } catch (BundleException e) {
+            System.err.println("dtrace: the OSGi framework did not stop cleanly: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException | RuntimeException ignored) {
+            // best effort: it is in /tmp
+        }
+    }
+
+    /** Felix's messages on stderr, worded as dtrace's. */
+    static final class StderrLogger extends Logger {
+        @Override
+        protected void doLog(int level, String msg, Throwable throwable) {
+            String what = switch (level) {
+                case LOG_ERROR -> "error";
+                case LOG_WARNING -> "warning";
+                case LOG_INFO -> "info";
+                default -> "debug";
+            };
+            System.err.println("dtrace: framework " + what + ": " + msg
+                    + (throwable == null ? "" : " (" + throwable + ")"));
+        }
+    }
+}
