@@ -135,12 +135,18 @@ public final class TracedProcess implements AutoCloseable {
      * with its libraries mapped. The process is STOPPED until {@link #go()}.
      */
     public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints) {
+        return create(argv, isa, maxTracepoints, null);
+    }
+
+    /** As {@link #create(List, Isa, int)}, with standard output sent to {@code stdout} when not null. */
+    public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, Path stdout) {
         if (argv.isEmpty()) throw new IllegalArgumentException("no command");
+        String redirect = stdout == null ? "" : " >'" + stdout.toString().replace("'", "'\\''") + "'";
         ControlThread ctl = new ControlThread("jdtrace-pid-" + argv.get(0));
         ctl.start();
         try {
             TracedProcess p = ctl.call(() -> {
-                List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\""));
+                List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\"" + redirect));
                 sh.addAll(argv);
                 List<String> env = System.getenv().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
                 int pid = Sys.current().spawn("/bin/sh", sh, env);
