@@ -38,7 +38,9 @@ public final class ProcessModules {
         Map<String, long[]> ranges = new LinkedHashMap<>(); // path -> {start, end, firstStart, firstOffset}
         for (String line : Files.readAllLines(proc.resolve("maps"))) {
             String[] f = line.trim().split("\\s+", 6);
-            if (f.length < 6 || !f[5].startsWith("/")) continue;
+            // private mappings only: the loader maps objects MAP_PRIVATE; a shared one is
+            // somebody reading the file (our own ElfFile maps it MAP_SHARED in this JVM)
+            if (f.length < 6 || !f[5].startsWith("/") || f[1].length() < 4 || f[1].charAt(3) != 'p') continue;
             String[] se = f[0].split("-");
             long start = Long.parseUnsignedLong(se[0], 16), end = Long.parseUnsignedLong(se[1], 16);
             long off = Long.parseUnsignedLong(f[2], 16);
