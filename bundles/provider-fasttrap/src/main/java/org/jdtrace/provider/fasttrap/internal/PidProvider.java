@@ -127,9 +127,14 @@ public final class PidProvider implements Provider, ProcessControl {
 
     @Override
     public TargetProcess create(List<String> argv) throws ProcessException {
+        return create(argv, null);
+    }
+
+    /** As {@link #create(List)} with standard output sent to a file (tests, benchmarks). */
+    public TargetProcess create(List<String> argv, java.nio.file.Path stdout) throws ProcessException {
         TracedProcess p;
         try {
-            p = TracedProcess.create(argv, isa, max);
+            p = TracedProcess.create(argv, isa, max, stdout);
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage());
         }

@@ -114,4 +114,58 @@ class PidProviderTest {
         while (!registry.probes.isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
         assertEquals(0, registry.probes.size(), "retired on exec/exit");
     }
+
+    /**
+     * Real programs with every libc entry and return traced and every instruction of the libc
+     * string, memory and allocation functions they spend their time in: byte-identical output.
+     */
+    private void tracedOutputIsIdentical(String... argv) throws Exception {
+        Process plain = new ProcessBuilder(argv).start();
+        plain.getOutputStream().close();
+        byte[] expected = plain.getInputStream().readAllBytes();
+        assertEquals(0, plain.waitFor());
+        Path out = Files.createTempFile("pp", ".out");
+        try {
+            TargetProcess t = createWithStdout(out, argv);
+            for (String d : List.of("libc.so.6::entry", "libc.so.6::return", "libc.so.6:str*:", "libc.so.6:mem*:",
+                    "libc.so.6:malloc:", "libc.so.6:free:", "libc.so.6:_int_malloc:", "libc.so.6:qsort*:", "a.out::")) {
+                provider.provide(ProbeDescription.parse("pid" + t.pid() + ":" + d));
+            }
+            AtomicLong hits = new AtomicLong();
+            for (TestRegistry.TestProbe p : registry.probes) registry.enable(p, c -> hits.incrementAndGet());
+            assertTrue(registry.probes.size() > 5000, "probes " + registry.probes.size());
+            t.go();
+            int st = t.awaitExit(300, TimeUnit.SECONDS);
+            assertEquals(0, st, "wait status");
+            assertTrue(java.util.Arrays.equals(expected, Files.readAllBytes(out)), "output differs for " + List.of(argv));
+            assertTrue(hits.get() > 1000, "hits " + hits.get());
+            System.out.printf("%s: %d probes, %d hits, identical output%n", List.of(argv), registry.probes.size(), hits.get());
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    private TargetProcess createWithStdout(Path out, String... argv) throws Exception {
+        TargetProcess t = provider.create(List.of(argv), out);
+        targets.add(t);
+        return t;
+    }
+
+    @Test
+    void lsSortGzipUnderHeavyTracing() throws Exception {
+        Path input = Files.createTempFile("sort", ".txt");
+        try {
+            java.util.Random r = new java.util.Random(42);
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 1500; i++) sb.append(Long.toString(r.nextLong(), 36)).append(' ').append(i).append('\n');
+            Files.writeString(input, sb);
+            tracedOutputIsIdentical("/usr/bin/ls", "-l", "/usr/lib");
+            registry.retire("pid" + targets.get(targets.size() - 1).pid());
+            tracedOutputIsIdentical("/usr/bin/sort", input.toString());
+            registry.retire("pid" + targets.get(targets.size() - 1).pid());
+            tracedOutputIsIdentical("/usr/bin/gzip", "-c", input.toString());
+        } finally {
+            Files.deleteIfExists(input);
+        }
+    }
 }
