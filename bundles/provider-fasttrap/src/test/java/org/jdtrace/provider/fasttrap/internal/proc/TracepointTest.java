@@ -159,4 +159,49 @@ class TracepointTest {
         assertEquals("800\n", Files.readString(out));
         assertTrue(Sys.exited(0));
     }
+
+    @Test
+    void grabbedProcessRunsOnUntouchedAfterRelease() throws Exception {
+        Path out = tmp();
+        Process starter = new ProcessBuilder("/bin/sh", "-c",
+                Fixtures.bin("ft_spin") + " > '" + out + "' 2>&1 </dev/null & echo $!").start();
+        int pid = Integer.parseInt(new String(starter.getInputStream().readAllBytes()).trim());
+        starter.waitFor();
+        try {
+            Thread.sleep(100);
+            String mapsBefore = Files.readString(Path.of("/proc/" + pid + "/maps"));
+            TracedProcess p = TracedProcess.grab(pid, Fixtures.ISA, 250_000);
+            traced.add(p);
+            List<Fixtures.Function> fns = Fixtures.functions(pid, "a.out", n -> n.equals("work") || n.equals("main"));
+            AtomicLong hits = new AtomicLong();
+            p.enable(Fixtures.everyInstruction(fns, c -> hits.incrementAndGet()));
+            p.go();
+            Thread.sleep(400);
+            assertTrue(Files.readString(Path.of("/proc/" + pid + "/maps")).contains("rwxp"), "scratch mapped");
+            p.release();
+            assertTrue(hits.get() > 1000, "hits " + hits.get());
+            long entry = fns.stream().filter(f -> f.name().equals("work")).findFirst().orElseThrow().analysis().start();
+            byte[] b = new byte[1];
+            ProcessMemory m = new ProcessMemory(pid);
+            for (Fixtures.Function f : fns) {
+                for (Instruction i : f.analysis().instructions()) {
+                    m.read(i.pc(), b, 0, 1);
+                    assertEquals(i.bytes()[0], b[0], "byte restored at 0x" + Long.toHexString(i.pc()));
+                }
+            }
+            m.read(entry, b, 0, 1);
+            m.close();
+            assertEquals(mapsBefore.lines().filter(l -> l.contains("rwxp")).count(),
+                    Files.readString(Path.of("/proc/" + pid + "/maps")).lines().filter(l -> l.contains("rwxp")).count(),
+                    "scratch unmapped");
+            assertTrue(Files.readString(Path.of("/proc/" + pid + "/status")).contains("TracerPid:\t0\n"));
+            Thread.sleep(200);
+            new ProcessBuilder("kill", "-USR1", Integer.toString(pid)).start().waitFor();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (ProcessHandle.of(pid).isPresent() && System.nanoTime() < deadline) Thread.sleep(20);
+            assertTrue(Files.readString(out).matches("ok \\d+\n"), Files.readString(out));
+        } finally {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
 }
