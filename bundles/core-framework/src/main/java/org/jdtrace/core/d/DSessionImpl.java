@@ -41,6 +41,9 @@ import org.jdtrace.spi.ProbeDescription;
 
 public final class DSessionImpl implements DSession {
 
+    /** dtrace-utils' test mode: probe lines without the CPU and ID columns. */
+    private static final boolean TESTING = System.getenv("_DTRACE_TESTING") != null;
+
     private final DState state = new DState();
     private final AggregateTable table = new AggregateTable(state);
     private final Map<Integer, Probe> probes = new ConcurrentHashMap<>();
@@ -59,10 +62,11 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void setOption(String name, String value) throws DTraceException {
-        if (active && (name.equals("bufsize") || name.equals("aggsize") || name.equals("nspec"))) {
-            throw new DTraceException("Operation illegal when tracing is active");
+        if (active) {
+            state.options.setWhileTracing(name, value);
+        } else {
+            state.options.set(name, value);
         }
-        state.options.set(name, value);
     }
 
     @Override
@@ -130,7 +134,7 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void begin(PrintStream out, PrintStream err) {
-        printer = new RecordPrinter(state, table, probes::get, out, err);
+        printer = new RecordPrinter(state, table, probes::get, out, err, TESTING);
         active = true;
     }
 
@@ -143,6 +147,7 @@ public final class DSessionImpl implements DSession {
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
+        printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeDrops());
     }
 
     @Override

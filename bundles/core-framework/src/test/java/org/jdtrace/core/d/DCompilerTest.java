@@ -50,10 +50,12 @@ class DCompilerTest {
                     printf("%d %d %d %d\\n", x > y ? 1 : 2, "abc" < "abd", this->s == "abc", a["x", 0]);
                     printf("%d %d %u %d %u\\n", -7 / 2, -7 % 2, (unsigned)-1 / 2, (unsigned char)-1, (unsigned char)-1);
                     printf("%d %d %d\\n", x++ + 1, x, --x);
+                    k = (int)100000; k = k * k / k; m = (int)0x7fffffff; m += 1;
+                    printf("%d %d %d\\n", k, m, (int)0x7fffffff + 1 > 0);
                     exit(0);
                 }
                 """).go();
-        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 -1 255\n15 15 14\n\n", r.end());
+        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 255 255\n15 15 14\n100000 -2147483648 1\n\n", r.end());
     }
 
     @Test
@@ -131,11 +133,13 @@ class DCompilerTest {
 
     @Test
     void traceOfIntegersAndStringsWithProbeLines() throws Exception {
-        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }").go();
+        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }"
+                + "BEGIN { trace((int8_t)-1); trace((uint16_t)-1); trace(-1); trace((uint64_t)-1); }").go();
         r.fire(DRun.ENTRY);
         assertEquals(HEADING
-                + probeLine(0, 1, ":BEGIN") + "        1   2" + String.format("  %-33s", "s") + "\n"
+                + probeLine(0, 1, ":BEGIN") + "          1   2" + String.format("  %-33s", "s") + "\n"
                 + probeLine(0, 1, ":BEGIN") + "\n"
+                + probeLine(0, 1, ":BEGIN") + "  -1 65535         -1 18446744073709551615\n"
                 + "\n                1\n", r.end());
     }
 
@@ -222,5 +226,80 @@ class DCompilerTest {
         r.go().fire(DRun.RETURN);
         assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\n" + probeLine(0, 5, "work:return") + "\n\n", r.end());
         assertFalse(r.session.exitRequested());
+    }
+
+    @Test
+    void speculationsCommitInOrderAndDiscard() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { s = speculation(); }
+                BEGIN { speculate(s); printf("spec1\\n"); }
+                test:::entry { speculate(s); printf("spec2 %d\\n", arg0); }
+                test:::return /arg0 == 1/ { commit(s); }
+                test:::return /arg0 == 0/ { discard(s); }
+                END { printf("end %d\\n", speculation()); }
+                """);
+        r.go().fire(DRun.ENTRY, 7);
+        r.session.drain();
+        assertEquals("", r.out());
+        r.fire(DRun.RETURN, 1).fire(DRun.ENTRY, 8).fire(DRun.RETURN, 0);
+        assertEquals("spec1\nspec2 7\nend 1\n\n", r.end());
+    }
+
+    @Test
+    void failedSpeculationIsReported() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { a = speculation(); b = speculation(); speculate(a); printf("never\\n"); }
+                END { discard(a); printf("%d %d\\n", a, b); }
+                """).go();
+        assertEquals("1 0\n\n", r.end());
+        assertEquals("dtrace: 1 failed speculation (no speculative buffer available)\n", r.err());
+    }
+
+    @Test
+    void actionsOutOfOrderAroundSpeculateAndCommit() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN\n{\n  printf(\"x\");\n  commit(1);\n}"));
+        assertEquals("D_COMM_DREC", e.tag());
+        assertEquals(4, e.line());
+        assertEquals("commit( ) may not follow data-recording action(s)", e.getMessage());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { speculate(1); @a = count(); }"));
+        assertEquals("D_AGG_SPEC", e.tag());
+    }
+
+    @Test
+    void setoptAppliesWhenConsumedAndReportsRefusals() throws Exception {
+        DRun r = DRun.script("BEGIN { setopt(\"quiet\"); setopt(\"nosuch\"); setopt(\"bufsize\", \"1m\"); } BEGIN { printf(\"x\\n\"); }").go();
+        assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\nx\n\n", r.end());
+        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"nosuch\" to \"1\": "
+                + "Invalid option name\n"
+                + "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"bufsize\" to \"1m\": "
+                + "Operation illegal when tracing is active\n", r.err());
+    }
+
+    @Test
+    void stddevIsExactAndQuantizeReachesTheTopBucket() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { @s = stddev(5000000000); @s = stddev(5000000200); @s = stddev(5000000400);
+                        @q = quantize(0x4000000000000000); printa("%@d\\n", @s); printa(@q); }
+                """).go();
+        assertEquals("163\n\n"
+                + "\n           value  ------------- Distribution ------------- count    \n"
+                + "2305843009213693952 |                                         0        \n"
+                + "4611686018427387904 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n"
+                + "\n\n", r.end());
+    }
+
+    @Test
+    void timestampIsFixedForAFiringAndKeysSortFromAggsortkeypos() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                #pragma D option aggsortkeypos=1
+                BEGIN { this->t = timestamp; x = 1; x = x * 3; printf("%d\\n", timestamp - this->t);
+                        @[1, 3] = sum(0); @[2, 2] = sum(0); @[3, 1] = sum(0); printa("%d %d\\n", @); }
+                """).go();
+        assertEquals("0\n3 1\n2 2\n1 3\n\n", r.end());
     }
 }

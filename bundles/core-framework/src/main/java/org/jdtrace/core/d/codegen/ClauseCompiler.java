@@ -74,6 +74,8 @@ public final class ClauseCompiler {
     private final Map<Integer, Integer> clauseLocals = new HashMap<>();
     private final Map<Integer, VKind> clauseLocalKinds = new HashMap<>();
     private int nextLocal = L_FIRST;
+    /** The local holding this firing's timestamp, read once (-1: the clause does not use it). */
+    private int timestampLocal = -1;
     private int action;
     private int difOffset;
     private ClassDesc self;
@@ -142,6 +144,11 @@ public final class ClauseCompiler {
             }
             case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
             case Exit e -> scan(e.status());
+            case Spec sp -> scan(sp.id());
+            case Setopt so -> {
+                scan(so.name());
+                if (so.value() != null) scan(so.value());
+            }
             case If i -> {
                 scan(i.cond());
                 i.then().forEach(this::scan);
@@ -162,6 +169,10 @@ public final class ClauseCompiler {
             }
             case AssocRef a -> a.keys().forEach(this::scan);
             case ArgN a -> scan(a.index());
+            case BuiltinVar b when b.which() == Builtin.TIMESTAMP && timestampLocal < 0 -> {
+                timestampLocal = nextLocal;
+                nextLocal += 2;
+            }
             case Unary u -> scan(u.operand());
             case Binary b -> { scan(b.left()); scan(b.right()); }
             case StrCompare b -> { scan(b.left()); scan(b.right()); }
@@ -196,6 +207,11 @@ public final class ClauseCompiler {
         }
         action = 0;
         // context faults (FaultException) become DFaults that say which action faulted
+        if (timestampLocal >= 0) {
+            // timestamp is fixed for the whole firing, as dtrace's (read at probe entry)
+            c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+            c.lstore(timestampLocal);
+        }
         int actionLocal = nextLocal;
         Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
         c.iconst_0();
@@ -265,7 +281,8 @@ public final class ClauseCompiler {
                 } else {
                     expr(c, t.value());
                     c.loadConstant(t.width());
-                    c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int));
+                    c.loadConstant(t.signed() ? 1 : 0);
+                    c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int, CD_boolean));
                 }
             }
             case Printf p -> {
@@ -296,6 +313,20 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
+            case Setopt so -> {
+                c.aload(L_THREAD);
+                expr(c, so.name());
+                if (so.value() != null) expr(c, so.value());
+                else c.aconst_null();
+                c.invokestatic(CD_RT, "setopt", MethodTypeDesc.of(CD_void, CD_THREAD, CD_String, CD_String));
+            }
+            case Spec sp -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                expr(c, sp.id());
+                c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
+                        MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
+            }
             case If i -> {
                 Label otherwise = c.newLabel(), end = c.newLabel();
                 cond(c, i.cond());
@@ -441,6 +472,10 @@ public final class ClauseCompiler {
             case Assign a -> assign(c, a);
             case Call call -> {
                 List<ClassDesc> params = new ArrayList<>();
+                if (Subr.needsState(call.name())) {
+                    loadState(c);
+                    params.add(CD_STATE);
+                }
                 if (Subr.needsContext(call.name())) {
                     c.aload(L_CTX);
                     params.add(CD_CTX);
@@ -631,7 +666,7 @@ public final class ClauseCompiler {
                 c.iload(L_EPID);
                 c.i2l();
             }
-            case TIMESTAMP -> c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+            case TIMESTAMP -> c.lload(timestampLocal);
             case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
             case VTIMESTAMP -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
             case EXECNAME -> {

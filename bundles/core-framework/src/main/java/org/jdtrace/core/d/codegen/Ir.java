@@ -102,8 +102,12 @@ public final class Ir {
     /** An expression evaluated for its effect (a DIFEXPR action). */
     public record Eval(Expr expr) implements Stmt {}
 
-    /** trace(): integers with their width in bytes. */
-    public record Trace(Expr value, int width) implements Stmt {}
+    /** trace(): integers with their width in bytes and signedness (strings: width 0). */
+    public record Trace(Expr value, int width, boolean signed) implements Stmt {
+        public Trace(Expr value, int width) {
+            this(value, width, true);
+        }
+    }
 
     public record Printf(PrintfFormat format, List<Expr> args, int[] widths) implements Stmt {}
 
@@ -117,6 +121,14 @@ public final class Ir {
     public record Trunc(Aggregation agg, Expr keep) implements Stmt {}
 
     public record Exit(Expr status) implements Stmt {}
+
+    /** setopt(name) when {@code value} is null, else setopt(name, value). */
+    public record Setopt(Expr name, Expr value) implements Stmt {}
+
+    public enum SpecOp { SPECULATE, COMMIT, DISCARD }
+
+    /** speculate(id), commit(id), discard(id). */
+    public record Spec(SpecOp op, Expr id) implements Stmt {}
 
     public record If(Expr cond, List<Stmt> then, List<Stmt> otherwise) implements Stmt {}
 

@@ -145,8 +145,8 @@ public final class Rt {
 
     // ---- records
 
-    public static void traceLong(DThread t, long v, int width) {
-        t.add(new Datum.TraceInt(v, width));
+    public static void traceLong(DThread t, long v, int width, boolean signed) {
+        t.add(new Datum.TraceInt(v, width, signed));
     }
 
     public static void traceStr(DThread t, DState st, String s) {
@@ -177,6 +177,22 @@ public final class Rt {
     public static void exit(DThread t, DState st, long status) {
         st.exit((int) status);
         t.add(new Datum.Exit((int) status));
+    }
+
+    public static void setopt(DThread t, String name, String value) {
+        t.add(new Datum.Setopt(name, value));
+    }
+
+    public static void speculate(DThread t, DState st, long id) {
+        t.speculate(id);
+    }
+
+    public static void commit(DThread t, DState st, long id) {
+        t.commitSpeculation(id);
+    }
+
+    public static void discard(DThread t, DState st, long id) {
+        st.speculations.discard(id);
     }
 
     public static int strcmp(String a, String b) {

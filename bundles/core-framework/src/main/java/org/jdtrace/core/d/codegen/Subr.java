@@ -119,6 +119,13 @@ public final class Subr {
 
     public static String seq(String a, String b) { return b; }
 
+    public static long speculation(org.jdtrace.core.d.rt.DState st) { return st.speculations.allocate(); }
+
+    /** Subroutines that take the consumer state as a hidden first argument. */
+    static boolean needsState(String name) {
+        return name.equals("speculation");
+    }
+
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {

@@ -47,7 +47,7 @@ public final class ClauseLowering {
         if (c.body() == null) {
             return new Ir.Clause(pred, List.of(), true);
         }
-        List<Ir.Stmt> body = statements(c.body());
+        List<Ir.Stmt> body = statements(c.body(), new ActionOrder());
         return new Ir.Clause(pred, body, body.isEmpty() || records(body));
     }
 
@@ -60,17 +60,66 @@ public final class ClauseLowering {
         return false;
     }
 
-    private List<Ir.Stmt> statements(List<Stmt> body) throws DTraceException {
+    private List<Ir.Stmt> statements(List<Stmt> body, ActionOrder order) throws DTraceException {
         List<Ir.Stmt> out = new ArrayList<>();
         for (Stmt s : body) {
             switch (s) {
-                case Stmt.ExprStmt es -> out.add(statement(es.expr()));
+                case Stmt.ExprStmt es -> {
+                    order.check(es.expr());
+                    out.add(statement(es.expr()));
+                }
                 case Stmt.Empty e -> { }
-                case Stmt.If i -> out.add(new Ir.If(exprs.lower(i.cond()), statements(i.then()),
-                        statements(i.otherwise())));
+                case Stmt.If i -> out.add(new Ir.If(exprs.lower(i.cond()), statements(i.then(), order),
+                        statements(i.otherwise(), order)));
             }
         }
         return out;
+    }
+
+    /**
+     * dtrace's rules on the order of a clause's actions around speculate() and commit()
+     * (dt_compile's checks): speculate first, commit before any data, no aggregation or
+     * destructive action in a speculative clause, no data after commit.
+     */
+    private static final class ActionOrder {
+        private boolean speculate, commit, data;
+
+        void check(Expr e) throws DTraceException {
+            int line = e.line;
+            if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef) {
+                if (speculate) throw order("aggregating actions may not follow speculate( )", "D_AGG_SPEC", line);
+                if (commit) throw order("aggregating actions may not follow commit( )", "D_AGG_COMM", line);
+                return;
+            }
+            if (!(e instanceof Expr.Call c) || c.function == null || !c.function.isAction()) {
+                return;
+            }
+            switch (c.function) {
+                case SPECULATE -> {
+                    if (commit) throw order("speculate( ) may not follow commit( )", "D_SPEC_COMM", line);
+                    if (speculate) throw order("speculate( ) may not follow speculate( )", "D_SPEC_SPEC", line);
+                    if (data) throw order("speculate( ) may not follow data-recording action(s)", "D_SPEC_DREC", line);
+                    speculate = true;
+                }
+                case COMMIT -> {
+                    if (speculate) throw order("commit( ) may not follow speculate( )", "D_COMM_SPEC", line);
+                    if (data) throw order("commit( ) may not follow data-recording action(s)", "D_COMM_DREC", line);
+                    commit = true;
+                }
+                case DISCARD -> { }
+                default -> {
+                    if (c.function.kind == DFunction.Kind.DESTRUCTIVE && speculate) {
+                        throw order("destructive actions may not follow speculate( )", "D_ACT_SPEC", line);
+                    }
+                    if (commit) throw order("data-recording actions may not follow commit( )", "D_DREC_COMM", line);
+                    data = true;
+                }
+            }
+        }
+
+        private static DTraceException order(String message, String tag, int line) {
+            return new DTraceException(message, tag, line);
+        }
     }
 
     private Ir.Stmt statement(Expr e) throws DTraceException {
@@ -91,11 +140,15 @@ public final class ClauseLowering {
             case TRACE -> {
                 Expr v = args.get(0);
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
-                        : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type));
+                        : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }
             case PRINTF -> printf(c);
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
+            case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));
+            case COMMIT -> new Ir.Spec(Ir.SpecOp.COMMIT, exprs.integer(args.get(0)));
+            case DISCARD -> new Ir.Spec(Ir.SpecOp.DISCARD, exprs.integer(args.get(0)));
             case CLEAR -> new Ir.Clear(aggregationOf(args.get(0)));
             case TRUNC -> new Ir.Trunc(aggregationOf(args.get(0)), args.size() > 1 ? exprs.integer(args.get(1)) : null);
             default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
@@ -129,7 +182,7 @@ public final class ClauseLowering {
             boolean str = ExprLowering.kind(a.type) == VKind.STRING
                     || ((conv[i] == 's' || conv[i] == 'S') && a.type.isPointer());
             values.add(str ? exprs.string(a) : exprs.integer(a));
-            widths[i] = str ? 0 : ExprLowering.width(a.type);
+            widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
         return new Ir.Printf(fmt, values, widths);
     }

@@ -2,8 +2,9 @@
  * ExprLowering: the expressions of a checked D program (org.jdtrace.core.d.ast after
  * DFrontEnd.check) as Ir expressions, the step dt_cg.c's expression half takes from parse tree
  * to DIF. Every D value becomes a JVM long or a String: integers and pointers are longs,
- * narrowed with an explicit Ir.Cast wherever C's rules narrow them (a store into a narrower
- * variable, a result of int arithmetic, a cast); a string is a String. Variables are resolved to
+ * computed in 64 bits as DTrace computes them and narrowed with an explicit Ir.Cast where a
+ * value takes a narrower type (a store into a narrower variable, a cast); records carry each
+ * value's width and signedness, so printing narrows the rest. A string is a String. Variables are resolved to
  * the consumer's slots in DState here, so the generated code indexes arrays and never looks up a
  * name.
  *
@@ -46,7 +47,8 @@ final class ExprLowering {
             Map.entry(DFunction.BASENAME, "s"), Map.entry(DFunction.DIRNAME, "s"),
             Map.entry(DFunction.HTONS, "i"), Map.entry(DFunction.HTONL, "i"), Map.entry(DFunction.HTONLL, "i"),
             Map.entry(DFunction.NTOHS, "i"), Map.entry(DFunction.NTOHL, "i"), Map.entry(DFunction.NTOHLL, "i"),
-            Map.entry(DFunction.RAND, ""), Map.entry(DFunction.COPYINSTR, "ii"));
+            Map.entry(DFunction.RAND, ""), Map.entry(DFunction.COPYINSTR, "ii"),
+            Map.entry(DFunction.SPECULATION, ""));
 
     private final DState state;
 
@@ -151,6 +153,10 @@ final class ExprLowering {
             return new Ir.Cast(e, i.size(), i.signed());
         }
         return e;
+    }
+
+    static boolean isUnsigned(DType t) {
+        return unsigned(t);
     }
 
     private static boolean unsigned(DType t) {
@@ -285,9 +291,9 @@ final class ExprLowering {
 
     private Ir.Expr unary(Expr.Unary u) throws DTraceException {
         return switch (u.op) {
-            case PLUS -> narrow(integer(u.operand), u.type);
-            case NEG -> narrow(new Ir.Unary(Ir.UnOp.NEG, integer(u.operand)), u.type);
-            case BITNOT -> narrow(new Ir.Unary(Ir.UnOp.BITNOT, integer(u.operand)), u.type);
+            case PLUS -> integer(u.operand);
+            case NEG -> new Ir.Unary(Ir.UnOp.NEG, integer(u.operand));
+            case BITNOT -> new Ir.Unary(Ir.UnOp.BITNOT, integer(u.operand));
             case NOT -> u.operand.type.isString()
                     ? new Ir.StrCompare(Ir.BinOp.EQ, string(u.operand), new Ir.StrConst(""))
                     : new Ir.Unary(Ir.UnOp.NOT, integer(u.operand));
@@ -339,7 +345,7 @@ final class ExprLowering {
             return pointerArithmetic(op, l, lt, r, rt);
         }
         boolean uns = op == Expr.BinOp.SHL || op == Expr.BinOp.SHR ? unsigned(b.type) : unsignedArithmetic(lt, rt);
-        return narrow(new Ir.Binary(binop(op), l, r, uns), b.type);
+        return new Ir.Binary(binop(op), l, r, uns);
     }
 
     /** A condition as a long 0/1 (strings: non-empty). */

@@ -98,8 +98,8 @@ public final class AggregationPrinter {
     static void quantize(StringBuilder out, long[] d) {
         int n = AggKind.QUANTIZE_NBUCKETS;
         int first = 0, last = n - 1;
-        while (first < n - 1 && d[first] == 0) first++;
-        if (first == n - 1) {
+        while (first < n && d[first] == 0) first++;
+        if (first == n) {
             first = AggKind.QUANTIZE_ZEROBUCKET - 1;
             last = AggKind.QUANTIZE_ZEROBUCKET + 1;
         } else {

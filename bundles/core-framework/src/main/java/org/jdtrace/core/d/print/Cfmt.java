@@ -16,7 +16,13 @@ final class Cfmt {
 
     static String integer(long raw, int size, char conv, int width, int precision, boolean minus,
                           boolean plus, boolean space, boolean alt, boolean zero) {
-        boolean signed = conv == 'd' || conv == 'i';
+        return integer(raw, size, false, conv, width, precision, minus, plus, space, alt, zero);
+    }
+
+    /** {@code unsignedType}: %d/%i of a value whose D type is unsigned print it unsigned. */
+    static String integer(long raw, int size, boolean unsignedType, char conv, int width, int precision,
+                          boolean minus, boolean plus, boolean space, boolean alt, boolean zero) {
+        boolean signed = (conv == 'd' || conv == 'i') && !unsignedType;
         int bits = size >= 8 || size <= 0 ? 64 : size * 8;
         long v = raw;
         if (bits < 64) {
@@ -27,7 +33,10 @@ final class Cfmt {
         String prefix = "";
         switch (conv) {
             case 'd', 'i' -> {
-                if (v < 0) {
+                if (!signed) {
+                    sign = plus ? "+" : space ? " " : "";
+                    digits = Long.toUnsignedString(v);
+                } else if (v < 0) {
                     sign = "-";
                     digits = Long.toUnsignedString(-v);
                 } else {

@@ -141,6 +141,10 @@ public final class PrintfFormat {
                     precision = p;
                 }
             }
+            if (i < n && fmt.charAt(i) == '@') { // "%9@x": dtrace takes '@' after the width too
+                agg = true;
+                i++;
+            }
             String length = "";
             if (i + 1 < n && (fmt.startsWith("hh", i) || fmt.startsWith("ll", i))) {
                 length = fmt.substring(i, i + 2);
@@ -173,7 +177,8 @@ public final class PrintfFormat {
 
     /**
      * Formats with plain arguments (printf): integers are {@link Long}, strings {@link String};
-     * {@code sizes[i]} is argument i's width in bytes (8 when absent or 0).
+     * {@code sizes[i]} is argument i's width in bytes (8 when absent or 0), negative for an
+     * unsigned type.
      */
     public void format(StringBuilder out, Object[] args, int[] sizes) {
         format(out, args, sizes, null);
@@ -215,9 +220,9 @@ public final class PrintfFormat {
             }
             if (ai >= args.length) continue;
             Object arg = args[ai];
-            int size = sizes != null && ai < sizes.length && sizes[ai] > 0 ? sizes[ai] : 8;
+            int size = sizes != null && ai < sizes.length && sizes[ai] != 0 ? sizes[ai] : 8;
             ai++;
-            formatOne(out, c, width, precision, minus, arg, size);
+            formatOne(out, c, width, precision, minus, arg, Math.abs(size), size < 0);
         }
     }
 
@@ -230,6 +235,15 @@ public final class PrintfFormat {
     /** Formats a single value with one conversion. */
     public static void formatOne(StringBuilder out, Conversion c, int width, int precision, boolean minus,
                                  Object arg, int size) {
+        formatOne(out, c, width, precision, minus, arg, size, false);
+    }
+
+    /**
+     * Formats a single value with one conversion; {@code unsigned} says the argument's D type is
+     * unsigned, so %d/%i print it as such (dtrace prints an unsigned char 255 with %d as 255).
+     */
+    public static void formatOne(StringBuilder out, Conversion c, int width, int precision, boolean minus,
+                                 Object arg, int size, boolean unsigned) {
         switch (c.conv()) {
             case 's' -> pad(out, truncate(String.valueOf(arg), precision), width, minus, false);
             case 'S' -> pad(out, truncate(escape(String.valueOf(arg)), precision), width, minus, false);
@@ -256,7 +270,8 @@ public final class PrintfFormat {
                     default -> size;
                 };
                 long v = toLong(arg);
-                out.append(Cfmt.integer(v, eff, c.conv(), width, precision, minus, c.plus(), c.space(),
+                out.append(Cfmt.integer(v, eff, unsigned && c.length().isEmpty(), c.conv(), width, precision,
+                        minus, c.plus(), c.space(),
                         c.alt(), c.zero()));
             }
         }

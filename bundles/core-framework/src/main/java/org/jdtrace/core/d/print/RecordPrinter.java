@@ -2,8 +2,10 @@
  * RecordPrinter: the consumer's output of principal-buffer records, as dtrace(1M)'s chew() and
  * chewrec() over dt_consume_cpu(): without quiet, the first record prints the heading
  * "CPU     ID                    FUNCTION:NAME" and every record a "%3d %6d %32s " probe line,
- * then its data, then a newline; with quiet only the data. trace() of integers prints
- * " %16lld"/" %8d"/" %5d"/" %3d" by width (quiet: "%d"), of strings "  %-33s" (quiet: "%s").
+ * then its data, then a newline; with quiet only the data. With {@code testing} (dtrace-utils'
+ * _DTRACE_TESTING, for reproducible output) the CPU and ID columns are left out. trace() of
+ * integers prints them as their type reads (signed or not) in " %19d"/" %10d"/" %5d"/" %3d" by
+ * width (quiet: "%d"), of strings "  %-33s" (quiet: "%s").
  * clear()/trunc() records act on the aggregate table, exit() records print nothing, fault
  * reports go to stderr as dtrace's default ERROR handler words them. Consumer thread only.
  */
@@ -13,6 +15,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
+import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.Aggregation;
 import org.jdtrace.core.d.rt.DState;
@@ -27,10 +30,17 @@ public final class RecordPrinter {
     private final IntFunction<Probe> probes;
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean testing;
     private boolean heading;
 
     public RecordPrinter(DState state, AggregateTable table, IntFunction<Probe> probes, PrintStream out,
                          PrintStream err) {
+        this(state, table, probes, out, err, false);
+    }
+
+    public RecordPrinter(DState state, AggregateTable table, IntFunction<Probe> probes, PrintStream out,
+                         PrintStream err, boolean testing) {
+        this.testing = testing;
         this.state = state;
         this.table = table;
         this.probes = probes;
@@ -50,14 +60,19 @@ public final class RecordPrinter {
             boolean quiet = state.options.quiet();
             if (!quiet) {
                 if (!heading) {
-                    sb.append(String.format("%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME"));
+                    sb.append(testing ? String.format("%32s\n", "FUNCTION:NAME")
+                            : String.format("%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME"));
                     heading = true;
                 }
                 Probe p = probes.apply(r.epid());
                 String name = p == null ? ":" : p.function() + ":" + p.name();
-                sb.append(String.format("%3d %6d %32s ", r.cpu(), p == null ? 0 : p.id(), name));
+                sb.append(testing ? String.format("%32s ", name)
+                        : String.format("%3d %6d %32s ", r.cpu(), p == null ? 0 : p.id(), name));
             }
-            for (Datum d : r.data()) datum(sb, d, quiet);
+            for (Datum d : r.data()) {
+                if (d instanceof Datum.Setopt so) setopt(sb, r, so);
+                else datum(sb, d, quiet);
+            }
             if (!quiet) sb.append('\n');
         }
         flush(sb);
@@ -74,9 +89,9 @@ public final class RecordPrinter {
     private void datum(StringBuilder sb, Datum d, boolean quiet) {
         switch (d) {
             case Datum.TraceInt t -> {
-                if (quiet) sb.append(AggregationPrinter.intAtWidth(t.value(), t.width(), 0));
-                else sb.append(' ').append(AggregationPrinter.intAtWidth(t.value(), t.width(),
-                        AggregationPrinter.widthOf(t.width())));
+                String v = traced(t);
+                if (quiet) sb.append(v);
+                else PrintfFormat.pad(sb.append(' '), v, traceWidth(t.width()), false, false);
             }
             case Datum.TraceStr s -> {
                 if (quiet) sb.append(s.value());
@@ -90,8 +105,44 @@ public final class RecordPrinter {
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
             case Datum.Exit e -> { }
+            case Datum.Setopt s -> { }
             case Datum.Error e -> { }
         }
+    }
+
+    /** setopt(): the option changes from this record on; a refusal is reported as dtrace does. */
+    private void setopt(StringBuilder sb, Record r, Datum.Setopt so) {
+        try {
+            state.options.setWhileTracing(so.name(), so.value());
+        } catch (DTraceException e) {
+            flush(sb);
+            Probe p = probes.apply(r.epid());
+            String probe = p == null ? "?" : p.id() + ": " + p.provider() + ":" + p.module() + ":" + p.function()
+                    + ":" + p.name();
+            err.print("dtrace: error on enabled probe ID " + r.epid() + " (ID " + probe + "): couldn't set option \""
+                    + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n");
+            err.flush();
+        }
+    }
+
+    /** A traced integer as its type reads: narrowed to its width, signed or unsigned. */
+    static String traced(Datum.TraceInt t) {
+        long v = t.value();
+        int bits = 8 * Math.min(Math.max(t.width(), 1), 8);
+        if (bits < 64) {
+            v = t.signed() ? (v << (64 - bits)) >> (64 - bits) : v & ((1L << bits) - 1);
+        }
+        return t.signed() ? Long.toString(v) : Long.toUnsignedString(v);
+    }
+
+    /** dtrace's field widths for trace() of 1, 2, 4 and 8 byte integers. */
+    static int traceWidth(int bytes) {
+        return switch (bytes) {
+            case 1 -> 3;
+            case 2 -> 5;
+            case 4 -> 10;
+            default -> 19;
+        };
     }
 
     private void printa(StringBuilder sb, Datum.Printa p) {
@@ -112,6 +163,18 @@ public final class RecordPrinter {
             long n = e.getValue();
             err.print("dtrace: " + n + " drop" + (n > 1 ? "s" : "") + " on CPU " + e.getKey() + "\n");
         });
+        err.flush();
+    }
+
+    /** dt_handle_status's speculation reports, on stderr. */
+    public void printSpeculationDrops(long failed, long drops) {
+        if (failed > 0) {
+            err.print("dtrace: " + failed + " failed speculation" + (failed > 1 ? "s" : "")
+                    + " (no speculative buffer available)\n");
+        }
+        if (drops > 0) {
+            err.print("dtrace: " + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
+        }
         err.flush();
     }
 

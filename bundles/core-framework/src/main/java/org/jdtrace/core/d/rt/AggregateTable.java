@@ -9,6 +9,7 @@
  */
 package org.jdtrace.core.d.rt;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -45,7 +46,8 @@ public final class AggregateTable {
         snapshot(a).forEach((k, v) -> list.add(new Entry(k, v)));
         Options o = state.options;
         Comparator<Entry> byVal = (x, y) -> compareValues(a, x.data, y.data);
-        Comparator<Entry> byKey = (x, y) -> compareKeys(a, x.key, y.key);
+        int keypos = (int) Math.max(0, o.get("aggsortkeypos") == Options.UNSET ? 0 : o.get("aggsortkeypos"));
+        Comparator<Entry> byKey = (x, y) -> compareKeys(a, x.key, y.key, keypos);
         Comparator<Entry> cmp = o.isSet("aggsortkey") ? byKey.thenComparing(byVal) : byVal.thenComparing(byKey);
         if (o.isSet("aggsortrev")) cmp = cmp.reversed();
         list.sort(cmp);
@@ -95,20 +97,21 @@ public final class AggregateTable {
                 return Double.compare(ax, ay);
             }
             case STDDEV -> {
-                return Double.compare(Aggregation.stddev(x), Aggregation.stddev(y));
+                return Long.compare(Aggregation.stddev(x), Aggregation.stddev(y));
             }
             case QUANTIZE, LQUANTIZE -> {
-                double wx = 0, wy = 0, tx = 0, ty = 0;
+                // exact sums: dtrace's long double tells apart counts a double cannot
+                BigInteger wx = BigInteger.ZERO, wy = BigInteger.ZERO, tx = BigInteger.ZERO, ty = BigInteger.ZERO;
                 for (int i = 0; i < x.length; i++) {
-                    double v = a.kind == AggKind.QUANTIZE ? AggKind.bucketValue(i)
-                            : i == 0 ? a.lqBase - 1 : a.lqBase + (long) (i - 1) * a.lqStep;
-                    wx += v * x[i];
-                    wy += v * y[i];
-                    tx += x[i];
-                    ty += y[i];
+                    BigInteger v = BigInteger.valueOf(a.kind == AggKind.QUANTIZE ? AggKind.bucketValue(i)
+                            : i == 0 ? a.lqBase - 1 : a.lqBase + (long) (i - 1) * a.lqStep);
+                    wx = wx.add(v.multiply(BigInteger.valueOf(x[i])));
+                    wy = wy.add(v.multiply(BigInteger.valueOf(y[i])));
+                    tx = tx.add(BigInteger.valueOf(x[i]));
+                    ty = ty.add(BigInteger.valueOf(y[i]));
                 }
-                int c = Double.compare(wx, wy);
-                return c != 0 ? c : Double.compare(tx, ty);
+                int c = wx.compareTo(wy);
+                return c != 0 ? c : tx.compareTo(ty);
             }
             default -> {
                 return Long.compare(x[0], y[0]);
@@ -118,7 +121,14 @@ public final class AggregateTable {
 
     /** dt_aggregate_keycmp: integers unsigned at their width, strings bytewise. */
     static int compareKeys(Aggregation a, Tuple x, Tuple y) {
-        for (int i = 0; i < x.size() && i < y.size(); i++) {
+        return compareKeys(a, x, y, 0);
+    }
+
+    /** Keys compared from position {@code keypos} on, wrapping around (option aggsortkeypos). */
+    static int compareKeys(Aggregation a, Tuple x, Tuple y, int keypos) {
+        int n = Math.min(x.size(), y.size());
+        for (int j = 0; j < n; j++) {
+            int i = keypos < n ? (j + keypos) % n : j;
             Object l = x.get(i), r = y.get(i);
             int c;
             if (l instanceof String ls && r instanceof String rs) {

@@ -11,6 +11,7 @@
  */
 package org.jdtrace.core.d.rt;
 
+import java.math.BigInteger;
 import java.util.Arrays;
 
 public final class Aggregation {
@@ -111,19 +112,23 @@ public final class Aggregation {
     public long scalar(long[] d) {
         return switch (kind) {
             case AVG -> d[0] == 0 ? 0 : d[1] / d[0];
-            case STDDEV -> (long) stddev(d);
+            case STDDEV -> stddev(d);
             case QUANTIZE, LQUANTIZE -> 0;
             default -> d[0];
         };
     }
 
-    static double stddev(long[] d) {
+    /**
+     * dt_stddev's integer arithmetic: sqrt(sumsq / n - (sum / n)^2) with 128-bit quotients and
+     * an integer square root (a double loses the variance of large values).
+     */
+    static long stddev(long[] d) {
         if (d[0] == 0) return 0;
-        double n = d[0];
-        double mean = d[1] / n;
-        double sumsq = d[2] * 18446744073709551616.0 + (d[3] >= 0 ? d[3] : d[3] + 18446744073709551616.0);
-        double var = sumsq / n - mean * mean;
-        return var <= 0 ? 0 : Math.sqrt(var);
+        BigInteger n = BigInteger.valueOf(d[0]);
+        BigInteger avg = BigInteger.valueOf(d[1]).divide(n);
+        BigInteger sumsq = BigInteger.valueOf(d[2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(d[3])));
+        BigInteger diff = sumsq.divide(n).subtract(avg.multiply(avg));
+        return diff.signum() <= 0 ? 0 : diff.sqrt().longValue();
     }
 
     @Override

@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class DState {
 
     public final Options options = new Options();
+    public final Speculations speculations = new Speculations(options);
     private final List<Aggregation> aggregations = new ArrayList<>();
     private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
     private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);

@@ -23,6 +23,9 @@ public final class DThread {
     private int n;
     private int bytes;
     private long seq;
+    /** speculate(id) ran in the clause under way: its record goes to speculation {@code specId}. */
+    private boolean speculating;
+    private long specId;
 
     DThread(DState state) {
         this.state = state;
@@ -32,6 +35,23 @@ public final class DThread {
     public void begin() {
         n = 0;
         bytes = 0;
+        speculating = false;
+    }
+
+    /** speculate(id): this clause's record is speculative. */
+    public void speculate(long id) {
+        speculating = true;
+        specId = id;
+    }
+
+    /** commit(id): the speculation's records join this thread's principal buffer now. */
+    public void commitSpeculation(long id) {
+        for (Record r : state.speculations.commit(id)) {
+            int size = Record.HEADER;
+            for (Datum d : r.data()) size += d.size();
+            buffer.offer(new Record(r.epid(), r.cpu(), System.nanoTime(), seq++, r.data()), size,
+                    state.options.get("bufsize"));
+        }
     }
 
     public void add(Datum d) {
@@ -44,7 +64,12 @@ public final class DThread {
     public void commit(int epid, int cpu) {
         Datum[] data = n == 0 ? NONE : Arrays.copyOf(scratch, n);
         Record r = new Record(epid, cpu, System.nanoTime(), seq++, data);
-        buffer.offer(r, Record.HEADER + bytes, state.options.get("bufsize"));
+        if (speculating) {
+            speculating = false;
+            state.speculations.record(specId, r, Record.HEADER + bytes);
+        } else {
+            buffer.offer(r, Record.HEADER + bytes, state.options.get("bufsize"));
+        }
         n = 0;
     }
 

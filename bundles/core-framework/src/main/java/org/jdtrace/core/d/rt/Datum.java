@@ -11,8 +11,8 @@ public sealed interface Datum {
 
     int size();
 
-    /** trace() of an integer of {@code width} bytes. */
-    record TraceInt(long value, int width) implements Datum {
+    /** trace() of an integer of {@code width} bytes, signed or not. */
+    record TraceInt(long value, int width, boolean signed) implements Datum {
         public int size() { return width; }
     }
 
@@ -39,6 +39,11 @@ public sealed interface Datum {
     /** trunc(@a) (keep &lt; 0: remove all) or trunc(@a, n). */
     record Trunc(Aggregation agg, long keep, boolean all) implements Datum {
         public int size() { return 12; }
+    }
+
+    /** setopt(name[, value]): applied when the consumer reaches the record. */
+    record Setopt(String name, String value) implements Datum {
+        public int size() { return 8; }
     }
 
     /** exit(status). */

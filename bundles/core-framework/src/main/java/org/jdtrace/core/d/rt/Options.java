@@ -97,6 +97,15 @@ public final class Options {
         if (name.equals("strsize")) strsize = (int) Math.max(1, Math.min(v, 1 << 20));
     }
 
+    /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
+    public void setWhileTracing(String name, String value) throws DTraceException {
+        if (name.equals("bufsize") || name.equals("aggsize") || name.equals("nspec") || name.equals("specsize")
+                || name.equals("dynvarsize")) {
+            throw new DTraceException("Operation illegal when tracing is active");
+        }
+        set(name, value);
+    }
+
     private static final long BAD = Long.MIN_VALUE + 1;
 
     static long parseBool(String value) {

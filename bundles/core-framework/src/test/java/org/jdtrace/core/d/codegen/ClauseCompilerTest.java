@@ -77,7 +77,7 @@ class ClauseCompilerTest {
         assertEquals(3, session.exitStatus());
         session.end();
         assertEquals("CPU     ID                    FUNCTION:NAME\n"
-                + "  0      1                           :BEGIN         1  this                              x=7 BEGIN\n\n\n", out());
+                + "  0      1                           :BEGIN           1  this                              x=7 BEGIN\n\n\n", out());
     }
 
     @Test

@@ -55,6 +55,11 @@ class PrintfFormatTest {
         assertTrue(p.conversions().get(1).agg());
         assertEquals(3, p.argCount());
         assertEquals(PrintfFormat.ArgKind.STRING, p.conversions().get(0).argKind());
+        PrintfFormat w = PrintfFormat.parse("%9@x|%-4@d");
+        assertTrue(w.conversions().get(0).agg());
+        assertEquals(9, w.conversions().get(0).width());
+        assertEquals('x', w.conversions().get(0).conv());
+        assertTrue(w.conversions().get(1).agg() && w.conversions().get(1).minus());
         assertThrows(IllegalArgumentException.class, () -> PrintfFormat.parse("%q"));
         assertThrows(IllegalArgumentException.class, () -> PrintfFormat.parse("abc %"));
     }

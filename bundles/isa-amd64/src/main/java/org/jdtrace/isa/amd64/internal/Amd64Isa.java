@@ -20,7 +20,7 @@ public final class Amd64Isa implements Isa {
 
     private static final byte[] INT3 = {(byte) 0xCC};
 
-    private final FunctionAnalyzer analyzer = new FunctionAnalyzer(this::displacement);
+    private final FunctionAnalyzer analyzer = new FunctionAnalyzer();
     private final Amd64Abi abi = new Amd64Abi();
 
     @Override

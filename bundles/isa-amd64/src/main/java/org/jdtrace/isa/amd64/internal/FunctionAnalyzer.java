@@ -10,8 +10,11 @@
  *   - an instruction that does not decode;
  *   - instructions that do not tile [start, start+size) exactly;
  *   - a relative branch, or a rip-relative address, that points inside the function but not at
- *     an instruction start (data or a jump table in the range, or overlapping code);
- *   - an instruction that the ISA can neither emulate nor execute out of line.
+ *     an instruction start (data or a jump table in the range, or overlapping code).
+ * An instruction that can be neither emulated nor executed out of line (int3, hlt, ud2, far
+ * transfers: Isa.displacement says REFUSE) does not refuse the function: only a tracepoint on
+ * that one instruction is impossible, and the provider, which asks Isa.displacement for every
+ * tracepoint it plants anyway, skips that offset alone.
  *
  * Return sites are, as fasttrap treats them: ret and ret imm16; jmp rel whose target leaves the
  * function (a tail call); and an indirect jmp that is not a jump-table dispatch. A dispatch is
@@ -28,11 +31,9 @@ package org.jdtrace.isa.amd64.internal;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.function.Function;
 import org.jdtrace.isa.FunctionAnalysis;
 import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Instruction.Kind;
-import org.jdtrace.isa.Isa.Displacement;
 import org.jdtrace.isa.IsaException;
 
 /** Decodes and classifies every instruction of one function. */
@@ -41,12 +42,6 @@ public final class FunctionAnalyzer {
     /** How far back (in instructions) a table load may precede its jmp *%reg. */
     private static final int TABLE_LOAD_WINDOW = 6;
 
-    private final Function<Instruction, Displacement> displacement;
-
-    /** {@code displacement} says how each instruction would be displaced (the ISA's policy). */
-    public FunctionAnalyzer(Function<Instruction, Displacement> displacement) {
-        this.displacement = displacement;
-    }
 
     /** Analyses {@code code} (the whole function) at {@code start}. */
     public FunctionAnalysis analyze(byte[] code, long start) throws IsaException {
@@ -82,8 +77,6 @@ public final class FunctionAnalyzer {
             if (target != Long.MIN_VALUE && target >= start && target < start + size && !starts.get((int) (target - start))) {
                 refusal = (insn.ripRelative() ? "rip-relative reference" : "branch") + " at +0x" + Integer.toHexString(at)
                         + " into the middle of an instruction or data at +0x" + Long.toHexString(target - start);
-            } else if (displacement.apply(insn) == Displacement.REFUSE) {
-                refusal = "instruction at +0x" + Integer.toHexString(at) + " can be neither emulated nor run out of line";
             } else if (isReturn(insns, i, start, size, internalLabels)) {
                 returns.add(at);
             }
