@@ -99,7 +99,15 @@ public final class PidProvider implements Provider, ProcessControl {
         this.max = max;
     }
 
+    /** SIGTERM, Ctrl-C or System.exit with processes still traced: release them on the way out. */
+    private final Thread shutdownHook = new Thread(this::releaseAll, "jdtrace-pid-shutdown");
+
     @Activate
+    void activate(Config config) {
+        configure(config);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
     @Modified
     void configure(Config config) {
         max = config.fasttrap$_$max();
@@ -107,12 +115,25 @@ public final class PidProvider implements Provider, ProcessControl {
 
     @Deactivate
     public void deactivate() {
+        releaseAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // shutting down already, or never registered (constructed without DS)
+        }
+        retirer.shutdown();
+    }
+
+    private void releaseAll() {
         for (ProcessState s : List.copyOf(processes.values())) {
-            s.process.release();
+            try {
+                s.process.release();
+            } catch (RuntimeException e) {
+                LOG.warn("pid{}: release failed: {}", s.pid(), e.getMessage());
+            }
             s.close();
         }
         processes.clear();
-        retirer.shutdown();
     }
 
     public int fasttrapMax() {
@@ -324,18 +345,23 @@ public final class PidProvider implements Provider, ProcessControl {
         }
         List<Instruction> insns = a.instructions();
         if (insns.isEmpty()) return;
-        if (entry) {
+        if (entry && isa.displacement(insns.get(0)) != Isa.Displacement.REFUSE) {
             out.add(new Creation(o.module(), f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(insns.get(0)))));
         }
         if (ret && !a.returnOffsets().isEmpty()) {
+            // an instruction the ISA cannot displace gets no probe; the rest of the function does
             List<Instruction> rs = new ArrayList<>();
-            for (Instruction i : insns) if (a.returnOffsets().contains((int) (i.pc() - f.address()))) rs.add(i);
-            out.add(new Creation(o.module(), f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), rs)));
+            for (Instruction i : insns) {
+                if (a.returnOffsets().contains((int) (i.pc() - f.address())) && isa.displacement(i) != Isa.Displacement.REFUSE) rs.add(i);
+            }
+            if (!rs.isEmpty()) {
+                out.add(new Creation(o.module(), f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), rs)));
+            }
         }
         for (Instruction i : insns) {
             long off = i.pc() - f.address();
             String n = Long.toHexString(off);
-            if ((offsets != null && offsets.matches(n)) || off == oneOffset) {
+            if (((offsets != null && offsets.matches(n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
                 out.add(new Creation(o.module(), f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
             }
         }

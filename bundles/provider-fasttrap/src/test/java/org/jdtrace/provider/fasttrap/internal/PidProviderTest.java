@@ -168,4 +168,30 @@ class PidProviderTest {
             Files.deleteIfExists(input);
         }
     }
+
+    @Test
+    void deactivationReleasesARunningTargetWhichFinishesCorrectly() throws Exception {
+        Path out = Files.createTempFile("pp", ".out");
+        try {
+            String bin = bin("ft_threads");
+            TargetProcess t = createWithStdout(out, bin, "30000");
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:"));
+            AtomicLong hits = new AtomicLong();
+            for (TestRegistry.TestProbe p : registry.probes) registry.enable(p, c -> hits.incrementAndGet());
+            t.go();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (hits.get() < 1000 && System.nanoTime() < deadline) Thread.sleep(5);
+            provider.deactivate(); // the bundle or the ISA service stops mid-run
+            String status = Files.readString(Path.of("/proc/" + t.pid() + "/status"));
+            assertTrue(status.contains("TracerPid:\t0\n") || status.contains("State:\tZ"), "detached: " + status);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (ProcessHandle.of(t.pid()).map(ProcessHandle::isAlive).orElse(false)
+                    && !Files.readString(Path.of("/proc/" + t.pid() + "/stat")).contains(") Z") && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals("240000\n", Files.readString(out));
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
 }

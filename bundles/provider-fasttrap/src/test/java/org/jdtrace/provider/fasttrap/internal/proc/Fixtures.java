@@ -65,7 +65,9 @@ final class Fixtures {
         List<TracedProcess.Request> rq = new ArrayList<>();
         for (Function f : fns) {
             if (!f.analysis().instrumentable()) continue;
-            for (Instruction i : f.analysis().instructions()) rq.add(new TracedProcess.Request(i.pc(), i, h));
+            for (Instruction i : f.analysis().instructions()) {
+                if (ISA.displacement(i) != Isa.Displacement.REFUSE) rq.add(new TracedProcess.Request(i.pc(), i, h));
+            }
         }
         return rq;
     }
