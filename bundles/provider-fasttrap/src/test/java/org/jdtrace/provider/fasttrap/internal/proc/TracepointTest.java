@@ -204,4 +204,32 @@ class TracepointTest {
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         }
     }
+
+    @Test
+    void jobControlStopAndContinueWhileTraced() throws Exception {
+        String bin = Fixtures.bin("ft_threads");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "20000");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", "tick"::equals);
+        AtomicLong hits = new AtomicLong();
+        p.enable(Fixtures.everyInstruction(fns, c -> hits.incrementAndGet()));
+        p.go();
+        while (hits.get() < 2000) Thread.sleep(2);
+        Sys.current().kill(p.pid(), Sys.SIGSTOP);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String state = "";
+        while (System.nanoTime() < deadline) {
+            state = Files.readString(Path.of("/proc/" + p.pid() + "/status")).lines()
+                    .filter(l -> l.startsWith("State:")).findFirst().orElse("");
+            if (state.contains("t (tracing stop)") || state.contains("T (stopped)")) break;
+            Thread.sleep(10);
+        }
+        long frozen = hits.get();
+        Thread.sleep(300);
+        assertEquals(frozen, hits.get(), "no thread runs while the process is stopped (" + state + ")");
+        Sys.current().kill(p.pid(), Sys.SIGCONT);
+        int st = p.awaitExit(120, TimeUnit.SECONDS);
+        assertEquals(0, st);
+        assertEquals("160000\n", Files.readString(out));
+    }
 }
