@@ -20,6 +20,7 @@ import org.jdtrace.proc.ProcessControl;
 import org.jdtrace.proc.ProcessException;
 import org.jdtrace.proc.TargetProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.ProcessListener;
+import org.jdtrace.provider.fasttrap.internal.proc.StdioSpec;
 import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
@@ -147,15 +148,21 @@ public final class PidProvider implements Provider, ProcessControl {
     // ------------------------------------------------------------------ ProcessControl
 
     @Override
-    public TargetProcess create(List<String> argv) throws ProcessException {
-        return create(argv, null);
+    public TargetProcess create(List<String> argv, Stdio stdio) throws ProcessException {
+        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null));
     }
 
-    /** As {@link #create(List)} with standard output sent to a file (tests, benchmarks). */
+    /** As {@link #create(List, Stdio)} with standard output sent to a file (tests, benchmarks). */
     public TargetProcess create(List<String> argv, java.nio.file.Path stdout) throws ProcessException {
+        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout));
+    }
+
+    private TargetProcess create(List<String> argv, StdioSpec io) throws ProcessException {
+        String missing = Executables.problem(argv.isEmpty() ? "" : argv.get(0));
+        if (missing != null) throw new ProcessException(missing);
         TracedProcess p;
         try {
-            p = TracedProcess.create(argv, isa, max, stdout);
+            p = TracedProcess.create(argv, isa, max, io);
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage());
         }
@@ -216,6 +223,9 @@ public final class PidProvider implements Provider, ProcessControl {
             @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
             @Override public boolean exited() { return p.state() == TracedProcess.State.EXITED; }
             @Override public int exitStatus() { return p.exitStatus(); }
+            @Override public java.io.OutputStream stdin() { return p.stdin(); }
+            @Override public java.io.InputStream stdout() { return p.stdout(); }
+            @Override public java.io.InputStream stderr() { return p.stderr(); }
             @Override public void release() { end(s, false); }
             @Override public void kill() { end(s, true); }
             @Override public void close() { end(s, p.created()); }

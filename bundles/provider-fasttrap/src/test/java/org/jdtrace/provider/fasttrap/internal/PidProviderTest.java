@@ -36,7 +36,7 @@ class PidProviderTest {
     }
 
     private TargetProcess create(String... argv) throws Exception {
-        TargetProcess t = provider.create(List.of(argv));
+        TargetProcess t = provider.create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         return t;
     }

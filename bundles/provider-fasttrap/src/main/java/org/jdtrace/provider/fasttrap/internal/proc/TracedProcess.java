@@ -135,22 +135,48 @@ public final class TracedProcess implements AutoCloseable {
      * with its libraries mapped. The process is STOPPED until {@link #go()}.
      */
     public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints) {
-        return create(argv, isa, maxTracepoints, null);
+        return create(argv, isa, maxTracepoints, StdioSpec.INHERIT);
     }
 
     /** As {@link #create(List, Isa, int)}, with standard output sent to {@code stdout} when not null. */
     public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, Path stdout) {
+        return create(argv, isa, maxTracepoints, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout));
+    }
+
+    /** As {@link #create(List, Isa, int)}, with the standard streams as {@code io} says. */
+    public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, StdioSpec io) {
         if (argv.isEmpty()) throw new IllegalArgumentException("no command");
-        String redirect = stdout == null ? "" : " >'" + stdout.toString().replace("'", "'\\''") + "'";
         ControlThread ctl = new ControlThread("jdtrace-pid-" + argv.get(0));
         ctl.start();
         try {
             TracedProcess p = ctl.call(() -> {
-                List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\"" + redirect));
+                List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\""));
                 sh.addAll(argv);
                 List<String> env = System.getenv().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-                int pid = Sys.current().spawn("/bin/sh", sh, env);
+                Sys sys = Sys.current();
+                int[] in = io.pipeIn() ? sys.pipe() : null;
+                int[] out = io.pipeOut() ? sys.pipe() : null;
+                int[] err = io.pipeErr() ? sys.pipe() : null;
+                List<Sys.FileAction> acts = new ArrayList<>();
+                if (in != null) acts.add(Sys.FileAction.dup2(in[0], 0));
+                if (out != null) {
+                    acts.add(Sys.FileAction.dup2(out[1], 1));
+                } else if (io.outFile() != null) {
+                    acts.add(Sys.FileAction.open(io.outFile().toString(), 1, Sys.O_WRONLY | Sys.O_CREAT | Sys.O_TRUNC));
+                }
+                if (err != null) acts.add(Sys.FileAction.dup2(err[1], 2));
+                int pid;
+                try {
+                    pid = sys.spawn("/bin/sh", sh, env, acts);
+                } finally {
+                    if (in != null) Sys.close(in[0]);
+                    if (out != null) Sys.close(out[1]);
+                    if (err != null) Sys.close(err[1]);
+                }
                 TracedProcess tp = new TracedProcess(pid, true, ctl, isa, maxTracepoints);
+                tp.stdin = in == null ? null : tp.adopt(in[1], true);
+                tp.stdout = out == null ? null : tp.adopt(out[0], false);
+                tp.stderr = err == null ? null : tp.adopt(err[0], false);
                 try {
                     tp.startCreated(argv.get(0));
                 } catch (RuntimeException e) {
@@ -170,6 +196,35 @@ public final class TracedProcess implements AutoCloseable {
             ctl.finish();
             throw e;
         }
+    }
+
+    private java.io.Closeable adopt(int fd, boolean write) {
+        // a Java stream on our end of the pipe: open it again through /proc/self/fd, close the raw fd
+        String path = "/proc/self/fd/" + fd;
+        try {
+            return write ? new java.io.FileOutputStream(path) : new java.io.FileInputStream(path);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open the pipe " + path + ": " + e.getMessage());
+        } finally {
+            Sys.close(fd);
+        }
+    }
+
+    private java.io.Closeable stdin, stdout, stderr;
+
+    /** The created process's stdin pipe, or null. */
+    public java.io.OutputStream stdin() {
+        return (java.io.OutputStream) stdin;
+    }
+
+    /** The created process's stdout pipe, or null. */
+    public java.io.InputStream stdout() {
+        return (java.io.InputStream) stdout;
+    }
+
+    /** The created process's stderr pipe, or null. */
+    public java.io.InputStream stderr() {
+        return (java.io.InputStream) stderr;
     }
 
     private void startCreated(String cmd) {

@@ -103,6 +103,15 @@ public final class Sys {
     private static final MethodHandle SPAWNATTR_SIGDEFAULT = plain("posix_spawnattr_setsigdefault",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
+    private static final MethodHandle PIPE2 = errnoCall("pipe2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle CLOSE = plain("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle FA_INIT = plain("posix_spawn_file_actions_init", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle FA_DESTROY = plain("posix_spawn_file_actions_destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    private static final MethodHandle FA_DUP2 = plain("posix_spawn_file_actions_adddup2",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    private static final MethodHandle FA_OPEN = plain("posix_spawn_file_actions_addopen",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+
     private static final short POSIX_SPAWN_SETSIGDEF = 0x04, POSIX_SPAWN_SETSIGMASK = 0x08;
 
     private static final ThreadLocal<Sys> CURRENT = ThreadLocal.withInitial(Sys::new);
@@ -332,7 +341,64 @@ public final class Sys {
      * The child is a child of the calling thread (waitpid with __WNOTHREAD sees it).
      */
     public int spawn(String path, List<String> argv, List<String> envp) {
+        return spawn(path, argv, envp, List.of());
+    }
+
+    /** One file action of {@link #spawn(String, List, List, List)}: dup2(fd, target) or open(path) as target. */
+    public record FileAction(int target, int fd, String path, int flags) {
+        public static FileAction dup2(int fd, int target) {
+            return new FileAction(target, fd, null, 0);
+        }
+
+        public static FileAction open(String path, int target, int flags) {
+            return new FileAction(target, -1, path, flags);
+        }
+    }
+
+    public static final int O_RDONLY = 0, O_WRONLY = 1, O_CREAT = 0x40, O_TRUNC = 0x200, O_CLOEXEC = 0x80000;
+
+    /** pipe2(O_CLOEXEC): {read end, write end}. */
+    public int[] pipe() {
+        MemorySegment fds = arena.allocate(8, 4);
+        try {
+            int r = (int) PIPE2.invokeExact(state, fds, O_CLOEXEC);
+            if (r == -1) throw new SysException("pipe2", errno());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return new int[] {fds.get(JAVA_INT, 0), fds.get(JAVA_INT, 4)};
+    }
+
+    public static void close(int fd) {
+        try {
+            int unused = (int) CLOSE.invokeExact(fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** posix_spawn with file actions applied in the child before the exec. */
+    public int spawn(String path, List<String> argv, List<String> envp, List<FileAction> actions) {
         try (Arena a = Arena.ofConfined()) {
+            MemorySegment fa = a.allocate(256, 16);
+            int rr = (int) FA_INIT.invokeExact(fa);
+            for (FileAction act : actions) {
+                rr = act.path() == null ? (int) FA_DUP2.invokeExact(fa, act.fd(), act.target())
+                        : (int) FA_OPEN.invokeExact(fa, act.target(), a.allocateFrom(act.path()), act.flags(), 0644);
+                if (rr != 0) throw new SysException("posix_spawn_file_actions", rr);
+            }
+            try {
+                return spawnWith(a, path, argv, envp, actions.isEmpty() ? MemorySegment.NULL : fa);
+            } finally {
+                rr = (int) FA_DESTROY.invokeExact(fa);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    private int spawnWith(Arena a, String path, List<String> argv, List<String> envp, MemorySegment fa) {
+        try {
             MemorySegment attr = a.allocate(512, 16);
             MemorySegment set = a.allocate(128, 8);
             int r = (int) SPAWNATTR_INIT.invokeExact(attr);
@@ -342,7 +408,7 @@ public final class Sys {
             r = (int) SPAWNATTR_SIGMASK.invokeExact(attr, set);
             r = (int) SPAWNATTR_FLAGS.invokeExact(attr, (short) (POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK));
             MemorySegment pid = a.allocate(JAVA_INT);
-            int err = (int) SPAWN.invokeExact(pid, a.allocateFrom(path), MemorySegment.NULL, attr,
+            int err = (int) SPAWN.invokeExact(pid, a.allocateFrom(path), fa, attr,
                     strings(a, argv), strings(a, envp));
             r = (int) SPAWNATTR_DESTROY.invokeExact(attr);
             if (err != 0) throw new SysException("posix_spawn(" + path + ")", err);

@@ -17,7 +17,7 @@ public final class PidWorkBench {
     public static void main(String[] args) throws Exception {
         String func = args[0];
         List<String> argv = List.of(args).subList(1, args.length);
-        TracedProcess p = TracedProcess.create(argv, Fixtures.ISA, 250_000, null);
+        TracedProcess p = TracedProcess.create(argv, Fixtures.ISA, 250_000);
         try {
             List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", func::equals);
             Instruction first = fns.get(0).analysis().instructions().get(0);
