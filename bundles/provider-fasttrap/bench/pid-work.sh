@@ -22,8 +22,16 @@ untraced=$(for i in $(seq "$RUNS"); do taskset -c 0 "$BIN" "$N" 2>&1 >/dev/null 
 traced=$(for i in $(seq "$RUNS"); do taskset -c 0 "$JAVA" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=4 -cp "$CP" \
     org.jdtrace.provider.fasttrap.internal.proc.PidWorkBench work "$(pwd)/$BIN" "$N" 2>&1 >/dev/null | tee target/bench/last.txt | awk '/^LOOP/ {print $2}'; done | median)
 grep TRACER target/bench/last.txt
-echo "N=$N untraced=${untraced}s traced=${traced}s"
-awk -v u="$untraced" -v t="$traced" -v n="$N" 'BEGIN {printf "per-hit %.2f us\n", (t - u) / n * 1e6}'
+echo "N=$N untraced=${untraced}s tracepoint layer alone=${traced}s"
+awk -v u="$untraced" -v t="$traced" -v n="$N" 'BEGIN {printf "per-hit, tracepoint layer (counting handler): %.2f us\n", (t - u) / n * 1e6}'
+# the whole of dtrace: bin/dtrace with the D clause, everything pinned to CPU 0
+DTRACE=${DTRACE:-../../bin/dtrace}
+if [ -x "$DTRACE" ]; then
+  full=$(for i in $(seq "$RUNS"); do taskset -c 0 "$DTRACE" -q -n 'pid$target:a.out:work:entry { @ = count(); }' \
+      -c "$(pwd)/$BIN $N" 2>&1 >/dev/null | awk '/^LOOP/ {print $2}'; done | median)
+  echo "N=$N bin/dtrace 'pid\$target:a.out:work:entry { @ = count(); }' loop=${full}s"
+  awk -v u="$untraced" -v t="$full" -v n="$N" 'BEGIN {printf "per-hit, bin/dtrace with the D clause: %.2f us\n", (t - u) / n * 1e6}'
+fi
 # the floor on this machine right now: the minimal C ptrace tracer (one stop, out of line)
 if [ -f /work/shared/bench/ptr.c ] && [ -f /work/shared/bench/tgt.c ] && command -v setarch >/dev/null; then
   gcc -O2 -o target/bench/ptr /work/shared/bench/ptr.c && gcc -O2 -g -o target/bench/tgt /work/shared/bench/tgt.c

@@ -1,9 +1,5 @@
 package org.jdtrace.provider.fasttrap.internal;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 import org.jdtrace.isa.Abi;
 import org.jdtrace.isa.IsaException;
 import org.jdtrace.provider.fasttrap.internal.proc.HitContext;
@@ -76,15 +72,14 @@ final class PidContext implements ProbeContext {
         return state.execname();
     }
 
+    /**
+     * The CPU the probe fires on: the control thread's, which runs the probe's ECBs the moment
+     * the traced thread stopped (reading the tracee's /proc stat at every firing would cost
+     * more than the whole hit).
+     */
     @Override
     public int cpu() {
-        try {
-            String stat = Files.readString(Path.of("/proc", Integer.toString(hit.pid()), "task", Integer.toString(hit.tid()), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Integer.parseInt(f[36]);
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
+        return Sys.cpu();
     }
 
     @Override

@@ -597,7 +597,7 @@ public final class TracedProcess implements AutoCloseable {
         hit.tid = tid;
         hit.regs = regs;
         hit.tracepoint = tp;
-        for (TracepointHandler h : tp.handlers) {
+        for (TracepointHandler h : tp.snapshot) {
             try {
                 h.hit(hit);
             } catch (RuntimeException e) {
@@ -676,7 +676,7 @@ public final class TracedProcess implements AutoCloseable {
     private void enableOne(Request rq) throws TracepointException {
         Tracepoint tp = tracepoints.get(rq.pc);
         if (tp != null) {
-            tp.handlers.add(rq.handler);
+            tp.add(rq.handler);
             return;
         }
         Instruction insn = rq.insn;
@@ -701,7 +701,7 @@ public final class TracedProcess implements AutoCloseable {
             slotInstructions.put(rq.pc, insn);
         }
         tp = new Tracepoint(rq.pc, insn, how, slot);
-        tp.handlers.add(rq.handler);
+        tp.add(rq.handler);
         tracepoints.put(rq.pc, tp);
         if (!mem.writeText(rq.pc, breakpoint)) {
             tracepoints.remove(rq.pc);
@@ -719,7 +719,7 @@ public final class TracedProcess implements AutoCloseable {
     private void disableLocked(long pc, TracepointHandler handler) {
         Tracepoint tp = tracepoints.get(pc);
         if (tp == null) return;
-        tp.handlers.remove(handler);
+        tp.remove(handler);
         if (tp.handlers.isEmpty()) {
             if (state == State.STOPPED || state == State.RUNNING) {
                 mem.writeText(pc, tp.insn.bytes(), 0, breakpoint.length);

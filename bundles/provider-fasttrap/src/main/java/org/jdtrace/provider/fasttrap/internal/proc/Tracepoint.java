@@ -25,6 +25,18 @@ public final class Tracepoint {
     final Isa.Displacement how;
     final long slot;
     final List<TracepointHandler> handlers = new CopyOnWriteArrayList<>();
+    /** The handlers as an array for the hit path (no iterator); rewritten with every change. */
+    volatile TracepointHandler[] snapshot = new TracepointHandler[0];
+
+    void add(TracepointHandler h) {
+        handlers.add(h);
+        snapshot = handlers.toArray(new TracepointHandler[0]);
+    }
+
+    void remove(TracepointHandler h) {
+        handlers.remove(h);
+        snapshot = handlers.toArray(new TracepointHandler[0]);
+    }
 
     Tracepoint(long pc, Instruction insn, Isa.Displacement how, long slot) {
         this.pc = pc;

@@ -89,6 +89,7 @@ public final class Sys {
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle GETTID = plain("gettid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle GETPID = plain("getpid", FunctionDescriptor.of(JAVA_INT));
+    private static final MethodHandle SCHED_GETCPU = plain("sched_getcpu", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle SIGRTMIN = plain("__libc_current_sigrtmin", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle SIGFILLSET = plain("sigfillset", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle SIGEMPTYSET = plain("sigemptyset", FunctionDescriptor.of(JAVA_INT, ADDRESS));
@@ -302,6 +303,16 @@ public final class Sys {
     public static int getpid() {
         try {
             return (int) GETPID.invokeExact();
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The CPU the calling thread runs on (sched_getcpu: rseq or vDSO, no system call). */
+    public static int cpu() {
+        try {
+            int c = (int) SCHED_GETCPU.invokeExact();
+            return Math.max(c, 0);
         } catch (Throwable t) {
             throw rethrow(t);
         }
