@@ -11,6 +11,9 @@
  * 32/64-bit one) and shortens moffs (A0-A3) from 8 to 4 bytes; 66 shortens Iz immediates to 2
  * bytes unless REX.W is set.
  *
+ * An fwait (9B) followed, after prefixes, by an x87 opcode (D8-DF) is decoded as one instruction
+ * with it, as objdump shows fstsw, fstcw, finit and the like; before anything else it stands alone.
+ *
  * The decoder refuses (IsaException) rather than guess: opcodes invalid in 64-bit mode, 3DNow!,
  * truncated input, instructions over 15 bytes, a REX not immediately before the opcode, and
  * encodings on which CPUs disagree about the length or effect (66 on near branches and returns:
@@ -179,10 +182,16 @@ public final class Decoder {
         int b = at(code, p, end, limit, pc);
         int bit;
         int lastRep = 0; // the last of F2/F3 decides the mandatory prefix
-        while ((bit = PREFIX[b]) != 0) {
-            prefixes |= bit;
-            if ((bit & (Prefix.REP | Prefix.REPNE)) != 0) {
-                lastRep = bit;
+        for (;;) {
+            while ((bit = PREFIX[b]) != 0) {
+                prefixes |= bit;
+                if ((bit & (Prefix.REP | Prefix.REPNE)) != 0) {
+                    lastRep = bit;
+                }
+                b = at(code, ++p, end, limit, pc);
+            }
+            if (b != 0x9B || !fwaitJoins(code, p + 1, end)) {
+                break;
             }
             b = at(code, ++p, end, limit, pc);
         }
@@ -202,6 +211,7 @@ public final class Decoder {
         int evexB = 0;
         int vvvv = 0;   // VEX/EVEX vvvv (un-inverted)
         int high = 0;   // EVEX.R' (bit 4 of the ModRM.reg register) and EVEX.V' (of a VSIB index), as 16 and 32
+        int aaa = 0;    // EVEX opmask register
         int pp = lastRep == Prefix.REP ? OpcodeMaps.PF3 : lastRep == Prefix.REPNE ? OpcodeMaps.PF2
                 : (prefixes & Prefix.OPSIZE) != 0 ? OpcodeMaps.P66 : OpcodeMaps.NP;
         if (b == 0x0F) {
@@ -252,6 +262,10 @@ public final class Decoder {
                     slot = map + OpcodeMaps.EVEX_SLOT;
                     vecLen = (p2 >>> 5) & 3;
                     evexB = (p2 >>> 4) & 1;
+                    aaa = p2 & 7;
+                    if ((p2 & 0x80) != 0 && aaa == 0) {
+                        throw refuse("EVEX zeroing without a mask register", pc);
+                    }
                     high = ((p0 & 0x10) == 0 ? 16 : 0) | ((p2 & 0x08) == 0 ? 32 : 0);
                     p += 4;
                 } else if (b == 0xC4) {
@@ -309,8 +323,8 @@ public final class Decoder {
             if (mod != 3 && (flags & NOREG) == 0) {
                 if (rm == 4) {
                     int sib = at(code, p++, end, limit, pc);
-                    if (slot >= 0 && map == 2 && pp == OpcodeMaps.P66 && opcode >= 0x90 && opcode <= 0x93) {
-                        checkGather(prefixes, modrm, sib, vvvv, high, pc);
+                    if (slot >= 0 && map == 2 && pp == OpcodeMaps.P66) {
+                        checkGather(opcode, prefixes, modrm, sib, vvvv, high, aaa, pc);
                     }
                     if (mod == 0 && (sib & 7) == 5) {
                         dispSize = 4;
@@ -333,9 +347,16 @@ public final class Decoder {
         if (!defined(slot, map, opcode, pp, prefixes, vecLen, evexB, form, modrm)) {
             throw refuse("undefined opcode " + describe(slot, map, opcode, pp), pc);
         }
-        if (vvvv != 0 && slot >= 0 && (OpcodeMaps.noVvvv(slot, opcode, pp, (prefixes & Prefix.REX_W) != 0 ? 1 : 0,
-                evexB != 0 && form >= 0 && form < OpcodeMaps.MEM ? 2 : vecLen) >>> Math.max(form, 0) & 1) != 0) {
-            throw refuse("vvvv names a register the instruction has no operand for " + describe(slot, map, opcode, pp), pc);
+        if (slot >= 0) {
+            int w = (prefixes & Prefix.REX_W) != 0 ? 1 : 0;
+            if (vvvv != 0 && (OpcodeMaps.noVvvv(slot, opcode, pp, w, evexB != 0 && form >= 0 && form < OpcodeMaps.MEM
+                    ? 2 : vecLen) >>> Math.max(form, 0) & 1) != 0) {
+                throw refuse("vvvv names a register the instruction has no operand for " + describe(slot, map, opcode, pp), pc);
+            }
+            int limits = form < 0 ? 0 : OpcodeMaps.limits(slot, opcode, pp, w) >>> (form >= OpcodeMaps.MEM ? 8 : 0) & 0xFF;
+            if (limits != 0) {
+                checkLimits(limits, prefixes, modrm, vvvv, high, evexB, pc);
+            }
         }
         if (slot < 0 && map == 1 && (opcode | 1) == 0x1B) {
             checkMpx(opcode, pp, prefixes, modrm, pc);
@@ -427,12 +448,21 @@ public final class Decoder {
 
     /**
      * VEX/EVEX gathers (66 0F38 90-93) are undefined (#UD) when destination, index and (VEX) mask
-     * registers are not all distinct.
+     * registers are not all distinct; EVEX gathers, scatters (A0-A3) and their prefetches (C6, C7)
+     * need a mask register other than k0.
      */
-    private static void checkGather(int prefixes, int modrm, int sib, int vvvv, int high, long pc) throws IsaException {
+    private static void checkGather(int opcode, int prefixes, int modrm, int sib, int vvvv, int high, int aaa, long pc)
+            throws IsaException {
+        boolean evex = (prefixes & Prefix.EVEX) != 0;
+        if (evex && aaa == 0 && ((opcode & 0xFC) == 0x90 || (opcode & 0xFC) == 0xA0 || (opcode & 0xFE) == 0xC6)) {
+            throw refuse("EVEX gather or scatter without a mask register", pc);
+        }
+        if ((opcode & 0xFC) != 0x90) {
+            return;
+        }
         int dest = ((modrm >>> 3) & 7) | ((prefixes & Prefix.REX_R) != 0 ? 8 : 0) | (high & 16);
         int index = ((sib >>> 3) & 7) | ((prefixes & Prefix.REX_X) != 0 ? 8 : 0) | ((high & 32) >>> 1);
-        boolean bad = (prefixes & Prefix.EVEX) != 0 ? dest == index : dest == index || dest == vvvv || index == vvvv;
+        boolean bad = evex ? dest == index : dest == index || dest == vvvv || index == vvvv;
         if (bad) {
             throw refuse("gather with overlapping destination, index or mask registers", pc);
         }
@@ -474,6 +504,21 @@ public final class Decoder {
         }
         if (bad) {
             throw refuse("registers that must differ coincide", pc);
+        }
+    }
+
+    /** The register-number limits of OpcodeMaps' "limits" lists (mask registers, GPRs in EVEX, tiles). */
+    private static void checkLimits(int limits, int prefixes, int modrm, int vvvv, int high, int evexB, long pc)
+            throws IsaException {
+        if ((limits & OpcodeMaps.LIMIT_NO_B) != 0 && evexB != 0) {
+            throw refuse("EVEX rounding control on an instruction without it", pc);
+        }
+        boolean bad = ((limits & OpcodeMaps.LIMIT_R) != 0 && (prefixes & Prefix.REX_R) != 0)
+                || ((limits & OpcodeMaps.LIMIT_R2) != 0 && (high & 16) != 0)
+                || ((limits & OpcodeMaps.LIMIT_B) != 0 && modrm >>> 6 == 3 && (prefixes & Prefix.REX_B) != 0)
+                || ((limits & OpcodeMaps.LIMIT_V) != 0 && vvvv > 7);
+        if (bad) {
+            throw refuse("register number beyond the register file (k0-k7, 16 GPRs or tmm0-7)", pc);
         }
     }
 
@@ -526,6 +571,21 @@ public final class Decoder {
             }
         }
         return Kind.OTHER;
+    }
+
+    /**
+     * Whether the fwait (9B) before {@code code[q]} is one instruction with an x87 opcode that
+     * follows it after prefixes, as objdump decodes it (fstsw, fstcw, finit... are written that
+     * way); otherwise it stands alone.
+     */
+    private static boolean fwaitJoins(byte[] code, int q, int end) {
+        while (q < end && (PREFIX[code[q] & 0xFF] != 0 || code[q] == (byte) 0x9B)) {
+            q++;
+        }
+        if (q < end && (code[q] & 0xF0) == 0x40) {
+            q++;
+        }
+        return q < end && (code[q] & 0xF8) == 0xD8;
     }
 
     private static boolean isXop(byte[] code, int p, int end) {

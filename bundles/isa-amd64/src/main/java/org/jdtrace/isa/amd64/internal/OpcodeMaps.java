@@ -17,6 +17,12 @@
  *   /digits      only those ModRM.reg values (opcode groups)
  *   x            (legacy) register forms only as listed under "modrm" by the whole ModRM byte
  *   ~ (at the end) these forms have no vvvv operand: VEX/EVEX/XOP.vvvv must be 1111
+ * After the VEX and EVEX grids, "limits" lists the opcodes whose register operands come from a
+ * smaller register file than the encoding can name (mask registers k0-k7, general registers in
+ * EVEX, tiles): "map pp opcode W form letters", form r (register), m (memory) or * (both), and
+ * letters R (ModRM.reg: REX.R/VEX.R/EVEX.R clear), P (EVEX.R' clear), B (register ModRM.rm:
+ * B clear), V (vvvv below 8) and N (no rounding control: EVEX.b clear on a register operand).
+ * EVEX.z (zeroing) without a mask register is refused everywhere.
  * For example "W0L0m/1" is W0, 128-bit, memory operand, reg field 1 only. In the legacy space
  * the mandatory prefix is the last F2/F3 if there is one, else 66; REX.W never matters there.
  * With EVEX.b and a register operand L'L is a rounding mode, not a length, and is not checked.
@@ -51,6 +57,19 @@ final class OpcodeMaps {
     private static final int[] EXTENDED = new int[14 * 256 * 4 * 2 * 4];
     /** The forms of EXTENDED that have no vvvv operand ("~"), indexed alike. */
     private static final int[] NO_VVVV = new int[EXTENDED.length];
+    /** Register limits of the "limits" lists, by {@link #limits}: LIMIT_* bits, memory forms' << 8. */
+    private static final char[] LIMITS = new char[14 * 256 * 4 * 2];
+
+    /** ModRM.reg names k0-k7 or a 16-register class: REX.R / VEX.R / EVEX.R must be clear. */
+    static final int LIMIT_R = 1;
+    /** ModRM.reg names a register class of at most 16: EVEX.R' must be clear. */
+    static final int LIMIT_R2 = 2;
+    /** A register ModRM.rm names k0-k7: REX.B / VEX.B must be clear. */
+    static final int LIMIT_B = 4;
+    /** vvvv names k0-k7: it must be below 8. */
+    static final int LIMIT_V = 8;
+    /** No rounding control or SAE: EVEX.b must be clear on a register operand. */
+    static final int LIMIT_NO_B = 16;
 
     static final int VEX_SLOT = -1, XOP_SLOT = 3 - 8, EVEX_SLOT = 6;
 
@@ -76,6 +95,11 @@ final class OpcodeMaps {
         return NO_VVVV[(((slot << 8 | opcode) << 2 | pp) << 1 | w) << 2 | l];
     }
 
+    /** LIMIT_* bits of an extended opcode: bits 0-7 for its register form, 8-15 for its memory forms. */
+    static int limits(int slot, int opcode, int pp, int w) {
+        return LIMITS[((slot << 8 | opcode) << 2 | pp) << 1 | w];
+    }
+
     static {
         load(OpcodeMaps.LEGACY_TEXT);
         load(OpcodeMaps.VEX_TEXT);
@@ -92,6 +116,13 @@ final class OpcodeMaps {
                 continue;
             }
             String[] head = line.split("\\s+");
+            if (head[0].equals("limits")) {
+                int slot = slot(head[1], 1) - 1;
+                for (i++; i < lines.length && !lines[i].isBlank(); i++) {
+                    limitRow(slot, lines[i].strip().split("\\s+"));
+                }
+                continue;
+            }
             if (head[0].equals("modrm")) {
                 for (i++; i < lines.length && !lines[i].isBlank(); i++) {
                     modrmRow(lines[i].strip().split("\\s+"));
@@ -116,13 +147,7 @@ final class OpcodeMaps {
 
     private static void cell(String space, int map, int opcode, int pp, String cell) {
         boolean legacy = space.equals("legacy");
-        int slot = switch (space) {
-            case "legacy" -> 0;
-            case "vex" -> map + VEX_SLOT;
-            case "xop" -> map + XOP_SLOT;
-            case "evex" -> map + EVEX_SLOT;
-            default -> throw new IllegalStateException("unknown encoding space " + space);
-        };
+        int slot = slot(space, map);
         if (cell.equals(".") || cell.equals("-")) {
             return;
         }
@@ -180,6 +205,38 @@ final class OpcodeMaps {
                         NO_VVVV[i] |= noVvvv ? forms : 0;
                     }
                 }
+            }
+        }
+    }
+
+    private static int slot(String space, int map) {
+        return switch (space) {
+            case "legacy" -> 0;
+            case "vex" -> map + VEX_SLOT;
+            case "xop" -> map + XOP_SLOT;
+            case "evex" -> map + EVEX_SLOT;
+            default -> throw new IllegalStateException("unknown encoding space " + space);
+        };
+    }
+
+    /** "map pp opcode W0|W1|W* r|m|* letters", letters R (LIMIT_R), P (LIMIT_R2), B, V, N; slot is of map 0. */
+    private static void limitRow(int slot, String[] f) {
+        int at = ((slot + map(f[0])) << 8 | Integer.parseInt(f[2], 16)) << 2 | pp(f[1]);
+        int bits = 0;
+        for (char c : f[5].toCharArray()) {
+            bits |= switch (c) {
+                case 'R' -> LIMIT_R;
+                case 'P' -> LIMIT_R2;
+                case 'B' -> LIMIT_B;
+                case 'V' -> LIMIT_V;
+                case 'N' -> LIMIT_NO_B;
+                default -> throw new IllegalStateException("bad register limit " + c);
+            };
+        }
+        int shifted = (f[4].equals("m") ? 0 : bits) | (f[4].equals("r") ? 0 : bits << 8);
+        for (int w = 0; w < 2; w++) {
+            if (f[3].equals("W*") || f[3].equals("W" + w)) {
+                LIMITS[at << 1 | w] |= (char) shifted;
             }
         }
     }
@@ -689,6 +746,51 @@ final class OpcodeMaps {
             Dx: .   . . . . . . . . . . . . . . .
             Ex: .   . . . . . . . . . . . . . . .
             Fx: L0~ . . . . . . . . . . . . . . .
+
+            limits vex
+            0F   np 41 W* r RBV
+            0F   np 42 W* r RBV
+            0F   np 44 W* r RB
+            0F   np 45 W* r RBV
+            0F   np 46 W* r RBV
+            0F   np 47 W* r RBV
+            0F   np 4A W* r RBV
+            0F   np 4B W* r RBV
+            0F   np 90 W* r RB
+            0F   np 90 W* m R
+            0F   np 91 W* m R
+            0F   np 92 W0 r R
+            0F   np 93 W0 r B
+            0F   np 98 W* r RB
+            0F   np 99 W* r RB
+            0F   66 41 W* r RBV
+            0F   66 42 W* r RBV
+            0F   66 44 W* r RB
+            0F   66 45 W* r RBV
+            0F   66 46 W* r RBV
+            0F   66 47 W* r RBV
+            0F   66 4A W* r RBV
+            0F   66 4B W0 r RBV
+            0F   66 90 W* r RB
+            0F   66 90 W* m R
+            0F   66 91 W* m R
+            0F   66 92 W0 r R
+            0F   66 93 W0 r B
+            0F   66 98 W* r RB
+            0F   66 99 W* r RB
+            0F   F2 92 W* r R
+            0F   F2 93 W* r B
+            0F38 np 5E W0 r RB
+            0F38 66 5E W0 r RB
+            0F38 F3 5C W0 r RB
+            0F38 F3 5E W0 r RB
+            0F38 F2 49 W0 r R
+            0F38 F2 5C W0 r RB
+            0F38 F2 5E W0 r RB
+            0F3A 66 30 W* r RB
+            0F3A 66 31 W* r RB
+            0F3A 66 32 W* r RB
+            0F3A 66 33 W* r RB
             """;
 
     /** AMD XOP (8F) maps 8, 9, A. */
@@ -849,23 +951,23 @@ final class OpcodeMaps {
             Fx: .  .  . . . . . . . . . . . . .  .
 
             evex 0F38 66
-                0  1  2  3  4  5   6   7  8   9    A     B    C  D  E   F
-            0x: *  .  .  .  *  .   .   .  .   .    .     *    W0 *  .   .
-            1x: W1 W1 W1 *~ *  *   L12 .  W0~ L12~ L12m~ L2m~ *~ *~ W0~ W1~
-            2x: *~ *~ *~ *~ *~ W0~ *   *  W1  W1   W0~   W0   *  *  .   .
-            3x: *~ *~ *~ *~ *~ W0~ L12 W1 *   *    *     *    *  *  *   *
-            4x: *  .  *~ *  *~ *   *   *  .   .    .     .    *~ *  *~  *
-            5x: W0 W0 W0 W0 *~ *~  .   .  W0~ *~   L12m~ L2m~ .  .  .   .
-            6x: .  .  *~ *~ *  *   *   .  .   .    .     .    .  .  .   .
-            7x: W1 *  W1 *  .  *   *   *  W0~ W0~  W0r~  W0r~ r~ *  *   *
-            8x: .  .  .  W1 .  .   .   .  *~  *~   *~    *~   .  *  .   *
-            9x: .  .  .  .  .  .   *   *  *   *    *     *    *  *  *   *
-            Ax: .  .  .  .  .  .   *   *  *   *    *     *    *  *  *   *
-            Bx: .  .  .  .  W1 W1  *   *  *   *    *     *    *  *  *   *
-            Cx: .  .  .  .  *~ .   .   .  *~  .    *~    *    *~ *  .   W0
-            Dx: .  .  .  .  .  .   .   .  .   .    .     .    *  *  *   *
-            Ex: .  .  .  .  .  .   .   .  .   .    .     .    .  .  .   .
-            Fx: .  .  .  .  .  .   .   .  .   .    .     .    .  .  .   .
+                0  1  2  3  4  5   6         7         8   9    A     B    C  D  E   F
+            0x: *  .  .  .  *  .   .         .         .   .    .     *    W0 *  .   .
+            1x: W1 W1 W1 *~ *  *   L12       .         W0~ L12~ L12m~ L2m~ *~ *~ W0~ W1~
+            2x: *~ *~ *~ *~ *~ W0~ *         *         W1  W1   W0~   W0   *  *  .   .
+            3x: *~ *~ *~ *~ *~ W0~ L12       W1        *   *    *     *    *  *  *   *
+            4x: *  .  *~ *  *~ *   *         *         .   .    .     .    *~ *  *~  *
+            5x: W0 W0 W0 W0 *~ *~  .         .         W0~ *~   L12m~ L2m~ .  .  .   .
+            6x: .  .  *~ *~ *  *   *         .         .   .    .     .    .  .  .   .
+            7x: W1 *  W1 *  .  *   *         *         W0~ W0~  W0r~  W0r~ r~ *  *   *
+            8x: .  .  .  W1 .  .   .         .         *~  *~   *~    *~   .  *  .   *
+            9x: s~ s~ s~ s~ .  .   *         *         *   *    *     *    *  *  *   *
+            Ax: s~ s~ s~ s~ .  .   *         *         *   *    *     *    *  *  *   *
+            Bx: .  .  .  .  W1 W1  *         *         *   *    *     *    *  *  *   *
+            Cx: .  .  .  .  *~ .   L2s/1256~ L2s/1256~ *~  .    *~    *    *~ *  .   W0
+            Dx: .  .  .  .  .  .   .         .         .   .    .     .    *  *  *   *
+            Ex: .  .  .  .  .  .   .         .         .   .    .     .    .  .  .   .
+            Fx: .  .  .  .  .  .   .         .         .   .    .     .    .  .  .   .
 
             evex 0F38 F3
                 0   1   2   3   4   5   6 7 8  9  A    B C D E  F
@@ -1113,5 +1215,68 @@ final class OpcodeMaps {
             Dx: . . . . . . * * . . . . . . . .
             Ex: . . . . . . . . . . . . . . . .
             Fx: . . . . . . . . . . . . . . . .
+
+            limits evex
+            0F   np 12 W* r N
+            0F   np 16 W* r N
+            0F   np C2 W0 * RP
+            0F   66 64 W* * RP
+            0F   66 65 W* * RP
+            0F   66 66 W0 * RP
+            0F   66 6E W* r N
+            0F   66 74 W* * RP
+            0F   66 75 W* * RP
+            0F   66 76 W0 * RP
+            0F   66 7E W* r N
+            0F   66 C2 W1 * RP
+            0F   66 C4 W* r N
+            0F   66 C5 W* r PN
+            0F   66 D6 W1 r N
+            0F   F3 2C W* * P
+            0F   F3 2D W* * P
+            0F   F3 78 W* * P
+            0F   F3 79 W* * P
+            0F   F3 7E W1 r N
+            0F   F3 C2 W* * RP
+            0F   F2 2C W* * P
+            0F   F2 2D W* * P
+            0F   F2 78 W* * P
+            0F   F2 79 W* * P
+            0F   F2 C2 W* * RP
+            0F38 66 26 W* * RP
+            0F38 66 27 W* * RP
+            0F38 66 29 W1 * RP
+            0F38 66 37 W1 * RP
+            0F38 66 8F W* * RP
+            0F38 F3 26 W* * RP
+            0F38 F3 27 W* * RP
+            0F38 F3 28 W* r B
+            0F38 F3 29 W* * RP
+            0F38 F3 2A W1 r B
+            0F38 F3 38 W* r B
+            0F38 F3 39 W* * RP
+            0F38 F3 3A W0 r B
+            0F38 F2 68 W* * RP
+            0F3A np 66 W* * RP
+            0F3A np 67 W* * RP
+            0F3A np C2 W* * RP
+            0F3A 66 14 W* r N
+            0F3A 66 15 W* r N
+            0F3A 66 16 W* r N
+            0F3A 66 17 W* r N
+            0F3A 66 1E W* * RP
+            0F3A 66 1F W* * RP
+            0F3A 66 20 W* r N
+            0F3A 66 21 W0 r N
+            0F3A 66 22 W* r N
+            0F3A 66 3E W* * RP
+            0F3A 66 3F W* * RP
+            0F3A 66 66 W* * RP
+            0F3A 66 67 W* * RP
+            0F3A F3 C2 W* * RP
+            map5 F3 2C W* * P
+            map5 F3 2D W* * P
+            map5 F3 78 W* * P
+            map5 F3 79 W* * P
             """;
 }

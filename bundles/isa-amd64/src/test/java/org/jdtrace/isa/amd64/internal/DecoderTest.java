@@ -122,6 +122,20 @@ class DecoderTest {
     }
 
     @Test
+    void fwaitLeadsAnX87Instruction() throws IsaException {
+        Instruction fstsw = d("9b dd 7c 24 fe"); // fstsw -0x2(%rsp)
+        assertEquals(5, fstsw.length());
+        assertEquals(0xDD, fstsw.opcode());
+        assertEquals(2, fstsw.modrmOffset());
+        assertEquals(4, fstsw.dispOffset());
+        Instruction fstcw = d("9b d9 3d 10 00 00 00"); // fstcw 0x10(%rip)
+        assertTrue(fstcw.ripRelative());
+        assertEquals(3, fstcw.dispOffset());
+        assertEquals(1, d("9b 90").length());      // fwait; nop
+        assertEquals(2, d("66 9b 0f 0b").length()); // data16 fwait; ud2
+    }
+
+    @Test
     void refusals() {
         for (String op : new String[] {"06", "07", "0e", "16", "17", "1e", "1f", "27", "2f", "37", "3f", "60", "61",
             "82 c0 01", "9a 00 00 00 00 00 00", "ce", "d4 0a", "d5 0a", "d6", "ea 00 00 00 00 00 00"}) {

@@ -87,8 +87,9 @@ class OpcodeSweepTest {
      * What the maps alone do not decide, against objdump: a vvvv that names a register (1 and 6,
      * which exist in every register class) on every VEX, EVEX and XOP opcode with a register, a
      * SIB and a rip-relative operand (an instruction without a vvvv operand must refuse it; AMX
-     * tiles and gathers then also meet coinciding registers), EVEX.V' clear, and MPX with REX.R,
-     * REX.X and REX.B (bnd0-bnd3 only).
+     * tiles and gathers then also meet coinciding registers), EVEX.V' clear, EVEX map 2 with a mask
+     * register (gathers and scatters need one; a gather's destination must differ from its index),
+     * and MPX with REX.R, REX.X and REX.B (bnd0-bnd3 only).
      */
     @Test
     void registerFieldsAgreeWithObjdump(@TempDir Path dir) throws Exception {
@@ -118,6 +119,11 @@ class OpcodeSweepTest {
                         samples.add(sample(new int[] {0x62, 0xF0 | map, 0x7C | pp, 0x40}, new int[] {op}, m));
                     }
                 }
+                // With a mask register (gathers and scatters need one), and destination = VSIB index.
+                for (int[] m : new int[][] {MODRM[0], MODRM[1], MODRM[4], {0x0C, 0x88}}) {
+                    samples.add(sample(new int[] {0x62, 0xF2, 0x7C | pp, 0x49}, new int[] {op}, m));
+                    samples.add(sample(new int[] {0x62, 0xF2, 0xFC | pp, 0x29}, new int[] {op}, m));
+                }
             }
         }
         for (int[] pfx : new int[][] {{}, {0x66}, {0xF3}, {0xF2}}) {
@@ -132,6 +138,37 @@ class OpcodeSweepTest {
             }
         }
         compare("register fields", samples, dir);
+    }
+
+    /**
+     * fwait (9B) before every x87 opcode and ModRM form, and before other opcodes, with prefixes
+     * before and after it: objdump makes one instruction of fwait and an x87 opcode (fstsw, fstcw,
+     * finit...) and lets it stand alone before anything else.
+     */
+    @Test
+    void fwaitAgreesWithObjdump(@TempDir Path dir) throws Exception {
+        List<byte[]> samples = new ArrayList<>();
+        int[][] before = {{}, {0x66}, {0x67, 0xF3}};
+        int[][] after = {{}, {0x66}, {0x48}, {0x9B}, {0xF2, 0x41}};
+        for (int[] b : before) {
+            for (int[] a : after) {
+                if (b.length > 0 && a.length > 0) {
+                    continue; // prefixes on both sides: objdump splits them in ways no CPU does
+                }
+                int[] pfx = Arrays.copyOf(b, b.length + 1 + a.length);
+                pfx[b.length] = 0x9B;
+                System.arraycopy(a, 0, pfx, b.length + 1, a.length);
+                for (int op : new int[] {0xD8, 0xD9, 0xDA, 0xDB, 0xDC, 0xDD, 0xDE, 0xDF, 0x90, 0x0F, 0x89, 0xC3}) {
+                    for (int[] m : MODRM) {
+                        samples.add(sample(pfx, new int[] {op}, m));
+                    }
+                    for (int modrm = 0xC0; modrm <= 0xFF; modrm++) {
+                        samples.add(sample(pfx, new int[] {op}, new int[] {modrm}));
+                    }
+                }
+            }
+        }
+        compare("fwait", samples, dir);
     }
 
     /** Decodes every sample in its own slot with objdump and the decoder and fails on any disagreement. */
