@@ -10,8 +10,8 @@
  *
  * A clause records (writes a principal-buffer record, and so prints its CPU/ID/FUNCTION:NAME
  * line when not quiet) when it has a data-recording action (trace, printf, exit...): a clause
- * that only assigns variables or aggregates writes nothing, as in dtrace, and a clause without
- * statements gets the default action (the probe line).
+ * that only assigns variables, aggregates, commits or discards writes nothing, as in dtrace, and
+ * a clause without statements gets the default action (the probe line).
  */
 package org.jdtrace.core.d.lower;
 
@@ -61,7 +61,8 @@ public final class ClauseLowering {
     private static boolean records(List<Ir.Stmt> body) {
         for (Ir.Stmt s : body) {
             if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise())
-                    : !(s instanceof Ir.Aggregate) && !(s instanceof Ir.Eval)) {
+                    : !(s instanceof Ir.Aggregate) && !(s instanceof Ir.Eval)
+                    && !(s instanceof Ir.Spec sp && sp.op() != Ir.SpecOp.SPECULATE)) {
                 return true;
             }
         }
