@@ -251,9 +251,10 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 BEGIN { a = speculation(); b = speculation(); speculate(a); printf("never\\n"); }
-                END { discard(a); printf("%d %d\\n", a, b); }
+                BEGIN { speculate(0); x = 1; }
+                END { discard(a); printf("%d %d %d\\n", a, b, x); }
                 """).go();
-        assertEquals("1 0\n\n", r.end());
+        assertEquals("1 0 0\n\n", r.end());
         assertEquals("dtrace: 1 failed speculation (no speculative buffer available)\n", r.err());
     }
 

@@ -86,7 +86,7 @@ public final class Options {
             case BOOL -> parseBool(value);
             case SIZE -> parseSize(value);
             case RATE -> parseRate(value);
-            case NUMBER -> parseNumber(value);
+            case NUMBER -> name.equals("cpu") ? parseNumber(value) : nonNegative(parseNumber(value));
             case STRING -> value == null ? UNSET : 0;
         };
         if (v == BAD) throw new DTraceException("Invalid value for specified option", "D_PRAGMA_OPTSET", -1);
@@ -119,6 +119,10 @@ public final class Options {
         }
         long v = parseNumber(value);
         return v < 0 && v != BAD ? BAD : v;
+    }
+
+    private static long nonNegative(long v) {
+        return v < 0 ? BAD : v;
     }
 
     static long parseNumber(String value) {

@@ -88,6 +88,7 @@ class OptionsTest {
         assertThrows(DTraceException.class, () -> o.set("switchrate", "fast"));
         assertThrows(DTraceException.class, () -> o.set("quiet", "maybe"));
         assertThrows(DTraceException.class, () -> o.set("nspec", "x"));
+        assertThrows(DTraceException.class, () -> o.set("nspec", "-72"));
         assertEquals(4L << 20, o.get("bufsize"));
     }
 }
