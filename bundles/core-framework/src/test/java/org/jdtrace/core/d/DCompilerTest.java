@@ -353,4 +353,13 @@ class DCompilerTest {
                 + "         0: 64 74 72 61 63 00                                dtrac.\n"
                 + "\n", r.end());
     }
+
+    @Test
+    void destructiveActionsRunInProbeContext() throws Exception {
+        assertThrows(DTraceException.class, () -> DRun.script("BEGIN { chill(10); }").go());
+        DRun r = DRun.script("#pragma D option destructive\nBEGIN { chill(1000); raise(0); }").go();
+        r.end();
+        // the JVM probe context has no process to signal: raise() faults, the report names it
+        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #2\n", r.err());
+    }
 }

@@ -173,8 +173,18 @@ public final class ClauseLowering {
             case DISCARD -> new Ir.Spec(Ir.SpecOp.DISCARD, exprs.integer(args.get(0)));
             case CLEAR -> new Ir.Clear(aggregationOf(args.get(0)));
             case TRUNC -> new Ir.Trunc(aggregationOf(args.get(0)), args.size() > 1 ? exprs.integer(args.get(1)) : null);
+            case RAISE, CHILL -> destructive(new Ir.Call(c.function.dname, List.of(exprs.integer(args.get(0))), VKind.LONG));
+            case STOP -> destructive(new Ir.Call("stop", List.of(), VKind.LONG));
+            case COPYOUTSTR -> destructive(new Ir.Call("copyoutstr", List.of(exprs.string(args.get(0)),
+                    exprs.integer(args.get(1)), exprs.integer(args.get(2))), VKind.LONG));
             default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
         };
+    }
+
+    /** A destructive action run in probe context: tracing will need -w. */
+    private Ir.Stmt destructive(Ir.Call call) {
+        destructive = true;
+        return new Ir.Eval(call);
     }
 
     private static PrintfFormat format(Expr.Call c) throws DTraceException {
