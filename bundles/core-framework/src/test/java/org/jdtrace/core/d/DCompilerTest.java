@@ -362,4 +362,17 @@ class DCompilerTest {
         // the JVM probe context has no process to signal: raise() faults, the report names it
         assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #2\n", r.err());
     }
+
+    @Test
+    void aggregationAndPragmaMisuseIsACompileError() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN\n{\n @ = lquantize(0, 10, 20, 1);\n @ = lquantize(0, 15, 20, 1);\n}"));
+        assertEquals("D_LQUANT_MATCHBASE", e.tag());
+        assertEquals(4, e.line());
+        assertEquals("lquantize( ) base (argument #2) doesn't match previous declaration: expected 10, found 15", e.getMessage());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = lquantize(1, 2, 3, 4); }"));
+        assertEquals("D_LQUANT_STEPLARGE", e.tag());
+        e = assertThrows(DTraceException.class, () -> DRun.script("#pragma D option ldpath=/x\nBEGIN { }"));
+        assertEquals("failed to set option 'ldpath' to '/x': Option cannot be used from within a D program", e.getMessage());
+    }
 }

@@ -247,6 +247,11 @@ public final class ClauseLowering {
         Aggregation agg = state.findAggregation(v.name);
         if (agg == null) {
             agg = create(v, fn);
+        } else if (agg.kind == AggKind.LQUANTIZE && fn.function == DFunction.LQUANTIZE) {
+            long[] p = lquantizeParameters(fn);
+            matches(p[0], agg.lqBase, "base (argument #2)", "D_LQUANT_MATCHBASE", fn.line);
+            matches(p[1], agg.lqBase + (long) agg.lqLevels * agg.lqStep, "limit (argument #3)", "D_LQUANT_MATCHLIM", fn.line);
+            matches(p[2], agg.lqStep, "step (argument #4)", "D_LQUANT_MATCHSTEP", fn.line);
         }
         List<Ir.Expr> keys = new ArrayList<>();
         if (ar.keys != null) {
@@ -283,9 +288,10 @@ public final class ClauseLowering {
             if (fn == null) {
                 throw ExprLowering.unsupported("lquantize( ) aggregation used before its first value", line);
             }
-            base = constant(fn.args.get(1));
-            limit = constant(fn.args.get(2));
-            step = fn.args.size() > 3 ? constant(fn.args.get(3)) : 1;
+            long[] p = lquantizeParameters(fn);
+            base = p[0];
+            limit = p[1];
+            step = p[2];
         }
         List<DType> kt = v.keyTypes == null ? List.of() : v.keyTypes;
         int[] keySizes = new int[kt.size()];
@@ -293,6 +299,29 @@ public final class ClauseLowering {
             keySizes[i] = ExprLowering.width(kt.get(i));
         }
         return state.aggregation(v.name, kind, keySizes, base, limit, step);
+    }
+
+    /** lquantize(value, base, limit[, step]): {base, limit, step}, checked as dtrace checks them. */
+    private static long[] lquantizeParameters(Expr.Call fn) throws DTraceException {
+        long base = constant(fn.args.get(1));
+        long limit = constant(fn.args.get(2));
+        long step = fn.args.size() > 3 ? constant(fn.args.get(3)) : 1;
+        if (step > 0 && limit - base < step) {
+            throw new DTraceException("lquantize( ) step (argument #4) too large: must have at least one bucket",
+                    "D_LQUANT_STEPLARGE", fn.line);
+        }
+        if (step > 0 && (limit - base) / step > 0xffff) {
+            throw new DTraceException("lquantize( ) step (argument #4) too small: too many buckets",
+                    "D_LQUANT_STEPSMALL", fn.line);
+        }
+        return new long[] {base, limit, step};
+    }
+
+    private static void matches(long found, long expected, String what, String tag, int line) throws DTraceException {
+        if (found != expected) {
+            throw new DTraceException("lquantize( ) " + what + " doesn't match previous declaration: expected "
+                    + expected + ", found " + found, tag, line);
+        }
     }
 
     private static long constant(Expr e) throws DTraceException {

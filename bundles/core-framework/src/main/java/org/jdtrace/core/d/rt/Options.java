@@ -89,7 +89,9 @@ public final class Options {
             case NUMBER -> name.equals("cpu") ? parseNumber(value) : nonNegative(parseNumber(value));
             case STRING -> value == null ? UNSET : 0;
         };
-        if (v == BAD) throw new DTraceException("Invalid value for specified option", "D_PRAGMA_OPTSET", -1);
+        if (v == BAD || (name.equals("strsize") && v < 2)) {
+            throw new DTraceException("Invalid value for specified option", "D_PRAGMA_OPTSET", -1);
+        }
         values.put(name, v);
         if (value != null) raw.put(name, value);
         else raw.remove(name);
