@@ -251,9 +251,10 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 BEGIN { a = speculation(); b = speculation(); speculate(a); printf("never\\n"); }
-                END { discard(a); printf("%d %d\\n", a, b); }
+                BEGIN { speculate(0); x = 1; }
+                END { discard(a); printf("%d %d %d\\n", a, b, x); }
                 """).go();
-        assertEquals("1 0\n\n", r.end());
+        assertEquals("1 0 0\n\n", r.end());
         assertEquals("dtrace: 1 failed speculation (no speculative buffer available)\n", r.err());
     }
 
@@ -351,5 +352,27 @@ class DCompilerTest {
                 + "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n"
                 + "         0: 64 74 72 61 63 00                                dtrac.\n"
                 + "\n", r.end());
+    }
+
+    @Test
+    void destructiveActionsRunInProbeContext() throws Exception {
+        assertThrows(DTraceException.class, () -> DRun.script("BEGIN { chill(10); }").go());
+        DRun r = DRun.script("#pragma D option destructive\nBEGIN { chill(1000); raise(0); }").go();
+        r.end();
+        // the JVM probe context has no process to signal: raise() faults, the report names it
+        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #2\n", r.err());
+    }
+
+    @Test
+    void aggregationAndPragmaMisuseIsACompileError() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN\n{\n @ = lquantize(0, 10, 20, 1);\n @ = lquantize(0, 15, 20, 1);\n}"));
+        assertEquals("D_LQUANT_MATCHBASE", e.tag());
+        assertEquals(4, e.line());
+        assertEquals("lquantize( ) base (argument #2) doesn't match previous declaration: expected 10, found 15", e.getMessage());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = lquantize(1, 2, 3, 4); }"));
+        assertEquals("D_LQUANT_STEPLARGE", e.tag());
+        e = assertThrows(DTraceException.class, () -> DRun.script("#pragma D option ldpath=/x\nBEGIN { }"));
+        assertEquals("failed to set option 'ldpath' to '/x': Option cannot be used from within a D program", e.getMessage());
     }
 }

@@ -201,8 +201,9 @@ public final class Rt {
         t.add(new Datum.Setopt(name, value));
     }
 
-    public static void speculate(DThread t, DState st, long id) {
-        t.speculate(id);
+    /** False: the speculation is not active and the clause stops here. */
+    public static boolean speculate(DThread t, DState st, long id) {
+        return t.speculate(id);
     }
 
     public static void commit(DThread t, DState st, long id) {

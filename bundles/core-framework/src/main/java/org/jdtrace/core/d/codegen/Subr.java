@@ -139,6 +139,34 @@ public final class Subr {
 
     public static long speculation(org.jdtrace.core.d.rt.DState st) { return st.speculations.allocate(); }
 
+    // ---- destructive actions (the compiler lets them through only with -w)
+
+    /** raise(signal): sends the signal to the current process. */
+    public static long raise(ProbeContext ctx, long signal) {
+        ctx.raise((int) signal);
+        return 0;
+    }
+
+    /** stop(): stops the current process. */
+    public static long stop(ProbeContext ctx) {
+        ctx.stopProcess();
+        return 0;
+    }
+
+    /** chill(ns): spins the firing thread for ns nanoseconds. */
+    public static long chill(long ns) {
+        long end = System.nanoTime() + Math.max(0, Math.min(ns, 500_000_000L));
+        while (System.nanoTime() < end) Thread.onSpinWait();
+        return 0;
+    }
+
+    /** copyoutstr(s, addr, len): writes at most len bytes of s and its NUL into the process. */
+    public static long copyoutstr(ProbeContext ctx, String s, long addr, long len) {
+        byte[] b = (s + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ctx.copyout(java.util.Arrays.copyOf(b, (int) Math.max(0, Math.min(len, b.length))), addr);
+        return 0;
+    }
+
     /** Subroutines that take the consumer state as a hidden first argument. */
     static boolean needsState(String name) {
         return name.equals("speculation") || name.equals("strlen");
@@ -147,7 +175,7 @@ public final class Subr {
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "copyinstr", "uregs", "ucaller", "ustackdepth" -> true;
+            case "copyinstr", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }

@@ -259,19 +259,25 @@ public final class RecordPrinter {
     public void printDrops(Map<Integer, Long> drops) {
         drops.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
             long n = e.getValue();
-            err.print("dtrace: " + n + " drop" + (n > 1 ? "s" : "") + " on CPU " + e.getKey() + "\n");
+            err.print("dtrace: " + dropTag("DTRACEDROP_PRINCIPAL") + n + " drop" + (n > 1 ? "s" : "") + " on CPU "
+                    + e.getKey() + "\n");
         });
         err.flush();
+    }
+
+    /** With option droptags, a drop report names its kind: "[DTRACEDROP_SPEC] ". */
+    private String dropTag(String tag) {
+        return state.options.isSet("droptags") ? "[" + tag + "] " : "";
     }
 
     /** dt_handle_status's speculation reports, on stderr. */
     public void printSpeculationDrops(long failed, long drops) {
         if (failed > 0) {
-            err.print("dtrace: " + failed + " failed speculation" + (failed > 1 ? "s" : "")
+            err.print("dtrace: " + dropTag("DTRACEDROP_SPECUNAVAIL") + failed + " failed speculation" + (failed > 1 ? "s" : "")
                     + " (no speculative buffer available)\n");
         }
         if (drops > 0) {
-            err.print("dtrace: " + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
+            err.print("dtrace: " + dropTag("DTRACEDROP_SPEC") + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
         }
         err.flush();
     }

@@ -59,7 +59,7 @@ public final class AggregateTable {
 
     /**
      * The keys of several aggregations joined (dt_aggregate_walk_joined): every key any of them
-     * has, ordered as {@link #sorted} orders the first aggregation's values.
+     * has, ordered by the aggregations' values in turn (then keys, or keys first with aggsortkey).
      */
     public List<JoinedEntry> joined(Aggregation[] aggs) {
         List<Map<Tuple, long[]>> snaps = new ArrayList<>();
@@ -74,14 +74,20 @@ public final class AggregateTable {
             long[][] d = new long[aggs.length][];
             for (int i = 0; i < aggs.length; i++) {
                 long[] v = snaps.get(i).get(k);
-                d[i] = v != null ? v : aggs[i].identity();
+                d[i] = v != null ? v : new long[aggs[i].identity().length]; // printed as 0
             }
             list.add(new JoinedEntry(k, d));
         }
         Aggregation first = aggs[0];
         Options o = state.options;
         int keypos = (int) Math.max(0, o.get("aggsortkeypos") == Options.UNSET ? 0 : o.get("aggsortkeypos"));
-        Comparator<JoinedEntry> byVal = (x, y) -> compareValues(first, x.data()[0], y.data()[0]);
+        Comparator<JoinedEntry> byVal = (x, y) -> {
+            for (int i = 0; i < aggs.length; i++) {
+                int c = compareValues(aggs[i], x.data()[i], y.data()[i]);
+                if (c != 0) return c;
+            }
+            return 0;
+        };
         Comparator<JoinedEntry> byKey = (x, y) -> compareKeys(first, x.key(), y.key(), keypos);
         Comparator<JoinedEntry> cmp = o.isSet("aggsortkey") ? byKey.thenComparing(byVal) : byVal.thenComparing(byKey);
         if (o.isSet("aggsortrev")) cmp = cmp.reversed();
