@@ -45,6 +45,9 @@ public final class DCompiler implements FrontEnd {
             EcbBody body = session.compileClause(lowering.lower(c));
             statements.add(new Statement(c.probes().stream().map(ProbeSpec::description).toList(), c.source(), body));
         }
+        if (lowering.destructive()) {
+            session.usesDestructiveActions();
+        }
         return session.program(statements, program.options());
     }
 

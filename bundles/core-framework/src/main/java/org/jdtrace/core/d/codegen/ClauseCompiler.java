@@ -291,8 +291,8 @@ public final class ClauseCompiler {
                 constant(c, p.format(), CD_FMT);
                 boxedArray(c, p.args());
                 constant(c, p.widths(), CD_int.arrayType());
-                c.invokestatic(CD_RT, "printf", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_FMT, CD_OBJS,
-                        CD_int.arrayType()));
+                c.invokestatic(CD_RT, p.use().name().toLowerCase(java.util.Locale.ROOT), MethodTypeDesc.of(CD_void, CD_THREAD,
+                        CD_STATE, CD_FMT, CD_OBJS, CD_int.arrayType()));
             }
             case Printa p -> record(c, new Datum.Printa(p.format(), p.aggs().toArray(Aggregation[]::new)));
             case Clear cl -> record(c, new Datum.Clear(cl.agg()));
@@ -486,6 +486,10 @@ public final class ClauseCompiler {
                 }
                 c.invokestatic(CD_SUBR, call.name(), MethodTypeDesc.of(
                         call.kind() == VKind.LONG ? CD_long : CD_String, params.toArray(ClassDesc[]::new)));
+                if (call.kind() == VKind.STRING) {
+                    loadState(c);
+                    c.invokestatic(CD_RT, "cap", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
+                }
             }
         }
     }

@@ -12,17 +12,35 @@ public final class Subr {
 
     private Subr() {}
 
-    public static long strlen(String s) { return s.length(); }
+    /** strlen(): at most strsize, the longest a D string can be. */
+    public static long strlen(org.jdtrace.core.d.rt.DState st, String s) {
+        return Math.min(s.length(), st.options.strsize());
+    }
+
+    /** s[i]: the character at i, 0 outside the string (its terminating NUL and beyond). */
+    public static long charAt(String s, long i) { return i >= 0 && i < s.length() ? s.charAt((int) i) : 0; }
 
     public static String strjoin(String a, String b) { return a + b; }
 
     public static String substr(String s, long index) { return substr(s, index, Integer.MAX_VALUE); }
 
+    /** dtrace's substr: a negative index counts from the end, and one before the start eats the length. */
     public static String substr(String s, long index, long len) {
         long n = s.length();
-        if (index < 0) index = Math.max(0, n + index);
-        if (index > n) return "";
-        long end = len < 0 ? Math.max(index, n + len) : Math.min(n, index + len);
+        long remaining = len;
+        if (index < 0) {
+            index += n;
+            if (index < 0 && index + remaining > 0) {
+                remaining += index;
+                index = 0;
+            }
+        }
+        if (index >= n || index < 0) return "";
+        if (remaining < 0) {
+            remaining += n - index;
+            if (remaining < 0) return "";
+        }
+        long end = Math.min(n, index + remaining);
         return end <= index ? "" : s.substring((int) index, (int) end);
     }
 
@@ -123,7 +141,7 @@ public final class Subr {
 
     /** Subroutines that take the consumer state as a hidden first argument. */
     static boolean needsState(String name) {
-        return name.equals("speculation");
+        return name.equals("speculation") || name.equals("strlen");
     }
 
     /** Subroutines that take the probe context as a hidden first argument. */

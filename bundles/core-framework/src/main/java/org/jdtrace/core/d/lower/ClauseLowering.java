@@ -9,8 +9,9 @@
  * consumer share them by name, as dtrace's aggregation identifiers are shared.
  *
  * A clause records (writes a principal-buffer record, and so prints its CPU/ID/FUNCTION:NAME
- * line when not quiet) unless every statement only aggregates: dtrace gives an ECB whose
- * actions store no data no record, and gives the default action to a clause without actions.
+ * line when not quiet) when it has a data-recording action (trace, printf, exit...): a clause
+ * that only assigns variables or aggregates writes nothing, as in dtrace, and a clause without
+ * statements gets the default action (the probe line).
  */
 package org.jdtrace.core.d.lower;
 
@@ -35,6 +36,7 @@ public final class ClauseLowering {
 
     private final DState state;
     private final ExprLowering exprs;
+    private boolean destructive;
 
     public ClauseLowering(DState state) {
         this.state = state;
@@ -51,9 +53,15 @@ public final class ClauseLowering {
         return new Ir.Clause(pred, body, body.isEmpty() || records(body));
     }
 
+    /** True once a lowered clause used a destructive action (tracing then needs -w). */
+    public boolean destructive() {
+        return destructive;
+    }
+
     private static boolean records(List<Ir.Stmt> body) {
         for (Ir.Stmt s : body) {
-            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise()) : !(s instanceof Ir.Aggregate)) {
+            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise())
+                    : !(s instanceof Ir.Aggregate) && !(s instanceof Ir.Eval)) {
                 return true;
             }
         }
@@ -142,7 +150,20 @@ public final class ClauseLowering {
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
                         : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }
-            case PRINTF -> printf(c);
+            case PRINTF -> printf(c, Ir.PrintfUse.PRINTF);
+            case SYSTEM -> {
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.SYSTEM);
+            }
+            case FREOPEN -> {
+                String path = ((Expr.StrLit) args.get(0)).value;
+                if (path.equals(".") || path.equals("..")) {
+                    throw new DTraceException("freopen( ) argument #1 cannot be \"" + path + "\"", "D_FREOPEN_INVALID",
+                            c.line);
+                }
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.FREOPEN);
+            }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
@@ -164,7 +185,7 @@ public final class ClauseLowering {
         }
     }
 
-    private Ir.Stmt printf(Expr.Call c) throws DTraceException {
+    private Ir.Stmt printf(Expr.Call c, Ir.PrintfUse use) throws DTraceException {
         PrintfFormat fmt = format(c);
         List<Expr> args = c.args.subList(1, c.args.size());
         // which conversion each argument feeds: '*' arguments are integers, %s takes a string
@@ -184,7 +205,7 @@ public final class ClauseLowering {
             values.add(str ? exprs.string(a) : exprs.integer(a));
             widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
-        return new Ir.Printf(fmt, values, widths);
+        return new Ir.Printf(fmt, values, widths, use);
     }
 
     private Ir.Stmt printa(Expr.Call c) throws DTraceException {

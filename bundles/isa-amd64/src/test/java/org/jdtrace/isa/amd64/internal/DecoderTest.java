@@ -131,9 +131,18 @@ class DecoderTest {
         refused("48 66 90", "REX prefix not immediately");
         refused("66 e8 00 00", "operand-size prefix on a branch");
         refused("66 c3", "operand-size prefix on a branch");
-        refused("fe f8", "undefined member");
-        refused("ff ff", "undefined member");
-        refused("8d c0", "undefined member");
+        refused("fe f8", "undefined opcode map 0 fe");        // inc/dec group: /2-/7 do not exist
+        refused("ff ff", "undefined opcode map 0 ff");        // /7
+        refused("8d c0", "undefined opcode map 0 8d");        // lea of a register
+        refused("0f c7 c8", "undefined opcode map 1 c7");     // cmpxchg8b of a register
+        refused("f3 0f 50 c0", "undefined opcode F3 map 1 50"); // movmskps has no F3 form
+        refused("c5 f9 50 00", "undefined opcode VEX 66 map 1 50"); // vmovmskpd needs a register
+        refused("c4 e2 79 5a 00", "undefined opcode VEX 66 map 2 5a"); // vbroadcasti128 is 256-bit only
+        refused("c5 b8 28 c1", "vvvv names a register");      // vmovaps has no vvvv operand
+        refused("62 f2 7d 49 90 00", "undefined opcode EVEX 66 map 2 90"); // vpgatherdd needs a SIB (VSIB)
+        refused("c4 e2 75 92 04 c8", "gather with overlapping");  // vgatherdps: mask ymm1 = index ymm1
+        refused("44 0f 1a 00", "MPX bound register");         // bndldx into bnd8
+        refused("c4 e2 7b 5e c1", "registers that must differ"); // tdpbssd %tmm0 twice
         refused("c4 e0 78 10 c0", "undefined VEX map");
         refused("62 f4 7c 48 10 c0", "undefined EVEX");
         refused("66 c5 f8 77", "VEX/EVEX/XOP after");
