@@ -21,6 +21,12 @@ public interface ProcessControl {
     /** dtrace -p: grabs a running process, held stopped until {@link TargetProcess#go()}. */
     TargetProcess grab(int pid) throws ProcessException;
 
+    /**
+     * The most pid tracepoints that may exist at once (dtrace -x fasttrap-max=N; the default,
+     * 250000, comes from the provider's configuration, pid org.jdtrace.fasttrap).
+     */
+    void setFasttrapMax(int max);
+
     /** Which standard streams of a created process are pipes (true) or inherited (false). */
     record Stdio(boolean pipeIn, boolean pipeOut, boolean pipeErr) {
         public static final Stdio INHERIT = new Stdio(false, false, false);

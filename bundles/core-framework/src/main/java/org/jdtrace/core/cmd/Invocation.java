@@ -184,6 +184,14 @@ final class Invocation {
     // ---- pass 3: -c and -p ----
 
     private void startTargets() throws Fatal {
+        String ftMax = consumer.getOption("fasttrap-max");
+        if (ftMax != null && processControl != null) {
+            try {
+                processControl.setFasttrapMax((int) Math.min(Integer.MAX_VALUE, Long.decode(ftMax.trim())));
+            } catch (NumberFormatException e) {
+                fail("failed to set -x fasttrap-max: Invalid value for specified option");
+            }
+        }
         for (CommandLine.Option o : cl.options) {
             try {
                 if (o.letter() == 'c') {

@@ -141,6 +141,7 @@ public final class PidProvider implements Provider, ProcessControl {
         return max;
     }
 
+    @Override
     public void setFasttrapMax(int max) {
         this.max = max;
     }

@@ -219,9 +219,8 @@ class TracepointTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         String state = "";
         while (System.nanoTime() < deadline) {
-            state = Files.readString(Path.of("/proc/" + p.pid() + "/status")).lines()
-                    .filter(l -> l.startsWith("State:")).findFirst().orElse("");
-            if (state.contains("t (tracing stop)") || state.contains("T (stopped)")) break;
+            state = allThreadStates(p.pid());
+            if (state.chars().allMatch(c -> c == 't' || c == 'T')) break;
             Thread.sleep(10);
         }
         long frozen = hits.get();
@@ -231,5 +230,17 @@ class TracepointTest {
         int st = p.awaitExit(120, TimeUnit.SECONDS);
         assertEquals(0, st);
         assertEquals("160000\n", Files.readString(out));
+    }
+
+    /** The state letter of every thread of {@code pid}. */
+    private static String allThreadStates(int pid) throws Exception {
+        StringBuilder sb = new StringBuilder();
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path t : tasks.toList()) {
+                String stat = Files.readString(t.resolve("stat"));
+                sb.append(stat.charAt(stat.lastIndexOf(')') + 2));
+            }
+        }
+        return sb.toString();
     }
 }
