@@ -101,6 +101,7 @@ public final class Main {
         mark("launcher");
         Path dist = distribution();
         Path storage = storageDirectory();
+        Thread.ofPlatform().daemon().name("jdtrace-stale-storage").start(() -> deleteStale(storage.getParent()));
         Thread cleaner = new Thread(() -> deleteTree(storage), "jdtrace-storage-cleaner");
         Runtime.getRuntime().addShutdownHook(cleaner);
         mark("storage created");
@@ -171,6 +172,23 @@ public final class Main {
             }
         }
         throw new LaunchException("cannot create a framework storage directory in " + tmp);
+    }
+
+    /**
+     * Removes the storage directories of runs that were killed (SIGKILL leaves no chance to clean
+     * up): /tmp/jdtrace-felix-PID-N whose PID is no longer alive. Runs on a daemon thread.
+     */
+    static void deleteStale(Path tmp) {
+        try (Stream<Path> s = Files.list(tmp)) {
+            s.filter(p -> p.getFileName().toString().matches("jdtrace-felix-\\d+-\\d+"))
+                    .filter(p -> {
+                        long pid = Long.parseLong(p.getFileName().toString().split("-")[2]);
+                        return ProcessHandle.of(pid).isEmpty();
+                    })
+                    .forEach(Main::deleteTree);
+        } catch (IOException | RuntimeException ignored) {
+            // best effort
+        }
     }
 
     private static Map<String, Object> config(Path storage, boolean shell) {

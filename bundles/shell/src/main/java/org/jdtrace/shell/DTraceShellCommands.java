@@ -70,21 +70,18 @@ public final class DTraceShellCommands {
         AtomicInteger status = new AtomicInteger(1);
         Thread worker = Thread.ofPlatform().name("dtrace-shell-run").start(() ->
                 status.set(command.run(argv, in, out, err, interrupted::get)));
-        boolean wasInterrupted = false;
         while (true) {
             try {
                 worker.join();
                 break;
             } catch (InterruptedException e) {
+                // Ctrl-C: handled, as dtrace handles SIGINT; the interrupt is consumed here so
+                // that the shell goes on normally once the run has ended.
                 interrupted.set(true);
-                wasInterrupted = true;
             }
         }
         out.flush();
         err.flush();
         session.put(STATUS, status.get());
-        if (wasInterrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -45,8 +45,15 @@ public final class DCompiler implements FrontEnd {
             EcbBody body = session.compileClause(lowering.lower(c));
             statements.add(new Statement(c.probes().stream().map(ProbeSpec::description).toList(), c.source(), body));
         }
+        if (lowering.destructive()) {
+            session.usesDestructiveActions();
+        }
         return session.program(statements, program.options());
     }
+
+    /** Options that set up the compiler itself: -x only, never #pragma D option (EDT_BADOPTCTX). */
+    private static final java.util.Set<String> COMMAND_LINE_ONLY = java.util.Set.of("ldpath", "modpath", "libdir",
+            "syslibdir", "cpppath", "ctypes", "dtypes");
 
     static boolean isScript(String sourceName, List<String> macroArgs) {
         return macroArgs != null && !macroArgs.isEmpty() && macroArgs.get(0).equals(sourceName);
@@ -65,6 +72,9 @@ public final class DCompiler implements FrontEnd {
             String[] nv = p.option();
             if (nv == null) continue;
             try {
+                if (COMMAND_LINE_ONLY.contains(nv[0])) {
+                    throw new DTraceException("Option cannot be used from within a D program");
+                }
                 session.setOption(nv[0], nv[1]);
             } catch (DTraceException e) {
                 throw new DTraceException("failed to set option '" + nv[0] + "'"

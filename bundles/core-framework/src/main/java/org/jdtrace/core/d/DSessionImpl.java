@@ -50,6 +50,7 @@ public final class DSessionImpl implements DSession {
     private final FrontEnd frontEnd;
     private RecordPrinter printer;
     private boolean active;
+    private boolean destructive;
 
     public DSessionImpl(FrontEnd frontEnd) {
         this.frontEnd = frontEnd;
@@ -132,8 +133,16 @@ public final class DSessionImpl implements DSession {
         };
     }
 
+    /** A compiled program has destructive actions: begin() then needs option destructive (-w). */
+    public void usesDestructiveActions() {
+        destructive = true;
+    }
+
     @Override
-    public void begin(PrintStream out, PrintStream err) {
+    public void begin(PrintStream out, PrintStream err) throws DTraceException {
+        if (destructive && !state.options.isSet("destructive")) {
+            throw new DTraceException("Destructive actions not allowed");
+        }
         printer = new RecordPrinter(state, table, probes::get, out, err, TESTING);
         active = true;
     }

@@ -27,8 +27,12 @@ public interface DSession {
      */
     DProgram compileDescriptions(List<String> descriptions) throws DTraceException;
 
-    /** Tracing starts; records are printed to {@code out}, diagnostics to {@code err}. */
-    void begin(PrintStream out, PrintStream err);
+    /**
+     * Tracing starts; records are printed to {@code out}, diagnostics to {@code err}. Refused
+     * (dtrace's "could not enable tracing: ...") when the programs need what the options do not
+     * allow, e.g. destructive actions without -w.
+     */
+    void begin(PrintStream out, PrintStream err) throws DTraceException;
 
     /** Prints the records buffered so far and reports drops (dtrace_consume). */
     void drain();

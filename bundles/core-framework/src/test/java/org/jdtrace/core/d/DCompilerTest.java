@@ -55,7 +55,7 @@ class DCompilerTest {
                     exit(0);
                 }
                 """).go();
-        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 255 255\n15 15 14\n100000 -2147483648 1\n\n", r.end());
+        assertEquals("14 20 8 1 15 abc 15 1 44 -1\n2 1 1 0\n-3 -1 2147483647 255 255\n15 15 14\n100000 -2147483648 0\n\n", r.end());
     }
 
     @Test
@@ -133,7 +133,7 @@ class DCompilerTest {
 
     @Test
     void traceOfIntegersAndStringsWithProbeLines() throws Exception {
-        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } test:::entry { @ = count(); }"
+        DRun r = DRun.script("BEGIN { trace(1); trace((char)2); trace(\"s\"); } BEGIN { x = 1; } BEGIN { } test:::entry { @ = count(); }"
                 + "BEGIN { trace((int8_t)-1); trace((uint16_t)-1); trace(-1); trace((uint64_t)-1); }").go();
         r.fire(DRun.ENTRY);
         assertEquals(HEADING
@@ -213,9 +213,9 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 BEGIN { s = strjoin("foo", "bar"); printf("%s %d %s %d %s %s\\n", s, strlen(s), substr(s, 1, 3), index(s, "b"),
-                    toupper(s), basename("/a/b/c")); }
+                    toupper(s), basename("/a/b/c")); this->t = s; printf("%c%c %d\\n", this->t[0], this->t[5], this->t[6]); }
                 """).go();
-        assertEquals("foobar 6 oob 3 FOOBAR c\n\n", r.end());
+        assertEquals("foobar 6 oob 3 FOOBAR c\nfr 0\n\n", r.end());
     }
 
     @Test
@@ -251,9 +251,10 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 BEGIN { a = speculation(); b = speculation(); speculate(a); printf("never\\n"); }
-                END { discard(a); printf("%d %d\\n", a, b); }
+                BEGIN { speculate(0); x = 1; }
+                END { discard(a); printf("%d %d %d\\n", a, b, x); }
                 """).go();
-        assertEquals("1 0\n\n", r.end());
+        assertEquals("1 0 0\n\n", r.end());
         assertEquals("dtrace: 1 failed speculation (no speculative buffer available)\n", r.err());
     }
 
@@ -301,5 +302,77 @@ class DCompilerTest {
                         @[1, 3] = sum(0); @[2, 2] = sum(0); @[3, 1] = sum(0); printa("%d %d\\n", @); }
                 """).go();
         assertEquals("0\n3 1\n2 2\n1 3\n\n", r.end());
+    }
+
+    @Test
+    void systemRunsTheCommandAndNeedsDestructive() throws Exception {
+        String script = "#pragma D option quiet\nBEGIN { printf(\"before\\n\"); system(\"echo %s %d\", probename, 1 + 1); printf(\"after\\n\"); }";
+        DRun refused = DRun.script(script);
+        DTraceException e = assertThrows(DTraceException.class, refused::go);
+        assertEquals("Destructive actions not allowed", e.getMessage());
+        DRun r = DRun.script("#pragma D option destructive\n" + script).go();
+        assertEquals("before\nBEGIN 2\nafter\n\n", r.end());
+    }
+
+    @Test
+    void printaOfSeveralAggregationsJoinsTheirKeys() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { @foo[1] = sum(10); @bar[2] = sum(20); @foo[3] = sum(3); @bar[3] = sum(30);
+                        printa("%d %@d %@d\\n", @foo, @bar); printa(@foo, @bar); }
+                """).go();
+        assertEquals("2 0 20\n3 3 30\n1 10 0\n\n"
+                + String.format(" %8d %16d %16d\n %8d %16d %16d\n %8d %16d %16d\n", 2, 0, 20, 3, 3, 30, 1, 10, 0)
+                + "\n", r.end());
+    }
+
+    @Test
+    void freopenSendsOutputToAFileAndBack(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path f = dir.resolve("out.txt");
+        DRun r = DRun.script("#pragma D option quiet\n#pragma D option destructive\n"
+                + "BEGIN { printf(\"a\\n\"); freopen(\"%s\", $$1); printf(\"b\\n\"); freopen(\"\"); printf(\"c\\n\"); }",
+                f.toString()).go();
+        assertEquals("a\nc\n\n", r.end());
+        assertEquals("b\n", java.nio.file.Files.readString(f));
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN {\n freopen(\"..\"); }"));
+        assertEquals("D_FREOPEN_INVALID", e.tag());
+        assertEquals("freopen( ) argument #1 cannot be \"..\"", e.getMessage());
+    }
+
+    @Test
+    void stringsHoldStrsizeCharactersAndRawbytesDumpsThem() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                #pragma D option strsize=5
+                BEGIN { printf("%s %d %s|%s|%s\\n", strjoin("123", "abcdefgh"), strlen("123456789"), substr("abcde", -7, 3),
+                        substr("abcde", -2), substr("abcde", 1, -1)); }
+                BEGIN { setopt("rawbytes"); trace("dtrace"); }
+                """).go();
+        assertEquals("123ab 5 a|de|bcd\n"
+                + "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n"
+                + "         0: 64 74 72 61 63 00                                dtrac.\n"
+                + "\n", r.end());
+    }
+
+    @Test
+    void destructiveActionsRunInProbeContext() throws Exception {
+        assertThrows(DTraceException.class, () -> DRun.script("BEGIN { chill(10); }").go());
+        DRun r = DRun.script("#pragma D option destructive\nBEGIN { chill(1000); raise(0); }").go();
+        r.end();
+        // the JVM probe context has no process to signal: raise() faults, the report names it
+        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #2\n", r.err());
+    }
+
+    @Test
+    void aggregationAndPragmaMisuseIsACompileError() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN\n{\n @ = lquantize(0, 10, 20, 1);\n @ = lquantize(0, 15, 20, 1);\n}"));
+        assertEquals("D_LQUANT_MATCHBASE", e.tag());
+        assertEquals(4, e.line());
+        assertEquals("lquantize( ) base (argument #2) doesn't match previous declaration: expected 10, found 15", e.getMessage());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = lquantize(1, 2, 3, 4); }"));
+        assertEquals("D_LQUANT_STEPLARGE", e.tag());
+        e = assertThrows(DTraceException.class, () -> DRun.script("#pragma D option ldpath=/x\nBEGIN { }"));
+        assertEquals("failed to set option 'ldpath' to '/x': Option cannot be used from within a D program", e.getMessage());
     }
 }

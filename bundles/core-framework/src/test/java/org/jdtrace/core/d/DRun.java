@@ -76,7 +76,7 @@ final class DRun {
     }
 
     /** Starts tracing and fires BEGIN. */
-    DRun go() {
+    DRun go() throws DTraceException {
         session.begin(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         fire(BEGIN);
         return this;

@@ -77,6 +77,8 @@ public final class ClauseCompiler {
     /** The local holding this firing's timestamp, read once (-1: the clause does not use it). */
     private int timestampLocal = -1;
     private int action;
+    /** The end of fire(): a false predicate, or speculate() of an inactive speculation, jumps here. */
+    private Label out;
     private int difOffset;
     private ClassDesc self;
 
@@ -187,7 +189,7 @@ public final class ClauseCompiler {
     // ---- fire()
 
     private void fireBody(CodeBuilder c, Ir.Clause clause) {
-        Label out = c.newLabel();
+        out = c.newLabel();
         // if (Rt.skip(st, probe)) return;
         loadState(c);
         c.aload(L_PROBE);
@@ -291,8 +293,8 @@ public final class ClauseCompiler {
                 constant(c, p.format(), CD_FMT);
                 boxedArray(c, p.args());
                 constant(c, p.widths(), CD_int.arrayType());
-                c.invokestatic(CD_RT, "printf", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_FMT, CD_OBJS,
-                        CD_int.arrayType()));
+                c.invokestatic(CD_RT, p.use().name().toLowerCase(java.util.Locale.ROOT), MethodTypeDesc.of(CD_void, CD_THREAD,
+                        CD_STATE, CD_FMT, CD_OBJS, CD_int.arrayType()));
             }
             case Printa p -> record(c, new Datum.Printa(p.format(), p.aggs().toArray(Aggregation[]::new)));
             case Clear cl -> record(c, new Datum.Clear(cl.agg()));
@@ -324,8 +326,10 @@ public final class ClauseCompiler {
                 c.aload(L_THREAD);
                 loadState(c);
                 expr(c, sp.id());
+                boolean speculate = sp.op() == SpecOp.SPECULATE;
                 c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
-                        MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
+                        MethodTypeDesc.of(speculate ? CD_boolean : CD_void, CD_THREAD, CD_STATE, CD_long));
+                if (speculate) c.ifeq(out);
             }
             case If i -> {
                 Label otherwise = c.newLabel(), end = c.newLabel();
@@ -486,6 +490,10 @@ public final class ClauseCompiler {
                 }
                 c.invokestatic(CD_SUBR, call.name(), MethodTypeDesc.of(
                         call.kind() == VKind.LONG ? CD_long : CD_String, params.toArray(ClassDesc[]::new)));
+                if (call.kind() == VKind.STRING) {
+                    loadState(c);
+                    c.invokestatic(CD_RT, "cap", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
+                }
             }
         }
     }

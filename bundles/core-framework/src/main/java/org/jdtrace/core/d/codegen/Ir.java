@@ -109,7 +109,15 @@ public final class Ir {
         }
     }
 
-    public record Printf(PrintfFormat format, List<Expr> args, int[] widths) implements Stmt {}
+    /** What a printf-formatted text is for: output, a shell command, a file to send output to. */
+    public enum PrintfUse { PRINTF, SYSTEM, FREOPEN }
+
+    /** printf(), system() or freopen(): the text is formatted by the consumer. */
+    public record Printf(PrintfFormat format, List<Expr> args, int[] widths, PrintfUse use) implements Stmt {
+        public Printf(PrintfFormat format, List<Expr> args, int[] widths) {
+            this(format, args, widths, PrintfUse.PRINTF);
+        }
+    }
 
     public record Printa(PrintfFormat format, List<Aggregation> aggs) implements Stmt {}
 

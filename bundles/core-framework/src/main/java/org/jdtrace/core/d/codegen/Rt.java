@@ -69,9 +69,14 @@ public final class Rt {
         return THREADS.getCurrentThreadCpuTime();
     }
 
+    /** A string subroutine's result, cut to strsize as its scratch buffer would cut it. */
+    public static String cap(String s, DState st) {
+        return str(st, s);
+    }
+
     public static String str(DState st, String s) {
         if (s == null) return "";
-        int max = st.options.strsize() - 1;
+        int max = st.options.strsize(); // strsize characters, then the NUL (as dtrace on Linux)
         return s.length() > max ? s.substring(0, Math.max(0, max)) : s;
     }
 
@@ -154,6 +159,19 @@ public final class Rt {
     }
 
     public static void printf(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        t.add(new Datum.Printf(f, args, widths, recordBytes(st, args)));
+    }
+
+    public static void system(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        t.add(new Datum.System(f, args, widths, recordBytes(st, args)));
+    }
+
+    public static void freopen(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
+        t.add(new Datum.Freopen(f, args, widths, recordBytes(st, args)));
+    }
+
+    /** printf-like arguments' bytes in the buffer (strings cut to strsize). */
+    private static int recordBytes(DState st, Object[] args) {
         int bytes = 0;
         for (int i = 0; i < args.length; i++) {
             if (args[i] instanceof String s) {
@@ -163,7 +181,7 @@ public final class Rt {
                 bytes += 8;
             }
         }
-        t.add(new Datum.Printf(f, args, widths, bytes));
+        return bytes;
     }
 
     public static void record(DThread t, Datum d) {
@@ -183,8 +201,9 @@ public final class Rt {
         t.add(new Datum.Setopt(name, value));
     }
 
-    public static void speculate(DThread t, DState st, long id) {
-        t.speculate(id);
+    /** False: the speculation is not active and the clause stops here. */
+    public static boolean speculate(DThread t, DState st, long id) {
+        return t.speculate(id);
     }
 
     public static void commit(DThread t, DState st, long id) {

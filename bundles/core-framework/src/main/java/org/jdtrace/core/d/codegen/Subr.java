@@ -12,17 +12,35 @@ public final class Subr {
 
     private Subr() {}
 
-    public static long strlen(String s) { return s.length(); }
+    /** strlen(): at most strsize, the longest a D string can be. */
+    public static long strlen(org.jdtrace.core.d.rt.DState st, String s) {
+        return Math.min(s.length(), st.options.strsize());
+    }
+
+    /** s[i]: the character at i, 0 outside the string (its terminating NUL and beyond). */
+    public static long charAt(String s, long i) { return i >= 0 && i < s.length() ? s.charAt((int) i) : 0; }
 
     public static String strjoin(String a, String b) { return a + b; }
 
     public static String substr(String s, long index) { return substr(s, index, Integer.MAX_VALUE); }
 
+    /** dtrace's substr: a negative index counts from the end, and one before the start eats the length. */
     public static String substr(String s, long index, long len) {
         long n = s.length();
-        if (index < 0) index = Math.max(0, n + index);
-        if (index > n) return "";
-        long end = len < 0 ? Math.max(index, n + len) : Math.min(n, index + len);
+        long remaining = len;
+        if (index < 0) {
+            index += n;
+            if (index < 0 && index + remaining > 0) {
+                remaining += index;
+                index = 0;
+            }
+        }
+        if (index >= n || index < 0) return "";
+        if (remaining < 0) {
+            remaining += n - index;
+            if (remaining < 0) return "";
+        }
+        long end = Math.min(n, index + remaining);
         return end <= index ? "" : s.substring((int) index, (int) end);
     }
 
@@ -121,15 +139,43 @@ public final class Subr {
 
     public static long speculation(org.jdtrace.core.d.rt.DState st) { return st.speculations.allocate(); }
 
+    // ---- destructive actions (the compiler lets them through only with -w)
+
+    /** raise(signal): sends the signal to the current process. */
+    public static long raise(ProbeContext ctx, long signal) {
+        ctx.raise((int) signal);
+        return 0;
+    }
+
+    /** stop(): stops the current process. */
+    public static long stop(ProbeContext ctx) {
+        ctx.stopProcess();
+        return 0;
+    }
+
+    /** chill(ns): spins the firing thread for ns nanoseconds. */
+    public static long chill(long ns) {
+        long end = System.nanoTime() + Math.max(0, Math.min(ns, 500_000_000L));
+        while (System.nanoTime() < end) Thread.onSpinWait();
+        return 0;
+    }
+
+    /** copyoutstr(s, addr, len): writes at most len bytes of s and its NUL into the process. */
+    public static long copyoutstr(ProbeContext ctx, String s, long addr, long len) {
+        byte[] b = (s + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ctx.copyout(java.util.Arrays.copyOf(b, (int) Math.max(0, Math.min(len, b.length))), addr);
+        return 0;
+    }
+
     /** Subroutines that take the consumer state as a hidden first argument. */
     static boolean needsState(String name) {
-        return name.equals("speculation");
+        return name.equals("speculation") || name.equals("strlen");
     }
 
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "copyinstr", "uregs", "ucaller", "ustackdepth" -> true;
+            case "copyinstr", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }

@@ -9,8 +9,9 @@
  * consumer share them by name, as dtrace's aggregation identifiers are shared.
  *
  * A clause records (writes a principal-buffer record, and so prints its CPU/ID/FUNCTION:NAME
- * line when not quiet) unless every statement only aggregates: dtrace gives an ECB whose
- * actions store no data no record, and gives the default action to a clause without actions.
+ * line when not quiet) when it has a data-recording action (trace, printf, exit...): a clause
+ * that only assigns variables, aggregates, commits or discards writes nothing, as in dtrace, and
+ * a clause without statements gets the default action (the probe line).
  */
 package org.jdtrace.core.d.lower;
 
@@ -35,6 +36,7 @@ public final class ClauseLowering {
 
     private final DState state;
     private final ExprLowering exprs;
+    private boolean destructive;
 
     public ClauseLowering(DState state) {
         this.state = state;
@@ -51,9 +53,16 @@ public final class ClauseLowering {
         return new Ir.Clause(pred, body, body.isEmpty() || records(body));
     }
 
+    /** True once a lowered clause used a destructive action (tracing then needs -w). */
+    public boolean destructive() {
+        return destructive;
+    }
+
     private static boolean records(List<Ir.Stmt> body) {
         for (Ir.Stmt s : body) {
-            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise()) : !(s instanceof Ir.Aggregate)) {
+            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise())
+                    : !(s instanceof Ir.Aggregate) && !(s instanceof Ir.Eval)
+                    && !(s instanceof Ir.Spec sp && sp.op() != Ir.SpecOp.SPECULATE)) {
                 return true;
             }
         }
@@ -142,7 +151,20 @@ public final class ClauseLowering {
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
                         : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }
-            case PRINTF -> printf(c);
+            case PRINTF -> printf(c, Ir.PrintfUse.PRINTF);
+            case SYSTEM -> {
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.SYSTEM);
+            }
+            case FREOPEN -> {
+                String path = ((Expr.StrLit) args.get(0)).value;
+                if (path.equals(".") || path.equals("..")) {
+                    throw new DTraceException("freopen( ) argument #1 cannot be \"" + path + "\"", "D_FREOPEN_INVALID",
+                            c.line);
+                }
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.FREOPEN);
+            }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
@@ -151,8 +173,18 @@ public final class ClauseLowering {
             case DISCARD -> new Ir.Spec(Ir.SpecOp.DISCARD, exprs.integer(args.get(0)));
             case CLEAR -> new Ir.Clear(aggregationOf(args.get(0)));
             case TRUNC -> new Ir.Trunc(aggregationOf(args.get(0)), args.size() > 1 ? exprs.integer(args.get(1)) : null);
+            case RAISE, CHILL -> destructive(new Ir.Call(c.function.dname, List.of(exprs.integer(args.get(0))), VKind.LONG));
+            case STOP -> destructive(new Ir.Call("stop", List.of(), VKind.LONG));
+            case COPYOUTSTR -> destructive(new Ir.Call("copyoutstr", List.of(exprs.string(args.get(0)),
+                    exprs.integer(args.get(1)), exprs.integer(args.get(2))), VKind.LONG));
             default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
         };
+    }
+
+    /** A destructive action run in probe context: tracing will need -w. */
+    private Ir.Stmt destructive(Ir.Call call) {
+        destructive = true;
+        return new Ir.Eval(call);
     }
 
     private static PrintfFormat format(Expr.Call c) throws DTraceException {
@@ -164,7 +196,7 @@ public final class ClauseLowering {
         }
     }
 
-    private Ir.Stmt printf(Expr.Call c) throws DTraceException {
+    private Ir.Stmt printf(Expr.Call c, Ir.PrintfUse use) throws DTraceException {
         PrintfFormat fmt = format(c);
         List<Expr> args = c.args.subList(1, c.args.size());
         // which conversion each argument feeds: '*' arguments are integers, %s takes a string
@@ -184,7 +216,7 @@ public final class ClauseLowering {
             values.add(str ? exprs.string(a) : exprs.integer(a));
             widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
-        return new Ir.Printf(fmt, values, widths);
+        return new Ir.Printf(fmt, values, widths, use);
     }
 
     private Ir.Stmt printa(Expr.Call c) throws DTraceException {
@@ -215,6 +247,11 @@ public final class ClauseLowering {
         Aggregation agg = state.findAggregation(v.name);
         if (agg == null) {
             agg = create(v, fn);
+        } else if (agg.kind == AggKind.LQUANTIZE && fn.function == DFunction.LQUANTIZE) {
+            long[] p = lquantizeParameters(fn);
+            matches(p[0], agg.lqBase, "base (argument #2)", "D_LQUANT_MATCHBASE", fn.line);
+            matches(p[1], agg.lqBase + (long) agg.lqLevels * agg.lqStep, "limit (argument #3)", "D_LQUANT_MATCHLIM", fn.line);
+            matches(p[2], agg.lqStep, "step (argument #4)", "D_LQUANT_MATCHSTEP", fn.line);
         }
         List<Ir.Expr> keys = new ArrayList<>();
         if (ar.keys != null) {
@@ -251,9 +288,10 @@ public final class ClauseLowering {
             if (fn == null) {
                 throw ExprLowering.unsupported("lquantize( ) aggregation used before its first value", line);
             }
-            base = constant(fn.args.get(1));
-            limit = constant(fn.args.get(2));
-            step = fn.args.size() > 3 ? constant(fn.args.get(3)) : 1;
+            long[] p = lquantizeParameters(fn);
+            base = p[0];
+            limit = p[1];
+            step = p[2];
         }
         List<DType> kt = v.keyTypes == null ? List.of() : v.keyTypes;
         int[] keySizes = new int[kt.size()];
@@ -261,6 +299,29 @@ public final class ClauseLowering {
             keySizes[i] = ExprLowering.width(kt.get(i));
         }
         return state.aggregation(v.name, kind, keySizes, base, limit, step);
+    }
+
+    /** lquantize(value, base, limit[, step]): {base, limit, step}, checked as dtrace checks them. */
+    private static long[] lquantizeParameters(Expr.Call fn) throws DTraceException {
+        long base = constant(fn.args.get(1));
+        long limit = constant(fn.args.get(2));
+        long step = fn.args.size() > 3 ? constant(fn.args.get(3)) : 1;
+        if (step > 0 && limit - base < step) {
+            throw new DTraceException("lquantize( ) step (argument #4) too large: must have at least one bucket",
+                    "D_LQUANT_STEPLARGE", fn.line);
+        }
+        if (step > 0 && (limit - base) / step > 0xffff) {
+            throw new DTraceException("lquantize( ) step (argument #4) too small: too many buckets",
+                    "D_LQUANT_STEPSMALL", fn.line);
+        }
+        return new long[] {base, limit, step};
+    }
+
+    private static void matches(long found, long expected, String what, String tag, int line) throws DTraceException {
+        if (found != expected) {
+            throw new DTraceException("lquantize( ) " + what + " doesn't match previous declaration: expected "
+                    + expected + ", found " + found, tag, line);
+        }
     }
 
     private static long constant(Expr e) throws DTraceException {

@@ -253,7 +253,8 @@ final class ExprLowering {
             return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
         }
         if (x.base.type != null && x.base.type.isString()) {
-            throw unsupported("string indexing", x.line);
+            // s[i]: the character (a signed char), 0 past the end
+            return new Ir.Cast(new Ir.Call("charAt", List.of(string(x.base), integer(x.keys.get(0))), VKind.LONG), 1, true);
         }
         throw unsupported("array and pointer indexing", x.line);
     }
@@ -338,14 +339,37 @@ final class ExprLowering {
             if (stringish(lt) && stringish(rt) && (lt.isString() || rt.isString())) {
                 return new Ir.StrCompare(binop(op), string(b.left), string(b.right));
             }
-            return new Ir.Binary(binop(op), integer(b.left), integer(b.right), unsignedArithmetic(lt, rt));
+            // compared in their common type: a narrower one is compared at its width
+            int common = Math.max(promotedSize(lt), promotedSize(rt));
+            boolean uns = unsignedArithmetic(lt, rt);
+            Ir.Expr l = widened(b.left, common), r = widened(b.right, common);
+            if (common < 8) {
+                l = narrow(l, common, !uns);
+                r = narrow(r, common, !uns);
+            }
+            return new Ir.Binary(binop(op), l, r, uns);
         }
-        Ir.Expr l = integer(b.left), r = integer(b.right);
+        int size = b.type instanceof DType.Int i ? i.size() : 8;
+        Ir.Expr l = widened(b.left, size), r = widened(b.right, size);
         if ((op == Expr.BinOp.ADD || op == Expr.BinOp.SUB) && (lt.isPointer() || rt.isPointer())) {
             return pointerArithmetic(op, l, lt, r, rt);
         }
         boolean uns = op == Expr.BinOp.SHL || op == Expr.BinOp.SHR ? unsigned(b.type) : unsignedArithmetic(lt, rt);
         return new Ir.Binary(binop(op), l, r, uns);
+    }
+
+    /**
+     * An integer operand converted to a type of {@code size} bytes: a value of a narrower type is
+     * first normalized to its own type (sign- or zero-extended), as dtrace's type conversions do;
+     * arithmetic itself runs in 64 bits.
+     */
+    private Ir.Expr widened(Expr e, int size) throws DTraceException {
+        Ir.Expr x = integer(e);
+        return e.type instanceof DType.Int i && i.size() < size ? narrow(x, e.type) : x;
+    }
+
+    private static Ir.Expr narrow(Ir.Expr e, int size, boolean signed) {
+        return size >= 8 ? e : narrow(e, new DType.Int("", size, signed));
     }
 
     /** A condition as a long 0/1 (strings: non-empty). */
@@ -416,9 +440,10 @@ final class ExprLowering {
         DType t = a.target.type;
         Ir.Expr target = lvalue(a.target);
         if (a.op == Expr.AssignOp.ASSIGN) {
-            return new Ir.Assign(target, kind(t) == VKind.STRING ? string(a.value) : narrow(integer(a.value), t));
+            return new Ir.Assign(target, kind(t) == VKind.STRING ? string(a.value)
+                    : narrow(widened(a.value, t.size()), t));
         }
-        Ir.Expr v = integer(a.value);
+        Ir.Expr v = widened(a.value, t.size());
         Ir.Expr value;
         if (t.isPointer() && (a.op == Expr.AssignOp.ADD || a.op == Expr.AssignOp.SUB)) {
             value = new Ir.Binary(binop(a.op.binary), target, scale(v, elementSize(t)), true);
@@ -453,7 +478,7 @@ final class ExprLowering {
         if (kind(to) == VKind.STRING) {
             return string(c.operand);
         }
-        Ir.Expr v = integer(c.operand);
+        Ir.Expr v = widened(c.operand, to.size());
         return to instanceof DType.Int i && i.size() < 8 ? new Ir.Cast(v, i.size(), i.signed()) : v;
     }
 }

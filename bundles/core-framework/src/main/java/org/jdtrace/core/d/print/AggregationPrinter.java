@@ -9,6 +9,7 @@ package org.jdtrace.core.d.print;
 
 import java.util.List;
 import org.jdtrace.core.d.rt.AggKind;
+import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.AggregateTable.Entry;
 import org.jdtrace.core.d.rt.Aggregation;
 import org.jdtrace.core.d.rt.Tuple;
@@ -47,6 +48,40 @@ public final class AggregationPrinter {
                     printValue(o, a, e.data());
                 } else {
                     PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()), 8);
+                }
+            });
+        }
+    }
+
+    /**
+     * printa with several aggregations: the keys (formatted by the first aggregation's key
+     * widths), then the value of each aggregation; a format's n-th %@ conversion takes the n-th
+     * aggregation (the last one for any beyond).
+     */
+    public static void printJoined(StringBuilder out, PrintfFormat fmt, Aggregation[] aggs,
+                                   List<AggregateTable.JoinedEntry> entries) {
+        Aggregation first = aggs[0];
+        for (AggregateTable.JoinedEntry e : entries) {
+            Tuple k = e.key();
+            if (fmt == null) {
+                printKeys(out, first, k);
+                for (int i = 0; i < aggs.length; i++) printValue(out, aggs[i], e.data()[i]);
+                out.append('\n');
+                continue;
+            }
+            Object[] args = new Object[k.size()];
+            int[] sizes = new int[k.size()];
+            for (int i = 0; i < k.size(); i++) {
+                args[i] = k.get(i);
+                sizes[i] = i < first.keySizes.length ? first.keySizes[i] : 8;
+            }
+            fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
+                int i = Math.min(idx, aggs.length - 1);
+                Aggregation a = aggs[i];
+                if (a.kind == AggKind.QUANTIZE || a.kind == AggKind.LQUANTIZE) {
+                    printValue(o, a, e.data()[i]);
+                } else {
+                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()[i]), 8);
                 }
             });
         }

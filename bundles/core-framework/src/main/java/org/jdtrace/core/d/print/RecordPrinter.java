@@ -28,7 +28,9 @@ public final class RecordPrinter {
     private final DState state;
     private final AggregateTable table;
     private final IntFunction<Probe> probes;
-    private final PrintStream out;
+    /** Where records print: the consumer's output, or the file of the last freopen(). */
+    private PrintStream out;
+    private final PrintStream stdout;
     private final PrintStream err;
     private final boolean testing;
     private boolean heading;
@@ -45,6 +47,7 @@ public final class RecordPrinter {
         this.table = table;
         this.probes = probes;
         this.out = out;
+        this.stdout = out;
         this.err = err;
     }
 
@@ -94,19 +97,73 @@ public final class RecordPrinter {
                 else PrintfFormat.pad(sb.append(' '), v, traceWidth(t.width()), false, false);
             }
             case Datum.TraceStr s -> {
-                if (quiet) sb.append(s.value());
-                else {
+                if (state.options.isSet("rawbytes") || !printable(s.value())) {
+                    rawBytes(sb, s);
+                } else if (quiet) {
+                    sb.append(s.value());
+                } else {
                     sb.append("  ");
                     PrintfFormat.pad(sb, s.value(), 33, true, false);
                 }
             }
             case Datum.Printf p -> p.format().format(sb, p.args(), p.widths());
+            case Datum.System s -> system(sb, s);
+            case Datum.Freopen f -> freopen(sb, f);
             case Datum.Printa p -> printa(sb, p);
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
             case Datum.Exit e -> { }
             case Datum.Setopt s -> { }
             case Datum.Error e -> { }
+        }
+    }
+
+    /**
+     * system(): output so far is flushed, then the command runs under /bin/sh with its output
+     * copied to ours, and the consumer waits for it (dtrace's system() in dt_consume).
+     */
+    private void system(StringBuilder sb, Datum.System s) {
+        StringBuilder cmd = new StringBuilder();
+        s.format().format(cmd, s.args(), s.widths());
+        flush(sb);
+        try {
+            Process p = new ProcessBuilder("/bin/sh", "-c", cmd.toString())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            Thread errCopy = Thread.ofVirtual().start(() -> copy(p.getErrorStream(), err));
+            copy(p.getInputStream(), out);
+            p.waitFor();
+            errCopy.join();
+        } catch (java.io.IOException e) {
+            err.print("dtrace: failed to execute \"" + cmd + "\": " + e.getMessage() + "\n");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        out.flush();
+        err.flush();
+    }
+
+    /** freopen(path): later output goes to the file (appended); freopen("") returns to stdout. */
+    private void freopen(StringBuilder sb, Datum.Freopen f) {
+        StringBuilder path = new StringBuilder();
+        f.format().format(path, f.args(), f.widths());
+        flush(sb);
+        if (out != stdout) out.close();
+        out = stdout;
+        if (path.isEmpty()) return;
+        try {
+            out = new PrintStream(new java.io.FileOutputStream(path.toString(), true), false,
+                    java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            err.print("dtrace: couldn't freopen() \"" + path + "\": " + e.getMessage() + "\n");
+            err.flush();
+        }
+    }
+
+    private static void copy(java.io.InputStream in, PrintStream to) {
+        try (in) {
+            in.transferTo(to);
+        } catch (java.io.IOException ignored) {
+            // the command's output ended
         }
     }
 
@@ -122,6 +179,40 @@ public final class RecordPrinter {
             err.print("dtrace: error on enabled probe ID " + r.epid() + " (ID " + probe + "): couldn't set option \""
                     + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n");
             err.flush();
+        }
+    }
+
+    /**
+     * dt_print_bytes: a traced string prints as text when it is printable characters followed by
+     * its NUL; one with other bytes, or any with option rawbytes, as a dump.
+     */
+    private static boolean printable(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(c >= 0x20 && c < 0x7f) && !Character.isWhitespace(c) && c != '\b' && c != 0x07) return false;
+        }
+        return true;
+    }
+
+    /** The hex and character dump of a string's strsize + 1 buffer bytes (dt_print_rawbytes). */
+    private static void rawBytes(StringBuilder sb, Datum.TraceStr s) {
+        byte[] text = s.value().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] b = new byte[s.strsize() + 1];
+        System.arraycopy(text, 0, b, 0, Math.min(text.length, s.strsize()));
+        sb.append('\n').repeat(' ', 11);
+        for (int i = 0; i < 16; i++) sb.append("  ").append("0123456789abcdef".charAt(i));
+        sb.append("  0123456789abcdef\n");
+        for (int i = 0; i < b.length; i += 16) {
+            sb.append(String.format("%10x:", i));
+            int j;
+            for (j = i; j < i + 16 && j < b.length; j++) sb.append(String.format(" %02x", b[j] & 0xff));
+            for (; j < i + 16; j++) sb.append("   ");
+            sb.append("  ");
+            for (j = i; j < i + 16 && j < b.length; j++) {
+                int c = b[j] & 0xff;
+                sb.append(c >= 0x20 && c < 0x7f ? (char) c : '.');
+            }
+            sb.append('\n');
         }
     }
 
@@ -146,6 +237,13 @@ public final class RecordPrinter {
     }
 
     private void printa(StringBuilder sb, Datum.Printa p) {
+        if (p.aggs().length > 1) {
+            // printa(@a, @b, ...): one row per key, each aggregation's value in turn
+            if (p.format() == null) sb.append('\n');
+            AggregationPrinter.printJoined(sb, p.format(), p.aggs(), table.joined(p.aggs()));
+            for (Aggregation a : p.aggs()) table.markPrinted(a);
+            return;
+        }
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
@@ -161,19 +259,25 @@ public final class RecordPrinter {
     public void printDrops(Map<Integer, Long> drops) {
         drops.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
             long n = e.getValue();
-            err.print("dtrace: " + n + " drop" + (n > 1 ? "s" : "") + " on CPU " + e.getKey() + "\n");
+            err.print("dtrace: " + dropTag("DTRACEDROP_PRINCIPAL") + n + " drop" + (n > 1 ? "s" : "") + " on CPU "
+                    + e.getKey() + "\n");
         });
         err.flush();
+    }
+
+    /** With option droptags, a drop report names its kind: "[DTRACEDROP_SPEC] ". */
+    private String dropTag(String tag) {
+        return state.options.isSet("droptags") ? "[" + tag + "] " : "";
     }
 
     /** dt_handle_status's speculation reports, on stderr. */
     public void printSpeculationDrops(long failed, long drops) {
         if (failed > 0) {
-            err.print("dtrace: " + failed + " failed speculation" + (failed > 1 ? "s" : "")
+            err.print("dtrace: " + dropTag("DTRACEDROP_SPECUNAVAIL") + failed + " failed speculation" + (failed > 1 ? "s" : "")
                     + " (no speculative buffer available)\n");
         }
         if (drops > 0) {
-            err.print("dtrace: " + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
+            err.print("dtrace: " + dropTag("DTRACEDROP_SPEC") + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
         }
         err.flush();
     }
@@ -181,10 +285,16 @@ public final class RecordPrinter {
     /** dtrace(1M)'s exit path: a newline, then every aggregation printa() did not print. */
     public void printEnd() {
         StringBuilder sb = new StringBuilder("\n");
-        for (Aggregation a : state.aggregations()) {
+        List<Aggregation> aggs = new java.util.ArrayList<>(state.aggregations());
+        if (state.options.isSet("aggsortrev")) java.util.Collections.reverse(aggs); // dtrace sorts them too
+        for (Aggregation a : aggs) {
             if (table.wasPrinted(a)) continue;
             AggregationPrinter.printAll(sb, a, table.sorted(a));
         }
         flush(sb);
+        if (out != stdout) {
+            out.close();
+            out = stdout;
+        }
     }
 }

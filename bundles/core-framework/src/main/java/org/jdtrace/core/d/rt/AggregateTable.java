@@ -24,6 +24,9 @@ public final class AggregateTable {
     /** One key's value at snapshot time. */
     public record Entry(Tuple key, long[] data) {}
 
+    /** One key of printa(@a, @b, ...): each aggregation's value (its identity where it has none). */
+    public record JoinedEntry(Tuple key, long[][] data) {}
+
     private final DState state;
     private final Map<Integer, Map<Tuple, long[]>> base = new HashMap<>();
     private final Set<Integer> printed = new HashSet<>();
@@ -49,6 +52,44 @@ public final class AggregateTable {
         int keypos = (int) Math.max(0, o.get("aggsortkeypos") == Options.UNSET ? 0 : o.get("aggsortkeypos"));
         Comparator<Entry> byKey = (x, y) -> compareKeys(a, x.key, y.key, keypos);
         Comparator<Entry> cmp = o.isSet("aggsortkey") ? byKey.thenComparing(byVal) : byVal.thenComparing(byKey);
+        if (o.isSet("aggsortrev")) cmp = cmp.reversed();
+        list.sort(cmp);
+        return list;
+    }
+
+    /**
+     * The keys of several aggregations joined (dt_aggregate_walk_joined): every key any of them
+     * has, ordered by the aggregations' values in turn (then keys, or keys first with aggsortkey).
+     */
+    public List<JoinedEntry> joined(Aggregation[] aggs) {
+        List<Map<Tuple, long[]>> snaps = new ArrayList<>();
+        Map<Tuple, Boolean> keys = new LinkedHashMap<>();
+        for (Aggregation a : aggs) {
+            Map<Tuple, long[]> s = snapshot(a);
+            snaps.add(s);
+            s.keySet().forEach(k -> keys.put(k, true));
+        }
+        List<JoinedEntry> list = new ArrayList<>();
+        for (Tuple k : keys.keySet()) {
+            long[][] d = new long[aggs.length][];
+            for (int i = 0; i < aggs.length; i++) {
+                long[] v = snaps.get(i).get(k);
+                d[i] = v != null ? v : new long[aggs[i].identity().length]; // printed as 0
+            }
+            list.add(new JoinedEntry(k, d));
+        }
+        Aggregation first = aggs[0];
+        Options o = state.options;
+        int keypos = (int) Math.max(0, o.get("aggsortkeypos") == Options.UNSET ? 0 : o.get("aggsortkeypos"));
+        Comparator<JoinedEntry> byVal = (x, y) -> {
+            for (int i = 0; i < aggs.length; i++) {
+                int c = compareValues(aggs[i], x.data()[i], y.data()[i]);
+                if (c != 0) return c;
+            }
+            return 0;
+        };
+        Comparator<JoinedEntry> byKey = (x, y) -> compareKeys(first, x.key(), y.key(), keypos);
+        Comparator<JoinedEntry> cmp = o.isSet("aggsortkey") ? byKey.thenComparing(byVal) : byVal.thenComparing(byKey);
         if (o.isSet("aggsortrev")) cmp = cmp.reversed();
         list.sort(cmp);
         return list;

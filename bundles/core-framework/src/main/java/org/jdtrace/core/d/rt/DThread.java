@@ -38,10 +38,12 @@ public final class DThread {
         speculating = false;
     }
 
-    /** speculate(id): this clause's record is speculative. */
-    public void speculate(long id) {
+    /** speculate(id): this clause's record is speculative; false if {@code id} is not active. */
+    public boolean speculate(long id) {
+        if (!state.speculations.isActive(id)) return false;
         speculating = true;
         specId = id;
+        return true;
     }
 
     /** commit(id): the speculation's records join this thread's principal buffer now. */

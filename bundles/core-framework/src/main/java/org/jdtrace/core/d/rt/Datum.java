@@ -16,13 +16,23 @@ public sealed interface Datum {
         public int size() { return width; }
     }
 
-    /** trace() of a string; {@code strsize} bytes in the buffer. */
+    /** trace() of a string; strsize bytes and the NUL in the buffer. */
     record TraceStr(String value, int strsize) implements Datum {
-        public int size() { return strsize; }
+        public int size() { return strsize + 1; }
     }
 
     /** printf(): the format and its argument values (Long or String) and their widths. */
     record Printf(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
+    /** system(): the command, formatted as printf() formats, run by the consumer. */
+    record System(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
+    /** freopen(): output goes to the file named by the formatted text ("" : back to stdout). */
+    record Freopen(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
         public int size() { return bytes; }
     }
 

@@ -42,7 +42,8 @@ public final class Options {
             KNOWN.put(r, Kind.RATE);
         }
         for (String n : new String[] {"nspec", "stackframes", "ustackframes", "jstackframes",
-                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target"}) {
+                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target",
+                "fasttrap-max"}) {
             KNOWN.put(n, Kind.NUMBER);
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
@@ -86,10 +87,12 @@ public final class Options {
             case BOOL -> parseBool(value);
             case SIZE -> parseSize(value);
             case RATE -> parseRate(value);
-            case NUMBER -> parseNumber(value);
+            case NUMBER -> name.equals("cpu") ? parseNumber(value) : nonNegative(parseNumber(value));
             case STRING -> value == null ? UNSET : 0;
         };
-        if (v == BAD) throw new DTraceException("Invalid value for specified option", "D_PRAGMA_OPTSET", -1);
+        if (v == BAD || (name.equals("strsize") && v < 2)) {
+            throw new DTraceException("Invalid value for specified option", "D_PRAGMA_OPTSET", -1);
+        }
         values.put(name, v);
         if (value != null) raw.put(name, value);
         else raw.remove(name);
@@ -119,6 +122,10 @@ public final class Options {
         }
         long v = parseNumber(value);
         return v < 0 && v != BAD ? BAD : v;
+    }
+
+    private static long nonNegative(long v) {
+        return v < 0 ? BAD : v;
     }
 
     static long parseNumber(String value) {

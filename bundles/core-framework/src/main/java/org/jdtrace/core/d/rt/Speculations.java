@@ -5,8 +5,8 @@
  *
  * States are DTrace's, simplified to the two a consumer can observe: INACTIVE (free for
  * speculation()) and ACTIVE (handed out; records go in). commit and discard make a buffer
- * inactive at once. IDs are 1..nspec; 0 is "no speculation": speculate(0) drops the clause's
- * data, commit(0)/discard(0) do nothing. An ID above nspec is an illegal operation (a fault);
+ * inactive at once. IDs are 1..nspec; 0 is "no speculation": speculate(0), like speculate() of
+ * an inactive or unknown ID, abandons the rest of the clause; commit(0)/discard(0) do nothing. An ID above nspec is an illegal operation (a fault);
  * speculating on an inactive buffer drops the data silently, as does a record that would take a
  * buffer past specsize (counted: "N speculative drops"). speculation() with no free buffer
  * returns 0 and counts a failed speculation. Counters are reported and reset at each drain.
@@ -55,6 +55,12 @@ public final class Speculations {
         }
         failed++;
         return 0;
+    }
+
+    /** speculate(id) can proceed: id names an active buffer. */
+    public synchronized boolean isActive(long id) {
+        ensure();
+        return id >= 1 && id <= buffers.length && active[(int) id - 1];
     }
 
     /** The record of a clause that called speculate(id). */

@@ -57,7 +57,11 @@ class ClauseCompilerTest {
     }
 
     private void begin() {
-        session.begin(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            session.begin(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        } catch (org.jdtrace.consumer.DTraceException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private String out() {

@@ -88,6 +88,9 @@ class OptionsTest {
         assertThrows(DTraceException.class, () -> o.set("switchrate", "fast"));
         assertThrows(DTraceException.class, () -> o.set("quiet", "maybe"));
         assertThrows(DTraceException.class, () -> o.set("nspec", "x"));
+        assertThrows(DTraceException.class, () -> o.set("nspec", "-72"));
+        assertThrows(DTraceException.class, () -> o.set("strsize", "1"));
+        assertEquals(256, o.strsize());
         assertEquals(4L << 20, o.get("bufsize"));
     }
 }
