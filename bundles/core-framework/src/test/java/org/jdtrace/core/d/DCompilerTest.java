@@ -375,4 +375,27 @@ class DCompilerTest {
         e = assertThrows(DTraceException.class, () -> DRun.script("#pragma D option ldpath=/x\nBEGIN { }"));
         assertEquals("failed to set option 'ldpath' to '/x': Option cannot be used from within a D program", e.getMessage());
     }
+
+    @Test
+    void llquantizeBucketsByOrderOfMagnitude() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { @ = llquantize(-3, 4, 0, 1, 2); @ = llquantize(3, 4, 0, 1, 2); @ = llquantize(9, 4, 0, 1, 2, 2);
+                        @ = llquantize(100, 4, 0, 1, 2); printa(@); }
+                """).go();
+        String hdr = "\n           value  ------------- Distribution ------------- count    \n";
+        assertEquals("\n" + hdr
+                + "              -4 |                                         0        \n"
+                + "              -2 |@@@@@@@@                                 1        \n"
+                + "              -1 |                                         0        \n"
+                + "               0 |                                         0        \n"
+                + "               1 |                                         0        \n"
+                + "               2 |@@@@@@@@                                 1        \n"
+                + "               4 |                                         0        \n"
+                + "               8 |@@@@@@@@@@@@@@@@                         2        \n"
+                + "           >= 16 |@@@@@@@@                                 1        \n"
+                + "\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = llquantize(1, 10, 0, 6, 3); }"));
+        assertEquals("D_LLQUANT_STEPVAL", e.tag());
+    }
 }

@@ -44,7 +44,7 @@ public final class AggregationPrinter {
             args[k.size()] = a.scalar(e.data());
             sizes[k.size()] = 8;
             fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
-                if (a.kind == AggKind.QUANTIZE || a.kind == AggKind.LQUANTIZE) {
+                if (a.kind.histogram()) {
                     printValue(o, a, e.data());
                 } else {
                     PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()), 8);
@@ -78,7 +78,7 @@ public final class AggregationPrinter {
             fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
                 int i = Math.min(idx, aggs.length - 1);
                 Aggregation a = aggs[i];
-                if (a.kind == AggKind.QUANTIZE || a.kind == AggKind.LQUANTIZE) {
+                if (a.kind.histogram()) {
                     printValue(o, a, e.data()[i]);
                 } else {
                     PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()[i]), 8);
@@ -126,6 +126,7 @@ public final class AggregationPrinter {
         switch (a.kind) {
             case QUANTIZE -> quantize(out, d);
             case LQUANTIZE -> lquantize(out, a, d);
+            case LLQUANTIZE -> llquantize(out, a, d);
             default -> out.append(' ').append(intAtWidth(a.scalar(d), 8, 16));
         }
     }
@@ -170,6 +171,27 @@ public final class AggregationPrinter {
             else if (i == levels + 1) label = ">= " + (a.lqBase + levels * a.lqStep);
             else label = Long.toString(a.lqBase + (i - 1) * a.lqStep);
             out.append(String.format("%16s ", label));
+            quantline(out, d[i], t);
+        }
+    }
+
+    /** dt_print_llquantize: trimmed to the non-zero buckets and one zero bucket on each side. */
+    static void llquantize(StringBuilder out, Aggregation a, long[] d) {
+        int n = d.length;
+        int first = 0, last = n - 1;
+        while (first < n && d[first] == 0) first++;
+        if (first == n) { // no data: the zero bucket and the two after it
+            first = n / 2;
+            last = first + 2;
+        } else {
+            if (first > 0) first--;
+            while (last > 0 && d[last] == 0) last--;
+            if (last < n - 1) last++;
+        }
+        Totals t = totals(d, first, last);
+        out.append(HEADER);
+        for (int i = first; i <= last; i++) {
+            out.append(String.format("%16s ", a.llq.label(i)));
             quantline(out, d[i], t);
         }
     }
