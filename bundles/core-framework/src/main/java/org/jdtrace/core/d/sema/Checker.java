@@ -44,6 +44,23 @@ final class Checker {
 
     Checker(Script script) {
         this.script = script;
+        constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
+        String[] faults = {"UNKNOWN", "BADADDR", "BADALIGN", "ILLOP", "DIVZERO", "NOSCRATCH", "KPRIV", "UPRIV",
+            "TUPOFLOW", "BADSTACK"};
+        for (int i = 0; i < faults.length; i++) {
+            constants.put("DTRACEFLT_" + faults[i], new Constant("DTRACEFLT_" + faults[i], DType.INT, i));
+        }
+        constants.put("DTRACEFLT_LIBRARY", new Constant("DTRACEFLT_LIBRARY", DType.INT, 1000));
+        // uregs[] indices: positions in Linux amd64 struct user_regs_struct (what PTRACE_GETREGS fills)
+        String[][] regs = {{"R_R15"}, {"R_R14"}, {"R_R13"}, {"R_R12"}, {"R_RBP", "R_FP"}, {"R_RBX"}, {"R_R11"},
+            {"R_R10"}, {"R_R9"}, {"R_R8"}, {"R_RAX"}, {"R_RCX"}, {"R_RDX"}, {"R_RSI"}, {"R_RDI"}, {"R_ORIG_RAX"},
+            {"R_RIP", "R_PC"}, {"R_CS"}, {"R_RFL", "R_PS"}, {"R_RSP", "R_SP"}, {"R_SS"}, {"R_FS_BASE"},
+            {"R_GS_BASE"}, {"R_DS"}, {"R_ES"}, {"R_FS"}, {"R_GS"}};
+        for (int i = 0; i < regs.length; i++) {
+            for (String r : regs[i]) {
+                constants.put(r, new Constant(r, DType.INT, i));
+            }
+        }
     }
 
     CheckedProgram check() throws DTraceException {
@@ -580,6 +597,23 @@ final class Checker {
         if (o instanceof Expr.Index ix && ix.base instanceof Expr.Ident bid && BuiltinVariable.byName(bid.name) != null) {
             type(o);
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
+        }
+        // ++, -- and compound assignment declare a variable not seen before as an int, as D does
+        switch (o) {
+            case Expr.Ident id when !globals.containsKey(id.name) ->
+                    newVariable(globals, id.name, Variable.Scope.GLOBAL, id.line, DType.INT);
+            case Expr.SelfVar sv when !tls.containsKey(sv.name) ->
+                    newVariable(tls, sv.name, Variable.Scope.THREAD_LOCAL, sv.line, DType.INT);
+            case Expr.ThisVar tv when !locals.containsKey(tv.name) ->
+                    newVariable(locals, tv.name, Variable.Scope.CLAUSE_LOCAL, tv.line, DType.INT);
+            case Expr.Index ix when ix.base instanceof Expr.Ident bid && !globals.containsKey(bid.name) -> {
+                for (Expr k : ix.keys) {
+                    type(k);
+                }
+                Variable v = newVariable(globals, bid.name, Variable.Scope.GLOBAL, ix.line, DType.INT);
+                v.keyTypes = ix.keys.stream().map(k -> k.type).map(Checker::keyType).toList();
+            }
+            default -> { }
         }
         return type(o);
     }
