@@ -59,7 +59,17 @@ public final class Main {
             + "org.slf4j.helpers;version=2.0.17,org.slf4j.spi;version=2.0.17";
     static final long SERVICE_WAIT_MS = Long.getLong("jdtrace.service.wait", 10_000);
 
+    /** JDTRACE_TIMING=1 prints the start-up phases on stderr (for bench/startup.sh and tuning). */
+    static final boolean TIMING = System.getenv("JDTRACE_TIMING") != null;
+    static final long T0 = System.nanoTime();
+
     private Main() {}
+
+    static void mark(String phase) {
+        if (TIMING) {
+            System.err.printf("dtrace: timing: %-28s %6.1f ms%n", phase, (System.nanoTime() - T0) / 1e6);
+        }
+    }
 
     public static void main(String[] args) {
         List<String> argv = new ArrayList<>(Arrays.asList(args));
@@ -88,35 +98,39 @@ public final class Main {
     }
 
     int run(List<String> argv, boolean shell) throws LaunchException {
+        mark("launcher");
         Path dist = distribution();
-        Path storage;
-        try {
-            storage = Files.createTempDirectory("jdtrace-felix-");
-        } catch (IOException e) {
-            throw new LaunchException("cannot create the framework storage directory: " + e.getMessage());
-        }
+        Path storage = storageDirectory();
+        Thread.ofPlatform().daemon().name("jdtrace-stale-storage").start(() -> deleteStale(storage.getParent()));
         Thread cleaner = new Thread(() -> deleteTree(storage), "jdtrace-storage-cleaner");
         Runtime.getRuntime().addShutdownHook(cleaner);
+        mark("storage created");
         Felix felix = new Felix(config(storage, shell));
+        mark("framework constructed");
         try {
+            mark("main");
             felix.init();
+            mark("framework init");
             BundleContext ctx = felix.getBundleContext();
             List<Bundle> installed = new ArrayList<>();
             install(ctx, dist.resolve("bundles"), installed);
             if (shell) {
                 install(ctx, dist.resolve("shell"), installed);
             }
+            mark("bundles installed");
             felix.start();
             for (Bundle b : installed) {
                 if (b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
                     try {
                         b.start();
+                        mark("  started " + b.getSymbolicName());
                     } catch (BundleException e) {
                         System.err.println("dtrace: bundle " + b.getSymbolicName() + " did not start: "
                                 + e.getMessage());
                     }
                 }
             }
+            mark("bundles started");
             if (shell) {
                 felix.waitForStop(0);
                 return 0;
@@ -128,13 +142,52 @@ public final class Main {
             Thread.currentThread().interrupt();
             return 1;
         } finally {
+            mark("command done");
             stop(felix);
             deleteTree(storage);
+            mark("framework stopped");
             try {
                 Runtime.getRuntime().removeShutdownHook(cleaner);
             } catch (IllegalStateException ignored) {
                 // already shutting down
             }
+        }
+    }
+
+    /**
+     * /tmp/jdtrace-felix-PID-N, private to this run. Not Files.createTempDirectory: its
+     * SecureRandom seeding costs tens of milliseconds, and the pid already makes the name unique.
+     */
+    private static Path storageDirectory() throws LaunchException {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir", "/tmp"));
+        long pid = ProcessHandle.current().pid();
+        for (int n = 0; n < 100; n++) {
+            Path p = tmp.resolve("jdtrace-felix-" + pid + "-" + n);
+            try {
+                return Files.createDirectory(p);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // a stale one from a killed run with a recycled pid: try the next name
+            } catch (IOException e) {
+                throw new LaunchException("cannot create the framework storage directory " + p + ": " + e);
+            }
+        }
+        throw new LaunchException("cannot create a framework storage directory in " + tmp);
+    }
+
+    /**
+     * Removes the storage directories of runs that were killed (SIGKILL leaves no chance to clean
+     * up): /tmp/jdtrace-felix-PID-N whose PID is no longer alive. Runs on a daemon thread.
+     */
+    static void deleteStale(Path tmp) {
+        try (Stream<Path> s = Files.list(tmp)) {
+            s.filter(p -> p.getFileName().toString().matches("jdtrace-felix-\\d+-\\d+"))
+                    .filter(p -> {
+                        long pid = Long.parseLong(p.getFileName().toString().split("-")[2]);
+                        return ProcessHandle.of(pid).isEmpty();
+                    })
+                    .forEach(Main::deleteTree);
+        } catch (IOException | RuntimeException ignored) {
+            // best effort
         }
     }
 
@@ -193,6 +246,7 @@ public final class Main {
                 throw new LaunchException("the dtrace(1M) service did not start within "
                         + SERVICE_WAIT_MS + " ms" + diagnose(ctx));
             }
+            mark("service found");
             return invoke(ref.getBundle(), command, argv);
         } finally {
             tracker.close();

@@ -68,8 +68,12 @@ final class Invocation {
     private PrintStream ofp;
     private boolean quiet;
 
+    /** The pid provider's -c/-p service, or null when its bundle is not there. */
+    private final org.jdtrace.proc.ProcessControl processControl;
+
     Invocation(DTrace dtrace, List<String> argv, InputStream in, PrintStream out, PrintStream err,
-            DTraceCommand.Interrupt interrupt) {
+            DTraceCommand.Interrupt interrupt, org.jdtrace.proc.ProcessControl processControl) {
+        this.processControl = processControl;
         this.dtrace = dtrace;
         this.argv = argv;
         this.in = in;
@@ -180,12 +184,20 @@ final class Invocation {
     // ---- pass 3: -c and -p ----
 
     private void startTargets() throws Fatal {
+        String ftMax = consumer.getOption("fasttrap-max");
+        if (ftMax != null && processControl != null) {
+            try {
+                processControl.setFasttrapMax((int) Math.min(Integer.MAX_VALUE, Long.decode(ftMax.trim())));
+            } catch (NumberFormatException e) {
+                fail("failed to set -x fasttrap-max: Invalid value for specified option");
+            }
+        }
         for (CommandLine.Option o : cl.options) {
             try {
                 if (o.letter() == 'c') {
-                    targets.add(TargetProcess.create(o.arg(), in, out, err));
+                    targets.add(TargetProcess.create(o.arg(), in, out, err, processControl));
                 } else if (o.letter() == 'p') {
-                    targets.add(TargetProcess.grab(o.arg()));
+                    targets.add(TargetProcess.grab(o.arg(), processControl));
                 } else {
                     continue;
                 }

@@ -7,6 +7,12 @@
  * command, so the shell's pid is the command's pid. resume() waits until the shell really is
  * stopped (/proc/pid/stat says 'T'), then sends SIGCONT through kill(2) called with FFM.
  *
+ * When the pid provider's ProcessControl service is present (org.jdtrace.proc), -c and -p go
+ * through it instead: the command is created under ptrace, stopped before its first instruction
+ * with its libraries mapped, so pid$target probes in every module match before it runs; its
+ * output comes through pipes when dtrace's streams are not the real ones; -p is grabbed and
+ * released untouched at the end.
+ *
  * Invariants: a created process never outlives dtrace (close() kills it, as libdtrace releases
  * created processes with PRELEASE_KILL); a grabbed process is never touched.
  */
@@ -35,10 +41,68 @@ final class TargetProcess implements AutoCloseable {
     private final Process created;
     private final List<Thread> pumps = new ArrayList<>();
 
+    /** The process under the pid provider's control, or null without it. */
+    private final org.jdtrace.proc.TargetProcess traced;
+
     private TargetProcess(long pid, ProcessHandle handle, Process created) {
         this.pid = pid;
         this.handle = handle;
         this.created = created;
+        this.traced = null;
+    }
+
+    private TargetProcess(org.jdtrace.proc.TargetProcess traced) {
+        this.pid = traced.pid();
+        this.handle = null;
+        this.created = null;
+        this.traced = traced;
+    }
+
+    /** -c through the pid provider's ProcessControl (null: without it). */
+    static TargetProcess create(String command, InputStream in, PrintStream out, PrintStream err,
+            org.jdtrace.proc.ProcessControl control) throws IOException {
+        if (control == null) {
+            return create(command, in, out, err);
+        }
+        List<String> argv = splitCommand(command);
+        if (argv.isEmpty()) {
+            throw new IOException("failed to execute : empty command");
+        }
+        org.jdtrace.proc.TargetProcess p;
+        try {
+            p = control.create(argv, new org.jdtrace.proc.ProcessControl.Stdio(
+                    in != System.in, out != System.out, err != System.err));
+        } catch (org.jdtrace.proc.ProcessException e) {
+            throw new IOException(e.getMessage());
+        }
+        TargetProcess t = new TargetProcess(p);
+        if (p.stdout() != null) {
+            t.pump(p.stdout(), out);
+        }
+        if (p.stderr() != null) {
+            t.pump(p.stderr(), err);
+        }
+        if (p.stdin() != null) {
+            try {
+                p.stdin().close();
+            } catch (IOException ignored) {
+                // the command sees end-of-file on stdin
+            }
+        }
+        return t;
+    }
+
+    /** -p through the pid provider's ProcessControl (null: without it). */
+    static TargetProcess grab(String pidText, org.jdtrace.proc.ProcessControl control) throws IOException {
+        TargetProcess plain = grab(pidText);
+        if (control == null) {
+            return plain;
+        }
+        try {
+            return new TargetProcess(control.grab((int) plain.pid));
+        } catch (org.jdtrace.proc.ProcessException e) {
+            throw new IOException(e.getMessage());
+        }
     }
 
     long pid() {
@@ -46,6 +110,9 @@ final class TargetProcess implements AutoCloseable {
     }
 
     boolean alive() {
+        if (traced != null) {
+            return !traced.exited();
+        }
         return created != null ? created.isAlive() : handle.isAlive();
     }
 
@@ -99,6 +166,10 @@ final class TargetProcess implements AutoCloseable {
 
     /** Lets a created command run, once its shell has stopped itself. */
     void resume() {
+        if (traced != null) {
+            traced.go();
+            return;
+        }
         if (created == null) {
             return;
         }
@@ -120,11 +191,18 @@ final class TargetProcess implements AutoCloseable {
     }
 
     int exitValue() {
+        if (traced != null) {
+            int st = traced.exitStatus();
+            return st == -1 ? 0 : (st & 0x7f) == 0 ? (st >> 8) & 0xff : 128 + (st & 0x7f);
+        }
         return created != null && !created.isAlive() ? created.exitValue() : 0;
     }
 
     @Override
     public void close() {
+        if (traced != null) {
+            traced.close();
+        }
         if (created != null && created.isAlive()) {
             created.destroyForcibly();
             try {

@@ -32,12 +32,24 @@ import org.jdtrace.core.engine.Statement;
 
 public final class DCompiler implements FrontEnd {
 
+    private final java.util.Map<String, Integer> registers;
+
+    /** A compiler without register names (no ISA bundle): R_* are undefined identifiers. */
+    public DCompiler() {
+        this(java.util.Map.of());
+    }
+
+    /** {@code registers}: the ISA's uregs[] names and numbers (Abi.uregNames()). */
+    public DCompiler(java.util.Map<String, Integer> registers) {
+        this.registers = java.util.Map.copyOf(registers);
+    }
+
     @Override
     public DProgram compile(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
             throws DTraceException {
         Options options = session.state().options;
         CheckedProgram program = DFrontEnd.check(source, sourceName, macros(options, sourceName, macroArgs),
-                isScript(sourceName, macroArgs));
+                isScript(sourceName, macroArgs), registers);
         applyPragmas(session, program);
         ClauseLowering lowering = new ClauseLowering(session.state());
         List<Statement> statements = new ArrayList<>();

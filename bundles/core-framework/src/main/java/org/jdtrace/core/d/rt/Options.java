@@ -42,7 +42,8 @@ public final class Options {
             KNOWN.put(r, Kind.RATE);
         }
         for (String n : new String[] {"nspec", "stackframes", "ustackframes", "jstackframes",
-                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target"}) {
+                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target",
+                "fasttrap-max"}) {
             KNOWN.put(n, Kind.NUMBER);
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",

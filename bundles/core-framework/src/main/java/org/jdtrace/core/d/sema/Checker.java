@@ -42,7 +42,7 @@ final class Checker {
     private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
     private final Builtins builtins = new Builtins();
 
-    Checker(Script script) {
+    Checker(Script script, java.util.Map<String, Integer> registers) {
         this.script = script;
         constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
         String[] faults = {"UNKNOWN", "BADADDR", "BADALIGN", "ILLOP", "DIVZERO", "NOSCRATCH", "KPRIV", "UPRIV",
@@ -51,16 +51,8 @@ final class Checker {
             constants.put("DTRACEFLT_" + faults[i], new Constant("DTRACEFLT_" + faults[i], DType.INT, i));
         }
         constants.put("DTRACEFLT_LIBRARY", new Constant("DTRACEFLT_LIBRARY", DType.INT, 1000));
-        // uregs[] indices: positions in Linux amd64 struct user_regs_struct (what PTRACE_GETREGS fills)
-        String[][] regs = {{"R_R15"}, {"R_R14"}, {"R_R13"}, {"R_R12"}, {"R_RBP", "R_FP"}, {"R_RBX"}, {"R_R11"},
-            {"R_R10"}, {"R_R9"}, {"R_R8"}, {"R_RAX"}, {"R_RCX"}, {"R_RDX"}, {"R_RSI"}, {"R_RDI"}, {"R_ORIG_RAX"},
-            {"R_RIP", "R_PC"}, {"R_CS"}, {"R_RFL", "R_PS"}, {"R_RSP", "R_SP"}, {"R_SS"}, {"R_FS_BASE"},
-            {"R_GS_BASE"}, {"R_DS"}, {"R_ES"}, {"R_FS"}, {"R_GS"}};
-        for (int i = 0; i < regs.length; i++) {
-            for (String r : regs[i]) {
-                constants.put(r, new Constant(r, DType.INT, i));
-            }
-        }
+        // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
+        registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
     }
 
     CheckedProgram check() throws DTraceException {

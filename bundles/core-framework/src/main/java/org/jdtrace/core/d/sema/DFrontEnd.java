@@ -42,7 +42,16 @@ public final class DFrontEnd {
      */
     public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile)
             throws DTraceException {
+        return check(source, sourceName, macros, fromFile, java.util.Map.of());
+    }
+
+    /**
+     * As above, with the ISA's register names ({@code R_RAX}...) and their uregs[] numbers defined
+     * as integer constants, as DTrace's per-ISA regs.d library defines them.
+     */
+    public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile,
+            java.util.Map<String, Integer> registers) throws DTraceException {
         Script script = Parser.parse(source, sourceName, macros, fromFile);
-        return new Checker(script).check();
+        return new Checker(script, registers).check();
     }
 }

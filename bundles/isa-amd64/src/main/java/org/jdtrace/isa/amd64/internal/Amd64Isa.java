@@ -11,15 +11,17 @@ import org.osgi.service.component.annotations.Component;
 
 /**
  * The amd64 ISA service. Decoding ({@link Decoder}) and function analysis
- * ({@link FunctionAnalyzer}) live here; emulation, out-of-line relocation and the ABI are
- * separate classes of this bundle.
+ * ({@link FunctionAnalyzer}) live here; emulation ({@link Emulator}), the displacement policy
+ * ({@link DisplacementPolicy}), out-of-line relocation ({@link Relocator}) and the ABI
+ * ({@link Amd64Abi}, {@link Amd64Registers}) are separate classes of this bundle.
  */
 @Component(property = "isa=amd64")
 public final class Amd64Isa implements Isa {
 
     private static final byte[] INT3 = {(byte) 0xCC};
 
-    private final FunctionAnalyzer analyzer = new FunctionAnalyzer(this::displacement);
+    private final FunctionAnalyzer analyzer = new FunctionAnalyzer();
+    private final Amd64Abi abi = new Amd64Abi();
 
     @Override
     public String name() {
@@ -52,41 +54,40 @@ public final class Amd64Isa implements Isa {
         return pc + 1;
     }
 
-    /**
-     * Provisional policy until the emulator lands: control transfers and push are emulated,
-     * everything else runs out of line; nothing is refused.
-     */
+    /** See {@link DisplacementPolicy}: fasttrap's choices, emulation first. */
     @Override
     public Displacement displacement(Instruction insn) {
-        return switch (insn.kind()) {
-            case RET, RET_IMM, JMP_REL, JMP_INDIRECT, CALL_REL, CALL_INDIRECT, JCC, LOOP, JRCXZ, PUSH, NOP ->
-                Displacement.EMULATE;
-            default -> Displacement.OUT_OF_LINE;
-        };
+        return insn == null ? Displacement.REFUSE : DisplacementPolicy.of(insn);
     }
 
     @Override
     public void emulate(Instruction insn, RegisterFile regs, Memory mem) throws IsaException {
-        throw new IsaException("amd64 emulation is not available yet", insn.pc());
+        if (insn == null || regs == null || mem == null) {
+            throw new IsaException("nothing to emulate", insn == null ? 0 : insn.pc());
+        }
+        Emulator.emulate(insn, regs, mem);
     }
 
     @Override
     public byte[] outOfLine(Instruction insn, long slot) throws IsaException {
-        throw new IsaException("amd64 out-of-line execution is not available yet", insn.pc());
+        if (insn == null) {
+            throw new IsaException("no instruction", slot);
+        }
+        return Relocator.outOfLine(insn, slot);
     }
 
     @Override
     public int outOfLineMaxSize() {
-        return 64;
+        return Relocator.MAX_SIZE;
     }
 
     @Override
     public Abi abi() {
-        throw new UnsupportedOperationException("amd64 ABI is not available yet");
+        return abi;
     }
 
     @Override
     public RegisterFile newRegisterFile() {
-        throw new UnsupportedOperationException("amd64 register file is not available yet");
+        return new Amd64Registers();
     }
 }

@@ -11,11 +11,25 @@
  * 32/64-bit one) and shortens moffs (A0-A3) from 8 to 4 bytes; 66 shortens Iz immediates to 2
  * bytes unless REX.W is set.
  *
+ * An fwait (9B) followed, after prefixes, by an x87 opcode (D8-DF) is decoded as one instruction
+ * with it, as objdump shows fstsw, fstcw, finit and the like; before anything else it stands alone.
+ *
  * The decoder refuses (IsaException) rather than guess: opcodes invalid in 64-bit mode, 3DNow!,
- * undefined group members, truncated input, instructions over 15 bytes, a REX not immediately
- * before the opcode, and encodings on which CPUs disagree about the length or effect (66 on near
- * branches and returns: AMD uses 16-bit offsets, Intel ignores the prefix). Everything here is
- * static and allocation-free until the Instruction is built, so it is safe from any thread.
+ * truncated input, instructions over 15 bytes, a REX not immediately before the opcode, and
+ * encodings on which CPUs disagree about the length or effect (66 on near branches and returns:
+ * AMD uses 16-bit offsets, Intel ignores the prefix). It also refuses every encoding that does not
+ * exist, where objdump prints (bad) and the CPU raises #UD: the opcode maps of OpcodeMaps say per
+ * encoding space, map, mandatory prefix (the last F2/F3, else 66; VEX/EVEX pp), W, vector length
+ * and ModRM form (register, memory, memory with SIB, rip-relative, reg field, or the whole ModRM
+ * byte for x87 and 0F 01) what is defined, which forms have no vvvv operand (vvvv must then be
+ * 1111) and which operands come from a smaller register file (k0-k7, tmm0-7, 16 GPRs in EVEX);
+ * a few rules sit beside them (MPX has bnd0-3 only; gathers, AMX and the complex FP16 multiplies
+ * need distinct registers; EVEX gathers and scatters need a mask, EVEX.z needs one too). The
+ * maps and rules agree with GNU objdump 2.40 (GNU Binutils for Debian), checked by
+ * OpcodeSweepTest. Known leftover: an fwait with prefixes on both sides, or repeated (66 9B 66
+ * D9 C0, 9B 66 9B 90), which objdump splits in ways no CPU does; boundaries differ there.
+ * Everything here is static and allocation-free until the Instruction is built, so it is safe
+ * from any thread.
  */
 package org.jdtrace.isa.amd64.internal;
 
@@ -121,7 +135,7 @@ public final class Decoder {
             MAP1[op] = M;
         }
         for (int op : new int[] {0x04, 0x0A, 0x0C, 0x0E, 0x0F, 0x24, 0x25, 0x26, 0x27, 0x36, 0x39,
-            0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x7A, 0x7B, 0xA6, 0xA7}) {
+            0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x7A, 0x7B}) {
             MAP1[op] = INV;
         }
         for (int op : new int[] {0x05, 0x06, 0x07, 0x08, 0x09, 0x0B, 0x30, 0x31, 0x32, 0x33, 0x34,
@@ -169,14 +183,24 @@ public final class Decoder {
         int prefixes = 0;
         int b = at(code, p, end, limit, pc);
         int bit;
-        while ((bit = PREFIX[b]) != 0) {
-            prefixes |= bit;
+        int lastRep = 0; // the last of F2/F3 decides the mandatory prefix
+        for (;;) {
+            while ((bit = PREFIX[b]) != 0) {
+                prefixes |= bit;
+                if ((bit & (Prefix.REP | Prefix.REPNE)) != 0) {
+                    lastRep = bit;
+                }
+                b = at(code, ++p, end, limit, pc);
+            }
+            if (b != 0x9B || !fwaitJoins(code, p + 1, end)) {
+                break;
+            }
             b = at(code, ++p, end, limit, pc);
         }
         if ((b & 0xF0) == 0x40) {
             prefixes |= Prefix.REX | rexBits(b);
             b = at(code, ++p, end, limit, pc);
-            if (PREFIX[b] != 0 || (b & 0xF0) == 0x40) {
+            if (PREFIX[b] != 0 || (b & 0xF0) == 0x40 || b == 0x9B) {
                 throw refuse("REX prefix not immediately before the opcode", pc);
             }
         }
@@ -184,6 +208,14 @@ public final class Decoder {
         int map;
         int opcode;
         int flags;
+        int slot = -1;  // OpcodeMaps slot of an extended encoding, -1 for legacy
+        int vecLen = 0; // VEX.L or EVEX.L'L
+        int evexB = 0;
+        int vvvv = 0;   // VEX/EVEX vvvv (un-inverted)
+        int high = 0;   // EVEX.R' (bit 4 of the ModRM.reg register) and EVEX.V' (of a VSIB index), as 16 and 32
+        int aaa = 0;    // EVEX opmask register
+        int pp = lastRep == Prefix.REP ? OpcodeMaps.PF3 : lastRep == Prefix.REPNE ? OpcodeMaps.PF2
+                : (prefixes & Prefix.OPSIZE) != 0 ? OpcodeMaps.P66 : OpcodeMaps.NP;
         if (b == 0x0F) {
             b = at(code, ++p, end, limit, pc);
             if (b == 0x38) {
@@ -211,11 +243,17 @@ public final class Decoder {
             if (b == 0xC5) {
                 prefixes |= Prefix.VEX | ((p0 & 0x80) == 0 ? Prefix.REX_R : 0);
                 map = 1;
+                slot = map + OpcodeMaps.VEX_SLOT;
+                pp = p0 & 3;
+                vecLen = (p0 >>> 2) & 1;
+                vvvv = (~p0 >>> 3) & 0xF;
                 p += 2;
             } else {
                 int p1 = at(code, p + 2, end, limit, pc);
                 prefixes |= ((p0 & 0x80) == 0 ? Prefix.REX_R : 0) | ((p0 & 0x40) == 0 ? Prefix.REX_X : 0)
                         | ((p0 & 0x20) == 0 ? Prefix.REX_B : 0) | ((p1 & 0x80) != 0 ? Prefix.REX_W : 0);
+                pp = p1 & 3;
+                vvvv = (~p1 >>> 3) & 0xF;
                 if (b == 0x62) {
                     int p2 = at(code, p + 3, end, limit, pc);
                     map = p0 & 7;
@@ -223,6 +261,14 @@ public final class Decoder {
                         throw refuse("undefined EVEX encoding", pc);
                     }
                     prefixes |= Prefix.EVEX;
+                    slot = map + OpcodeMaps.EVEX_SLOT;
+                    vecLen = (p2 >>> 5) & 3;
+                    evexB = (p2 >>> 4) & 1;
+                    aaa = p2 & 7;
+                    if ((p2 & 0x80) != 0 && aaa == 0) {
+                        throw refuse("EVEX zeroing without a mask register", pc);
+                    }
+                    high = ((p0 & 0x10) == 0 ? 16 : 0) | ((p2 & 0x08) == 0 ? 32 : 0);
                     p += 4;
                 } else if (b == 0xC4) {
                     map = p0 & 0x1F;
@@ -230,6 +276,8 @@ public final class Decoder {
                         throw refuse("undefined VEX map " + map, pc);
                     }
                     prefixes |= Prefix.VEX;
+                    slot = map + OpcodeMaps.VEX_SLOT;
+                    vecLen = (p1 >>> 2) & 1;
                     p += 3;
                 } else {
                     map = p0 & 0x1F;
@@ -237,6 +285,8 @@ public final class Decoder {
                         throw refuse("undefined XOP map " + map, pc);
                     }
                     prefixes |= Prefix.XOP;
+                    slot = map + OpcodeMaps.XOP_SLOT;
+                    vecLen = (p1 >>> 2) & 1;
                     p += 3;
                 }
             }
@@ -263,15 +313,21 @@ public final class Decoder {
         boolean ripRelative = false;
         int reg = -1;
         int modrm = -1;
+        int form = -1; // the OpcodeMaps form bit of the ModRM operand
         if ((flags & M) != 0) {
             modrmOffset = p - offset;
             modrm = at(code, p++, end, limit, pc);
             int mod = modrm >>> 6;
             int rm = modrm & 7;
             reg = (modrm >>> 3) & 7;
+            form = mod == 3 ? reg : rm == 4 ? OpcodeMaps.SIB + reg : mod == 0 && rm == 5 ? OpcodeMaps.RIP + reg
+                    : OpcodeMaps.MEM + reg;
             if (mod != 3 && (flags & NOREG) == 0) {
                 if (rm == 4) {
                     int sib = at(code, p++, end, limit, pc);
+                    if (slot >= 0 && map == 2 && pp == OpcodeMaps.P66) {
+                        checkGather(opcode, prefixes, modrm, sib, vvvv, high, aaa, pc);
+                    }
                     if (mod == 0 && (sib & 7) == 5) {
                         dispSize = 4;
                     }
@@ -289,9 +345,25 @@ public final class Decoder {
                     p += dispSize;
                 }
             }
-            if (map == 0) {
-                checkGroup(opcode, modrm, prefixes, pc);
+        }
+        if (!defined(slot, map, opcode, pp, prefixes, vecLen, evexB, form, modrm)) {
+            throw refuse("undefined opcode " + describe(slot, map, opcode, pp), pc);
+        }
+        if (slot >= 0) {
+            int w = (prefixes & Prefix.REX_W) != 0 ? 1 : 0;
+            if (vvvv != 0 && (OpcodeMaps.noVvvv(slot, opcode, pp, w, evexB != 0 && form >= 0 && form < OpcodeMaps.MEM
+                    ? 2 : vecLen) >>> Math.max(form, 0) & 1) != 0) {
+                throw refuse("vvvv names a register the instruction has no operand for " + describe(slot, map, opcode, pp), pc);
             }
+            int limits = form < 0 ? 0 : OpcodeMaps.limits(slot, opcode, pp, w) >>> (form >= OpcodeMaps.MEM ? 8 : 0) & 0xFF;
+            if (limits != 0) {
+                checkLimits(limits, prefixes, modrm, vvvv, high, evexB, pc);
+            }
+        }
+        if (slot < 0 && map == 1 && (opcode | 1) == 0x1B) {
+            checkMpx(opcode, pp, prefixes, modrm, pc);
+        } else if (slot >= 0 && modrm >= 0 && (map == 2 || map == 6)) {
+            checkDistinct(map, opcode, pp, prefixes, modrm, vvvv, high, pc);
         }
 
         int immSize = 0;
@@ -352,21 +424,110 @@ public final class Decoder {
         }
     }
 
-    /** Group members that are undefined (the CPU raises #UD; objdump prints (bad)). */
-    private static void checkGroup(int opcode, int modrm, int prefixes, long pc) throws IsaException {
-        int reg = (modrm >>> 3) & 7;
-        boolean mem = (modrm >>> 6) != 3;
-        boolean bad = switch (opcode) {
-            case 0x8D -> !mem;                        // lea needs memory
-            case 0x8F -> reg != 0;                    // pop r/m (XOP is handled before)
-            case 0xC6, 0xC7 -> reg != 0 && modrm != 0xF8; // mov / xabort, xbegin
-            case 0xFE -> reg > 1;
-            case 0xFF -> reg == 7 || (!mem && (reg == 3 || reg == 5));
-            default -> false;
-        };
-        if (bad) {
-            throw refuse("undefined member /" + reg + " of opcode group " + Integer.toHexString(opcode), pc);
+    /**
+     * Whether the opcode exists in this form (see OpcodeMaps): form is the ModRM operand's form bit,
+     * -1 without ModRM. With EVEX.b and a register operand L'L is a rounding mode: any length will do.
+     */
+    private static boolean defined(int slot, int map, int opcode, int pp, int prefixes, int vecLen, int evexB,
+            int form, int modrm) {
+        int forms;
+        if (slot < 0) {
+            forms = OpcodeMaps.legacy(map, opcode, pp);
+            if (form >= 0 && form < OpcodeMaps.MEM && (forms >>> form & 1) == 0) {
+                return OpcodeMaps.legacyModrm(map, opcode, pp, modrm);
+            }
+        } else {
+            int w = (prefixes & Prefix.REX_W) != 0 ? 1 : 0;
+            if (evexB != 0 && form >= 0 && form < OpcodeMaps.MEM) {
+                forms = OpcodeMaps.extended(slot, opcode, pp, w, 0) | OpcodeMaps.extended(slot, opcode, pp, w, 1)
+                        | OpcodeMaps.extended(slot, opcode, pp, w, 2);
+            } else {
+                forms = OpcodeMaps.extended(slot, opcode, pp, w, vecLen);
+            }
         }
+        return form < 0 ? forms != 0 : (forms >>> form & 1) != 0;
+    }
+
+    /**
+     * VEX/EVEX gathers (66 0F38 90-93) are undefined (#UD) when destination, index and (VEX) mask
+     * registers are not all distinct; EVEX gathers, scatters (A0-A3) and their prefetches (C6, C7)
+     * need a mask register other than k0.
+     */
+    private static void checkGather(int opcode, int prefixes, int modrm, int sib, int vvvv, int high, int aaa, long pc)
+            throws IsaException {
+        boolean evex = (prefixes & Prefix.EVEX) != 0;
+        if (evex && aaa == 0 && ((opcode & 0xFC) == 0x90 || (opcode & 0xFC) == 0xA0 || (opcode & 0xFE) == 0xC6)) {
+            throw refuse("EVEX gather or scatter without a mask register", pc);
+        }
+        if ((opcode & 0xFC) != 0x90) {
+            return;
+        }
+        int dest = ((modrm >>> 3) & 7) | ((prefixes & Prefix.REX_R) != 0 ? 8 : 0) | (high & 16);
+        int index = ((sib >>> 3) & 7) | ((prefixes & Prefix.REX_X) != 0 ? 8 : 0) | ((high & 32) >>> 1);
+        boolean bad = evex ? dest == index : dest == index || dest == vvvv || index == vvvv;
+        if (bad) {
+            throw refuse("gather with overlapping destination, index or mask registers", pc);
+        }
+    }
+
+    /**
+     * MPX (0F 1A/1B) has only bnd0-bnd3: REX.R on the bound register, or REX.B on the register
+     * operand of bndmov, names one that does not exist. The register forms without a prefix, and
+     * F3 0F 1B, are hint nops and take any register.
+     */
+    private static void checkMpx(int opcode, int pp, int prefixes, int modrm, long pc) throws IsaException {
+        boolean reg = modrm >>> 6 == 3;
+        if (reg && (pp == OpcodeMaps.NP || (pp == OpcodeMaps.PF3 && opcode == 0x1B))) {
+            return;
+        }
+        if ((prefixes & Prefix.REX_R) != 0 || (reg && pp == OpcodeMaps.P66 && (prefixes & Prefix.REX_B) != 0)) {
+            throw refuse("MPX bound register beyond bnd3", pc);
+        }
+    }
+
+    /**
+     * Instructions that are undefined (#UD) when registers coincide: AMX tile dot products (VEX
+     * 0F38 5C/5E) need three distinct tiles tmm0-7; the complex FP16 multiplies (EVEX map 6
+     * F3/F2 56/57/D6/D7) need a destination distinct from both sources.
+     */
+    private static void checkDistinct(int map, int opcode, int pp, int prefixes, int modrm, int vvvv, int high, long pc)
+            throws IsaException {
+        int dest = ((modrm >>> 3) & 7) | ((prefixes & Prefix.REX_R) != 0 ? 8 : 0) | (high & 16);
+        int rm = (modrm & 7) | ((prefixes & Prefix.REX_B) != 0 ? 8 : 0);
+        boolean reg = modrm >>> 6 == 3;
+        boolean bad;
+        if (map == 2 && (prefixes & Prefix.VEX) != 0 && (opcode == 0x5C || opcode == 0x5E)) {
+            bad = (dest | rm | vvvv) > 7 || dest == rm || dest == vvvv || rm == vvvv;
+        } else if (map == 6 && (prefixes & Prefix.EVEX) != 0 && pp >= OpcodeMaps.PF3 && (opcode & 0x7E) == 0x56) {
+            int src1 = vvvv | ((high & 32) >>> 1);
+            bad = dest == src1 || (reg && dest == (rm | ((prefixes & Prefix.REX_X) != 0 ? 16 : 0)));
+        } else {
+            return;
+        }
+        if (bad) {
+            throw refuse("registers that must differ coincide", pc);
+        }
+    }
+
+    /** The register-number limits of OpcodeMaps' "limits" lists (mask registers, GPRs in EVEX, tiles). */
+    private static void checkLimits(int limits, int prefixes, int modrm, int vvvv, int high, int evexB, long pc)
+            throws IsaException {
+        if ((limits & OpcodeMaps.LIMIT_NO_B) != 0 && evexB != 0) {
+            throw refuse("EVEX rounding control on an instruction without it", pc);
+        }
+        boolean bad = ((limits & OpcodeMaps.LIMIT_R) != 0 && (prefixes & Prefix.REX_R) != 0)
+                || ((limits & OpcodeMaps.LIMIT_R2) != 0 && (high & 16) != 0)
+                || ((limits & OpcodeMaps.LIMIT_B) != 0 && modrm >>> 6 == 3 && (prefixes & Prefix.REX_B) != 0)
+                || ((limits & OpcodeMaps.LIMIT_V) != 0 && vvvv > 7);
+        if (bad) {
+            throw refuse("register number beyond the register file (k0-k7, 16 GPRs or tmm0-7)", pc);
+        }
+    }
+
+    private static String describe(int slot, int map, int opcode, int pp) {
+        String space = slot < 0 ? "" : slot < OpcodeMaps.VEX_SLOT + 4 ? "VEX " : slot < OpcodeMaps.EVEX_SLOT ? "XOP " : "EVEX ";
+        return space + (pp == OpcodeMaps.NP ? "" : pp == OpcodeMaps.P66 ? "66 " : pp == OpcodeMaps.PF3 ? "F3 " : "F2 ")
+                + "map " + map + " " + Integer.toHexString(opcode);
     }
 
     private static Kind kind(int prefixes, int map, int opcode, int modrm) {
@@ -412,6 +573,21 @@ public final class Decoder {
             }
         }
         return Kind.OTHER;
+    }
+
+    /**
+     * Whether the fwait (9B) before {@code code[q]} is one instruction with an x87 opcode that
+     * follows it after prefixes, as objdump decodes it (fstsw, fstcw, finit... are written that
+     * way); otherwise it stands alone.
+     */
+    private static boolean fwaitJoins(byte[] code, int q, int end) {
+        while (q < end && (PREFIX[code[q] & 0xFF] != 0 || code[q] == (byte) 0x9B)) {
+            q++;
+        }
+        if (q < end && (code[q] & 0xF0) == 0x40) {
+            q++;
+        }
+        return q < end && (code[q] & 0xF8) == 0xD8;
     }
 
     private static boolean isXop(byte[] code, int p, int end) {

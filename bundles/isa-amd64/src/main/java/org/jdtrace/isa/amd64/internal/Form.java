@@ -47,6 +47,13 @@ final class Form {
                 case 0x64 -> f.segment = 4;
                 case 0x65 -> f.segment = 5;
                 case 0x2E, 0x36, 0x3E, 0x26 -> f.segment = 0;
+                case 0x9B -> {
+                    if (i + 1 >= code.length) { // a lone fwait; before more bytes it leads an x87 instruction
+                        f.legacyEnd = i;
+                        f.opcodeAndRest(code, i, pc);
+                        return f;
+                    }
+                }
                 default -> {
                     if ((c & 0xF0) == 0x40) {
                         int next = at(code, i + 1, pc);

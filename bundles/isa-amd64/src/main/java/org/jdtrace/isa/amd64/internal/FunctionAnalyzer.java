@@ -10,27 +10,30 @@
  *   - an instruction that does not decode;
  *   - instructions that do not tile [start, start+size) exactly;
  *   - a relative branch, or a rip-relative address, that points inside the function but not at
- *     an instruction start (data or a jump table in the range, or overlapping code);
- *   - an instruction that the ISA can neither emulate nor execute out of line.
+ *     an instruction start (data or a jump table in the range, or overlapping code).
+ * An instruction that can be neither emulated nor executed out of line (int3, hlt, ud2, far
+ * transfers: Isa.displacement says REFUSE) does not refuse the function: only a tracepoint on
+ * that one instruction is impossible, and the provider, which asks Isa.displacement for every
+ * tracepoint it plants anyway, skips that offset alone.
  *
  * Return sites are, as fasttrap treats them: ret and ret imm16; jmp rel whose target leaves the
  * function (a tail call); and an indirect jmp that is not a jump-table dispatch. A dispatch is
  * recognised as gcc and clang emit it: a memory operand with an index register
  * (jmp *tbl(,%rax,8)), the CET "notrack" (3E) prefix, or jmp *%reg shortly after a load or add
- * with an indexed memory operand (movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax).
+ * with an indexed memory operand (movslq (%rdx,%rax,4),%rax; add %rdx,%rax; jmp *%rax), or any
+ * jmp *%reg in a function that takes the address of its own code (lea label(%rip) into the
+ * function: computed goto, gcc's &&label).
  * Conditional branches out of the function (gcc's conditional tail calls) are not return sites,
- * as in DTrace.
+ * as in DTrace. A refused analysis lists the instructions decoded so far and no return sites.
  */
 package org.jdtrace.isa.amd64.internal;
 
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.function.Function;
 import org.jdtrace.isa.FunctionAnalysis;
 import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Instruction.Kind;
-import org.jdtrace.isa.Isa.Displacement;
 import org.jdtrace.isa.IsaException;
 
 /** Decodes and classifies every instruction of one function. */
@@ -39,12 +42,6 @@ public final class FunctionAnalyzer {
     /** How far back (in instructions) a table load may precede its jmp *%reg. */
     private static final int TABLE_LOAD_WINDOW = 6;
 
-    private final Function<Instruction, Displacement> displacement;
-
-    /** {@code displacement} says how each instruction would be displaced (the ISA's policy). */
-    public FunctionAnalyzer(Function<Instruction, Displacement> displacement) {
-        this.displacement = displacement;
-    }
 
     /** Analyses {@code code} (the whole function) at {@code start}. */
     public FunctionAnalysis analyze(byte[] code, long start) throws IsaException {
@@ -67,6 +64,11 @@ public final class FunctionAnalyzer {
             insns.add(insn);
             off += insn.length();
         }
+        boolean internalLabels = false;
+        for (Instruction insn : insns) {
+            long t = insn.ripRelative() ? target(insn) : Long.MIN_VALUE;
+            internalLabels |= t > start && t < start + size && insn.map() == 0 && insn.opcode() == 0x8D;
+        }
         String refusal = null;
         for (int i = 0; i < insns.size() && refusal == null; i++) {
             Instruction insn = insns.get(i);
@@ -75,9 +77,7 @@ public final class FunctionAnalyzer {
             if (target != Long.MIN_VALUE && target >= start && target < start + size && !starts.get((int) (target - start))) {
                 refusal = (insn.ripRelative() ? "rip-relative reference" : "branch") + " at +0x" + Integer.toHexString(at)
                         + " into the middle of an instruction or data at +0x" + Long.toHexString(target - start);
-            } else if (displacement.apply(insn) == Displacement.REFUSE) {
-                refusal = "instruction at +0x" + Integer.toHexString(at) + " can be neither emulated nor run out of line";
-            } else if (isReturn(insns, i, start, size)) {
+            } else if (isReturn(insns, i, start, size, internalLabels)) {
                 returns.add(at);
             }
         }
@@ -85,7 +85,7 @@ public final class FunctionAnalyzer {
                 refusal);
     }
 
-    private static boolean isReturn(List<Instruction> insns, int i, long start, int size) {
+    private static boolean isReturn(List<Instruction> insns, int i, long start, int size, boolean internalLabels) {
         Instruction insn = insns.get(i);
         switch (insn.kind()) {
             case RET, RET_IMM:
@@ -95,7 +95,7 @@ public final class FunctionAnalyzer {
                 return t < start || t >= start + size;
             }
             case JMP_INDIRECT:
-                return !isTableDispatch(insns, i);
+                return !(internalLabels && isRegisterOperand(insn)) && !isTableDispatch(insns, i);
             default:
                 return false;
         }

@@ -307,7 +307,15 @@ class EmulatorNativeTest {
 
     static String compare(NativeCpu.Case c, NativeCpu.Result n) {
         byte[] code = c.placements().get(0).bytes();
-        Instruction insn = TestInstructions.raw(c.entry(), code);
+        Instruction insn;
+        try {
+            insn = Decoder.decode(code, 0, code.length, c.entry());
+        } catch (IsaException e) {
+            return "decoder: " + e.getMessage();
+        }
+        if (insn.length() != code.length) {
+            return "decoder length " + insn.length();
+        }
         Amd64Registers regs = NativeCpu.registers(c.regs(), c.entry());
         Amd64Registers before = regs.copy();
         NativeCpu.SimMemory mem = new NativeCpu.SimMemory(c.placements());

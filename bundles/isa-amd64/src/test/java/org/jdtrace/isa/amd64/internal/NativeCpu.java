@@ -40,7 +40,7 @@ final class NativeCpu {
     /** regs: rax rcx rdx rbx rsp rbp rsi rdi r8..r15 (hardware order), then rflags. */
     record Case(long entry, List<Placement> placements, long[] regs) {}
 
-    record Result(int sig, long pc, long addr, long[] regs, String memory) {
+    record Result(int sig, long pc, long addr, long[] regs, String xmm, String memory) {
 
         /** Where control went: the int3 reached, or the unmapped target fetched; -1 if it faulted. */
         long landed(long entry) {
@@ -93,16 +93,16 @@ final class NativeCpu {
                 String line;
                 while ((line = r.readLine()) != null) {
                     String[] t = line.split(" ");
-                    if (t.length < 21) {
+                    if (t.length < 22) {
                         throw new IllegalStateException("harness: " + line);
                     }
                     long[] regs = new long[17];
                     for (int i = 0; i < 17; i++) {
                         regs[i] = Long.parseUnsignedLong(t[4 + i], 16);
                     }
-                    String mem = String.join(" ", Arrays.copyOfRange(t, 21, t.length));
+                    String mem = String.join(" ", Arrays.copyOfRange(t, 22, t.length));
                     out.add(new Result(Integer.parseInt(t[1]), Long.parseUnsignedLong(t[2], 16),
-                            Long.parseUnsignedLong(t[3], 16), regs, mem));
+                            Long.parseUnsignedLong(t[3], 16), regs, t[21], mem));
                 }
             }
             feed.get(60, TimeUnit.SECONDS);

@@ -34,10 +34,18 @@ final class Objdump {
     private Objdump() {}
 
     static Listing disassemble(Path file) {
+        return run(file, OBJDUMP, "-d", "-w", "-z", "--no-show-raw-insn", file.toString());
+    }
+
+    /** A raw blob of amd64 code at address 0. */
+    static Listing disassembleRaw(Path file) {
+        return run(file, OBJDUMP, "-D", "-b", "binary", "-m", "i386:x86-64", "-w", "-z", "--no-show-raw-insn", file.toString());
+    }
+
+    private static Listing run(Path file, String... cmd) {
         Process p;
         try {
-            p = new ProcessBuilder(OBJDUMP, "-d", "-w", "-z", "--no-show-raw-insn", file.toString())
-                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -78,7 +86,7 @@ final class Objdump {
                 if (n > 0 && addr <= starts[n - 1]) {
                     sorted = false;
                 }
-                if (line.startsWith("(bad)", colon + 2)) {
+                if (line.indexOf("(bad)", colon) >= 0) {
                     bad.set(n);
                 }
                 starts[n++] = addr;

@@ -1,0 +1,113 @@
+/*
+ * The cost of one probe firing from a Java thread, through the real framework classes (the DS
+ * components constructed by hand, no OSGi): DTraceFramework with a provider registered as SCR
+ * would register it, a consumer from DTraceService over the real D compiler, one enabled clause
+ * `bench:::fire { @ = count(); }`. Target: <= 100 ns a firing.
+ *
+ *   fireEnabled   one firing with the count() clause enabled on the probe
+ *   fireDisabled  one firing with nothing enabled (the one volatile read)
+ *
+ * Run: java --enable-native-access=ALL-UNNAMED -jar bench/target/benchmarks.jar ProbeFire
+ */
+package org.jdtrace.bench.core;
+
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.jdtrace.consumer.Consumer;
+import org.jdtrace.consumer.Program;
+import org.jdtrace.core.consumer.DTraceService;
+import org.jdtrace.core.context.JvmProbeContext;
+import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.core.provider.DTraceFramework;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeRegistry;
+import org.jdtrace.spi.Provider;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@State(Scope.Benchmark)
+public class ProbeFireBenchmark {
+
+    /** The provider a bundle would register: two probes, fired by the benchmark thread. */
+    static final class BenchProvider implements Provider {
+        Probe enabled;
+        Probe idle;
+
+        @Override
+        public String name() {
+            return "bench";
+        }
+
+        @Override
+        public void attach(ProbeRegistry registry) {
+            enabled = registry.create("bench", "jmh", "loop", "fire", null);
+            idle = registry.create("bench", "jmh", "loop", "idle", null);
+        }
+
+        @Override
+        public void enable(Probe probe) {}
+
+        @Override
+        public void disable(Probe probe) {}
+    }
+
+    private DTraceFramework framework;
+    private BenchProvider provider;
+    private Consumer consumer;
+    private long seq;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        framework = new DTraceFramework();
+        provider = new BenchProvider();
+        framework.addProvider(provider);
+        consumer = new DTraceService(framework, new DSessionFactoryImpl()).open();
+        consumer.setOption("quiet", null);
+        Program p = consumer.compile("bench:::fire { @ = count(); }", "bench.d", List.of("bench.d"));
+        if (consumer.exec(p) != 1) {
+            throw new IllegalStateException("bench:::fire did not match");
+        }
+        PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
+        consumer.go(sink, sink);
+        if (!provider.enabled.isEnabled()) {
+            throw new IllegalStateException("bench:::fire is not enabled");
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        consumer.stop();
+        while (consumer.work() != Consumer.Status.DONE) {
+            // END and the aggregation print go to the sink
+        }
+        consumer.close();
+        framework.deactivate();
+    }
+
+    @Benchmark
+    public void fireEnabled() {
+        provider.enabled.fire(JvmProbeContext.current().clear().arg(0, ++seq));
+    }
+
+    @Benchmark
+    public void fireDisabled() {
+        provider.idle.fire(JvmProbeContext.current().clear().arg(0, ++seq));
+    }
+}

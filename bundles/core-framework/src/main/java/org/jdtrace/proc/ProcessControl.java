@@ -1,0 +1,34 @@
+package org.jdtrace.proc;
+
+import java.util.List;
+
+/**
+ * Creates and grabs target processes for dtrace's -c and -p (libdtrace's dtrace_proc_create and
+ * dtrace_proc_grab). Offered as an OSGi service by the pid provider's bundle, so that the probes
+ * it creates for {@code pid<PID>} and the process the command line started share one ptrace
+ * attachment. A consumer expands {@code $target} to {@link TargetProcess#pid()}.
+ */
+public interface ProcessControl {
+
+    /**
+     * dtrace -c: starts {@code argv} (argv[0] looked up in PATH, environment inherited) stopped
+     * before its first instruction with its libraries mapped; it runs at
+     * {@link TargetProcess#go()}. {@code stdio} says which of its standard streams are pipes to
+     * this process ({@link TargetProcess#stdin()} ...) rather than inherited.
+     */
+    TargetProcess create(List<String> argv, Stdio stdio) throws ProcessException;
+
+    /** dtrace -p: grabs a running process, held stopped until {@link TargetProcess#go()}. */
+    TargetProcess grab(int pid) throws ProcessException;
+
+    /**
+     * The most pid tracepoints that may exist at once (dtrace -x fasttrap-max=N; the default,
+     * 250000, comes from the provider's configuration, pid org.jdtrace.fasttrap).
+     */
+    void setFasttrapMax(int max);
+
+    /** Which standard streams of a created process are pipes (true) or inherited (false). */
+    record Stdio(boolean pipeIn, boolean pipeOut, boolean pipeErr) {
+        public static final Stdio INHERIT = new Stdio(false, false, false);
+    }
+}

@@ -1,0 +1,420 @@
+package org.jdtrace.provider.fasttrap.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+import org.jdtrace.elf.ElfException;
+import org.jdtrace.isa.FunctionAnalysis;
+import org.jdtrace.isa.Instruction;
+import org.jdtrace.isa.Isa;
+import org.jdtrace.isa.IsaException;
+import org.jdtrace.proc.ProcessControl;
+import org.jdtrace.proc.ProcessException;
+import org.jdtrace.proc.TargetProcess;
+import org.jdtrace.provider.fasttrap.internal.proc.ProcessListener;
+import org.jdtrace.provider.fasttrap.internal.proc.StdioSpec;
+import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
+import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
+import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
+import org.jdtrace.provider.fasttrap.internal.sym.Function;
+import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeDescription;
+import org.jdtrace.spi.ProbeRegistry;
+import org.jdtrace.spi.Provider;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The pid provider (fasttrap's pid half): probes on the functions of real processes.
+ *
+ * provide(pid<PID>:<module>:<function>:<name>) reads the process's modules (/proc/PID/maps),
+ * their functions (.symtab else .dynsym, IFUNCs resolved), matches the globs, analyses each
+ * function with Isa.analyze and creates probes under the provider name pid<PID>: entry,
+ * return (every return site) and one per instruction offset named in lower-case hex. A
+ * process named this way that nobody created or grabbed is grabbed here (as dtrace does) and
+ * released when the component goes away. A function that cannot be instrumented is skipped
+ * with one warning line.
+ *
+ * fasttrap-max bounds the tracepoint sites of all pid probes together; a provide() that would
+ * cross it creates nothing and fails with a message naming the option (never a partial set).
+ *
+ * enable/disable add or remove this probe's handler on each of its tracepoints (shared,
+ * reference counted in TracedProcess). Exec and exit retire pid<PID> from a separate thread
+ * (never from the control thread, which the framework may be waiting for).
+ *
+ * Deactivation (the bundle or the ISA service stops) releases every process: every int3
+ * removed, scratch unmapped, every thread detached.
+ */
+@Component(service = {Provider.class, ProcessControl.class}, property = "provider.name=pid",
+        configurationPid = "org.jdtrace.fasttrap", configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = PidProvider.Config.class)
+public final class PidProvider implements Provider, ProcessControl {
+
+    @ObjectClassDefinition(name = "jdtrace pid provider", description = "fasttrap limits")
+    public @interface Config {
+        @AttributeDefinition(description = "maximum number of pid tracepoints (dtrace -x fasttrap-max)")
+        int fasttrap$_$max() default 250_000;
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(PidProvider.class);
+    private static final Pattern PID_PROVIDER = Pattern.compile("pid([0-9]+)");
+    private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]+");
+
+    @Reference(target = "(isa=amd64)")
+    private Isa isa;
+
+    private volatile ProbeRegistry registry;
+    private volatile int max = 250_000;
+    private final Map<Integer, ProcessState> processes = new ConcurrentHashMap<>();
+    private final Map<Probe, TracepointHandler> handlers = new ConcurrentHashMap<>();
+    private final AtomicLong sites = new AtomicLong();
+    private final ExecutorService retirer = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "jdtrace-pid-retire");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public PidProvider() {}
+
+    /** For tests and embedding without DS. */
+    public PidProvider(Isa isa, int max) {
+        this.isa = isa;
+        this.max = max;
+    }
+
+    /** SIGTERM, Ctrl-C or System.exit with processes still traced: release them on the way out. */
+    private final Thread shutdownHook = new Thread(this::releaseAll, "jdtrace-pid-shutdown");
+
+    @Activate
+    void activate(Config config) {
+        configure(config);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    @Modified
+    void configure(Config config) {
+        max = config.fasttrap$_$max();
+    }
+
+    @Deactivate
+    public void deactivate() {
+        releaseAll();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // shutting down already, or never registered (constructed without DS)
+        }
+        retirer.shutdown();
+    }
+
+    private void releaseAll() {
+        for (ProcessState s : List.copyOf(processes.values())) {
+            try {
+                s.process.release();
+            } catch (RuntimeException e) {
+                LOG.warn("pid{}: release failed: {}", s.pid(), e.getMessage());
+            }
+            s.close();
+        }
+        processes.clear();
+    }
+
+    public int fasttrapMax() {
+        return max;
+    }
+
+    @Override
+    public void setFasttrapMax(int max) {
+        this.max = max;
+    }
+
+    // ------------------------------------------------------------------ ProcessControl
+
+    @Override
+    public TargetProcess create(List<String> argv, Stdio stdio) throws ProcessException {
+        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null));
+    }
+
+    /** As {@link #create(List, Stdio)} with standard output sent to a file (tests, benchmarks). */
+    public TargetProcess create(List<String> argv, java.nio.file.Path stdout) throws ProcessException {
+        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout));
+    }
+
+    private TargetProcess create(List<String> argv, StdioSpec io) throws ProcessException {
+        String missing = Executables.problem(argv.isEmpty() ? "" : argv.get(0));
+        if (missing != null) throw new ProcessException(missing);
+        TracedProcess p;
+        try {
+            p = TracedProcess.create(argv, isa, max, io);
+        } catch (RuntimeException e) {
+            throw new ProcessException(e.getMessage());
+        }
+        return target(track(p, false));
+    }
+
+    @Override
+    public TargetProcess grab(int pid) throws ProcessException {
+        ProcessState s = processes.get(pid);
+        if (s != null) return target(s);
+        TracedProcess p;
+        try {
+            p = TracedProcess.grab(pid, isa, max);
+        } catch (RuntimeException e) {
+            throw new ProcessException(e.getMessage().startsWith("failed") ? e.getMessage()
+                    : "failed to grab pid " + pid + ": " + e.getMessage());
+        }
+        return target(track(p, false));
+    }
+
+    private ProcessState track(TracedProcess p, boolean owned) {
+        ProcessState s = new ProcessState(p, owned, isa);
+        processes.put(p.pid(), s);
+        p.addListener(new ProcessListener() {
+            @Override
+            public void exec(TracedProcess process) {
+                s.execed();
+                s.refreshModules();
+                retireLater(s, false);
+            }
+
+            @Override
+            public void exited(TracedProcess process, int status) {
+                s.defunct = true;
+                retireLater(s, true);
+            }
+        });
+        return s;
+    }
+
+    private void retireLater(ProcessState s, boolean forget) {
+        retirer.execute(() -> {
+            ProbeRegistry r = registry;
+            if (r != null) r.retire("pid" + s.pid());
+            if (forget) {
+                processes.remove(s.pid(), s);
+                s.close();
+            }
+        });
+    }
+
+    private TargetProcess target(ProcessState s) {
+        TracedProcess p = s.process;
+        return new TargetProcess() {
+            @Override public int pid() { return p.pid(); }
+            @Override public boolean created() { return p.created(); }
+            @Override public void go() { p.go(); }
+            @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
+            @Override public boolean exited() { return p.state() == TracedProcess.State.EXITED; }
+            @Override public int exitStatus() { return p.exitStatus(); }
+            @Override public java.io.OutputStream stdin() { return p.stdin(); }
+            @Override public java.io.InputStream stdout() { return p.stdout(); }
+            @Override public java.io.InputStream stderr() { return p.stderr(); }
+            @Override public void release() { end(s, false); }
+            @Override public void kill() { end(s, true); }
+            @Override public void close() { end(s, p.created()); }
+        };
+    }
+
+    private void end(ProcessState s, boolean kill) {
+        ProbeRegistry r = registry;
+        if (r != null) r.retire("pid" + s.pid());
+        if (kill) s.process.kill();
+        else s.process.release();
+        processes.remove(s.pid(), s);
+        s.close();
+    }
+
+    // ------------------------------------------------------------------ Provider
+
+    @Override
+    public String name() {
+        return "pid";
+    }
+
+    @Override
+    public void attach(ProbeRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    public void detach() {
+        registry = null;
+    }
+
+    private record Creation(String module, String function, String name, PidProbe probe) {}
+
+    @Override
+    public void provide(ProbeDescription desc) {
+        var m = PID_PROVIDER.matcher(desc.provider());
+        ProbeRegistry reg = registry;
+        if (!m.matches() || reg == null) return;
+        int pid;
+        try {
+            pid = Integer.parseInt(m.group(1));
+        } catch (NumberFormatException e) {
+            return;
+        }
+        ProcessState s = processes.get(pid);
+        if (s == null) {
+            try {
+                TracedProcess p = TracedProcess.grab(pid, isa, max);
+                s = track(p, true);
+                p.go();
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("failed to grab pid " + pid + ": " + e.getMessage(), e);
+            }
+        }
+        if (s.defunct) return;
+        List<Creation> todo = plan(s, desc);
+        String provider = "pid" + pid;
+        long fresh = 0;
+        for (Creation c : todo) {
+            if (reg.lookup(provider, c.module, c.function, c.name) == null) fresh += c.probe.sites().size();
+        }
+        if (sites.get() + fresh > max) {
+            throw new IllegalStateException("failed to create probes for " + desc + ": " + fresh
+                    + " more tracepoints exceed fasttrap-max (" + max + "); raise it with -x fasttrap-max=N");
+        }
+        for (Creation c : todo) {
+            if (reg.lookup(provider, c.module, c.function, c.name) != null) continue;
+            reg.create(provider, c.module, c.function, c.name, c.probe);
+            sites.addAndGet(c.probe.sites().size());
+            s.countProbe(provider, 1);
+        }
+    }
+
+    private List<Creation> plan(ProcessState s, ProbeDescription desc) {
+        Glob mod = Glob.of(desc.module()), fn = Glob.of(desc.function());
+        String name = desc.name();
+        Glob nameGlob = Glob.of(name);
+        boolean entry = nameGlob.matches("entry"), ret = nameGlob.matches("return");
+        boolean allOffsets = name.isEmpty() || Glob.isGlob(name);
+        long oneOffset = !allOffsets && HEX.matcher(name).matches() ? Long.parseLong(name, 16) : -1;
+        boolean needAnalysis = ret || allOffsets || oneOffset >= 0;
+        List<Creation> out = new ArrayList<>();
+        List<MappedObject> objects;
+        try {
+            objects = s.modules();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the modules of pid " + s.pid() + ": " + e.getMessage());
+        }
+        for (MappedObject o : objects) {
+            if (!mod.matches(o.module())) continue;
+            List<Function> fns;
+            try {
+                fns = s.functions(o, w -> LOG.warn("pid{}: {}", s.pid(), w));
+            } catch (ElfException e) {
+                LOG.warn("pid{}: cannot read the symbols of {}: {}", s.pid(), o.path(), e.getMessage());
+                continue;
+            }
+            for (Function f : fns) {
+                if (!fn.matches(f.name()) || f.size() == 0) continue;
+                try {
+                    planFunction(s.pid(), o, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
+                } catch (IsaException | ElfException e) {
+                    LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
+                }
+            }
+        }
+        return out;
+    }
+
+    private void planFunction(int pid, MappedObject o, Function f, boolean analyse, boolean entry, boolean ret,
+            Glob offsets, long oneOffset, List<Creation> out) throws IsaException, ElfException {
+        byte[] code = f.code();
+        if (!analyse) {
+            Instruction first = isa.decode(code, 0, f.address());
+            if (isa.displacement(first) == Isa.Displacement.REFUSE) {
+                LOG.warn("pid{}: skipping {}`{}: its first instruction cannot be instrumented", pid, o.module(), f.name());
+                return;
+            }
+            out.add(new Creation(o.module(), f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(first))));
+            return;
+        }
+        FunctionAnalysis a = isa.analyze(code, f.address());
+        if (!a.instrumentable()) {
+            LOG.warn("pid{}: skipping {}`{}: {}", pid, o.module(), f.name(), a.refusal());
+            return;
+        }
+        List<Instruction> insns = a.instructions();
+        if (insns.isEmpty()) return;
+        if (entry && isa.displacement(insns.get(0)) != Isa.Displacement.REFUSE) {
+            out.add(new Creation(o.module(), f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(insns.get(0)))));
+        }
+        if (ret && !a.returnOffsets().isEmpty()) {
+            // an instruction the ISA cannot displace gets no probe; the rest of the function does
+            List<Instruction> rs = new ArrayList<>();
+            for (Instruction i : insns) {
+                if (a.returnOffsets().contains((int) (i.pc() - f.address())) && isa.displacement(i) != Isa.Displacement.REFUSE) rs.add(i);
+            }
+            if (!rs.isEmpty()) {
+                out.add(new Creation(o.module(), f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), rs)));
+            }
+        }
+        for (Instruction i : insns) {
+            long off = i.pc() - f.address();
+            String n = Long.toHexString(off);
+            if (((offsets != null && offsets.matches(n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
+                out.add(new Creation(o.module(), f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
+            }
+        }
+    }
+
+    @Override
+    public void enable(Probe probe) {
+        PidProbe pp = (PidProbe) probe.providerArg();
+        ProcessState s = processes.get(pp.pid());
+        if (s == null || s.defunct) return;
+        TracepointHandler h = hit -> probe.fire(s.context.at(hit, pp));
+        List<TracedProcess.Request> rq = new ArrayList<>();
+        for (Instruction i : pp.sites()) rq.add(new TracedProcess.Request(i.pc(), i, h));
+        try {
+            s.process.enable(rq);
+        } catch (TracepointException e) {
+            throw new IllegalStateException("failed to enable " + probe.description() + ": " + e.getMessage(), e);
+        }
+        handlers.put(probe, h);
+    }
+
+    @Override
+    public void disable(Probe probe) {
+        PidProbe pp = (PidProbe) probe.providerArg();
+        TracepointHandler h = handlers.remove(probe);
+        ProcessState s = processes.get(pp.pid());
+        if (h == null || s == null) return;
+        for (Instruction i : pp.sites()) s.process.disable(i.pc(), h);
+    }
+
+    @Override
+    public void destroy(Probe probe) {
+        PidProbe pp = (PidProbe) probe.providerArg();
+        sites.addAndGet(-pp.sites().size());
+        ProcessState s = processes.get(pp.pid());
+        if (s == null) return;
+        s.countProbe(probe.provider(), -1);
+        if (s.ownedByProvider && !s.hasProbes() && !s.defunct) {
+            // grabbed only for these probes: let it go untouched
+            s.process.release();
+            processes.remove(pp.pid(), s);
+            s.close();
+        }
+    }
+}

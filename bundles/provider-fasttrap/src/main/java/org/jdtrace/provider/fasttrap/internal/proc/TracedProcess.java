@@ -1,0 +1,871 @@
+package org.jdtrace.provider.fasttrap.internal.proc;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.jdtrace.isa.Instruction;
+import org.jdtrace.isa.Isa;
+import org.jdtrace.isa.IsaException;
+import org.jdtrace.isa.RegisterFile;
+import org.jdtrace.provider.fasttrap.internal.sys.Sys;
+import org.jdtrace.provider.fasttrap.internal.sys.SysException;
+
+/*
+ * A process under the pid provider's control (fasttrap_proc_t plus libproc's Pcreate/Pgrab).
+ *
+ * Creation (-c): Java cannot fork and PTRACE_TRACEME in the child, and ProcessBuilder's reaper
+ * would waitpid() the child and steal its ptrace stops. So the control thread posix_spawns
+ *   /bin/sh -c 'kill -STOP $$; exec "$0" "$@"' cmd args...
+ * waits for the shell's self-stop (WUNTRACED), PTRACE_SEIZEs it (TRACEEXEC|CLONE|FORK|VFORK|
+ * EXITKILL), sends SIGCONT, and meets the exec event: the new image stopped at the dynamic
+ * linker's first instruction. There only the executable and ld.so are mapped, so a temporary
+ * int3 at AT_ENTRY (from /proc/PID/auxv) lets the linker map every library first; the byte and
+ * the pc are then restored and the process is held (STOPPED) until go(). Probes in libraries
+ * therefore match $target as they do in DTrace.
+ *
+ * Grabbing (-p): every thread in /proc/PID/task is PTRACE_SEIZEd (no EXITKILL) and
+ * PTRACE_INTERRUPTed; the scan repeats until it finds no new thread. release() lets it run on
+ * as if never traced.
+ *
+ * Events (all on the control thread, ControlThread's loop -> dispatch):
+ *  - clone: the new thread is traced automatically (TRACECLONE) and followed;
+ *  - fork: the child (traced automatically) gets every int3 removed from its copy of the
+ *    address space and is detached; vfork: the child shares our memory, so it is followed like
+ *    a thread (its hits handled) until it execs (then detached) or exits;
+ *  - exec: the old image and its tracepoints are gone: the state is DEFUNCT, listeners retire
+ *    the probes, the process is followed until it exits;
+ *  - exit of the leader: EXITED.
+ *  - signals pass through: a signal-delivery-stop re-injects its signal. A SIGTRAP at an
+ *    address that is not a tracepoint is the program's own (int3, raise) and is re-injected,
+ *    except the one case where the int3 was ours and was removed while the trap was in flight
+ *    (si_code SI_KERNEL and no int3 at pc-1 any more): the pc is backed up and nothing is
+ *    delivered (fasttrap_pid_probe's retry).
+ *  - group-stop (PTRACE_EVENT_STOP with a stop signal) is answered with PTRACE_LISTEN, so the
+ *    process stays stopped as job control wants and SIGCONT still wakes it.
+ *
+ * The hit path (the hot path, one ptrace stop): GETREGS, look the tracepoint up by pc-1 in a
+ * concurrent map, run its handlers, then either emulate the displaced instruction (SETREGS) or
+ * point the pc at its out-of-line slot, and PTRACE_CONT. It never takes a lock and never
+ * single-steps.
+ *
+ * Locking: the thread table and hit state belong to the control thread. Tracepoints are
+ * installed and removed from any thread under tpLock, by /proc/PID/mem writes (no ptrace
+ * needed), publishing into the concurrent map before the int3 is written and removing it after
+ * the original byte is back. Only scratch creation needs a stopped thread; it goes through the
+ * control thread (never while it waits for tpLock: the hit path does not take it).
+ */
+public final class TracedProcess implements AutoCloseable {
+
+    public enum State { STOPPED, RUNNING, DEFUNCT, EXITED, RELEASED }
+
+    private static final int OPTIONS = Sys.PTRACE_O_TRACECLONE | Sys.PTRACE_O_TRACEFORK
+            | Sys.PTRACE_O_TRACEVFORK | Sys.PTRACE_O_TRACEEXEC;
+
+    /** Per-thread bookkeeping, owned by the control thread. */
+    private static final class TState {
+        final int tid;
+        final boolean vforkChild;
+        boolean stopped;
+        boolean groupStop;
+        int pendingSig;
+
+        TState(int tid, boolean vforkChild) {
+            this.tid = tid;
+            this.vforkChild = vforkChild;
+        }
+    }
+
+    private final int pid;
+    private final boolean created;
+    private final ControlThread ctl;
+    private final ProcessMemory mem;
+    private final Isa isa;
+    private final int maxTracepoints;
+    private final Sys sys; // the control thread's
+    private volatile State state = State.STOPPED;
+    private volatile int exitStatus = -1;
+    private final CountDownLatch gone = new CountDownLatch(1);
+    private final List<ProcessListener> listeners = new CopyOnWriteArrayList<>();
+
+    // control thread only
+    private final Map<Integer, TState> threads = new ConcurrentHashMap<>();
+    private final Set<Integer> earlyChildren = new HashSet<>();
+    private boolean holding = true;
+    private final RegisterFile regs;
+    private final long[] raw = new long[Sys.NREGS];
+    private final HitContext hit;
+
+    // tracepoints
+    private final Object tpLock = new Object();
+    private final Map<Long, Tracepoint> tracepoints = new ConcurrentHashMap<>();
+    private final Map<Long, Instruction> slotInstructions = new ConcurrentHashMap<>();
+    private final ScratchSpace scratch;
+    private final byte[] breakpoint;
+
+    private TracedProcess(int pid, boolean created, ControlThread ctl, Isa isa, int maxTracepoints) {
+        this.pid = pid;
+        this.created = created;
+        this.ctl = ctl;
+        this.isa = isa;
+        this.maxTracepoints = maxTracepoints;
+        this.sys = Sys.current();
+        this.mem = new ProcessMemory(pid);
+        this.regs = isa == null ? null : isa.newRegisterFile();
+        this.hit = new HitContext(this);
+        this.breakpoint = isa == null ? new byte[] {(byte) 0xcc} : isa.breakpoint();
+        this.scratch = new ScratchSpace(isa == null ? 64 : isa.outOfLineMaxSize(), this::mapScratch);
+    }
+
+    // ------------------------------------------------------------------ creation
+
+    /**
+     * Starts {@code argv} (argv[0] looked up in PATH) stopped before its first instruction,
+     * with its libraries mapped. The process is STOPPED until {@link #go()}.
+     */
+    public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints) {
+        return create(argv, isa, maxTracepoints, StdioSpec.INHERIT);
+    }
+
+    /** As {@link #create(List, Isa, int)}, with standard output sent to {@code stdout} when not null. */
+    public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, Path stdout) {
+        return create(argv, isa, maxTracepoints, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout));
+    }
+
+    /** As {@link #create(List, Isa, int)}, with the standard streams as {@code io} says. */
+    public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, StdioSpec io) {
+        if (argv.isEmpty()) throw new IllegalArgumentException("no command");
+        ControlThread ctl = new ControlThread("jdtrace-pid-" + argv.get(0));
+        ctl.start();
+        try {
+            TracedProcess p = ctl.call(() -> {
+                List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\""));
+                sh.addAll(argv);
+                List<String> env = System.getenv().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+                Sys sys = Sys.current();
+                int[] in = io.pipeIn() ? sys.pipe() : null;
+                int[] out = io.pipeOut() ? sys.pipe() : null;
+                int[] err = io.pipeErr() ? sys.pipe() : null;
+                List<Sys.FileAction> acts = new ArrayList<>();
+                if (in != null) acts.add(Sys.FileAction.dup2(in[0], 0));
+                if (out != null) {
+                    acts.add(Sys.FileAction.dup2(out[1], 1));
+                } else if (io.outFile() != null) {
+                    acts.add(Sys.FileAction.open(io.outFile().toString(), 1, Sys.O_WRONLY | Sys.O_CREAT | Sys.O_TRUNC));
+                }
+                if (err != null) acts.add(Sys.FileAction.dup2(err[1], 2));
+                int pid;
+                try {
+                    pid = sys.spawn("/bin/sh", sh, env, acts);
+                } finally {
+                    if (in != null) Sys.close(in[0]);
+                    if (out != null) Sys.close(out[1]);
+                    if (err != null) Sys.close(err[1]);
+                }
+                TracedProcess tp = new TracedProcess(pid, true, ctl, isa, maxTracepoints);
+                tp.stdin = in == null ? null : tp.adopt(in[1], true);
+                tp.stdout = out == null ? null : tp.adopt(out[0], false);
+                tp.stderr = err == null ? null : tp.adopt(err[0], false);
+                try {
+                    tp.startCreated(argv.get(0));
+                } catch (RuntimeException e) {
+                    try {
+                        tp.sys.kill(pid, Sys.SIGKILL);
+                        while (tp.sys.waitpid(pid, Sys.__WALL) == -1) { /* EINTR */ }
+                    } catch (SysException gone) {
+                        // already reaped
+                    }
+                    throw e;
+                }
+                return tp;
+            });
+            ctl.setDispatcher(p.dispatcher());
+            return p;
+        } catch (RuntimeException e) {
+            ctl.finish();
+            throw e;
+        }
+    }
+
+    private java.io.Closeable adopt(int fd, boolean write) {
+        // a Java stream on our end of the pipe: open it again through /proc/self/fd, close the raw fd
+        String path = "/proc/self/fd/" + fd;
+        try {
+            return write ? new java.io.FileOutputStream(path) : new java.io.FileInputStream(path);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open the pipe " + path + ": " + e.getMessage());
+        } finally {
+            Sys.close(fd);
+        }
+    }
+
+    private java.io.Closeable stdin, stdout, stderr;
+
+    /** The created process's stdin pipe, or null. */
+    public java.io.OutputStream stdin() {
+        return (java.io.OutputStream) stdin;
+    }
+
+    /** The created process's stdout pipe, or null. */
+    public java.io.InputStream stdout() {
+        return (java.io.InputStream) stdout;
+    }
+
+    /** The created process's stderr pipe, or null. */
+    public java.io.InputStream stderr() {
+        return (java.io.InputStream) stderr;
+    }
+
+    private void startCreated(String cmd) {
+        int st = waitFor(pid, Sys.WUNTRACED);
+        if (!Sys.stopped(st)) throw new IllegalStateException("failed to start " + cmd);
+        sys.ptrace(Sys.PTRACE_SEIZE, pid, 0, OPTIONS | Sys.PTRACE_O_EXITKILL);
+        sys.kill(pid, Sys.SIGCONT);
+        for (;;) {
+            st = waitFor(pid, Sys.__WALL);
+            if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
+            int ev = Sys.event(st), sig = Sys.stopSig(st);
+            if (ev == Sys.PTRACE_EVENT_EXEC) break;
+            int inject = ev == 0 && sig != Sys.SIGCONT && sig != Sys.SIGSTOP ? sig : 0;
+            sys.ptrace(Sys.PTRACE_CONT, pid, 0, inject);
+        }
+        mem.reopen();
+        // let the dynamic linker map the libraries: run to AT_ENTRY
+        long entry = Auxv.get(pid, Auxv.AT_ENTRY);
+        byte[] orig = new byte[1];
+        if (entry == 0 || mem.readSome(entry, orig, 0, 1) != 1 || !mem.writeText(entry, breakpoint)) {
+            throw new IllegalStateException("cannot reach the entry point of " + cmd);
+        }
+        try {
+            sys.ptrace(Sys.PTRACE_CONT, pid, 0, 0);
+            for (;;) {
+                st = waitFor(pid, Sys.__WALL);
+                if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
+                if (Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SIGTRAP) {
+                    sys.getRegs(pid, raw);
+                    if (raw[Sys.RIP] == entry + breakpoint.length) break;
+                }
+                int sig = Sys.event(st) == 0 ? Sys.stopSig(st) : 0;
+                sys.ptrace(Sys.PTRACE_CONT, pid, 0, sig);
+            }
+        } finally {
+            mem.writeText(entry, orig);
+        }
+        raw[Sys.RIP] = entry;
+        sys.setRegs(pid, raw);
+        TState t = new TState(pid, false);
+        t.stopped = true;
+        threads.put(pid, t);
+    }
+
+    private static String describeEnd(int st) {
+        if (Sys.exited(st)) return "exit status " + Sys.exitStatus(st);
+        return "killed by signal " + Sys.termSig(st);
+    }
+
+    private int waitFor(int tid, int flags) {
+        for (;;) {
+            long w = sys.waitpid(tid, flags);
+            if (w != -1) return (int) w;
+        }
+    }
+
+    /** Grabs the running process {@code pid} (dtrace -p): every thread stopped until go(). */
+    public static TracedProcess grab(int pid, Isa isa, int maxTracepoints) {
+        if (!Files.isDirectory(Path.of("/proc", Integer.toString(pid)))) {
+            throw new IllegalArgumentException("failed to grab pid " + pid + ": No such process");
+        }
+        ControlThread ctl = new ControlThread("jdtrace-pid-" + pid);
+        ctl.start();
+        try {
+            TracedProcess p = ctl.call(() -> {
+                TracedProcess tp = new TracedProcess(pid, false, ctl, isa, maxTracepoints);
+                tp.state = State.STOPPED;
+                tp.attachAll();
+                return tp;
+            });
+            ctl.setDispatcher(p.dispatcher());
+            return p;
+        } catch (RuntimeException e) {
+            ctl.finish();
+            throw e;
+        }
+    }
+
+    private void attachAll() {
+        Set<Integer> seen = new HashSet<>();
+        for (;;) {
+            List<Integer> fresh = tasks().stream().filter(t -> !seen.contains(t)).toList();
+            if (fresh.isEmpty()) break;
+            for (int tid : fresh) {
+                seen.add(tid);
+                int e = sys.ptraceErrno(Sys.PTRACE_SEIZE, tid, 0, OPTIONS);
+                if (e == SysException.ESRCH) continue; // exited meanwhile
+                if (e != 0) {
+                    if (tid == pid) throw new SysException("failed to grab pid " + pid, e);
+                    continue;
+                }
+                threads.put(tid, new TState(tid, false));
+                sys.ptraceErrno(Sys.PTRACE_INTERRUPT, tid, 0, 0);
+            }
+        }
+        if (threads.isEmpty()) throw new IllegalArgumentException("failed to grab pid " + pid + ": No such process");
+        awaitAllStopped();
+    }
+
+    private List<Integer> tasks() {
+        try (Stream<Path> s = Files.list(Path.of("/proc", Integer.toString(pid), "task"))) {
+            return s.map(p -> Integer.parseInt(p.getFileName().toString())).sorted().toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /** Holding: waits until every followed thread is in a ptrace-stop. Control thread. */
+    private void awaitAllStopped() {
+        holding = true;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (threads.values().stream().anyMatch(t -> !t.stopped)) {
+            long w = sys.waitpid(-1, Sys.__WALL | Sys.__WNOTHREAD | Sys.WNOHANG);
+            if (w == 0 || w == -1) {
+                // a stop that never comes: another thread of this JVM waited for the pid (a
+                // child of the JVM's own ProcessBuilder: its reaper's waitpid sees our stops)
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("process " + pid + ": threads do not stop");
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000L);
+                continue;
+            }
+            dispatch((int) (w >>> 32), (int) w);
+        }
+    }
+
+    // ------------------------------------------------------------------ running
+
+    public int pid() {
+        return pid;
+    }
+
+    public boolean created() {
+        return created;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public ProcessMemory memory() {
+        return mem;
+    }
+
+    public Isa isa() {
+        return isa;
+    }
+
+    public void addListener(ProcessListener l) {
+        listeners.add(l);
+    }
+
+    public void removeListener(ProcessListener l) {
+        listeners.remove(l);
+    }
+
+    /** Lets a STOPPED process run. */
+    public void go() {
+        ctl.run(() -> {
+            if (state != State.STOPPED) return;
+            holding = false;
+            state = State.RUNNING;
+            for (TState t : List.copyOf(threads.values())) {
+                if (t.stopped) {
+                    int sig = t.pendingSig;
+                    t.pendingSig = 0;
+                    resume(t, sig);
+                }
+            }
+        });
+    }
+
+    /** Waits for the process to exit; its wait status, or -1 on timeout. */
+    public int awaitExit(long timeout, TimeUnit unit) throws InterruptedException {
+        return gone.await(timeout, unit) ? exitStatus : -1;
+    }
+
+    /** The wait status once EXITED, else -1. */
+    public int exitStatus() {
+        return exitStatus;
+    }
+
+    /** Ids of the threads followed now. */
+    public List<Integer> threadIds() {
+        return threads.values().stream().filter(t -> !t.vforkChild).map(t -> t.tid).sorted().toList();
+    }
+
+    private ControlThread.Dispatcher dispatcher() {
+        return new ControlThread.Dispatcher() {
+            @Override
+            public void dispatch(int tid, int status) {
+                TracedProcess.this.dispatch(tid, status);
+            }
+
+            @Override
+            public boolean waiting() {
+                return !threads.isEmpty();
+            }
+        };
+    }
+
+    private void resume(TState t, int sig) {
+        if (holding) {
+            t.stopped = true;
+            if (sig != 0) t.pendingSig = sig;
+            return;
+        }
+        t.stopped = false;
+        int e = sys.ptraceErrno(t.groupStop ? Sys.PTRACE_LISTEN : Sys.PTRACE_CONT, t.tid, 0, t.groupStop ? 0 : sig);
+        if (e != 0 && e != SysException.ESRCH) {
+            throw new SysException("ptrace resume of " + t.tid, e);
+        }
+    }
+
+    /** One wait status of one of our tracees. Control thread. */
+    private void dispatch(int tid, int st) {
+        TState t = threads.get(tid);
+        if (!Sys.stopped(st)) {
+            threads.remove(tid);
+            earlyChildren.remove(tid);
+            if (tid == pid) processGone(st);
+            return;
+        }
+        if (t == null) {
+            t = adopt(tid);
+            if (t == null) return; // a fork child whose fork event is still to come
+        }
+        int ev = Sys.event(st), sig = Sys.stopSig(st);
+        switch (ev) {
+            case 0 -> {
+                if (sig == Sys.SIGTRAP) {
+                    trap(t);
+                } else {
+                    resume(t, sig);
+                }
+            }
+            case Sys.PTRACE_EVENT_STOP -> {
+                t.groupStop = sig == Sys.SIGSTOP || sig == Sys.SIGTSTP || sig == Sys.SIGTTIN || sig == Sys.SIGTTOU;
+                resume(t, 0);
+            }
+            case Sys.PTRACE_EVENT_CLONE -> {
+                int child = (int) sys.getEventMsg(tid);
+                threads.putIfAbsent(child, new TState(child, t.vforkChild));
+                resume(t, 0);
+            }
+            case Sys.PTRACE_EVENT_FORK, Sys.PTRACE_EVENT_VFORK -> {
+                int child = (int) sys.getEventMsg(tid);
+                newChild(child, ev == Sys.PTRACE_EVENT_VFORK);
+                resume(t, 0);
+            }
+            case Sys.PTRACE_EVENT_EXEC -> exec(t);
+            default -> resume(t, 0);
+        }
+    }
+
+    /** A stop from a tid we do not know yet: a new thread, or a child of fork/vfork. */
+    private TState adopt(int tid) {
+        if (tgidOf(tid) == pid) {
+            TState t = new TState(tid, false);
+            threads.put(tid, t);
+            return t;
+        }
+        earlyChildren.add(tid);
+        return null;
+    }
+
+    private static int tgidOf(int tid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(tid), "status"))) {
+                if (line.startsWith("Tgid:")) return Integer.parseInt(line.substring(5).trim());
+            }
+        } catch (IOException | NumberFormatException e) {
+            // gone
+        }
+        return -1;
+    }
+
+    private void newChild(int child, boolean vfork) {
+        boolean stoppedAlready = earlyChildren.remove(child);
+        if (vfork) {
+            // shares our address space: follow it like a thread until it execs or exits
+            TState t = new TState(child, true);
+            threads.put(child, t);
+            if (stoppedAlready) resume(t, 0);
+            return;
+        }
+        if (!stoppedAlready) {
+            int st = waitFor(child, Sys.__WALL);
+            if (!Sys.stopped(st)) return;
+        }
+        // its copy of our memory carries our int3s: put the original bytes back, let it go
+        ProcessMemory cm = new ProcessMemory(child);
+        try {
+            for (Tracepoint tp : tracepoints.values()) {
+                cm.writeText(tp.pc, tp.insn.bytes(), 0, breakpoint.length);
+            }
+        } finally {
+            cm.close();
+        }
+        sys.ptraceErrno(Sys.PTRACE_DETACH, child, 0, 0);
+    }
+
+    private void exec(TState t) {
+        if (t.vforkChild) {
+            threads.remove(t.tid);
+            sys.ptraceErrno(Sys.PTRACE_DETACH, t.tid, 0, 0);
+            return;
+        }
+        // every other thread of the old image is gone; the exec'ing one now has the pid
+        threads.values().removeIf(o -> !o.vforkChild);
+        TState leader = new TState(pid, false);
+        threads.put(pid, leader);
+        synchronized (tpLock) {
+            tracepoints.clear();
+            slotInstructions.clear();
+            scratch.clear();
+            mem.reopen();
+            if (state != State.EXITED && state != State.RELEASED) state = State.DEFUNCT;
+        }
+        for (ProcessListener l : listeners) {
+            try {
+                l.exec(this);
+            } catch (RuntimeException e) {
+                // a listener's failure must not stop the process
+            }
+        }
+        resume(leader, 0);
+    }
+
+    private void processGone(int st) {
+        exitStatus = st;
+        synchronized (tpLock) {
+            state = State.EXITED;
+            tracepoints.clear();
+            scratch.clear();
+        }
+        mem.close();
+        threads.clear();
+        for (ProcessListener l : listeners) {
+            try {
+                l.exited(this, st);
+            } catch (RuntimeException e) {
+                // ignore
+            }
+        }
+        gone.countDown();
+        ctl.finish();
+    }
+
+    // ------------------------------------------------------------------ the hit path
+
+    private void trap(TState t) {
+        int tid = t.tid;
+        long[] r = regs != null ? regs.raw() : raw;
+        sys.getRegs(tid, r);
+        long bp = r[Sys.RIP] - breakpoint.length;
+        Tracepoint tp = tracepoints.get(bp);
+        if (tp == null) {
+            strayTrap(t, r, bp);
+            return;
+        }
+        if (holding) {
+            // tearing down: let the thread run the original instruction once it is put back
+            r[Sys.RIP] = bp;
+            sys.setRegs(tid, r);
+            t.stopped = true;
+            return;
+        }
+        regs.setPc(bp);
+        hit.tid = tid;
+        hit.regs = regs;
+        hit.tracepoint = tp;
+        for (TracepointHandler h : tp.snapshot) {
+            try {
+                h.hit(hit);
+            } catch (RuntimeException e) {
+                // a consumer's failure never harms the traced thread
+            }
+        }
+        hit.regs = null;
+        hit.tracepoint = null;
+        try {
+            if (tp.how == Isa.Displacement.EMULATE) {
+                isa.emulate(tp.insn, regs, mem);
+            } else {
+                regs.setPc(tp.slot);
+            }
+        } catch (IsaException e) {
+            // cannot happen for an analysed instruction unless memory went away: run it in line
+            regs.setPc(bp);
+        }
+        sys.setRegs(tid, r);
+        t.stopped = false;
+        sys.ptraceErrno(Sys.PTRACE_CONT, tid, 0, 0);
+    }
+
+    private void strayTrap(TState t, long[] r, long bp) {
+        int[] si = sys.getSigInfo(t.tid);
+        if (si[1] == Sys.SI_KERNEL) {
+            byte[] b = new byte[breakpoint.length];
+            if (mem.readSome(bp, b, 0, b.length) == b.length && !Arrays.equals(b, breakpoint)) {
+                // our int3, removed while this trap was in flight: run the restored instruction
+                r[Sys.RIP] = bp;
+                sys.setRegs(t.tid, r);
+                resume(t, 0);
+                return;
+            }
+        }
+        resume(t, Sys.SIGTRAP);
+    }
+
+    // ------------------------------------------------------------------ tracepoints
+
+    /** One address to instrument and who wants it. */
+    public record Request(long pc, Instruction insn, TracepointHandler handler) {}
+
+    /** Number of tracepoints planted now. */
+    public int tracepointCount() {
+        return tracepoints.size();
+    }
+
+    /**
+     * Plants the tracepoints of {@code requests} (or adds the handlers to existing ones), all or
+     * nothing with respect to the tracepoint limit.
+     */
+    public void enable(List<Request> requests) throws TracepointException {
+        synchronized (tpLock) {
+            if (state != State.STOPPED && state != State.RUNNING) {
+                throw new TracepointException("process " + pid + " is " + state.name().toLowerCase());
+            }
+            long fresh = requests.stream().map(Request::pc).distinct().filter(pc -> !tracepoints.containsKey(pc)).count();
+            if (tracepoints.size() + fresh > maxTracepoints) {
+                throw new TracepointException("enabling " + fresh + " tracepoints in process " + pid
+                        + " would exceed fasttrap-max (" + maxTracepoints + "); raise it with -x fasttrap-max=N");
+            }
+            List<Request> done = new ArrayList<>();
+            try {
+                for (Request rq : requests) {
+                    enableOne(rq);
+                    done.add(rq);
+                }
+            } catch (TracepointException e) {
+                for (Request rq : done) disableLocked(rq.pc, rq.handler);
+                throw e;
+            }
+        }
+    }
+
+    private void enableOne(Request rq) throws TracepointException {
+        Tracepoint tp = tracepoints.get(rq.pc);
+        if (tp != null) {
+            tp.add(rq.handler);
+            return;
+        }
+        Instruction insn = rq.insn;
+        Isa.Displacement how = isa.displacement(insn);
+        if (how == Isa.Displacement.REFUSE) {
+            throw new TracepointException("cannot instrument the instruction at 0x" + Long.toHexString(rq.pc));
+        }
+        byte[] now = new byte[insn.length()];
+        if (mem.readSome(rq.pc, now, 0, now.length) != now.length || !Arrays.equals(now, insn.bytes())) {
+            throw new TracepointException("the code at 0x" + Long.toHexString(rq.pc) + " in process " + pid
+                    + " is not the analysed instruction");
+        }
+        long slot = -1;
+        if (how == Isa.Displacement.OUT_OF_LINE) {
+            slot = scratch.slotFor(rq.pc);
+            try {
+                byte[] code = isa.outOfLine(insn, slot);
+                mem.write(slot, code, 0, code.length);
+            } catch (IsaException e) {
+                throw new TracepointException("cannot relocate the instruction at 0x" + Long.toHexString(rq.pc) + ": " + e.getMessage());
+            }
+            slotInstructions.put(rq.pc, insn);
+        }
+        tp = new Tracepoint(rq.pc, insn, how, slot);
+        tp.add(rq.handler);
+        tracepoints.put(rq.pc, tp);
+        if (!mem.writeText(rq.pc, breakpoint)) {
+            tracepoints.remove(rq.pc);
+            throw new TracepointException("cannot write to process " + pid + " at 0x" + Long.toHexString(rq.pc));
+        }
+    }
+
+    /** Removes {@code handler} from the tracepoint at {@code pc}; the last one out removes the int3. */
+    public void disable(long pc, TracepointHandler handler) {
+        synchronized (tpLock) {
+            disableLocked(pc, handler);
+        }
+    }
+
+    private void disableLocked(long pc, TracepointHandler handler) {
+        Tracepoint tp = tracepoints.get(pc);
+        if (tp == null) return;
+        tp.remove(handler);
+        if (tp.handlers.isEmpty()) {
+            if (state == State.STOPPED || state == State.RUNNING) {
+                mem.writeText(pc, tp.insn.bytes(), 0, breakpoint.length);
+            }
+            tracepoints.remove(pc);
+        }
+    }
+
+    /** A new scratch region near {@code hint}; runs on the control thread with a stopped thread. */
+    private long mapScratch(long hint) {
+        return ctl.call(() -> withStoppedThread(tid ->
+                SyscallInjector.mmapScratch(sys, mem, pid, tid, hint, ScratchSpace.REGION_SIZE)));
+    }
+
+    private interface TidFunction {
+        long apply(int tid);
+    }
+
+    /** Runs {@code f} with one thread of the process in a ptrace-stop. Control thread. */
+    private long withStoppedThread(TidFunction f) {
+        for (TState t : threads.values()) {
+            if (t.stopped && !t.vforkChild) return f.apply(t.tid);
+        }
+        for (;;) {
+            TState t = threads.get(pid);
+            if (t == null) t = threads.values().stream().filter(x -> !x.vforkChild).findFirst().orElse(null);
+            if (t == null) throw new IllegalStateException("process " + pid + " has no thread left");
+            sys.ptraceErrno(Sys.PTRACE_INTERRUPT, t.tid, 0, 0);
+            int st = waitFor(t.tid, Sys.__WALL);
+            if (!Sys.stopped(st)) {
+                dispatch(t.tid, st);
+                continue;
+            }
+            long r = f.apply(t.tid);
+            dispatch(t.tid, st);
+            return r;
+        }
+    }
+
+    // ------------------------------------------------------------------ the end
+
+    /**
+     * Removes every tracepoint, moves every thread out of the scratch space, unmaps it and
+     * detaches every thread: the process runs on as if never traced. Idempotent.
+     */
+    public void release() {
+        if (state == State.EXITED || state == State.RELEASED) return;
+        try {
+            ctl.run(this::detachAll);
+        } catch (IllegalStateException e) {
+            // the control thread already finished: the process is gone
+        }
+    }
+
+    /** Kills the process (a -c target when dtrace ends first) and waits for it. */
+    public void kill() {
+        if (state == State.EXITED || state == State.RELEASED) return;
+        try {
+            sys.kill(pid, Sys.SIGKILL);
+        } catch (SysException e) {
+            // already gone
+        }
+        try {
+            gone.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The end of tracing: a created process is killed, a grabbed one released. */
+    @Override
+    public void close() {
+        if (created) kill();
+        else release();
+    }
+
+    private void detachAll() {
+        if (state == State.EXITED || state == State.RELEASED) return;
+        holding = true;
+        for (TState t : threads.values()) {
+            if (!t.stopped) sys.ptraceErrno(Sys.PTRACE_INTERRUPT, t.tid, 0, 0);
+        }
+        awaitAllStopped();
+        if (state == State.EXITED) return;
+        synchronized (tpLock) {
+            for (Tracepoint tp : tracepoints.values()) {
+                mem.writeText(tp.pc, tp.insn.bytes(), 0, breakpoint.length);
+            }
+            tracepoints.clear();
+            for (TState t : threads.values()) leaveScratch(t);
+            List<ScratchSpace.Region> regions = scratch.regions();
+            if (!regions.isEmpty() && !threads.isEmpty() && state != State.DEFUNCT) {
+                int tid = threads.containsKey(pid) ? pid : threads.keySet().iterator().next();
+                for (ScratchSpace.Region r : regions) {
+                    try {
+                        SyscallInjector.munmap(sys, mem, pid, tid, r.base(), r.size());
+                    } catch (RuntimeException e) {
+                        // leave it mapped: harmless
+                    }
+                }
+            }
+            scratch.clear();
+            state = State.RELEASED;
+        }
+        for (TState t : threads.values()) {
+            sys.ptraceErrno(Sys.PTRACE_DETACH, t.tid, 0, t.pendingSig);
+        }
+        threads.clear();
+        mem.close();
+        gone.countDown();
+        ctl.finish();
+    }
+
+    /**
+     * A thread stopped inside a scratch slot is put back where the original instruction lives:
+     * before it when it has not run yet, after it when the slot begins with the instruction's
+     * own bytes and it has run; otherwise it is single-stepped out (teardown only, never while
+     * tracing).
+     */
+    private void leaveScratch(TState t) {
+        long[] r = new long[Sys.NREGS];
+        sys.getRegs(t.tid, r);
+        long rip = r[Sys.RIP];
+        if (!scratch.contains(rip)) return;
+        long owner = scratch.ownerOf(rip);
+        long slot = scratch.slotOf(owner);
+        Instruction insn = slotInstructions.get(owner);
+        if (insn != null && rip == slot) {
+            r[Sys.RIP] = owner;
+            sys.setRegs(t.tid, r);
+            return;
+        }
+        if (insn != null && rip == slot + insn.length()) {
+            byte[] head = new byte[insn.length()];
+            if (mem.readSome(slot, head, 0, head.length) == head.length && Arrays.equals(head, insn.bytes())) {
+                r[Sys.RIP] = owner + insn.length();
+                sys.setRegs(t.tid, r);
+                return;
+            }
+        }
+        for (int i = 0; i < 64 && scratch.contains(r[Sys.RIP]); i++) {
+            sys.ptrace(Sys.PTRACE_SINGLESTEP, t.tid, 0, 0);
+            int st = waitFor(t.tid, Sys.__WALL);
+            if (!Sys.stopped(st)) return;
+            if (Sys.event(st) == 0 && Sys.stopSig(st) != Sys.SIGTRAP) t.pendingSig = Sys.stopSig(st);
+            sys.getRegs(t.tid, r);
+        }
+    }
+}

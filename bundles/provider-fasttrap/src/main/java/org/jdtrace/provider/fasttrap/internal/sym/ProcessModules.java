@@ -1,0 +1,95 @@
+package org.jdtrace.provider.fasttrap.internal.sym;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jdtrace.elf.ElfException;
+import org.jdtrace.elf.ElfFile;
+import org.jdtrace.elf.ElfSegment;
+
+/*
+ * The ELF objects of a process, from /proc/PID/maps (libproc's Pobject_iter).
+ *
+ * Each file-backed mapping names its file and the file offset it maps; the mapping at the
+ * lowest address of a file gives the load bias: bias = start - (vaddr of the PT_LOAD that
+ * maps that file offset, rounded down to the page) + (offset - that segment's page-rounded
+ * offset). For a non-PIE executable the bias is 0. The executable is the file behind
+ * /proc/PID/exe and gets the module name "a.out" as in DTrace; every other object its
+ * basename (libc.so.6). Objects are read from /proc/PID/map_files when the path is not
+ * reachable (deleted or in another mount namespace).
+ */
+public final class ProcessModules {
+
+    private ProcessModules() {}
+
+    public static List<MappedObject> read(int pid) throws IOException {
+        Path proc = Path.of("/proc", Integer.toString(pid));
+        Path exe;
+        try {
+            exe = Files.readSymbolicLink(proc.resolve("exe"));
+        } catch (IOException e) {
+            exe = null;
+        }
+        Map<String, long[]> ranges = new LinkedHashMap<>(); // path -> {start, end, firstStart, firstOffset}
+        for (String line : Files.readAllLines(proc.resolve("maps"))) {
+            String[] f = line.trim().split("\\s+", 6);
+            // private mappings only: the loader maps objects MAP_PRIVATE; a shared one is
+            // somebody reading the file (our own ElfFile maps it MAP_SHARED in this JVM)
+            if (f.length < 6 || !f[5].startsWith("/") || f[1].length() < 4 || f[1].charAt(3) != 'p') continue;
+            String[] se = f[0].split("-");
+            long start = Long.parseUnsignedLong(se[0], 16), end = Long.parseUnsignedLong(se[1], 16);
+            long off = Long.parseUnsignedLong(f[2], 16);
+            long[] r = ranges.get(f[5]);
+            if (r == null) {
+                ranges.put(f[5], new long[] {start, end, start, off});
+            } else {
+                r[0] = Math.min(r[0], start);
+                r[1] = Math.max(r[1], end);
+            }
+        }
+        List<MappedObject> out = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : ranges.entrySet()) {
+            Path path = Path.of(e.getKey());
+            if (!Files.isRegularFile(path)) continue;
+            ElfFile elf;
+            try {
+                elf = ElfFile.open(path);
+            } catch (ElfException | RuntimeException ex) {
+                continue; // not ELF (a font, a locale archive)
+            }
+            try {
+                long[] r = e.getValue();
+                long bias = bias(elf, r[2], r[3]);
+                boolean isExe = exe != null && exe.equals(path);
+                String name = isExe ? "a.out" : path.getFileName().toString();
+                out.add(new MappedObject(path, name, isExe, bias, r[0], r[1], elf));
+            } catch (ElfException ex) {
+                elf.close();
+            }
+        }
+        return out;
+    }
+
+    static long bias(ElfFile elf, long mapStart, long mapOffset) throws ElfException {
+        if (elf.type() == ElfFile.ET_EXEC) return 0;
+        for (ElfSegment s : elf.segments()) {
+            if (s.type() != ElfSegment.PT_LOAD) continue;
+            long segPageOff = s.offset() & ~0xfffL;
+            if (mapOffset >= segPageOff && mapOffset < s.offset() + Math.max(s.filesz(), 1)) {
+                long vaddrPage = s.vaddr() & ~0xfffL;
+                return mapStart - (vaddrPage + (mapOffset - segPageOff));
+            }
+        }
+        throw new ElfException("no PT_LOAD maps offset 0x" + Long.toHexString(mapOffset));
+    }
+
+    /** Closes the ELF files of {@code objects}. */
+    public static void close(List<MappedObject> objects) {
+        for (MappedObject o : objects) o.elf().close();
+    }
+}

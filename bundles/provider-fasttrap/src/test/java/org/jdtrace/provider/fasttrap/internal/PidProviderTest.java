@@ -1,0 +1,197 @@
+package org.jdtrace.provider.fasttrap.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jdtrace.isa.amd64.internal.Amd64Isa;
+import org.jdtrace.proc.TargetProcess;
+import org.jdtrace.spi.ProbeDescription;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The pid provider on real processes, through the provider SPI. */
+class PidProviderTest {
+
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final TestRegistry registry = new TestRegistry(provider);
+    private final List<TargetProcess> targets = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() {
+        for (TargetProcess t : targets) t.close();
+        provider.deactivate();
+    }
+
+    private static String bin(String name) {
+        return Path.of("../../fixtures/target/bin", name).toAbsolutePath().normalize().toString();
+    }
+
+    private TargetProcess create(String... argv) throws Exception {
+        TargetProcess t = provider.create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        targets.add(t);
+        return t;
+    }
+
+    @Test
+    void listsEntryReturnAndEveryOffset() throws Exception {
+        TargetProcess t = create(bin("ft_mix"), "1");
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:classify:"));
+        List<String> names = registry.probes.stream().map(p -> p.name).toList();
+        assertTrue(names.contains("entry") && names.contains("return") && names.contains("0"), names.toString());
+        assertTrue(names.size() >= 6 && names.stream().filter(n -> n.matches("[0-9a-f]+")).count() == names.size() - 2, names.toString());
+        assertTrue(registry.probes.stream().allMatch(p -> p.module.equals("a.out") && p.function.equals("classify")));
+    }
+
+    @Test
+    void entryArgumentsAndReturnValues() throws Exception {
+        TargetProcess t = create(bin("ft_mix"), "4");
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:classify:entry"));
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:classify:return"));
+        List<Long> args = Collections.synchronizedList(new ArrayList<>());
+        List<Long> rets = Collections.synchronizedList(new ArrayList<>());
+        registry.enable(registry.probe("a.out", "classify", "entry"), c -> args.add(c.arg(0)));
+        registry.enable(registry.probe("a.out", "classify", "return"), c -> rets.add(c.arg(1)));
+        t.go();
+        assertTrue(t.awaitExit(60, TimeUnit.SECONDS) != -1);
+        assertEquals(List.of(0L, 1L, 2L, 3L), args);
+        assertEquals(List.of(11L, 23L, 37L, 41L), rets);
+    }
+
+    @Test
+    void libcEntryIncludesResolvedIfuncs() throws Exception {
+        TargetProcess t = create(bin("ft_mix"), "3");
+        long t0 = System.nanoTime();
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6::entry"));
+        AtomicLong strlen = new AtomicLong(), all = new AtomicLong();
+        for (TestRegistry.TestProbe p : registry.probes) {
+            boolean isStrlen = p.function.equals("strlen");
+            registry.enable(p, c -> {
+                all.incrementAndGet();
+                if (isStrlen) strlen.incrementAndGet();
+            });
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        assertTrue(registry.probes.size() > 1000, "libc entry probes: " + registry.probes.size());
+        registry.probe("libc.so.6", "strlen", "entry");
+        t.go();
+        assertTrue(t.awaitExit(60, TimeUnit.SECONDS) != -1);
+        assertTrue(strlen.get() >= 3, "strlen (an IFUNC) entries: " + strlen.get());
+        assertTrue(all.get() > 100, "libc entries: " + all.get());
+        System.out.printf("libc.so.6::entry: %d probes provided and enabled in %.2f s%n", registry.probes.size(), secs);
+    }
+
+    @Test
+    void fasttrapMaxRefusesWholeDescription() throws Exception {
+        provider.setFasttrapMax(20);
+        TargetProcess t = create(bin("ft_mix"), "1");
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out::")));
+        assertTrue(e.getMessage().contains("fasttrap-max"), e.getMessage());
+        assertEquals(0, registry.probes.size());
+    }
+
+    @Test
+    void execRetiresTheProbes() throws Exception {
+        TargetProcess t = create("/bin/sh", "-c", "exec /bin/true");
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:exit:entry"));
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:execve:entry"));
+        AtomicLong execs = new AtomicLong();
+        registry.enable(registry.probe("libc.so.6", "execve", "entry"), c -> execs.incrementAndGet());
+        registry.enable(registry.probe("libc.so.6", "exit", "entry"), c -> { });
+        t.go();
+        assertTrue(t.awaitExit(60, TimeUnit.SECONDS) != -1);
+        assertEquals(1, execs.get());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!registry.probes.isEmpty() && System.nanoTime() < deadline) Thread.sleep(20);
+        assertEquals(0, registry.probes.size(), "retired on exec/exit");
+    }
+
+    /**
+     * Real programs with every libc entry and return traced and every instruction of the libc
+     * string, memory and allocation functions they spend their time in: byte-identical output.
+     */
+    private void tracedOutputIsIdentical(String... argv) throws Exception {
+        Process plain = new ProcessBuilder(argv).start();
+        plain.getOutputStream().close();
+        byte[] expected = plain.getInputStream().readAllBytes();
+        assertEquals(0, plain.waitFor());
+        Path out = Files.createTempFile("pp", ".out");
+        try {
+            TargetProcess t = createWithStdout(out, argv);
+            for (String d : List.of("libc.so.6::entry", "libc.so.6::return", "libc.so.6:str*:", "libc.so.6:mem*:",
+                    "libc.so.6:malloc:", "libc.so.6:free:", "libc.so.6:_int_malloc:", "libc.so.6:qsort*:", "a.out::")) {
+                provider.provide(ProbeDescription.parse("pid" + t.pid() + ":" + d));
+            }
+            AtomicLong hits = new AtomicLong();
+            for (TestRegistry.TestProbe p : registry.probes) registry.enable(p, c -> hits.incrementAndGet());
+            assertTrue(registry.probes.size() > 5000, "probes " + registry.probes.size());
+            t.go();
+            int st = t.awaitExit(300, TimeUnit.SECONDS);
+            assertEquals(0, st, "wait status");
+            assertTrue(java.util.Arrays.equals(expected, Files.readAllBytes(out)), "output differs for " + List.of(argv));
+            assertTrue(hits.get() > 1000, "hits " + hits.get());
+            System.out.printf("%s: %d probes, %d hits, identical output%n", List.of(argv), registry.probes.size(), hits.get());
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    private TargetProcess createWithStdout(Path out, String... argv) throws Exception {
+        TargetProcess t = provider.create(List.of(argv), out);
+        targets.add(t);
+        return t;
+    }
+
+    @Test
+    void lsSortGzipUnderHeavyTracing() throws Exception {
+        Path input = Files.createTempFile("sort", ".txt");
+        try {
+            java.util.Random r = new java.util.Random(42);
+            StringBuilder sb = new StringBuilder();
+            for (int i = 0; i < 1500; i++) sb.append(Long.toString(r.nextLong(), 36)).append(' ').append(i).append('\n');
+            Files.writeString(input, sb);
+            tracedOutputIsIdentical("/usr/bin/ls", "-l", "/usr/lib");
+            registry.retire("pid" + targets.get(targets.size() - 1).pid());
+            tracedOutputIsIdentical("/usr/bin/sort", input.toString());
+            registry.retire("pid" + targets.get(targets.size() - 1).pid());
+            tracedOutputIsIdentical("/usr/bin/gzip", "-c", input.toString());
+        } finally {
+            Files.deleteIfExists(input);
+        }
+    }
+
+    @Test
+    void deactivationReleasesARunningTargetWhichFinishesCorrectly() throws Exception {
+        Path out = Files.createTempFile("pp", ".out");
+        try {
+            String bin = bin("ft_threads");
+            TargetProcess t = createWithStdout(out, bin, "30000");
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:"));
+            AtomicLong hits = new AtomicLong();
+            for (TestRegistry.TestProbe p : registry.probes) registry.enable(p, c -> hits.incrementAndGet());
+            t.go();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (hits.get() < 1000 && System.nanoTime() < deadline) Thread.sleep(5);
+            provider.deactivate(); // the bundle or the ISA service stops mid-run
+            String status = Files.readString(Path.of("/proc/" + t.pid() + "/status"));
+            assertTrue(status.contains("TracerPid:\t0\n") || status.contains("State:\tZ"), "detached: " + status);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (ProcessHandle.of(t.pid()).map(ProcessHandle::isAlive).orElse(false)
+                    && !Files.readString(Path.of("/proc/" + t.pid() + "/stat")).contains(") Z") && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals("240000\n", Files.readString(out));
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package org.jdtrace.provider.fasttrap.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
+import org.jdtrace.spi.ProbeRegistry;
+import org.jdtrace.spi.Provider;
+
+/**
+ * The framework's side of the provider SPI, reduced to what these tests observe (the real one
+ * is core's DTraceFramework, not on this branch yet): probes by name, and enabling a probe
+ * means calling a Java consumer on each firing.
+ */
+final class TestRegistry implements ProbeRegistry {
+
+    final class TestProbe implements Probe {
+        final int id;
+        final String provider, module, function, name;
+        final Object arg;
+        volatile Consumer<ProbeContext> ecb;
+
+        TestProbe(int id, String provider, String module, String function, String name, Object arg) {
+            this.id = id;
+            this.provider = provider;
+            this.module = module;
+            this.function = function;
+            this.name = name;
+            this.arg = arg;
+        }
+
+        @Override public int id() { return id; }
+        @Override public String provider() { return provider; }
+        @Override public String module() { return module; }
+        @Override public String function() { return function; }
+        @Override public String name() { return name; }
+        @Override public Object providerArg() { return arg; }
+        @Override public boolean isEnabled() { return ecb != null; }
+
+        @Override
+        public void fire(ProbeContext ctx) {
+            Consumer<ProbeContext> c = ecb;
+            if (c != null) c.accept(ctx);
+        }
+    }
+
+    private final Provider provider;
+    final List<TestProbe> probes = new CopyOnWriteArrayList<>();
+    private final Map<String, TestProbe> byName = new ConcurrentHashMap<>();
+
+    TestRegistry(Provider provider) {
+        this.provider = provider;
+        provider.attach(this);
+    }
+
+    @Override
+    public synchronized Probe create(String prov, String module, String function, String name, Object arg) {
+        String key = prov + ":" + module + ":" + function + ":" + name;
+        return byName.computeIfAbsent(key, k -> {
+            TestProbe p = new TestProbe(probes.size() + 1, prov, module, function, name, arg);
+            probes.add(p);
+            return p;
+        });
+    }
+
+    @Override
+    public Probe lookup(String prov, String module, String function, String name) {
+        return byName.get(prov + ":" + module + ":" + function + ":" + name);
+    }
+
+    @Override
+    public List<Probe> probes(String prov) {
+        return new ArrayList<>(probes.stream().filter(p -> p.provider.equals(prov)).toList());
+    }
+
+    void enable(TestProbe p, Consumer<ProbeContext> ecb) {
+        p.ecb = ecb;
+        provider.enable(p);
+    }
+
+    @Override
+    public synchronized void retire(String prov) {
+        retire(probes(prov));
+    }
+
+    @Override
+    public synchronized void retire(List<Probe> list) {
+        for (Probe p : list) {
+            TestProbe t = (TestProbe) p;
+            if (t.ecb != null) {
+                provider.disable(t);
+                t.ecb = null;
+            }
+            provider.destroy(t);
+            probes.remove(t);
+            byName.remove(t.provider + ":" + t.module + ":" + t.function + ":" + t.name);
+        }
+    }
+
+    TestProbe probe(String module, String function, String name) {
+        return probes.stream().filter(p -> p.module.equals(module) && p.function.equals(function) && p.name.equals(name))
+                .findFirst().orElseThrow(() -> new AssertionError("no probe " + module + ":" + function + ":" + name));
+    }
+}

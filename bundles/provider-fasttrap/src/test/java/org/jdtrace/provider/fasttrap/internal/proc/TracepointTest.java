@@ -1,0 +1,246 @@
+package org.jdtrace.provider.fasttrap.internal.proc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jdtrace.isa.Instruction;
+import org.jdtrace.provider.fasttrap.internal.sys.Sys;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Tracepoints on real processes: every instruction traced, output unchanged, exact counts. */
+class TracepointTest {
+
+    private final List<TracedProcess> traced = new ArrayList<>();
+    private final List<Path> files = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (TracedProcess p : traced) p.close();
+        for (Path f : files) Files.deleteIfExists(f);
+    }
+
+    private Path tmp() throws Exception {
+        Path f = Files.createTempFile("ft", ".out");
+        files.add(f);
+        return f;
+    }
+
+    private TracedProcess create(Path out, String... argv) {
+        TracedProcess p = TracedProcess.create(List.of(argv), Fixtures.ISA, 250_000, out);
+        traced.add(p);
+        return p;
+    }
+
+    private static int run(TracedProcess p) throws Exception {
+        p.go();
+        int st = p.awaitExit(120, TimeUnit.SECONDS);
+        assertTrue(st != -1, "timeout");
+        return st;
+    }
+
+    @Test
+    void everyInstructionOfEveryFunctionKeepsOutputIdentical() throws Exception {
+        String bin = Fixtures.bin("ft_mix");
+        String expected = Fixtures.untraced(bin, "6");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "6");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", n -> true);
+        AtomicLong hits = new AtomicLong();
+        List<TracedProcess.Request> rq = Fixtures.everyInstruction(fns, c -> hits.incrementAndGet());
+        assertTrue(rq.size() > 150, "instructions: " + rq.size());
+        assertTrue(fns.stream().anyMatch(f -> f.name().equals("classify") && f.analysis().instrumentable()));
+        p.enable(rq);
+        assertEquals(rq.stream().map(TracedProcess.Request::pc).distinct().count(), p.tracepointCount());
+        int st = run(p);
+        assertEquals(0, st, "wait status");
+        assertEquals(expected, Files.readString(out));
+        assertTrue(hits.get() > 10_000, "hits " + hits.get());
+    }
+
+    @Test
+    void eightThreadsGiveExactCounts() throws Exception {
+        String bin = Fixtures.bin("ft_threads");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "2000");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", "tick"::equals);
+        assertEquals(1, fns.size());
+        List<Instruction> insns = fns.get(0).analysis().instructions();
+        assertTrue(insns.stream().noneMatch(i -> i.kind() == Instruction.Kind.JCC || i.kind() == Instruction.Kind.JMP_REL),
+                "tick is straight-line code: every instruction runs once a call");
+        Map<Long, AtomicLong> perPc = new ConcurrentHashMap<>();
+        p.enable(Fixtures.everyInstruction(fns, c -> perPc.computeIfAbsent(c.regs().pc(), k -> new AtomicLong()).incrementAndGet()));
+        assertEquals(0, run(p));
+        assertEquals("16000\n", Files.readString(out));
+        assertEquals(insns.size(), perPc.size());
+        for (Instruction i : insns) assertEquals(16_000, perPc.get(i.pc()).get(), "at +" + (i.pc() - insns.get(0).pc()));
+    }
+
+    @Test
+    void signalHandlerTracedOnEveryInstructionKeepsRunning() throws Exception {
+        String bin = Fixtures.bin("ft_alarm");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "300");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", n -> n.equals("on_alarm") || n.equals("main"));
+        AtomicLong entries = new AtomicLong();
+        long entry = fns.stream().filter(f -> f.name().equals("on_alarm")).findFirst().orElseThrow().analysis().start();
+        p.enable(Fixtures.everyInstruction(fns, c -> {
+            if (c.regs().pc() == entry) entries.incrementAndGet();
+        }));
+        assertEquals(0, run(p));
+        String done = Files.readString(out);
+        assertTrue(done.matches("done \\d+\n") && Integer.parseInt(done.trim().substring(5)) >= 300, done);
+        assertTrue(entries.get() >= 300, "handler entries " + entries.get());
+    }
+
+    @Test
+    void programsOwnInt3StillRaisesSigtrap() throws Exception {
+        String bin = Fixtures.bin("ft_int3");
+        Path out = tmp();
+        TracedProcess p = create(out, bin);
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", n -> n.equals("marker") || n.equals("main"));
+        long marker = fns.stream().filter(f -> f.name().equals("marker")).findFirst().orElseThrow().analysis().start();
+        AtomicLong hits = new AtomicLong(), markerHits = new AtomicLong();
+        p.enable(Fixtures.everyInstruction(fns, c -> {
+            hits.incrementAndGet();
+            if (c.regs().pc() == marker) markerHits.incrementAndGet();
+        }));
+        assertEquals(0, run(p));
+        assertEquals("traps=2 v=44\n", Files.readString(out));
+        assertEquals(2, markerHits.get());
+        assertTrue(hits.get() >= 4, "hits " + hits.get());
+    }
+
+    @Test
+    void forkedChildCarriesNoTracepointsAndExecDefuncts() throws Exception {
+        String bin = Fixtures.bin("ft_fork");
+        String expected = Fixtures.untraced(bin, "50");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "50");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", "work"::equals);
+        long entry = fns.get(0).analysis().start();
+        AtomicLong hits = new AtomicLong();
+        p.enable(Fixtures.everyInstruction(fns, c -> {
+            if (c.regs().pc() == entry) hits.incrementAndGet();
+        }));
+        assertEquals(0, run(p));
+        assertEquals(expected, Files.readString(out));
+        assertEquals(100, hits.get(), "the parent's calls only");
+    }
+
+    @Test
+    void disableRemovesTheInt3AndReleaseLeavesNoTrace() throws Exception {
+        String bin = Fixtures.bin("ft_threads");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "100");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", "tick"::equals);
+        long entry = fns.get(0).analysis().start();
+        TracepointHandler h = c -> { };
+        p.enable(Fixtures.everyInstruction(fns, h));
+        byte[] b = new byte[1];
+        p.memory().read(entry, b, 0, 1);
+        assertEquals((byte) 0xcc, b[0]);
+        for (Instruction i : fns.get(0).analysis().instructions()) p.disable(i.pc(), h);
+        assertEquals(0, p.tracepointCount());
+        p.memory().read(entry, b, 0, 1);
+        assertEquals(fns.get(0).analysis().instructions().get(0).bytes()[0], b[0]);
+        assertFalse(p.state() == TracedProcess.State.EXITED);
+        assertEquals(0, run(p));
+        assertEquals("800\n", Files.readString(out));
+        assertTrue(Sys.exited(0));
+    }
+
+    @Test
+    void grabbedProcessRunsOnUntouchedAfterRelease() throws Exception {
+        Path out = tmp();
+        Process starter = new ProcessBuilder("/bin/sh", "-c",
+                Fixtures.bin("ft_spin") + " > '" + out + "' 2>&1 </dev/null & echo $!").start();
+        int pid = Integer.parseInt(new String(starter.getInputStream().readAllBytes()).trim());
+        starter.waitFor();
+        try {
+            Thread.sleep(100);
+            String mapsBefore = Files.readString(Path.of("/proc/" + pid + "/maps"));
+            TracedProcess p = TracedProcess.grab(pid, Fixtures.ISA, 250_000);
+            traced.add(p);
+            List<Fixtures.Function> fns = Fixtures.functions(pid, "a.out", n -> n.equals("work") || n.equals("main"));
+            AtomicLong hits = new AtomicLong();
+            p.enable(Fixtures.everyInstruction(fns, c -> hits.incrementAndGet()));
+            p.go();
+            Thread.sleep(400);
+            assertTrue(Files.readString(Path.of("/proc/" + pid + "/maps")).contains("rwxp"), "scratch mapped");
+            p.release();
+            assertTrue(hits.get() > 1000, "hits " + hits.get());
+            long entry = fns.stream().filter(f -> f.name().equals("work")).findFirst().orElseThrow().analysis().start();
+            byte[] b = new byte[1];
+            ProcessMemory m = new ProcessMemory(pid);
+            for (Fixtures.Function f : fns) {
+                for (Instruction i : f.analysis().instructions()) {
+                    m.read(i.pc(), b, 0, 1);
+                    assertEquals(i.bytes()[0], b[0], "byte restored at 0x" + Long.toHexString(i.pc()));
+                }
+            }
+            m.read(entry, b, 0, 1);
+            m.close();
+            assertEquals(mapsBefore.lines().filter(l -> l.contains("rwxp")).count(),
+                    Files.readString(Path.of("/proc/" + pid + "/maps")).lines().filter(l -> l.contains("rwxp")).count(),
+                    "scratch unmapped");
+            assertTrue(Files.readString(Path.of("/proc/" + pid + "/status")).contains("TracerPid:\t0\n"));
+            Thread.sleep(200);
+            new ProcessBuilder("kill", "-USR1", Integer.toString(pid)).start().waitFor();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (ProcessHandle.of(pid).isPresent() && System.nanoTime() < deadline) Thread.sleep(20);
+            assertTrue(Files.readString(out).matches("ok \\d+\n"), Files.readString(out));
+        } finally {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    @Test
+    void jobControlStopAndContinueWhileTraced() throws Exception {
+        String bin = Fixtures.bin("ft_threads");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "20000");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", "tick"::equals);
+        AtomicLong hits = new AtomicLong();
+        p.enable(Fixtures.everyInstruction(fns, c -> hits.incrementAndGet()));
+        p.go();
+        while (hits.get() < 2000) Thread.sleep(2);
+        Sys.current().kill(p.pid(), Sys.SIGSTOP);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        String state = "";
+        while (System.nanoTime() < deadline) {
+            state = allThreadStates(p.pid());
+            if (state.chars().allMatch(c -> c == 't' || c == 'T')) break;
+            Thread.sleep(10);
+        }
+        long frozen = hits.get();
+        Thread.sleep(300);
+        assertEquals(frozen, hits.get(), "no thread runs while the process is stopped (" + state + ")");
+        Sys.current().kill(p.pid(), Sys.SIGCONT);
+        int st = p.awaitExit(120, TimeUnit.SECONDS);
+        assertEquals(0, st);
+        assertEquals("160000\n", Files.readString(out));
+    }
+
+    /** The state letter of every thread of {@code pid}. */
+    private static String allThreadStates(int pid) throws Exception {
+        StringBuilder sb = new StringBuilder();
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path t : tasks.toList()) {
+                String stat = Files.readString(t.resolve("stat"));
+                sb.append(stat.charAt(stat.lastIndexOf(')') + 2));
+            }
+        }
+        return sb.toString();
+    }
+}
