@@ -8,6 +8,7 @@
 package org.jdtrace.core.d.print;
 
 import java.util.List;
+import java.util.function.IntFunction;
 import org.jdtrace.core.d.rt.AggKind;
 import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.AggregateTable.Entry;
@@ -132,57 +133,32 @@ public final class AggregationPrinter {
     }
 
     static void quantize(StringBuilder out, long[] d) {
-        int n = AggKind.QUANTIZE_NBUCKETS;
-        int first = 0, last = n - 1;
-        while (first < n && d[first] == 0) first++;
-        if (first == n) {
-            first = AggKind.QUANTIZE_ZEROBUCKET - 1;
-            last = AggKind.QUANTIZE_ZEROBUCKET + 1;
-        } else {
-            if (first > 0) first--;
-            while (last > 0 && d[last] == 0) last--;
-            if (last < n - 1) last++;
-        }
-        Totals t = totals(d, first, last);
-        out.append(HEADER);
-        for (int i = first; i <= last; i++) {
-            out.append(String.format("%16d ", AggKind.bucketValue(i)));
-            quantline(out, d[i], t);
-        }
+        histogram(out, d, AggKind.QUANTIZE_ZEROBUCKET - 1, i -> Long.toString(AggKind.bucketValue(i)));
     }
 
     static void lquantize(StringBuilder out, Aggregation a, long[] d) {
         int levels = a.lqLevels;
-        int first = 0, last = levels + 1;
-        while (first <= levels + 1 && d[first] == 0) first++;
-        if (first > levels + 1) {
-            first = 0;
-            last = 2;
-        } else {
-            if (first > 0) first--;
-            while (last > 0 && d[last] == 0) last--;
-            if (last < levels + 1) last++;
-        }
-        Totals t = totals(d, first, last);
-        out.append(HEADER);
-        for (int i = first; i <= last; i++) {
-            String label;
-            if (i == 0) label = "< " + a.lqBase;
-            else if (i == levels + 1) label = ">= " + (a.lqBase + levels * a.lqStep);
-            else label = Long.toString(a.lqBase + (i - 1) * a.lqStep);
-            out.append(String.format("%16s ", label));
-            quantline(out, d[i], t);
-        }
+        histogram(out, d, 0, i -> i == 0 ? "< " + a.lqBase
+                : i == levels + 1 ? ">= " + (a.lqBase + levels * a.lqStep)
+                : Long.toString(a.lqBase + (i - 1) * a.lqStep));
     }
 
-    /** dt_print_llquantize: trimmed to the non-zero buckets and one zero bucket on each side. */
+    /** dt_print_llquantize; with no data, the zero bucket and the two after it. */
     static void llquantize(StringBuilder out, Aggregation a, long[] d) {
+        histogram(out, d, d.length / 2, a.llq::label);
+    }
+
+    /**
+     * dt_print_quantize and friends: the buckets from one before the first non-zero to one after
+     * the last (three from {@code emptyFirst} when all are zero), each with its label and bar.
+     */
+    private static void histogram(StringBuilder out, long[] d, int emptyFirst, IntFunction<String> label) {
         int n = d.length;
         int first = 0, last = n - 1;
         while (first < n && d[first] == 0) first++;
-        if (first == n) { // no data: the zero bucket and the two after it
-            first = n / 2;
-            last = first + 2;
+        if (first == n) {
+            first = emptyFirst;
+            last = emptyFirst + 2;
         } else {
             if (first > 0) first--;
             while (last > 0 && d[last] == 0) last--;
@@ -191,7 +167,7 @@ public final class AggregationPrinter {
         Totals t = totals(d, first, last);
         out.append(HEADER);
         for (int i = first; i <= last; i++) {
-            out.append(String.format("%16s ", a.llq.label(i)));
+            out.append(String.format("%16s ", label.apply(i)));
             quantline(out, d[i], t);
         }
     }
