@@ -213,9 +213,9 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 BEGIN { s = strjoin("foo", "bar"); printf("%s %d %s %d %s %s\\n", s, strlen(s), substr(s, 1, 3), index(s, "b"),
-                    toupper(s), basename("/a/b/c")); this->t = s; printf("%c%c %d\\n", this->t[0], this->t[5], this->t[6]); }
+                    toupper(s), basename("/a/b/c")); this->t = s; printf("%c%c %d %d\\n", this->t[0], this->t[5], this->t[6], sizeof ("hi")); }
                 """).go();
-        assertEquals("foobar 6 oob 3 FOOBAR c\nfr 0\n\n", r.end());
+        assertEquals("foobar 6 oob 3 FOOBAR c\nfr 0 3\n\n", r.end());
     }
 
     @Test
