@@ -213,9 +213,9 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 BEGIN { s = strjoin("foo", "bar"); printf("%s %d %s %d %s %s\\n", s, strlen(s), substr(s, 1, 3), index(s, "b"),
-                    toupper(s), basename("/a/b/c")); this->t = s; printf("%c%c %d\\n", this->t[0], this->t[5], this->t[6]); }
+                    toupper(s), basename("/a/b/c")); this->t = s; printf("%c%c %d %d\\n", this->t[0], this->t[5], this->t[6], sizeof ("hi")); }
                 """).go();
-        assertEquals("foobar 6 oob 3 FOOBAR c\nfr 0\n\n", r.end());
+        assertEquals("foobar 6 oob 3 FOOBAR c\nfr 0 3\n\n", r.end());
     }
 
     @Test
@@ -374,5 +374,28 @@ class DCompilerTest {
         assertEquals("D_LQUANT_STEPLARGE", e.tag());
         e = assertThrows(DTraceException.class, () -> DRun.script("#pragma D option ldpath=/x\nBEGIN { }"));
         assertEquals("failed to set option 'ldpath' to '/x': Option cannot be used from within a D program", e.getMessage());
+    }
+
+    @Test
+    void llquantizeBucketsByOrderOfMagnitude() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { @ = llquantize(-3, 4, 0, 1, 2); @ = llquantize(3, 4, 0, 1, 2); @ = llquantize(9, 4, 0, 1, 2, 2);
+                        @ = llquantize(100, 4, 0, 1, 2); printa(@); }
+                """).go();
+        String hdr = "\n           value  ------------- Distribution ------------- count    \n";
+        assertEquals("\n" + hdr
+                + "              -4 |                                         0        \n"
+                + "              -2 |@@@@@@@@                                 1        \n"
+                + "              -1 |                                         0        \n"
+                + "               0 |                                         0        \n"
+                + "               1 |                                         0        \n"
+                + "               2 |@@@@@@@@                                 1        \n"
+                + "               4 |                                         0        \n"
+                + "               8 |@@@@@@@@@@@@@@@@                         2        \n"
+                + "           >= 16 |@@@@@@@@                                 1        \n"
+                + "\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = llquantize(1, 10, 0, 6, 3); }"));
+        assertEquals("D_LLQUANT_STEPVAL", e.tag());
     }
 }

@@ -30,6 +30,7 @@ import org.jdtrace.core.d.print.PrintfFormat;
 import org.jdtrace.core.d.rt.AggKind;
 import org.jdtrace.core.d.rt.Aggregation;
 import org.jdtrace.core.d.rt.DState;
+import org.jdtrace.core.d.rt.LogLinear;
 import org.jdtrace.core.d.sema.ConstFold;
 
 public final class ClauseLowering {
@@ -247,6 +248,12 @@ public final class ClauseLowering {
         Aggregation agg = state.findAggregation(v.name);
         if (agg == null) {
             agg = create(v, fn);
+        } else if (agg.kind == AggKind.LLQUANTIZE && fn.function == DFunction.LLQUANTIZE) {
+            LogLinear p = llquantizeParameters(fn);
+            llmatches(p.factor, agg.llq.factor, "factor (argument #2)", "D_LLQUANT_MATCHFACTOR", fn.line);
+            llmatches(p.low, agg.llq.low, "low magnitude (argument #3)", "D_LLQUANT_MATCHLMAG", fn.line);
+            llmatches(p.high, agg.llq.high, "high magnitude (argument #4)", "D_LLQUANT_MATCHHMAG", fn.line);
+            llmatches(p.nsteps, agg.llq.nsteps, "linear steps (argument #5)", "D_LLQUANT_MATCHSTEPS", fn.line);
         } else if (agg.kind == AggKind.LQUANTIZE && fn.function == DFunction.LQUANTIZE) {
             long[] p = lquantizeParameters(fn);
             matches(p[0], agg.lqBase, "base (argument #2)", "D_LQUANT_MATCHBASE", fn.line);
@@ -264,6 +271,7 @@ public final class ClauseLowering {
         Ir.Expr incr = switch (fn.function) {
             case QUANTIZE -> args.size() > 1 ? exprs.integer(args.get(1)) : null;
             case LQUANTIZE -> args.size() > 4 ? exprs.integer(args.get(4)) : null;
+            case LLQUANTIZE -> args.size() > 5 ? exprs.integer(args.get(5)) : null;
             default -> null;
         };
         return new Ir.Aggregate(agg, keys, value, incr);
@@ -272,6 +280,12 @@ public final class ClauseLowering {
     private Aggregation create(Variable v, Expr.Call fn) throws DTraceException {
         DFunction f = fn != null ? fn.function : v.function;
         int line = fn != null ? fn.line : v.line;
+        if (f == DFunction.LLQUANTIZE) {
+            if (fn == null) {
+                throw ExprLowering.unsupported("llquantize( ) aggregation used before its first value", line);
+            }
+            return state.llquantizeAggregation(v.name, keySizes(v), llquantizeParameters(fn));
+        }
         AggKind kind = switch (f) {
             case COUNT -> AggKind.COUNT;
             case SUM -> AggKind.SUM;
@@ -293,12 +307,16 @@ public final class ClauseLowering {
             limit = p[1];
             step = p[2];
         }
+        return state.aggregation(v.name, kind, keySizes(v), base, limit, step);
+    }
+
+    private static int[] keySizes(Variable v) {
         List<DType> kt = v.keyTypes == null ? List.of() : v.keyTypes;
         int[] keySizes = new int[kt.size()];
         for (int i = 0; i < keySizes.length; i++) {
             keySizes[i] = ExprLowering.width(kt.get(i));
         }
-        return state.aggregation(v.name, kind, keySizes, base, limit, step);
+        return keySizes;
     }
 
     /** lquantize(value, base, limit[, step]): {base, limit, step}, checked as dtrace checks them. */
@@ -317,6 +335,53 @@ public final class ClauseLowering {
         return new long[] {base, limit, step};
     }
 
+    /**
+     * llquantize(value, factor, low, high, nsteps): the parameters, checked as dtrace checks them
+     * (16-bit quantities, 2 <= factor, low <= high, factor^(high+1) within 64 bits, steps that
+     * divide the factor or are multiples of it dividing the magnitudes).
+     */
+    private static LogLinear llquantizeParameters(Expr.Call fn) throws DTraceException {
+        int line = fn.line;
+        long factor = constant(fn.args.get(1)), low = constant(fn.args.get(2)), high = constant(fn.args.get(3));
+        long steps = constant(fn.args.get(4));
+        if (factor < 2 || factor > 0xffff) {
+            throw llq("factor (argument #2) must be a 16-bit quantity of at least 2", "D_LLQUANT_FACTORVAL", line);
+        }
+        if (low < 0 || low > 0xffff) {
+            throw llq("low magnitude (argument #3) must be an unsigned 16-bit quantity", "D_LLQUANT_LMAGVAL", line);
+        }
+        if (high < 0 || high > 0xffff || high < low) {
+            throw llq("high magnitude (argument #4) must be an unsigned 16-bit quantity not below the low magnitude",
+                    "D_LLQUANT_HMAGVAL", line);
+        }
+        java.math.BigInteger top = java.math.BigInteger.valueOf(factor).pow((int) high + 1);
+        if (top.bitLength() > 63) {
+            throw llq("high magnitude (argument #4) overflows 64 bits", "D_LLQUANT_HMAGVAL", line);
+        }
+        if (steps <= 0) {
+            throw llq("linear steps (argument #5) must be a non-zero positive integer", "D_LLQUANT_STEPTYPE", line);
+        }
+        boolean ok = steps <= 0xffff && (steps < factor ? factor % steps == 0
+                : steps % factor == 0 && java.math.BigInteger.valueOf(factor).pow((int) Math.max(low + 1, 2))
+                        .mod(java.math.BigInteger.valueOf(steps)).signum() == 0);
+        if (!ok) {
+            throw llq("linear steps (argument #5) must evenly divide the factor, or be a multiple of it dividing "
+                    + "each order of magnitude", "D_LLQUANT_STEPVAL", line);
+        }
+        return new LogLinear(factor, low, high, steps);
+    }
+
+    private static DTraceException llq(String what, String tag, int line) {
+        return new DTraceException("llquantize( ) " + what, tag, line);
+    }
+
+    private static void llmatches(long found, long expected, String what, String tag, int line) throws DTraceException {
+        if (found != expected) {
+            throw new DTraceException("llquantize( ) " + what + " doesn't match previous declaration: expected "
+                    + expected + ", found " + found, tag, line);
+        }
+    }
+
     private static void matches(long found, long expected, String what, String tag, int line) throws DTraceException {
         if (found != expected) {
             throw new DTraceException("lquantize( ) " + what + " doesn't match previous declaration: expected "
@@ -327,7 +392,7 @@ public final class ClauseLowering {
     private static long constant(Expr e) throws DTraceException {
         Long v = ConstFold.value(e);
         if (v == null) {
-            throw new DTraceException("lquantize( ) parameters must be integer constants", "D_LQUANT_BASETYPE", e.line);
+            throw new DTraceException("quantization parameters must be integer constants", "D_LQUANT_BASETYPE", e.line);
         }
         return v;
     }

@@ -299,7 +299,7 @@ final class ExprLowering {
                     ? new Ir.StrCompare(Ir.BinOp.EQ, string(u.operand), new Ir.StrConst(""))
                     : new Ir.Unary(Ir.UnOp.NOT, integer(u.operand));
             case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
-            case SIZEOF -> new Ir.Const(sizeOf(u.operand.type));
+            case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
             case STRINGOF -> u.operand.type.isString() ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
             case DEREF -> throw unsupported("pointer dereference", u.line);

@@ -8,6 +8,7 @@
 package org.jdtrace.core.d.print;
 
 import java.util.List;
+import java.util.function.IntFunction;
 import org.jdtrace.core.d.rt.AggKind;
 import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.AggregateTable.Entry;
@@ -44,7 +45,7 @@ public final class AggregationPrinter {
             args[k.size()] = a.scalar(e.data());
             sizes[k.size()] = 8;
             fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
-                if (a.kind == AggKind.QUANTIZE || a.kind == AggKind.LQUANTIZE) {
+                if (a.kind.histogram()) {
                     printValue(o, a, e.data());
                 } else {
                     PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()), 8);
@@ -78,7 +79,7 @@ public final class AggregationPrinter {
             fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
                 int i = Math.min(idx, aggs.length - 1);
                 Aggregation a = aggs[i];
-                if (a.kind == AggKind.QUANTIZE || a.kind == AggKind.LQUANTIZE) {
+                if (a.kind.histogram()) {
                     printValue(o, a, e.data()[i]);
                 } else {
                     PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()[i]), 8);
@@ -126,17 +127,38 @@ public final class AggregationPrinter {
         switch (a.kind) {
             case QUANTIZE -> quantize(out, d);
             case LQUANTIZE -> lquantize(out, a, d);
+            case LLQUANTIZE -> llquantize(out, a, d);
             default -> out.append(' ').append(intAtWidth(a.scalar(d), 8, 16));
         }
     }
 
     static void quantize(StringBuilder out, long[] d) {
-        int n = AggKind.QUANTIZE_NBUCKETS;
+        histogram(out, d, AggKind.QUANTIZE_ZEROBUCKET - 1, i -> Long.toString(AggKind.bucketValue(i)));
+    }
+
+    static void lquantize(StringBuilder out, Aggregation a, long[] d) {
+        int levels = a.lqLevels;
+        histogram(out, d, 0, i -> i == 0 ? "< " + a.lqBase
+                : i == levels + 1 ? ">= " + (a.lqBase + levels * a.lqStep)
+                : Long.toString(a.lqBase + (i - 1) * a.lqStep));
+    }
+
+    /** dt_print_llquantize; with no data, the zero bucket and the two after it. */
+    static void llquantize(StringBuilder out, Aggregation a, long[] d) {
+        histogram(out, d, d.length / 2, a.llq::label);
+    }
+
+    /**
+     * dt_print_quantize and friends: the buckets from one before the first non-zero to one after
+     * the last (three from {@code emptyFirst} when all are zero), each with its label and bar.
+     */
+    private static void histogram(StringBuilder out, long[] d, int emptyFirst, IntFunction<String> label) {
+        int n = d.length;
         int first = 0, last = n - 1;
         while (first < n && d[first] == 0) first++;
         if (first == n) {
-            first = AggKind.QUANTIZE_ZEROBUCKET - 1;
-            last = AggKind.QUANTIZE_ZEROBUCKET + 1;
+            first = emptyFirst;
+            last = emptyFirst + 2;
         } else {
             if (first > 0) first--;
             while (last > 0 && d[last] == 0) last--;
@@ -145,31 +167,7 @@ public final class AggregationPrinter {
         Totals t = totals(d, first, last);
         out.append(HEADER);
         for (int i = first; i <= last; i++) {
-            out.append(String.format("%16d ", AggKind.bucketValue(i)));
-            quantline(out, d[i], t);
-        }
-    }
-
-    static void lquantize(StringBuilder out, Aggregation a, long[] d) {
-        int levels = a.lqLevels;
-        int first = 0, last = levels + 1;
-        while (first <= levels + 1 && d[first] == 0) first++;
-        if (first > levels + 1) {
-            first = 0;
-            last = 2;
-        } else {
-            if (first > 0) first--;
-            while (last > 0 && d[last] == 0) last--;
-            if (last < levels + 1) last++;
-        }
-        Totals t = totals(d, first, last);
-        out.append(HEADER);
-        for (int i = first; i <= last; i++) {
-            String label;
-            if (i == 0) label = "< " + a.lqBase;
-            else if (i == levels + 1) label = ">= " + (a.lqBase + levels * a.lqStep);
-            else label = Long.toString(a.lqBase + (i - 1) * a.lqStep);
-            out.append(String.format("%16s ", label));
+            out.append(String.format("%16s ", label.apply(i)));
             quantline(out, d[i], t);
         }
     }

@@ -283,8 +283,9 @@ public final class PrintfFormat {
         return 0;
     }
 
+    /** %.Ns: at most N characters; DTrace takes a precision of 0 as none given. */
     private static String truncate(String s, int precision) {
-        return precision >= 0 && precision < s.length() ? s.substring(0, precision) : s;
+        return precision > 0 && precision < s.length() ? s.substring(0, precision) : s;
     }
 
     static void pad(StringBuilder out, String s, int width, boolean minus, boolean zero) {

@@ -2,7 +2,12 @@ package org.jdtrace.core.d.rt;
 
 /** The aggregating functions (DTRACEAGG_*), with the layout of their data words. */
 public enum AggKind {
-    COUNT, SUM, MIN, MAX, AVG, STDDEV, QUANTIZE, LQUANTIZE;
+    COUNT, SUM, MIN, MAX, AVG, STDDEV, QUANTIZE, LQUANTIZE, LLQUANTIZE;
+
+    /** A histogram: printed as a distribution, valued by its weighted sum. */
+    public boolean histogram() {
+        return this == QUANTIZE || this == LQUANTIZE || this == LLQUANTIZE;
+    }
 
     /** Power-of-two buckets: 63 negative, zero, 63 positive (DTRACE_QUANTIZE_NBUCKETS). */
     public static final int QUANTIZE_NBUCKETS = 127;

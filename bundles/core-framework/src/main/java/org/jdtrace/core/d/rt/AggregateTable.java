@@ -129,7 +129,7 @@ public final class AggregateTable {
         return printed.contains(a.id);
     }
 
-    /** dt_aggregate_valcmp: scalars by value, histograms by their weighted sum, then their total. */
+    /** dt_aggregate_valcmp: scalars by value, histograms by their weighted sum, then their zero bucket. */
     static int compareValues(Aggregation a, long[] x, long[] y) {
         switch (a.kind) {
             case AVG -> {
@@ -140,19 +140,19 @@ public final class AggregateTable {
             case STDDEV -> {
                 return Long.compare(Aggregation.stddev(x), Aggregation.stddev(y));
             }
-            case QUANTIZE, LQUANTIZE -> {
+            case QUANTIZE, LQUANTIZE, LLQUANTIZE -> {
                 // exact sums: dtrace's long double tells apart counts a double cannot
-                BigInteger wx = BigInteger.ZERO, wy = BigInteger.ZERO, tx = BigInteger.ZERO, ty = BigInteger.ZERO;
+                BigInteger wx = BigInteger.ZERO, wy = BigInteger.ZERO;
                 for (int i = 0; i < x.length; i++) {
                     BigInteger v = BigInteger.valueOf(a.kind == AggKind.QUANTIZE ? AggKind.bucketValue(i)
+                            : a.kind == AggKind.LLQUANTIZE ? a.llq.value(i)
                             : i == 0 ? a.lqBase - 1 : a.lqBase + (long) (i - 1) * a.lqStep);
                     wx = wx.add(v.multiply(BigInteger.valueOf(x[i])));
                     wy = wy.add(v.multiply(BigInteger.valueOf(y[i])));
-                    tx = tx.add(BigInteger.valueOf(x[i]));
-                    ty = ty.add(BigInteger.valueOf(y[i]));
                 }
                 int c = wx.compareTo(wy);
-                return c != 0 ? c : tx.compareTo(ty);
+                int z = a.zeroBucket(); // equal sums: the counts of the zero bucket decide, as dtrace's
+                return c != 0 ? c : Long.compare(x[z], y[z]);
             }
             default -> {
                 return Long.compare(x[0], y[0]);

@@ -24,9 +24,21 @@ public final class Aggregation {
     public final long lqBase;
     public final long lqStep;
     public final int lqLevels;
+    /** The buckets of an llquantize() aggregation, else null. */
+    public final LogLinear llq;
     volatile int gen;
 
     public Aggregation(int id, String name, AggKind kind, int[] keySizes, long lqBase, long lqLimit, long lqStep) {
+        this(id, name, kind, keySizes, lqBase, lqLimit, lqStep, null);
+    }
+
+    public Aggregation(int id, String name, int[] keySizes, LogLinear llq) {
+        this(id, name, AggKind.LLQUANTIZE, keySizes, 0, 0, 1, llq);
+    }
+
+    private Aggregation(int id, String name, AggKind kind, int[] keySizes, long lqBase, long lqLimit, long lqStep,
+                        LogLinear llq) {
+        this.llq = llq;
         this.id = id;
         this.name = name;
         this.kind = kind;
@@ -46,6 +58,7 @@ public final class Aggregation {
             case STDDEV -> 4;
             case QUANTIZE -> AggKind.QUANTIZE_NBUCKETS;
             case LQUANTIZE -> lqLevels + 2;
+            case LLQUANTIZE -> llq.buckets();
             default -> 1;
         };
     }
@@ -79,7 +92,18 @@ public final class Aggregation {
             }
             case QUANTIZE -> d[AggKind.quantizeBucket(value)] += incr;
             case LQUANTIZE -> d[lquantizeBucket(value)] += incr;
+            case LLQUANTIZE -> d[llq.bucket(value)] += incr;
         }
+    }
+
+    /** The bucket of a histogram that counts the value 0. */
+    public int zeroBucket() {
+        return switch (kind) {
+            case QUANTIZE -> AggKind.QUANTIZE_ZEROBUCKET;
+            case LQUANTIZE -> lquantizeBucket(0);
+            case LLQUANTIZE -> llq.bucket(0);
+            default -> 0;
+        };
     }
 
     int lquantizeBucket(long v) {
@@ -113,7 +137,7 @@ public final class Aggregation {
         return switch (kind) {
             case AVG -> d[0] == 0 ? 0 : d[1] / d[0];
             case STDDEV -> stddev(d);
-            case QUANTIZE, LQUANTIZE -> 0;
+            case QUANTIZE, LQUANTIZE, LLQUANTIZE -> 0;
             default -> d[0];
         };
     }

@@ -72,6 +72,14 @@ public final class DState {
         return a;
     }
 
+    public synchronized Aggregation llquantizeAggregation(String name, int[] keySizes, LogLinear llq) {
+        Aggregation a = findAggregation(name);
+        if (a != null) return a;
+        a = new Aggregation(aggregations.size(), name, keySizes, llq);
+        aggregations.add(a);
+        return a;
+    }
+
     public synchronized Aggregation findAggregation(String name) {
         for (Aggregation a : aggregations) if (a.name.equals(name)) return a;
         return null;

@@ -36,6 +36,7 @@ class PrintfFormatTest {
     @Test
     void stringsAndChars() {
         assertEquals("[  abc][abc  ][ab]", f("[%5s][%-5s][%.2s]", "abc", "abc", "abc"));
+        assertEquals("hello|", f("%.0s|", "hello"));
         assertEquals("A|    A", f("%c|%5c", 65L, 65L));
         assertEquals("a\\nb", f("%S", "a\nb"));
         assertEquals("0x10", f("%p", 16L));
