@@ -25,14 +25,19 @@ public interface Provider {
     /**
      * dtps_provide: create the probes that match {@code desc} that do not exist yet, if this
      * provider makes probes on demand ({@code pid123:libc.so.6:malloc:entry},
-     * {@code profile:::tick-97hz}). {@code desc} is never null; its parts may be globs.
+     * {@code profile:::tick-97hz}). {@code desc} is never null; its parts may be globs. A
+     * description the provider cannot honour (a process it cannot grab, a function that does
+     * not exist) throws {@link ProviderException}: the consumer that asked reports it.
      */
     default void provide(ProbeDescription desc) {}
 
     /** dtps_provide_module: a module (bundle) was loaded; create its probes. */
     default void provideModule(Module module) {}
 
-    /** dtps_enable: the first ECB was enabled on {@code probe}; start firing it. */
+    /**
+     * dtps_enable: the first ECB was enabled on {@code probe}; start firing it. Throws
+     * {@link ProviderException} when the probe cannot be armed (the consumer's tracing fails).
+     */
     void enable(Probe probe);
 
     /** dtps_disable: the last ECB on {@code probe} went away; stop firing it. */

@@ -17,7 +17,12 @@ final class Diagnostics {
     static String compileFailure(CommandLine.Spec spec, DTraceException e, boolean errtags) {
         String msg = e.getMessage() == null ? "unknown error" : e.getMessage();
         int pd = msg.indexOf(": probe description ");
-        if (spec.isScript() && msg.startsWith("invalid probe specifier ") && pd > 0) {
+        if (msg.startsWith("invalid probe specifier ") && pd > 0) {
+            if (!spec.isScript()) {
+                // the consumer worded it already; -xerrtags puts the tag before the reason
+                String tag = errtags && e.tag() != null ? "[" + e.tag() + "] " : "";
+                return msg.substring(0, pd + 2) + tag + msg.substring(pd + 2);
+            }
             msg = msg.substring(pd + 2); // a script's unmatched description is a compile error
         }
         if (msg.startsWith("failed to compile") || msg.startsWith("invalid probe specifier")

@@ -333,7 +333,14 @@ final class Invocation {
                 printProbes(consumer.list(consumer.compileDescription(Consumer.DescriptionKind.NAME, ":::")));
             }
             for (Compiled c : programs) {
-                List<ProbeInfo> probes = consumer.list(c.program());
+                List<ProbeInfo> probes;
+                try {
+                    probes = consumer.list(c.program());
+                } catch (DTraceException e) {
+                    // a provider could not make the probes (failed to grab pid ...)
+                    fail(Diagnostics.compileFailure(c.spec(), e, errtags()));
+                    return E_ERROR;
+                }
                 if (probes.isEmpty()) {
                     for (String d : c.program().descriptions()) {
                         err.println("dtrace: failed to match " + d + ": No probe matches description");

@@ -38,6 +38,7 @@ import org.jdtrace.core.time.Rates;
 import org.jdtrace.spi.ArgDesc;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
+import org.jdtrace.spi.ProviderException;
 
 final class ConsumerImpl implements Consumer {
 
@@ -135,9 +136,9 @@ final class ConsumerImpl implements Consumer {
         boolean zdefs = zdefs();
         for (Statement st : dp.statements()) {
             for (ProbeDescription d : st.descriptions()) {
-                if (framework.match(d).isEmpty() && !zdefs) {
+                if (match(d).isEmpty() && !zdefs) {
                     throw new DTraceException("invalid probe specifier " + st.source()
-                            + ": probe description " + d + " does not match any probes");
+                            + ": probe description " + d + " does not match any probes", "D_PDESC_ZERO", 0);
                 }
             }
         }
@@ -148,13 +149,26 @@ final class ConsumerImpl implements Consumer {
         return n;
     }
 
+    /**
+     * The probes {@code d} matches, after the providers made theirs; a provider that cannot
+     * (no such process, no such function) fails the compilation with its message and D_* tag,
+     * which dtrace(1M) prints as "invalid probe specifier ..." or "failed to compile script ...".
+     */
+    private List<Probe> match(ProbeDescription d) throws DTraceException {
+        try {
+            return framework.match(d);
+        } catch (ProviderException e) {
+            throw new DTraceException(e.getMessage(), e.tag(), 0);
+        }
+    }
+
     @Override
     public List<ProbeInfo> list(Program program) throws DTraceException {
         checkOpen();
         TreeMap<Integer, Probe> found = new TreeMap<>();
         for (Statement st : dprogram(program).statements()) {
             for (ProbeDescription d : st.descriptions()) {
-                for (Probe p : framework.match(d)) {
+                for (Probe p : match(d)) {
                     found.put(p.id(), p);
                 }
             }
@@ -186,6 +200,12 @@ final class ConsumerImpl implements Consumer {
         }
         if (!ending() && state.failure() == null) {
             framework.activate(state);
+            if (state.failure() instanceof ProviderException e) {
+                // a provider could not enable a probe: no tracing at all (dtrace_go fails)
+                finished = true;
+                framework.deactivate(state);
+                throw new DTraceException(e.getMessage(), e.tag(), 0);
+            }
         }
     }
 
@@ -214,6 +234,10 @@ final class ConsumerImpl implements Consumer {
             if (failure != null) {
                 finished = true;
                 framework.deactivate(state);
+                if (failure instanceof ProviderException e) {
+                    // a probe made while tracing could not be enabled
+                    throw new DTraceException(e.getMessage(), e.tag(), 0);
+                }
                 throw new DTraceException("internal error in probe context: " + failure);
             }
             if (ending()) {

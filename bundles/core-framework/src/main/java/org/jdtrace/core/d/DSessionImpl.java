@@ -25,6 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.core.d.codegen.ClauseCompiler;
 import org.jdtrace.core.d.codegen.Ir;
+import org.jdtrace.core.d.lex.Lexer;
+import org.jdtrace.core.d.lex.Macros;
 import org.jdtrace.core.d.print.RecordPrinter;
 import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.DState;
@@ -86,15 +88,17 @@ public final class DSessionImpl implements DSession {
     @Override
     public DProgram compileDescriptions(List<String> descriptions) throws DTraceException {
         List<ProbeDescription> descs = new ArrayList<>();
+        Macros macros = DCompiler.macros(state.options, "dtrace", null);
         for (String d : descriptions) {
             try {
-                descs.add(ProbeDescription.parse(d));
+                descs.add(ProbeDescription.parse(Lexer.expandProbeDescription(d, macros, 1)));
             } catch (IllegalArgumentException e) {
                 throw new DTraceException(e.getMessage());
             }
         }
         EcbBody body = compileClause(new Ir.Clause(null, List.of(), true));
-        return program(List.of(new Statement(descs, String.join(",", descriptions), body)), Map.of());
+        String source = String.join(",", descs.stream().map(ProbeDescription::toString).toList());
+        return program(List.of(new Statement(descs, source, body)), Map.of());
     }
 
     /** Compiles one lowered clause into its EcbBody. */

@@ -116,6 +116,14 @@ public abstract class EcbOwner {
         }
     }
 
+    /**
+     * The provider of {@code ecb}'s probe could not enable it (framework lock held): a failure
+     * of this owner, as a failing body is, carrying the provider's message for the consumer.
+     */
+    public final void enableFailed(Ecb ecb, org.jdtrace.spi.ProviderException e) {
+        failed(ecb, e);
+    }
+
     final void failed(Ecb ecb, Throwable t) {
         if (failure.compareAndSet(null, t)) {
             try {

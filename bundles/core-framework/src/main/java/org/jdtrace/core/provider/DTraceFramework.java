@@ -20,6 +20,13 @@
  * each probe leaves the table, its ECBs are uninstalled and forgotten (disable called when the
  * last goes), destroy is called; the enablings stay.
  *
+ * Provider failures: a provide() or enable() that throws is a failure of the consumer that
+ * asked, reported by it as one dtrace line (ProviderException carries the provider's wording
+ * and D_* tag; anything else is worded here): match() throws the first provide() failure after
+ * every provider has provided; an enable() failure fails the ECB's owner (EcbOwner.enableFailed)
+ * and leaves the ECB uninstalled. With no consumer asking (a provider arriving for retained
+ * enablings, disable, destroy) the failure is one warning line; stack traces only at debug.
+ *
  * Locking: every method takes `lock`; provider callbacks are made with it held, so a provider
  * must not call into the framework from another thread while holding a lock its callbacks
  * need. Probe.fire never takes it.
@@ -49,6 +56,7 @@ import org.jdtrace.spi.Module;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 import org.jdtrace.spi.Provider;
+import org.jdtrace.spi.ProviderException;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
@@ -102,13 +110,18 @@ public final class DTraceFramework {
             try {
                 provider.attach(entry);
             } catch (RuntimeException e) {
-                LOG.warn("provider {} failed to attach", safeName(provider), e);
+                LOG.warn("provider {} failed to attach: {}", safeName(provider), e.toString());
+                LOG.debug("provider failure", e);
             }
             Set<ProbeDescription> asked = new LinkedHashSet<>();
             for (Enabling en : List.copyOf(enablings)) {
                 for (ProbePattern p : en.patterns()) {
                     if (asked.add(p.description())) {
-                        provideOne(entry, p);
+                        ProviderException f = provideOne(entry, p);
+                        if (f != null) {
+                            // no consumer is asking now: one line, the enabling waits on
+                            LOG.warn("{}", f.getMessage());
+                        }
                     }
                 }
             }
@@ -137,28 +150,46 @@ public final class DTraceFramework {
         }
     }
 
-    private void provideOne(ProviderEntry entry, ProbePattern pattern) {
+    /** dtps_provide on one provider; its failure, worded for the user, or null. */
+    private ProviderException provideOne(ProviderEntry entry, ProbePattern pattern) {
         String name = safeName(entry.provider());
         if (name != null && pattern.mayNameProvider(name)) {
             try {
                 entry.provider().provide(pattern.description());
+            } catch (ProviderException e) {
+                return e;
             } catch (RuntimeException e) {
-                LOG.warn("provider {} failed to provide {}", name, pattern, e);
+                LOG.debug("provider {} failed to provide {}", name, pattern, e);
+                return new ProviderException("provider " + name + " failed to provide " + pattern + ": " + e, null, e);
             }
         }
+        return null;
     }
 
     private void provideModule(ProviderEntry entry, Module m) {
         try {
             entry.provider().provideModule(m);
         } catch (RuntimeException e) {
-            LOG.warn("provider {} failed to provide module {}", safeName(entry.provider()), m.name(), e);
+            LOG.warn("provider {} failed to provide module {}: {}", safeName(entry.provider()), m.name(), e.toString());
+            LOG.debug("provider failure", e);
         }
     }
 
+    /**
+     * dtrace_probe_provide: every provider that may make probes for {@code pattern} provides. A
+     * provider that fails does not stop the others; the first failure is then thrown for the
+     * consumer that asked (lock held, nothing of the table is left half done by it).
+     */
     private void provideAll(ProbePattern pattern) {
+        ProviderException first = null;
         for (ProviderEntry e : List.copyOf(providerOrder)) {
-            provideOne(e, pattern);
+            ProviderException f = provideOne(e, pattern);
+            if (first == null) {
+                first = f;
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 
@@ -322,6 +353,11 @@ public final class DTraceFramework {
         }
     }
 
+    /**
+     * Installs {@code ecb} on its probe, enabling the probe for its first ECB. A provider that
+     * cannot enable it fails the ECB's owner (EcbOwner.failed, as a failing body does): the
+     * ECB is taken off again and the consumer reports the provider's message.
+     */
     private void install(Ecb ecb) {
         ProbeImpl p = (ProbeImpl) ecb.probe();
         if (ecb.isInstalled()) {
@@ -329,7 +365,16 @@ public final class DTraceFramework {
         }
         ecb.setInstalled(true);
         if (p.install(ecb)) {
-            safely(() -> p.owner().enable(p), "enable", p);
+            try {
+                p.owner().enable(p);
+            } catch (RuntimeException e) {
+                p.uninstall(ecb);
+                ecb.setInstalled(false);
+                ProviderException f = e instanceof ProviderException pe ? pe
+                        : new ProviderException("failed to enable probe " + p + ": " + e, null, e);
+                LOG.debug("provider {} failed to enable probe {}", p.provider(), p, e);
+                ecb.owner().enableFailed(ecb, f);
+            }
         }
     }
 
@@ -458,7 +503,8 @@ public final class DTraceFramework {
         try {
             r.run();
         } catch (RuntimeException e) {
-            LOG.warn("provider {} failed to {} probe {}", p.provider(), what, p, e);
+            LOG.warn("provider {} failed to {} probe {}: {}", p.provider(), what, p, e.toString());
+            LOG.debug("provider failure", e);
         }
     }
 }

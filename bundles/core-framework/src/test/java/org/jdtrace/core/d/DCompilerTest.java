@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.core.engine.DProgram;
+import org.jdtrace.spi.ProbeDescription;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -226,6 +227,23 @@ class DCompilerTest {
         r.go().fire(DRun.RETURN);
         assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\n" + probeLine(0, 5, "work:return") + "\n\n", r.end());
         assertFalse(r.session.exitRequested());
+    }
+
+    @Test
+    void descriptionsWithoutClauseExpandMacrosAsClausesDo() throws Exception {
+        DRun r = new DRun();
+        r.session.setOption("target", "4242");
+        String spec = "pid$target:a.out:main:";
+        DProgram bare = r.session.compileDescriptions(List.of(spec));
+        DProgram clause = r.session.compile(spec + " { }", "dtrace", List.of("dtrace"));
+        ProbeDescription expected = new ProbeDescription("pid4242", "a.out", "main", "");
+        assertEquals(List.of(expected), bare.statements().get(0).descriptions());
+        assertEquals(clause.statements().get(0).descriptions(), bare.statements().get(0).descriptions());
+        assertEquals(List.of("pid4242:a.out:main:"), bare.descriptions());
+
+        DTraceException e = assertThrows(DTraceException.class, () -> r.session.compileDescriptions(List.of("syscall::$9:entry")));
+        assertEquals("macro argument $9 is not defined", e.getMessage());
+        assertEquals("D_MACRO_UNDEF", e.tag());
     }
 
     @Test

@@ -214,8 +214,17 @@ public final class Lexer {
         return new Token(TokenKind.PSPEC, text, line, col, start, 0, expandInSpec(text), null);
     }
 
-    /** Replaces {@code $n}, {@code $$n} and {@code $name} in a probe description by their text. */
     private String expandInSpec(String text) throws DTraceException {
+        return expandProbeDescription(text, macros, line);
+    }
+
+    /**
+     * Replaces {@code $n}, {@code $$n} and {@code $name} in a probe description by their text: the
+     * one expansion of probe descriptions, used for a clause's descriptions (PSPEC tokens) and for
+     * bare -n/-P/-m/-f descriptions with no clause alike (so {@code pid$target:a.out::} lists).
+     * Errors (D_MACRO_UNDEF, D_SYNTAX) are reported at {@code line}.
+     */
+    public static String expandProbeDescription(String text, Macros macros, int line) throws DTraceException {
         if (text.indexOf('$') < 0) {
             return text;
         }

@@ -25,11 +25,13 @@ import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
 import org.jdtrace.provider.fasttrap.internal.sym.Function;
+import org.jdtrace.provider.fasttrap.internal.sym.FunctionTable;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.Provider;
+import org.jdtrace.spi.ProviderException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -52,6 +54,12 @@ import org.slf4j.LoggerFactory;
  * process named this way that nobody created or grabbed is grabbed here (as dtrace does) and
  * released when the component goes away. A function that cannot be instrumented is skipped
  * with one warning line.
+ *
+ * A description it cannot honour is a ProviderException with libdtrace's words and D_* tag (a
+ * bad pid D_PROC_BADPID, a process it cannot grab D_PROC_GRAB, no such function D_PROC_FUNC,
+ * bad name D_PROC_NAME, offset past the end D_PROC_OFF, '-' misuse D_PROC_LIB): the consumer
+ * prints it as one line. A module that is not mapped is no error: the description then
+ * matches nothing (D_PDESC_ZERO), as in dtrace.
  *
  * fasttrap-max bounds the tracepoint sites of all pid probes together; a provide() that would
  * cross it creates nothing and fails with a message naming the option (never a partial set).
@@ -266,20 +274,20 @@ public final class PidProvider implements Provider, ProcessControl {
         var m = PID_PROVIDER.matcher(desc.provider());
         ProbeRegistry reg = registry;
         if (!m.matches() || reg == null) return;
-        int pid;
-        try {
-            pid = Integer.parseInt(m.group(1));
-        } catch (NumberFormatException e) {
-            return;
-        }
+        int pid = pidOf(desc.provider(), m.group(1));
         ProcessState s = processes.get(pid);
         if (s == null) {
+            if (pid == ProcessHandle.current().pid()) {
+                throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
+            }
             try {
                 TracedProcess p = TracedProcess.grab(pid, isa, max);
                 s = track(p, true);
                 p.go();
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("failed to grab pid " + pid + ": " + e.getMessage(), e);
+                String msg = String.valueOf(e.getMessage());
+                throw new ProviderException(msg.startsWith("failed to grab") ? msg
+                        : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
             }
         }
         if (s.defunct) return;
@@ -290,8 +298,9 @@ public final class PidProvider implements Provider, ProcessControl {
             if (reg.lookup(provider, c.module, c.function, c.name) == null) fresh += c.probe.sites().size();
         }
         if (sites.get() + fresh > max) {
-            throw new IllegalStateException("failed to create probes for " + desc + ": " + fresh
-                    + " more tracepoints exceed fasttrap-max (" + max + "); raise it with -x fasttrap-max=N");
+            throw new ProviderException("failed to create probes for " + desc + ": " + fresh
+                    + " more tracepoints exceed fasttrap-max (" + max + "); raise it with -x fasttrap-max=N",
+                    "D_PROC_CREATEFAIL");
         }
         for (Creation c : todo) {
             if (reg.lookup(provider, c.module, c.function, c.name) != null) continue;
@@ -301,40 +310,116 @@ public final class PidProvider implements Provider, ProcessControl {
         }
     }
 
+    /** The pid of provider pid<N> (dt_pid_get_pid): a positive int, else D_PROC_BADPID. */
+    private static int pidOf(String provider, String digits) {
+        int pid;
+        try {
+            pid = Integer.parseInt(digits);
+        } catch (NumberFormatException e) {
+            pid = 0;
+        }
+        if (pid <= 0) throw new ProviderException("'" + provider + "' does not contain a valid pid", "D_PROC_BADPID");
+        return pid;
+    }
+
+    /**
+     * The probes {@code desc} names in process {@code s}, nothing created yet. dtrace's checks,
+     * with its words and tags: a literal function missing from a literal module (D_PROC_FUNC),
+     * a name that is neither entry, return, a glob nor a hex offset (D_PROC_NAME), an offset
+     * past the function's end (D_PROC_OFF) or inside an instruction (D_PROC_ALIGN); the '-'
+     * function takes an absolute address in a.out (D_PROC_LIB, D_PROC_NAME otherwise).
+     */
     private List<Creation> plan(ProcessState s, ProbeDescription desc) {
+        if (desc.function().equals("-")) return planAddress(s, desc);
         Glob mod = Glob.of(desc.module()), fn = Glob.of(desc.function());
         String name = desc.name();
         Glob nameGlob = Glob.of(name);
         boolean entry = nameGlob.matches("entry"), ret = nameGlob.matches("return");
         boolean allOffsets = name.isEmpty() || Glob.isGlob(name);
-        long oneOffset = !allOffsets && HEX.matcher(name).matches() ? Long.parseLong(name, 16) : -1;
+        long oneOffset = !allOffsets && HEX.matcher(name).matches() ? Long.parseUnsignedLong(name, 16) : -1;
+        boolean badName = !allOffsets && !entry && !ret && oneOffset < 0;
         boolean needAnalysis = ret || allOffsets || oneOffset >= 0;
         List<Creation> out = new ArrayList<>();
-        List<MappedObject> objects;
-        try {
-            objects = s.modules();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the modules of pid " + s.pid() + ": " + e.getMessage());
-        }
-        for (MappedObject o : objects) {
+        for (MappedObject o : modules(s)) {
             if (!mod.matches(o.module())) continue;
-            List<Function> fns;
-            try {
-                fns = s.functions(o, w -> LOG.warn("pid{}: {}", s.pid(), w));
-            } catch (ElfException e) {
-                LOG.warn("pid{}: cannot read the symbols of {}: {}", s.pid(), o.path(), e.getMessage());
-                continue;
-            }
-            for (Function f : fns) {
-                if (!fn.matches(f.name()) || f.size() == 0) continue;
+            boolean found = false;
+            for (Function f : functions(s, o)) {
+                if (!fn.matches(f.name())) continue;
+                found = true;
+                if (f.size() == 0) {
+                    String why = FunctionTable.unresolved(f);
+                    if (why != null) LOG.warn("pid{}: {}", s.pid(), why);
+                    continue;
+                }
+                if (badName) throw new ProviderException("'" + name + "' is an invalid probe name", "D_PROC_NAME");
+                if (oneOffset >= f.size()) {
+                    throw new ProviderException("offset 0x" + Long.toHexString(oneOffset) + " outside of function '"
+                            + f.name() + "'", "D_PROC_OFF");
+                }
                 try {
                     planFunction(s.pid(), o, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
                 } catch (IsaException | ElfException e) {
                     LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
                 }
             }
+            if (!found && fn.literal() && mod.literal()) {
+                throw new ProviderException("failed to lookup '" + desc.function() + "' in module '" + desc.module() + "'",
+                        "D_PROC_FUNC");
+            }
         }
         return out;
+    }
+
+    private List<MappedObject> modules(ProcessState s) {
+        try {
+            return s.modules();
+        } catch (IOException e) {
+            throw new ProviderException("cannot read the modules of pid " + s.pid() + ": " + e.getMessage(), "D_PROC_GRAB", e);
+        }
+    }
+
+    private List<Function> functions(ProcessState s, MappedObject o) {
+        try {
+            return s.functions(o);
+        } catch (ElfException e) {
+            LOG.warn("pid{}: cannot read the symbols of {}: {}", s.pid(), o.path(), e.getMessage());
+            return List.of();
+        }
+    }
+
+    /** pid<N>:a.out:-:<hex address>: one probe on the instruction at that address. */
+    private List<Creation> planAddress(ProcessState s, ProbeDescription desc) {
+        String module = desc.module().isEmpty() ? "a.out" : desc.module();
+        if (!module.equals("a.out")) {
+            throw new ProviderException("only the a.out module is valid with the '-' function", "D_PROC_LIB");
+        }
+        String name = desc.name();
+        if (name.isEmpty() || Glob.isGlob(name) || !HEX.matcher(name).matches()) {
+            throw new ProviderException("only individual addresses may be specified with the '-' function", "D_PROC_NAME");
+        }
+        long addr = Long.parseUnsignedLong(name, 16);
+        for (MappedObject o : modules(s)) {
+            if (!o.contains(addr)) continue;
+            for (Function f : functions(s, o)) {
+                if (addr < f.address() || addr >= f.address() + f.size()) continue;
+                try {
+                    FunctionAnalysis a = isa.analyze(f.code(), f.address());
+                    for (Instruction i : a.instrumentable() ? a.instructions() : List.<Instruction>of()) {
+                        if (i.pc() == addr && isa.displacement(i) != Isa.Displacement.REFUSE) {
+                            return List.of(new Creation("a.out", "-", Long.toHexString(addr),
+                                    new PidProbe(s.pid(), PidProbe.Kind.OFFSET, f.address(), List.of(i))));
+                        }
+                    }
+                } catch (IsaException | ElfException e) {
+                    throw new ProviderException("failed to create probe at 0x" + Long.toHexString(addr) + ": "
+                            + e.getMessage(), "D_PROC_CREATEFAIL", e);
+                }
+                throw new ProviderException("address 0x" + Long.toHexString(addr)
+                        + " is not an instruction that can be instrumented", "D_PROC_ALIGN");
+            }
+        }
+        throw new ProviderException("address 0x" + Long.toHexString(addr) + " is not in a known function of pid "
+                + s.pid(), "D_PROC_CREATEFAIL");
     }
 
     private void planFunction(int pid, MappedObject o, Function f, boolean analyse, boolean entry, boolean ret,
@@ -369,12 +454,18 @@ public final class PidProvider implements Provider, ProcessControl {
                 out.add(new Creation(o.module(), f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), rs)));
             }
         }
+        boolean aligned = oneOffset < 0;
         for (Instruction i : insns) {
             long off = i.pc() - f.address();
             String n = Long.toHexString(off);
+            aligned |= off == oneOffset;
             if (((offsets != null && offsets.matches(n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
                 out.add(new Creation(o.module(), f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
             }
+        }
+        if (!aligned) {
+            throw new ProviderException("offset 0x" + Long.toHexString(oneOffset) + " is not aligned on an instruction",
+                    "D_PROC_ALIGN");
         }
     }
 
@@ -389,7 +480,7 @@ public final class PidProvider implements Provider, ProcessControl {
         try {
             s.process.enable(rq);
         } catch (TracepointException e) {
-            throw new IllegalStateException("failed to enable " + probe.description() + ": " + e.getMessage(), e);
+            throw new ProviderException("failed to enable " + probe.description() + ": " + e.getMessage(), null, e);
         }
         handlers.put(probe, h);
     }

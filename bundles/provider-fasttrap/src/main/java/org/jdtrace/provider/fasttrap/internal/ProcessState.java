@@ -58,10 +58,10 @@ final class ProcessState {
         if (old != null) ProcessModules.close(old);
     }
 
-    List<Function> functions(MappedObject obj, java.util.function.Consumer<String> warn) throws org.jdtrace.elf.ElfException {
+    List<Function> functions(MappedObject obj) throws org.jdtrace.elf.ElfException {
         List<Function> f = functions.get(obj);
         if (f == null) {
-            f = FunctionTable.of(obj, warn);
+            f = FunctionTable.of(obj);
             functions.put(obj, f);
         }
         return f;
@@ -110,7 +110,7 @@ final class ProcessState {
         try {
             for (MappedObject o : modules()) {
                 if (!o.contains(pc)) continue;
-                for (Function f : functions(o, w -> { })) {
+                for (Function f : functions(o)) {
                     if (pc >= f.address() && pc < f.address() + Math.max(1, f.size())) {
                         long off = pc - f.address();
                         return o.module() + "`" + f.name() + (off == 0 ? "" : "+0x" + Long.toHexString(off));
