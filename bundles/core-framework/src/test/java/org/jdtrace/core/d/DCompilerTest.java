@@ -316,7 +316,8 @@ class DCompilerTest {
         DRun r = DRun.script("""
                 #pragma D option quiet
                 #pragma D option aggsortkeypos=1
-                BEGIN { this->t = timestamp; x = 1; x = x * 3; printf("%d\\n", timestamp - this->t);
+                BEGIN { this->t = timestamp; this->v = vtimestamp; x = 1; x = x * 3;
+                        printf("%d\\n", timestamp - this->t + vtimestamp - this->v);
                         @[1, 3] = sum(0); @[2, 2] = sum(0); @[3, 1] = sum(0); printa("%d %d\\n", @); }
                 """).go();
         assertEquals("0\n3 1\n2 2\n1 3\n\n", r.end());

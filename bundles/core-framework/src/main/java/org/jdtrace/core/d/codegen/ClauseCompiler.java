@@ -74,8 +74,8 @@ public final class ClauseCompiler {
     private final Map<Integer, Integer> clauseLocals = new HashMap<>();
     private final Map<Integer, VKind> clauseLocalKinds = new HashMap<>();
     private int nextLocal = L_FIRST;
-    /** The local holding this firing's timestamp, read once (-1: the clause does not use it). */
-    private int timestampLocal = -1;
+    /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
+    private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
     /** The end of fire(): a false predicate, or speculate() of an inactive speculation, jumps here. */
     private Label out;
@@ -171,8 +171,8 @@ public final class ClauseCompiler {
             }
             case AssocRef a -> a.keys().forEach(this::scan);
             case ArgN a -> scan(a.index());
-            case BuiltinVar b when b.which() == Builtin.TIMESTAMP && timestampLocal < 0 -> {
-                timestampLocal = nextLocal;
+            case BuiltinVar b when isClock(b.which()) && !clockLocals.containsKey(b.which()) -> {
+                clockLocals.put(b.which(), nextLocal);
                 nextLocal += 2;
             }
             case Unary u -> scan(u.operand());
@@ -184,6 +184,10 @@ public final class ClauseCompiler {
             case Call c -> c.args().forEach(this::scan);
             default -> { }
         }
+    }
+
+    private static boolean isClock(Builtin b) {
+        return b == Builtin.TIMESTAMP || b == Builtin.VTIMESTAMP || b == Builtin.WALLTIMESTAMP;
     }
 
     // ---- fire()
@@ -209,10 +213,14 @@ public final class ClauseCompiler {
         }
         action = 0;
         // context faults (FaultException) become DFaults that say which action faulted
-        if (timestampLocal >= 0) {
-            // timestamp is fixed for the whole firing, as dtrace's (read at probe entry)
-            c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
-            c.lstore(timestampLocal);
+        // the clocks are fixed for the whole firing, as dtrace's (read at probe entry)
+        for (var clock : clockLocals.entrySet()) {
+            switch (clock.getKey()) {
+                case TIMESTAMP -> c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+                case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
+                default -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
+            }
+            c.lstore(clock.getValue());
         }
         int actionLocal = nextLocal;
         Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
@@ -674,9 +682,7 @@ public final class ClauseCompiler {
                 c.iload(L_EPID);
                 c.i2l();
             }
-            case TIMESTAMP -> c.lload(timestampLocal);
-            case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
-            case VTIMESTAMP -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
+            case TIMESTAMP, WALLTIMESTAMP, VTIMESTAMP -> c.lload(clockLocals.get(b));
             case EXECNAME -> {
                 c.aload(L_CTX);
                 c.invokeinterface(CD_CTX, "execname", MethodTypeDesc.of(CD_String));
