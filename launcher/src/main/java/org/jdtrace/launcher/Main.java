@@ -72,6 +72,7 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        nameProcess();
         List<String> argv = new ArrayList<>(Arrays.asList(args));
         boolean shell = !argv.isEmpty() && argv.get(0).equals("--shell");
         if (shell) {
@@ -89,6 +90,19 @@ public final class Main {
         // halt, not exit: the framework is stopped and the streams are flushed; no shutdown hook
         // or non-daemon thread of some bundle may keep dtrace alive after its work is done.
         Runtime.getRuntime().halt(status);
+    }
+
+    /**
+     * The process is dtrace(1M): its comm (ps, /proc/PID/comm, and execname of the probes that
+     * fire in it, BEGIN and END among them) says "dtrace", not "java". Writing /proc/self/comm
+     * renames the thread-group leader; where that is refused the name stays "java".
+     */
+    private static void nameProcess() {
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Path.of("/proc/self/comm"), "dtrace");
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or refused: execname stays the JVM's
+        }
     }
 
     static final class LaunchException extends Exception {

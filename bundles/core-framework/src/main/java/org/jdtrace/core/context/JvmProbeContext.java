@@ -4,7 +4,8 @@
  * every firing on that thread, so firing allocates nothing: the firing provider sets the
  * arguments, fires, and the context keeps them until the next firing on that thread.
  *
- * pid and execname are the JVM process's (execname is the basename of its command: "java");
+ * pid and execname are the JVM process's (execname is its comm, as the kernel reports it in
+ * /proc/self/comm: "dtrace" under bin/dtrace, whose launcher names the process so, else "java");
  * ppid its parent's; tid the OS thread ID (gettid), looked up once per thread; cpu is
  * sched_getcpu() at the time asked, unless a firing provider pins it (profile-N's per-CPU
  * timers report the CPU index they stand for).
@@ -39,9 +40,12 @@ public final class JvmProbeContext implements ProbeContext {
     }
 
     private static String execname0() {
-        String cmd = ProcessHandle.current().info().command().orElse("java");
-        int slash = cmd.lastIndexOf('/');
-        return slash >= 0 ? cmd.substring(slash + 1) : cmd;
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/comm")).strip();
+        } catch (java.io.IOException | RuntimeException e) {
+            String cmd = ProcessHandle.current().info().command().orElse("java");
+            return cmd.substring(cmd.lastIndexOf('/') + 1);
+        }
     }
 
     /** Clears every argument. */
