@@ -47,6 +47,28 @@ export dtrace=$DT
 cleanup() { [[ -n $KEEP ]] || rm -rf "$tmpdir"; }
 trap cleanup EXIT
 
+# bin/dtrace builds itself when stale: not inside the first test's timeout
+"$DT" -V >/dev/null 2>&1
+
+# timed CMD...: runtest.sh's timeout (TERM, KILL 5 s later, status 124); with -k a dtrace that
+# times out leaves a thread dump of its JVM ($res.jstack) to tell where it hung
+timed() {
+  local to=$1; shift
+  "$@" & local p=$! n=0
+  while kill -0 "$p" 2>/dev/null && [[ $n -lt $((to * 10)) ]]; do sleep 0.1; n=$((n+1)); done
+  if kill -0 "$p" 2>/dev/null; then
+    local js; js=$(ls -d "${JAVA_HOME:-/nonexistent}/bin/jstack" /usr/lib/jvm/*/bin/jstack 2>/dev/null | tail -1)
+    if [[ -n $KEEP && -n $js ]]; then
+      local j=$p; grep -q jdtrace-launcher "/proc/$p/cmdline" 2>/dev/null || j=$(pgrep -f jdtrace-launcher.jar | head -1)
+      [[ -n $j ]] && "$js" "$j" >"$res.jstack" 2>&1
+    fi
+    kill -TERM "$p" 2>/dev/null; n=0
+    while kill -0 "$p" 2>/dev/null && [[ $n -lt 50 ]]; do sleep 0.1; n=$((n+1)); done
+    kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; return 124
+  fi
+  wait "$p"
+}
+
 # ---- triggers: the C ones with Build's per-trigger CFLAGS, the script ones as they are ----
 build_trigger() { # NAME -> 0 when test/triggers/NAME exists afterwards
   local n=$1 t=$SUITE/triggers
@@ -100,11 +122,11 @@ run_one() {
   local -a extra=(); [[ -n $ro ]] && eval "extra=($ro)"
   if [[ $kind == d ]]; then
     local -a c=(); [[ -n $trig && $timing == synchro ]] && c=(-c "test/triggers/$trig")
-    ( cd "$ROOT" && exec timeout -k 5 "$to" "$DT" "${flags[@]}" -s "$t" "${extra[@]}" "${c[@]}" \
+    ( cd "$ROOT" && timed "$to" "$DT" "${flags[@]}" -s "$t" "${extra[@]}" "${c[@]}" \
         </dev/null >"$res.out" 2>"$res.err" ); rc=$?
   else
     ( cd "$ROOT" && export dt_flags="${flags[*]} ${extra[*]}" _test=$t _pid=$tpid \
-        && exec timeout -k 5 "$to" bash "$src" "$DT" </dev/null >"$res.out" 2>"$res.err" ); rc=$?
+        && timed "$to" bash "$src" "$DT" </dev/null >"$res.out" 2>"$res.err" ); rc=$?
   fi
   if [[ -n $tpid ]]; then kill -- -"$tpid" 2>/dev/null; kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null; fi
 
@@ -117,7 +139,7 @@ run_one() {
   local sortcmd=sort; has nosort "$src" && sortcmd=cat
   local why=
   if [[ -n $tag ]] && ! grep -q "\[$tag\]" "$res.err"; then why="expected tag $tag"
-  elif [[ $rc -eq 124 || $rc -eq 137 ]]; then why="timed out after ${to}s"
+  elif [[ $rc -eq 124 ]]; then why="timed out after ${to}s${KEEP:+ (thread dump: $res.jstack)}"
   elif [[ $rc -ne $exp ]]; then why="exit $rc, expected $exp"
   elif [[ -e $rfile ]] && ! diff -q <($sortcmd "$rfile") <($sortcmd "$res.final") >/dev/null; then
     why="expected results differ ($(basename "$rfile"))"

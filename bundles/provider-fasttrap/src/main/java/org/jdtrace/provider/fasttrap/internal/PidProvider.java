@@ -230,7 +230,7 @@ public final class PidProvider implements Provider, ProcessControl {
             @Override public boolean created() { return p.created(); }
             @Override public void go() { p.go(); }
             @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
-            @Override public boolean exited() { return p.state() == TracedProcess.State.EXITED; }
+            @Override public boolean exited() { return p.ended(); }
             @Override public int exitStatus() { return p.exitStatus(); }
             @Override public java.io.OutputStream stdin() { return p.stdin(); }
             @Override public java.io.InputStream stdout() { return p.stdout(); }

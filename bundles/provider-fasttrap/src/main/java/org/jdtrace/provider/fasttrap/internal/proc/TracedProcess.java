@@ -418,9 +418,32 @@ public final class TracedProcess implements AutoCloseable {
         return gone.await(timeout, unit) ? exitStatus : -1;
     }
 
-    /** The wait status once EXITED, else -1. */
+    /** The wait status once EXITED (or ended after release, see {@link #ended}), else -1. */
     public int exitStatus() {
         return exitStatus;
+    }
+
+    /**
+     * Whether the process has ended. After release (the provider or ISA bundle stopped under a
+     * running -c/-p target) nothing follows it any more: a created one, still our child, is
+     * reaped here (WNOHANG) and its wait status kept; a grabbed one is gone when /proc says so.
+     */
+    public boolean ended() {
+        if (state != State.RELEASED) return state == State.EXITED;
+        if (exitStatus != -1) return true;
+        if (created) {
+            try {
+                long w = Sys.current().waitpid(pid, Sys.WNOHANG);
+                if (w != 0 && w != -1) {
+                    exitStatus = (int) w;
+                    return true;
+                }
+                return false;
+            } catch (SysException e) {
+                // reaped elsewhere: fall back on /proc
+            }
+        }
+        return !Files.exists(Path.of("/proc", Integer.toString(pid)));
     }
 
     /** Ids of the threads followed now. */
