@@ -1,12 +1,16 @@
 #!/bin/sh
-# Per-hit cost of one pid tracepoint (the entry of work() in /work/shared/bench/work.c), tracer
-# and target pinned to one CPU as in /work/shared/bench/README.md.
-#   usage: bench/pid-work.sh [N] [RUNS]     (after: mvn -o -pl bundles/provider-fasttrap -am test-compile)
+# Per-hit cost of one pid tracepoint (the entry of work() in /work/shared/bench/work.c, or its
+# return sites with the third argument "return"), tracer and target pinned to one CPU as in
+# /work/shared/bench/README.md.
+#   usage: bench/pid-work.sh [N] [RUNS] [entry|return]
+#          (after: mvn -o -pl bundles/provider-fasttrap -am test-compile)
 # Prints the untraced and traced loop times (median of RUNS) and the per-hit cost.
 set -e
 cd "$(dirname "$0")/.."
 N=${1:-200000}
 RUNS=${2:-3}
+PROBE=${3:-entry}
+case $PROBE in entry) FUNC=work;; return) FUNC=work:return;; *) echo "pid-work.sh: probe is entry or return" >&2; exit 2;; esac
 JAVA=
 for j in "$JAVA_HOME" /usr/lib/jvm/*; do
   if [ -x "$j/bin/java" ] && "$j/bin/java" -version 2>&1 | grep -Eq 'version "(2[5-9]|[3-9][0-9])'; then JAVA=$j/bin/java; break; fi
@@ -20,16 +24,16 @@ CP=target/classes:target/test-classes:../core-framework/target/classes:../isa-am
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 untraced=$(for i in $(seq "$RUNS"); do taskset -c 0 "$BIN" "$N" 2>&1 >/dev/null | awk '/^LOOP/ {print $2}'; done | median)
 traced=$(for i in $(seq "$RUNS"); do taskset -c 0 "$JAVA" --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=4 -cp "$CP" \
-    org.jdtrace.provider.fasttrap.internal.proc.PidWorkBench work "$(pwd)/$BIN" "$N" 2>&1 >/dev/null | tee target/bench/last.txt | awk '/^LOOP/ {print $2}'; done | median)
+    org.jdtrace.provider.fasttrap.internal.proc.PidWorkBench "$FUNC" "$(pwd)/$BIN" "$N" 2>&1 >/dev/null | tee target/bench/last.txt | awk '/^LOOP/ {print $2}'; done | median)
 grep TRACER target/bench/last.txt
-echo "N=$N untraced=${untraced}s tracepoint layer alone=${traced}s"
+echo "N=$N probe=$PROBE untraced=${untraced}s tracepoint layer alone=${traced}s"
 awk -v u="$untraced" -v t="$traced" -v n="$N" 'BEGIN {printf "per-hit, tracepoint layer (counting handler): %.2f us\n", (t - u) / n * 1e6}'
 # the whole of dtrace: bin/dtrace with the D clause, everything pinned to CPU 0
 DTRACE=${DTRACE:-../../bin/dtrace}
 if [ -x "$DTRACE" ]; then
-  full=$(for i in $(seq "$RUNS"); do taskset -c 0 "$DTRACE" -q -n 'pid$target:a.out:work:entry { @ = count(); }' \
+  full=$(for i in $(seq "$RUNS"); do taskset -c 0 "$DTRACE" -q -n "pid\$target:a.out:work:$PROBE { @ = count(); }" \
       -c "$(pwd)/$BIN $N" 2>&1 >/dev/null | awk '/^LOOP/ {print $2}'; done | median)
-  echo "N=$N bin/dtrace 'pid\$target:a.out:work:entry { @ = count(); }' loop=${full}s"
+  echo "N=$N bin/dtrace 'pid\$target:a.out:work:$PROBE { @ = count(); }' loop=${full}s"
   awk -v u="$untraced" -v t="$full" -v n="$N" 'BEGIN {printf "per-hit, bin/dtrace with the D clause: %.2f us\n", (t - u) / n * 1e6}'
 fi
 # the floor on this machine right now: the minimal C ptrace tracer (one stop, out of line)

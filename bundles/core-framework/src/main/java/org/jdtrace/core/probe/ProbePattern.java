@@ -74,9 +74,14 @@ public final class ProbePattern {
         }
         String p = parts[PROVIDER];
         if (kinds[PROVIDER] == GLOB) {
-            // pid* or pid12?4: the glob may name members of the family
+            // pid* or pid12?4 or p*d1234: the glob may name members of the family
+            int d = p.length();
+            while (d > 0 && Character.isDigit(p.charAt(d - 1))) {
+                d--;
+            }
             return p.startsWith(providerName) || Glob.match(p, providerName + "0")
-                    || Glob.match(p, providerName + "1");
+                    || Glob.match(p, providerName + "1")
+                    || (d < p.length() && Glob.match(p, providerName + p.substring(d)));
         }
         if (kinds[PROVIDER] == EXACT && p.length() > providerName.length() && p.startsWith(providerName)) {
             for (int i = providerName.length(); i < p.length(); i++) {

@@ -308,6 +308,7 @@ public final class DTraceFramework {
     /**
      * As {@link #enable(EcbOwner, Statement)}; {@code provide} false skips the provide() calls
      * when the caller has just made them (exec checks every description with match() first).
+     * A provide() failure is thrown (ProviderException) and the enabling is not retained.
      */
     public int enable(EcbOwner owner, Statement statement, boolean provide) {
         synchronized (lock) {
@@ -315,8 +316,15 @@ public final class DTraceFramework {
             enablings.add(en);
             owner.enablings().add(en);
             if (provide) {
-                for (ProbePattern p : en.patterns()) {
-                    provideAll(p);
+                try {
+                    for (ProbePattern p : en.patterns()) {
+                        provideAll(p);
+                    }
+                } catch (ProviderException e) {
+                    // not retained: the caller is told, as match() tells it
+                    enablings.remove(en);
+                    owner.enablings().remove(en);
+                    throw e;
                 }
             }
             for (ProbePattern p : en.patterns()) {

@@ -70,6 +70,8 @@ class GlobTest {
         assertTrue(new ProbePattern(ProbeDescription.parse(":::entry")).mayNameProvider("pid"));
         assertTrue(new ProbePattern(ProbeDescription.parse("profile:::tick-1s")).mayNameProvider("profile"));
         assertFalse(new ProbePattern(ProbeDescription.parse("pidx:::entry")).mayNameProvider("pid"));
+        assertTrue(new ProbePattern(ProbeDescription.parse("p*d1234::go:entry")).mayNameProvider("pid"), "p*d$target");
+        assertFalse(new ProbePattern(ProbeDescription.parse("q*d1234::go:entry")).mayNameProvider("pid"));
         assertFalse(new ProbePattern(ProbeDescription.parse("profile:::tick-1s")).mayNameProvider("dtrace"));
         assertFalse(new ProbePattern(ProbeDescription.parse("fbt:::entry")).mayNameProvider("pid"));
     }

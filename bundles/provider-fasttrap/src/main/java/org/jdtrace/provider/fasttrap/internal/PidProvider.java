@@ -230,7 +230,7 @@ public final class PidProvider implements Provider, ProcessControl {
             @Override public boolean created() { return p.created(); }
             @Override public void go() { p.go(); }
             @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
-            @Override public boolean exited() { return p.state() == TracedProcess.State.EXITED; }
+            @Override public boolean exited() { return p.ended(); }
             @Override public int exitStatus() { return p.exitStatus(); }
             @Override public java.io.OutputStream stdin() { return p.stdin(); }
             @Override public java.io.InputStream stdout() { return p.stdout(); }
@@ -271,10 +271,10 @@ public final class PidProvider implements Provider, ProcessControl {
 
     @Override
     public void provide(ProbeDescription desc) {
-        var m = PID_PROVIDER.matcher(desc.provider());
         ProbeRegistry reg = registry;
-        if (!m.matches() || reg == null) return;
-        int pid = pidOf(desc.provider(), m.group(1));
+        if (reg == null) return;
+        int pid = pidOf(desc.provider());
+        if (pid == 0) return;
         ProcessState s = processes.get(pid);
         if (s == null) {
             if (pid == ProcessHandle.current().pid()) {
@@ -310,8 +310,19 @@ public final class PidProvider implements Provider, ProcessControl {
         }
     }
 
-    /** The pid of provider pid<N> (dt_pid_get_pid): a positive int, else D_PROC_BADPID. */
-    private static int pidOf(String provider, String digits) {
+    /**
+     * The pid a provider description names (dt_pid_get_pid): pid<N>, or a glob ending in N
+     * that matches pid<N> ({@code p*d1234}); 0 when it names no pid provider. A pid that is
+     * not a positive int is D_PROC_BADPID.
+     */
+    private static int pidOf(String provider) {
+        int d = provider.length();
+        while (d > 0 && Character.isDigit(provider.charAt(d - 1))) d--;
+        if (d == provider.length()) return 0;
+        String digits = provider.substring(d);
+        if (Glob.isGlob(provider) ? !Glob.of(provider).matches("pid" + digits) : !PID_PROVIDER.matcher(provider).matches()) {
+            return 0;
+        }
         int pid;
         try {
             pid = Integer.parseInt(digits);
@@ -320,6 +331,15 @@ public final class PidProvider implements Provider, ProcessControl {
         }
         if (pid <= 0) throw new ProviderException("'" + provider + "' does not contain a valid pid", "D_PROC_BADPID");
         return pid;
+    }
+
+    /**
+     * Whether object module {@code module} answers to the literal module name {@code name} as
+     * libproc's object lookup does: exactly, or as a prefix ending before a '.' of the name
+     * ({@code libc} and {@code libc.so} for {@code libc.so.6}).
+     */
+    static boolean answersTo(String module, String name) {
+        return module.equals(name) || (module.startsWith(name + ".") && !name.isEmpty());
     }
 
     /**
@@ -340,8 +360,13 @@ public final class PidProvider implements Provider, ProcessControl {
         boolean badName = !allOffsets && !entry && !ret && oneOffset < 0;
         boolean needAnalysis = ret || allOffsets || oneOffset >= 0;
         List<Creation> out = new ArrayList<>();
-        for (MappedObject o : modules(s)) {
-            if (!mod.matches(o.module())) continue;
+        List<MappedObject> objects = modules(s);
+        // a literal name no object has exactly (libc, libc.so): the object it abbreviates, with
+        // its probes made under the name as written so that the description matches them
+        boolean alias = mod.literal() && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
+        for (MappedObject o : objects) {
+            if (alias ? !answersTo(o.module(), desc.module()) : !mod.matches(o.module())) continue;
+            String module = alias ? desc.module() : o.module();
             boolean found = false;
             for (Function f : functions(s, o)) {
                 if (!fn.matches(f.name())) continue;
@@ -357,7 +382,7 @@ public final class PidProvider implements Provider, ProcessControl {
                             + f.name() + "'", "D_PROC_OFF");
                 }
                 try {
-                    planFunction(s.pid(), o, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
+                    planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
                 } catch (IsaException | ElfException e) {
                     LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
                 }
@@ -422,27 +447,27 @@ public final class PidProvider implements Provider, ProcessControl {
                 + s.pid(), "D_PROC_CREATEFAIL");
     }
 
-    private void planFunction(int pid, MappedObject o, Function f, boolean analyse, boolean entry, boolean ret,
+    private void planFunction(int pid, String module, Function f, boolean analyse, boolean entry, boolean ret,
             Glob offsets, long oneOffset, List<Creation> out) throws IsaException, ElfException {
         byte[] code = f.code();
         if (!analyse) {
             Instruction first = isa.decode(code, 0, f.address());
             if (isa.displacement(first) == Isa.Displacement.REFUSE) {
-                LOG.warn("pid{}: skipping {}`{}: its first instruction cannot be instrumented", pid, o.module(), f.name());
+                LOG.warn("pid{}: skipping {}`{}: its first instruction cannot be instrumented", pid, module, f.name());
                 return;
             }
-            out.add(new Creation(o.module(), f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(first))));
+            out.add(new Creation(module, f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(first))));
             return;
         }
         FunctionAnalysis a = isa.analyze(code, f.address());
         if (!a.instrumentable()) {
-            LOG.warn("pid{}: skipping {}`{}: {}", pid, o.module(), f.name(), a.refusal());
+            LOG.warn("pid{}: skipping {}`{}: {}", pid, module, f.name(), a.refusal());
             return;
         }
         List<Instruction> insns = a.instructions();
         if (insns.isEmpty()) return;
         if (entry && isa.displacement(insns.get(0)) != Isa.Displacement.REFUSE) {
-            out.add(new Creation(o.module(), f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(insns.get(0)))));
+            out.add(new Creation(module, f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(insns.get(0)))));
         }
         if (ret && !a.returnOffsets().isEmpty()) {
             // an instruction the ISA cannot displace gets no probe; the rest of the function does
@@ -451,7 +476,7 @@ public final class PidProvider implements Provider, ProcessControl {
                 if (a.returnOffsets().contains((int) (i.pc() - f.address())) && isa.displacement(i) != Isa.Displacement.REFUSE) rs.add(i);
             }
             if (!rs.isEmpty()) {
-                out.add(new Creation(o.module(), f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), rs)));
+                out.add(new Creation(module, f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), rs)));
             }
         }
         boolean aligned = oneOffset < 0;
@@ -460,7 +485,7 @@ public final class PidProvider implements Provider, ProcessControl {
             String n = Long.toHexString(off);
             aligned |= off == oneOffset;
             if (((offsets != null && offsets.matches(n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
-                out.add(new Creation(o.module(), f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
+                out.add(new Creation(module, f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
             }
         }
         if (!aligned) {

@@ -1,6 +1,7 @@
 package org.jdtrace.provider.fasttrap.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -157,6 +158,21 @@ class PidProviderTest {
         t.go();
         assertTrue(t.awaitExit(60, TimeUnit.SECONDS) != -1);
         assertTrue(hits.get() > 0, "the absolute-address probe fired");
+    }
+
+    /** libproc's object names (libc, libc.so for libc.so.6) and provider globs (p*d$target), as dtrace takes them. */
+    @Test
+    void moduleAbbreviationsAndProviderGlobs() throws Exception {
+        TargetProcess t = create(bin("ft_mix"), "1");
+        provider.provide(ProbeDescription.parse("p*d" + t.pid() + ":libc:malloc:entry"));
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so:malloc:entry"));
+        TestRegistry.TestProbe a = registry.probe("libc", "malloc", "entry"), b = registry.probe("libc.so", "malloc", "entry");
+        assertEquals("pid" + t.pid(), a.provider);
+        assertEquals(((PidProbe) a.arg).sites().get(0).pc(), ((PidProbe) b.arg).sites().get(0).pc(), "one function, one tracepoint site");
+        provider.provide(ProbeDescription.parse("q*d" + t.pid() + ":libc:free:entry"));
+        assertEquals(2, registry.probes.size(), "a glob that cannot name pid<N> is not ours");
+        assertTrue(PidProvider.answersTo("libc.so.6", "libc") && PidProvider.answersTo("libc.so.6", "libc.so"));
+        assertFalse(PidProvider.answersTo("libcrypt.so.1", "libc"));
     }
 
     private static int deadPid() throws Exception {

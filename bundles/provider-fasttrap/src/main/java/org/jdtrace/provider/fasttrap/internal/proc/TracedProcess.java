@@ -43,7 +43,9 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  *  - clone: the new thread is traced automatically (TRACECLONE) and followed;
  *  - fork: the child (traced automatically) gets every int3 removed from its copy of the
  *    address space and is detached; vfork: the child shares our memory, so it is followed like
- *    a thread (its hits handled) until it execs (then detached) or exits;
+ *    a thread (its hits handled) until it execs (then detached) or exits. Its parent sleeps in
+ *    the kernel meanwhile and cannot stop: holding and teardown do not wait for it
+ *    (blockedInVfork), and teardown detaches it once the released child lets it wake;
  *  - exec: the old image and its tracepoints are gone: the state is DEFUNCT, listeners retire
  *    the probes, the process is followed until it exits;
  *  - exit of the leader: EXITED.
@@ -80,6 +82,8 @@ public final class TracedProcess implements AutoCloseable {
         boolean stopped;
         boolean groupStop;
         int pendingSig;
+        /** The vfork child this thread waits for (blocked in the kernel until it execs or exits). */
+        int vforkChildTid;
 
         TState(int tid, boolean vforkChild) {
             this.tid = tid;
@@ -332,11 +336,23 @@ public final class TracedProcess implements AutoCloseable {
         }
     }
 
-    /** Holding: waits until every followed thread is in a ptrace-stop. Control thread. */
+    /**
+     * A vfork parent cannot stop while its child (which we follow, and hold while holding)
+     * has not exec'd or exited: it sleeps in the kernel, runs no user code and is not in a
+     * scratch slot, so holding does not wait for it.
+     */
+    private boolean blockedInVfork(TState t) {
+        return t.vforkChildTid != 0 && threads.containsKey(t.vforkChildTid);
+    }
+
+    /**
+     * Holding: waits until every followed thread is in a ptrace-stop (a vfork parent excepted:
+     * blockedInVfork). Control thread.
+     */
     private void awaitAllStopped() {
         holding = true;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (threads.values().stream().anyMatch(t -> !t.stopped)) {
+        while (threads.values().stream().anyMatch(t -> !t.stopped && !blockedInVfork(t))) {
             long w = sys.waitpid(-1, Sys.__WALL | Sys.__WNOTHREAD | Sys.WNOHANG);
             if (w == 0 || w == -1) {
                 // a stop that never comes: another thread of this JVM waited for the pid (a
@@ -402,9 +418,32 @@ public final class TracedProcess implements AutoCloseable {
         return gone.await(timeout, unit) ? exitStatus : -1;
     }
 
-    /** The wait status once EXITED, else -1. */
+    /** The wait status once EXITED (or ended after release, see {@link #ended}), else -1. */
     public int exitStatus() {
         return exitStatus;
+    }
+
+    /**
+     * Whether the process has ended. After release (the provider or ISA bundle stopped under a
+     * running -c/-p target) nothing follows it any more: a created one, still our child, is
+     * reaped here (WNOHANG) and its wait status kept; a grabbed one is gone when /proc says so.
+     */
+    public boolean ended() {
+        if (state != State.RELEASED) return state == State.EXITED;
+        if (exitStatus != -1) return true;
+        if (created) {
+            try {
+                long w = Sys.current().waitpid(pid, Sys.WNOHANG);
+                if (w != 0 && w != -1) {
+                    exitStatus = (int) w;
+                    return true;
+                }
+                return false;
+            } catch (SysException e) {
+                // reaped elsewhere: fall back on /proc
+            }
+        }
+        return !Files.exists(Path.of("/proc", Integer.toString(pid)));
     }
 
     /** Ids of the threads followed now. */
@@ -472,6 +511,7 @@ public final class TracedProcess implements AutoCloseable {
             }
             case Sys.PTRACE_EVENT_FORK, Sys.PTRACE_EVENT_VFORK -> {
                 int child = (int) sys.getEventMsg(tid);
+                if (ev == Sys.PTRACE_EVENT_VFORK) t.vforkChildTid = child;
                 newChild(child, ev == Sys.PTRACE_EVENT_VFORK);
                 resume(t, 0);
             }
@@ -809,10 +849,14 @@ public final class TracedProcess implements AutoCloseable {
                 mem.writeText(tp.pc, tp.insn.bytes(), 0, breakpoint.length);
             }
             tracepoints.clear();
-            for (TState t : threads.values()) leaveScratch(t);
+            for (TState t : threads.values()) {
+                if (t.stopped) leaveScratch(t); // a blocked vfork parent is in the kernel, not in a slot
+            }
             List<ScratchSpace.Region> regions = scratch.regions();
-            if (!regions.isEmpty() && !threads.isEmpty() && state != State.DEFUNCT) {
-                int tid = threads.containsKey(pid) ? pid : threads.keySet().iterator().next();
+            TState injector = threads.containsKey(pid) && threads.get(pid).stopped ? threads.get(pid)
+                    : threads.values().stream().filter(x -> x.stopped && !x.vforkChild).findFirst().orElse(null);
+            if (!regions.isEmpty() && injector != null && state != State.DEFUNCT) {
+                int tid = injector.tid;
                 for (ScratchSpace.Region r : regions) {
                     try {
                         SyscallInjector.munmap(sys, mem, pid, tid, r.base(), r.size());
@@ -824,13 +868,40 @@ public final class TracedProcess implements AutoCloseable {
             scratch.clear();
             state = State.RELEASED;
         }
+        List<Integer> blocked = new ArrayList<>();
         for (TState t : threads.values()) {
-            sys.ptraceErrno(Sys.PTRACE_DETACH, t.tid, 0, t.pendingSig);
+            if (t.stopped) sys.ptraceErrno(Sys.PTRACE_DETACH, t.tid, 0, t.pendingSig);
+            else blocked.add(t.tid);
         }
         threads.clear();
+        detachWhenStopped(blocked);
         mem.close();
         gone.countDown();
         ctl.finish();
+    }
+
+    /**
+     * vfork parents, interrupted while blocked: their vfork child is detached now, so they
+     * wake and stop (the interrupt is pending), and are detached then. Memory is already
+     * clean, so a parent that never wakes (a child that never execs) is harmless; it is left
+     * to the kernel's detach when this JVM exits.
+     */
+    private void detachWhenStopped(List<Integer> tids) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        List<Integer> left = new ArrayList<>(tids);
+        while (!left.isEmpty() && System.nanoTime() < deadline) {
+            long w = sys.waitpid(-1, Sys.__WALL | Sys.__WNOTHREAD | Sys.WNOHANG);
+            if (w == 0 || w == -1) {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+                continue;
+            }
+            int tid = (int) (w >>> 32), st = (int) w;
+            if (!left.remove(Integer.valueOf(tid))) continue;
+            if (Sys.stopped(st)) {
+                int sig = Sys.event(st) == 0 && Sys.stopSig(st) != Sys.SIGTRAP ? Sys.stopSig(st) : 0;
+                sys.ptraceErrno(Sys.PTRACE_DETACH, tid, 0, sig);
+            }
+        }
     }
 
     /**

@@ -160,6 +160,37 @@ class TracepointTest {
         assertTrue(Sys.exited(0));
     }
 
+    /**
+     * posix_spawn in a loop, every a.out instruction traced, released while the parent sleeps
+     * in the kernel waiting for its vfork child (which we follow): the release neither waits
+     * for the parent to stop (it cannot) nor leaves an int3 behind; the program finishes right.
+     */
+    @Test
+    void releaseWhileTheParentWaitsForItsVforkChild() throws Exception {
+        String bin = Fixtures.bin("ft_spawn");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "400");
+        List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", n -> true);
+        AtomicLong hits = new AtomicLong();
+        p.enable(Fixtures.everyInstruction(fns, c -> hits.incrementAndGet()));
+        p.go();
+        Path stat = Path.of("/proc/" + p.pid() + "/stat");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline && (hits.get() < 500 || !Files.readString(stat).contains(") D "))) {
+            Thread.onSpinWait();
+        }
+        assertTrue(Files.readString(stat).contains(") D ") || hits.get() >= 500, "the parent was seen in vfork wait");
+        p.release();
+        assertEquals(TracedProcess.State.RELEASED, p.state());
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (Files.exists(stat) && !Files.readString(stat).contains(") Z ") && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        String status = Files.readString(Path.of("/proc/" + p.pid() + "/status"));
+        assertTrue(status.contains("TracerPid:\t0\n") || status.contains("State:\tZ"), status);
+        assertEquals("400\n", Files.readString(out), "every spawn waited for, no SIGTRAP");
+    }
+
     @Test
     void grabbedProcessRunsOnUntouchedAfterRelease() throws Exception {
         Path out = tmp();
