@@ -471,7 +471,7 @@ public final class Lexer {
             throw new DTraceException("empty character constant", "D_CHR_NULL", line);
         }
         if (n > 8) {
-            throw new DTraceException("character constant is too long", "D_CHR_TOOLONG", line);
+            throw new DTraceException("character constant is too long", "D_CHR_OFLOW", line);
         }
         if (n == 1) {
             v = (byte) v; // a single char constant is a signed char value widened to int

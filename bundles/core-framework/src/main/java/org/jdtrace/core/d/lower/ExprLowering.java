@@ -30,6 +30,7 @@ import org.jdtrace.core.d.ast.Variable;
 import org.jdtrace.core.d.codegen.Ir;
 import org.jdtrace.core.d.codegen.Ir.VKind;
 import org.jdtrace.core.d.rt.DState;
+import org.jdtrace.core.d.sema.ConstFold;
 
 final class ExprLowering {
 
@@ -89,6 +90,10 @@ final class ExprLowering {
 
     /** The expression as a string: strings as they are, a {@code char *} read with copyinstr. */
     Ir.Expr string(Expr e) throws DTraceException {
+        if (isNull(e)) {
+            // a string that is NULL: no string at all, which jdtrace's strings hold as ""
+            return new Ir.StrConst("");
+        }
         if (e.type != null && e.type.isPointer()) {
             return new Ir.Call("copyinstr", List.of(integer(e)), VKind.STRING);
         }
@@ -97,6 +102,11 @@ final class ExprLowering {
             throw new DTraceException("expression of type " + typeName(e) + " is not a string", "D_OP_INCOMPAT", e.line);
         }
         return x;
+    }
+
+    /** NULL, or another pointer constant 0. */
+    private static boolean isNull(Expr e) {
+        return e.type != null && e.type.isPointer() && Long.valueOf(0).equals(ConstFold.value(e));
     }
 
     /** The expression as a 64-bit integer. */
@@ -336,7 +346,7 @@ final class ExprLowering {
             return new Ir.Binary(logical(op), condition(b.left), condition(b.right), false);
         }
         if (op.isComparison()) {
-            if (stringish(lt) && stringish(rt) && (lt.isString() || rt.isString())) {
+            if ((lt.isString() || rt.isString()) && (stringish(lt) || isNull(b.left)) && (stringish(rt) || isNull(b.right))) {
                 return new Ir.StrCompare(binop(op), string(b.left), string(b.right));
             }
             // compared in their common type: a narrower one is compared at its width
@@ -354,7 +364,7 @@ final class ExprLowering {
         if ((op == Expr.BinOp.ADD || op == Expr.BinOp.SUB) && (lt.isPointer() || rt.isPointer())) {
             return pointerArithmetic(op, l, lt, r, rt);
         }
-        boolean uns = op == Expr.BinOp.SHL || op == Expr.BinOp.SHR ? unsigned(b.type) : unsignedArithmetic(lt, rt);
+        boolean uns = unsigned(b.type);
         return new Ir.Binary(binop(op), l, r, uns);
     }
 

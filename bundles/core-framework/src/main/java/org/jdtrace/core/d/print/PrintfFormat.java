@@ -103,6 +103,7 @@ public final class PrintfFormat {
                 continue;
             }
             boolean minus = false, plus = false, space = false, alt = false, zero = false, agg = false;
+            boolean pointerWidth = false;
             for (; i < n; i++) {
                 char f = fmt.charAt(i);
                 if (f == '-') minus = true;
@@ -111,7 +112,7 @@ public final class PrintfFormat {
                 else if (f == '#') alt = true;
                 else if (f == '0') zero = true;
                 else if (f == '@') agg = true;
-                else if (f == '?') { /* width of a pointer: accepted, ignored */ }
+                else if (f == '?') pointerWidth = true; // a pointer's width, 16 columns on LP64
                 else break;
             }
             int width = -1;
@@ -127,6 +128,7 @@ public final class PrintfFormat {
                     any = true;
                 }
                 if (any) width = w;
+                else if (pointerWidth) width = 16;
             }
             int precision = -1;
             boolean precStar = false;

@@ -137,6 +137,9 @@ final class Builtins {
             throw new DTraceException(fn + " argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: "
                     + ft.name(), "D_PRINTF_ARG_FMT", c.line);
         }
+        if (fmtLit.value.isEmpty() && c.function == DFunction.PRINTF) {
+            throw new DTraceException(fn + " format string is empty", "D_PRINTF_FMT_EMPTY", c.line);
+        }
         FormatString fmt = FormatString.parse(fmtLit.value, c.line);
         List<Expr> args = c.args.subList(1, c.args.size());
         for (Expr a : args) {
@@ -155,19 +158,19 @@ final class Builtins {
                     continue;
                 }
                 if (next >= args.size()) {
-                    throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.text()
+                    throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.name()
                             + ") is missing a corresponding \"" + star + "\" argument", "D_PRINTF_DYN_PROTO", c.line);
                 }
                 DType st = args.get(next).type;
                 if (!st.isInteger()) {
                     throw new DTraceException(fn + " argument #" + (next + 2) + " is incompatible with conversion #" + convNo
-                            + " prototype:\n\tconversion: " + conv.text() + "\n\t prototype: int\n\t  argument: " + st.name(),
+                            + " prototype:\n\tconversion: % " + star + " " + conv.name().substring(1) + "\n\t prototype: int\n\t  argument: " + st.name(),
                             "D_PRINTF_DYN_TYPE", c.line);
                 }
                 next++;
             }
             if (next >= args.size()) {
-                throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.text()
+                throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.name()
                         + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
             }
             checkConversion(fn, conv, convNo, next + 2, args.get(next).type, c.line);
@@ -219,7 +222,7 @@ final class Builtins {
         }
         if (proto != null) {
             throw new DTraceException(fn + " argument #" + argNo + " is incompatible with conversion #" + convNo
-                    + " prototype:\n\tconversion: " + conv.text() + "\n\t prototype: " + proto + "\n\t  argument: "
+                    + " prototype:\n\tconversion: " + conv.name() + "\n\t prototype: " + proto + "\n\t  argument: "
                     + t.name(), "D_PRINTF_ARG_TYPE", line);
         }
     }

@@ -397,12 +397,13 @@ final class Checker {
             if (v == null) {
                 throw undefined(id.name, id.line);
             }
-            if (v.keyTypes == null && !(v.type instanceof DType.Array)) {
+            if (v.keyTypes == null && !indexable(v.type)) {
                 throw new DTraceException("cannot access scalar " + id.name + " as an associative array",
                         "D_ARR_BADREF", x.line);
             }
             id.symbol = v;
             if (v.keyTypes == null) {
+                id.type = v.type;
                 return element(v.type, x);
             }
             id.type = v.type;
@@ -414,16 +415,25 @@ final class Checker {
             if (v == null) {
                 throw undefined("self->" + s.name, s.line);
             }
-            if (v.keyTypes == null) {
+            if (v.keyTypes == null && !indexable(v.type)) {
                 throw new DTraceException("cannot access scalar self->" + s.name + " as an associative array",
                         "D_ARR_BADREF", x.line);
             }
             s.var = v;
+            if (v.keyTypes == null) {
+                s.type = v.type;
+                return element(v.type, x);
+            }
             s.type = v.type;
             checkKeys("self->" + s.name, v, x.keys, x.line);
             return v.type;
         }
         return element(type(x.base), x);
+    }
+
+    /** A scalar variable that [ ] indexes: a string (its characters) or an array. */
+    private static boolean indexable(DType t) {
+        return t instanceof DType.Array || t instanceof DType.Str;
     }
 
     private DType element(DType bt, Expr.Index x) throws DTraceException {
@@ -536,14 +546,14 @@ final class Checker {
                 if (!(t instanceof DType.Int i)) {
                     throw new DTraceException("operator ~ requires an operand of integral type", "D_OP_INT", u.line);
                 }
-                return Types.promote(i);
+                return i;
             }
             case NEG, PLUS -> {
                 DType t = type(u.operand);
                 if (!(t instanceof DType.Int i)) {
                     throw new DTraceException("operator " + op + " requires an operand of arithmetic type", "D_OP_ARITH", u.line);
                 }
-                return Types.promote(i);
+                return i;
             }
             case DEREF -> {
                 DType t = type(u.operand);
@@ -590,19 +600,19 @@ final class Checker {
             type(o);
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
         }
-        // ++, -- and compound assignment declare a variable not seen before as an int, as D does
+        // ++, -- and compound assignment declare a variable not seen before as an int64_t, as dtrace does
         switch (o) {
             case Expr.Ident id when !globals.containsKey(id.name) ->
-                    newVariable(globals, id.name, Variable.Scope.GLOBAL, id.line, DType.INT);
+                    newVariable(globals, id.name, Variable.Scope.GLOBAL, id.line, DType.INT64);
             case Expr.SelfVar sv when !tls.containsKey(sv.name) ->
-                    newVariable(tls, sv.name, Variable.Scope.THREAD_LOCAL, sv.line, DType.INT);
+                    newVariable(tls, sv.name, Variable.Scope.THREAD_LOCAL, sv.line, DType.INT64);
             case Expr.ThisVar tv when !locals.containsKey(tv.name) ->
-                    newVariable(locals, tv.name, Variable.Scope.CLAUSE_LOCAL, tv.line, DType.INT);
+                    newVariable(locals, tv.name, Variable.Scope.CLAUSE_LOCAL, tv.line, DType.INT64);
             case Expr.Index ix when ix.base instanceof Expr.Ident bid && !globals.containsKey(bid.name) -> {
                 for (Expr k : ix.keys) {
                     type(k);
                 }
-                Variable v = newVariable(globals, bid.name, Variable.Scope.GLOBAL, ix.line, DType.INT);
+                Variable v = newVariable(globals, bid.name, Variable.Scope.GLOBAL, ix.line, DType.INT64);
                 v.keyTypes = ix.keys.stream().map(k -> k.type).map(Checker::keyType).toList();
             }
             default -> { }
@@ -626,7 +636,8 @@ final class Checker {
             }
             case LT, LE, GT, GE, EQ, NE -> {
                 boolean ok = (l.isScalar() && r.isScalar())
-                        || ((l.isString() || l.isCharArrayOrPointer()) && (r.isString() || r.isCharArrayOrPointer()));
+                        || ((l.isString() || l.isCharArrayOrPointer()) && (r.isString() || r.isCharArrayOrPointer()))
+                        || (l.isString() && isNull(b.right)) || (r.isString() && isNull(b.left));
                 if (!ok) {
                     throw incompatible(l, op, r, b.line);
                 }
@@ -637,7 +648,7 @@ final class Checker {
                     throw new DTraceException("operator " + op + " requires operands of integral type", "D_OP_INT", b.line);
                 }
                 checkDivisor(b);
-                return b.op == BinOp.SHL || b.op == BinOp.SHR ? Types.promote(li) : Types.arithmetic(li, ri);
+                return Types.arithmetic(li, ri);
             }
             case MUL, DIV -> {
                 if (!(l instanceof DType.Int li) || !(r instanceof DType.Int ri)) {
@@ -673,7 +684,7 @@ final class Checker {
 
     private static void checkDivisor(Expr.Binary b) throws DTraceException {
         if ((b.op == BinOp.DIV || b.op == BinOp.MOD) && Long.valueOf(0).equals(ConstFold.value(b.right))) {
-            throw new DTraceException("expression contains " + (b.op == BinOp.DIV ? "division" : "modulus") + " by zero",
+            throw new DTraceException("expression contains division by zero",
                     "D_DIV_ZERO", b.line);
         }
     }
@@ -824,12 +835,19 @@ final class Checker {
         return t;
     }
 
+    /** NULL (or another pointer constant 0), which a string may be compared with or set to. */
+    private static boolean isNull(Expr e) {
+        return e.type != null && e.type.isPointer() && Long.valueOf(0).equals(ConstFold.value(e));
+    }
+
     private static boolean assignable(DType to, DType from) {
         if (to.isInteger()) {
             return from.isInteger();
         }
         if (to.isString()) {
-            return from.isString() || from.isCharArrayOrPointer();
+            // void * covers NULL, which leaves the string empty
+            return from.isString() || from.isCharArrayOrPointer()
+                    || (from instanceof DType.Ptr p && p.target() instanceof DType.Void);
         }
         if (to.isPointer()) {
             return from.isPointer() || from.isInteger();

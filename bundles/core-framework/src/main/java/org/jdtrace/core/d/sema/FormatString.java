@@ -9,7 +9,8 @@ import org.jdtrace.consumer.DTraceException;
  * (dt_printf.c's parse), with dtrace's D_SYNTAX wording for malformed conversions. The back end
  * formats output from the same parts, so parse and print agree.
  *
- * <p>A conversion is {@code %[flags][width|*][.precision|.*][length]conv} with flags from
+ * <p>A conversion is {@code %[flags][width|*|?][.precision|.*][length]conv} ({@code ?} is a
+ * pointer's width, 16) with flags from
  * {@code -+ #0'}, length from {@code hh h l ll L}, conv one of {@code a A c d e E f g G i k o p s
  * S T u x X Y @ %}. Positional {@code %n$} is rejected as dtrace does.
  */
@@ -27,6 +28,11 @@ public final class FormatString {
      */
     public record Conversion(String text, String flags, int width, boolean widthStar, int precision,
                              boolean precisionStar, String length, char conv) implements Part {
+
+        /** dt_printf.c's name for the conversion in messages: length and letter, e.g. {@code %lld}. */
+        public String name() {
+            return "%" + length + conv;
+        }
 
         /** Arguments this conversion consumes: its '*'s and (except %%) its value. */
         public int argumentCount() {
@@ -103,6 +109,10 @@ public final class FormatString {
                     } else {
                         width = v;
                     }
+                } else if (d == '?' && !dot) {
+                    // dtrace's pointer-sized width: 16 columns on LP64
+                    width = 16;
+                    i++;
                 } else if (d == '.') {
                     if (dot) {
                         throw err(n, "has more than one '.' specified", line);

