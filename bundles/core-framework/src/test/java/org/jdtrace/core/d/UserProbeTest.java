@@ -1,0 +1,63 @@
+package org.jdtrace.core.d;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+import org.jdtrace.consumer.DTraceException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ustack(), ucaller and copyin() at a user-level firing: D compiled by a real session and fired
+ * with a probe context that has a fixed stack, symbol table and memory (UserContext).
+ */
+class UserProbeTest {
+
+    private static final String INDENT = " ".repeat(14);
+
+    /** main+0x0 <- __libc_start_call_main+0x7a <- an unmapped pc; memory at 0x1000. */
+    private static UserContext context(long... args) {
+        byte[] mem = new byte[32];
+        ByteBuffer.wrap(mem).order(ByteOrder.LITTLE_ENDIAN).putInt(0, -2).putLong(8, 0x1122334455667788L);
+        System.arraycopy("hi!\0".getBytes(), 0, mem, 16, 4);
+        return new UserContext(args, new long[] {0x401000, 0x7f0000001a7aL, 0xdead0},
+                Map.of(0x401000L, "hello`main", 0x7f0000001a00L, "libc.so.6`__libc_start_call_main"), 0x100, 0x1000, mem);
+    }
+
+    @Test
+    void ustackPrintsEachFrameIndentedAfterANewline() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { ustack(); printf("two:"); ustack(2); }
+                """).go();
+        r.fire(DRun.ENTRY, context());
+        String stack3 = "\n" + INDENT + "hello`main\n" + INDENT + "libc.so.6`__libc_start_call_main+0x7a\n" + INDENT
+                + "0xdead0\n";
+        String stack2 = "\n" + INDENT + "hello`main\n" + INDENT + "libc.so.6`__libc_start_call_main+0x7a\n";
+        assertEquals(stack3 + "two:" + stack2 + "\n", r.end());
+    }
+
+    @Test
+    void ustackFollowsTheProbeLineAndStackindent() throws Exception {
+        DRun r = DRun.script("#pragma D option stackindent=4\ntest:::entry { ustack(1); }").go();
+        r.fire(DRun.ENTRY, context());
+        assertEquals("CPU     ID                    FUNCTION:NAME\n" + String.format("%3d %6d %32s ", 0, 4, "work:entry")
+                + "\n    hello`main\n\n\n", r.end());
+    }
+
+    @Test
+    void ustackOfAJvmProbeIsEmpty() throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\nBEGIN { ustack(); printf(\"end\\n\"); }").go();
+        assertEquals("\nend\n\n", r.end());
+    }
+
+    @Test
+    void ustackNeedsAPositiveConstant() {
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { ustack(0); }"));
+        assertTrue(e.getMessage().contains("ustack( ) argument #1 must be a non-zero positive integer constant"),
+                e.getMessage());
+    }
+}
