@@ -60,4 +60,41 @@ class UserProbeTest {
         assertTrue(e.getMessage().contains("ustack( ) argument #1 must be a non-zero positive integer constant"),
                 e.getMessage());
     }
+
+    @Test
+    void copyinReadsIntegersOfEveryWidthAndStrings() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry {
+                    printf("%d %u %d %x\\n", *(int *)copyin(arg0, 4), *(unsigned int *)copyin(arg0, 4),
+                        *(char *)copyin(arg0, 1), *(uint64_t *)copyin(arg0 + 8, 8));
+                    printf("%x %d\\n", *(unsigned short *)copyin(arg0 + 8, 2), *(long *)copyin(arg0, 8));
+                    printf("[%s] [%s]\\n", stringof(copyin(arg0 + 16, 4)), stringof(copyin(arg0 + 16, 2)));
+                    trace(stringof(copyin(arg1, 3)));
+                }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x1000, 0x1010));
+        assertEquals("-2 4294967294 -2 1122334455667788\n7788 4294967294\n[hi!] [hi]\nhi!\n", r.end());
+    }
+
+    @Test
+    void copyinOfABadAddressRaisesErrorAndTracingGoesOn() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { printf("a\\n"); printf("%d\\n", *(int *)copyin(arg0, 4)); }
+                test:::entry { printf("next %d\\n", *(int *)copyin(arg1, 4)); }
+                ERROR { printf("ERROR action=%d kind=%d addr=%x\\n", arg2, arg4, arg5); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x9000, 0x1000));
+        // the faulting firing's records are discarded, as DTrace discards the ECB's partial record
+        assertEquals("ERROR action=2 kind=1 addr=9000\nnext -2\n\n", r.end());
+        assertTrue(r.err().contains("invalid address (0x9000)"), r.err());
+    }
+
+    @Test
+    void copyinResultAsAPlainValueIsRefused() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("test:::entry { this->p = copyin(arg0, 4); }"));
+        assertTrue(e.getMessage().contains("copyin"), e.getMessage());
+    }
 }

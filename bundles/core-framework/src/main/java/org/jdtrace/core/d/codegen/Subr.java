@@ -122,6 +122,23 @@ public final class Subr {
 
     public static String copyinstr(ProbeContext ctx, long addr, long max) { return ctx.copyinstr(addr, (int) max); }
 
+    /** copyin(addr, n) read as a string: the bytes up to the first NUL, at most n. */
+    public static String copyinbuf(ProbeContext ctx, long addr, long n) {
+        byte[] b = ctx.copyin(addr, (int) Math.max(0, Math.min(n, Integer.MAX_VALUE)));
+        int len = 0;
+        while (len < b.length && b[len] != 0) len++;
+        return new String(b, 0, len, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** *(T *)copyin(addr, n): n bytes copied in (a fault if any is unreadable), the first width read as T. */
+    public static long copyinload(ProbeContext ctx, long addr, long n, long width, long signed) {
+        byte[] b = ctx.copyin(addr, (int) Math.max(0, Math.min(n, Integer.MAX_VALUE)));
+        long v = 0;
+        for (int i = (int) Math.min(width, b.length) - 1; i >= 0; i--) v = (v << 8) | (b[i] & 0xff);
+        int bits = (int) (8 * width);
+        return bits < 64 && signed != 0 ? (v << (64 - bits)) >> (64 - bits) : v;
+    }
+
     public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
 
     public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
@@ -175,7 +192,7 @@ public final class Subr {
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "copyinstr", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
+            case "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }
