@@ -97,4 +97,24 @@ class UserProbeTest {
                 () -> DRun.script("test:::entry { this->p = copyin(arg0, 4); }"));
         assertTrue(e.getMessage().contains("copyin"), e.getMessage());
     }
+
+    @Test
+    void ucallerIsTheCallersPc() throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\ntest:::entry { printf(\"%x %d\\n\", ucaller, sizeof (ucaller)); }").go();
+        r.fire(DRun.ENTRY, context());
+        assertEquals("7f0000001a7a 8\n\n", r.end());
+    }
+
+    @Test
+    void usymUfuncUmodUaddrPrintSymbolised() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { usym(ucaller); printf("|\\n"); ufunc(arg0); printf("|\\n"); umod(ucaller);
+                    printf("|\\n"); uaddr(ucaller); printf("|\\n"); uaddr(0xdead0); printf("|\\n"); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x401010));
+        assertEquals(String.format("  %-50s|\n  %-50s|\n  %-50s|\n  %-50s|\n  %-50s|\n\n",
+                "libc.so.6`__libc_start_call_main", "hello`main", "libc.so.6", "libc.so.6`__libc_start_call_main+0x7a",
+                "0xdead0"), r.end());
+    }
 }

@@ -139,6 +139,28 @@ public final class Subr {
         return bits < 64 && signed != 0 ? (v << (64 - bits)) >> (64 - bits) : v;
     }
 
+    /** uaddr(pc): module`function+0xoff, or the address in hex where nothing maps it. */
+    public static String uaddrname(ProbeContext ctx, long pc) {
+        String s = ctx.usym(pc);
+        return s == null ? "0x" + Long.toHexString(pc) : s;
+    }
+
+    /** usym(pc) and ufunc(pc): module`function, without the offset. */
+    public static String usymname(ProbeContext ctx, long pc) {
+        String s = uaddrname(ctx, pc);
+        int plus = s.lastIndexOf("+0x");
+        return plus > 0 && s.indexOf('`') >= 0 ? s.substring(0, plus) : s;
+    }
+
+    public static String ufuncname(ProbeContext ctx, long pc) { return usymname(ctx, pc); }
+
+    /** umod(pc): the module alone. */
+    public static String umodname(ProbeContext ctx, long pc) {
+        String s = uaddrname(ctx, pc);
+        int tick = s.indexOf('`');
+        return tick > 0 ? s.substring(0, tick) : s;
+    }
+
     public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
 
     public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
@@ -192,7 +214,7 @@ public final class Subr {
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
+            case "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }

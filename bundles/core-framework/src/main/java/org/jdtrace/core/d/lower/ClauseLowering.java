@@ -169,6 +169,11 @@ public final class ClauseLowering {
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
             case USTACK -> new Ir.UStack(args.isEmpty() ? 0 : frames(c));
+            // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at
+            // drain time) and printed as dt_print_usym/umod print them, "  %-50s"
+            case USYM, UFUNC, UMOD, UADDR -> new Ir.Printf(USYM_FORMAT,
+                    List.of(new Ir.Call(c.function.dname + "name", List.of(exprs.integer(args.get(0))), VKind.STRING)),
+                    new int[] {0});
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
             case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));
             case COMMIT -> new Ir.Spec(Ir.SpecOp.COMMIT, exprs.integer(args.get(0)));
@@ -182,6 +187,8 @@ public final class ClauseLowering {
             default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
         };
     }
+
+    private static final PrintfFormat USYM_FORMAT = PrintfFormat.parse("  %-50s");
 
     /** ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
     private int frames(Expr.Call c) throws DTraceException {
