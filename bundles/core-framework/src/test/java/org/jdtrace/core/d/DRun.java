@@ -86,6 +86,11 @@ final class DRun {
     DRun fire(Probe probe, long... args) {
         JvmProbeContext ctx = JvmProbeContext.current().clear().pinCpu(0);
         for (int i = 0; i < args.length; i++) ctx.arg(i, args[i]);
+        return fire(probe, ctx);
+    }
+
+    /** Fires {@code probe} on this thread with the given context (a user-level one...). */
+    DRun fire(Probe probe, ProbeContext ctx) {
         for (Ecb e : ecbs) {
             if (e.probe() != probe) continue;
             try {

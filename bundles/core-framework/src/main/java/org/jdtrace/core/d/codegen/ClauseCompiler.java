@@ -323,6 +323,13 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
+            case UStack u -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                c.aload(L_CTX);
+                c.loadConstant(u.frames());
+                c.invokestatic(CD_RT, "ustack", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_CTX, CD_int));
+            }
             case Setopt so -> {
                 c.aload(L_THREAD);
                 expr(c, so.name());

@@ -130,6 +130,9 @@ public final class Ir {
 
     public record Exit(Expr status) implements Stmt {}
 
+    /** ustack(n): the user stack of the firing, {@code frames} deep (0: option ustackframes). */
+    public record UStack(int frames) implements Stmt {}
+
     /** setopt(name) when {@code value} is null, else setopt(name, value). */
     public record Setopt(Expr name, Expr value) implements Stmt {}
 

@@ -184,6 +184,27 @@ public final class Rt {
         return bytes;
     }
 
+    /**
+     * ustack(n): the firing's user stack, symbolised here in probe context through
+     * ProbeContext.usym (not by the consumer, as libdtrace does) because the traced process may
+     * be gone, or its mappings changed, when the consumer drains. A probe with no user context
+     * (BEGIN, JVM probes) records an empty stack.
+     */
+    public static void ustack(DThread t, DState st, ProbeContext ctx, int frames) {
+        int n = frames > 0 ? frames : (int) Math.min(Integer.MAX_VALUE, st.options.get("ustackframes"));
+        t.add(new Datum.Stack(symbolise(ctx, ctx.ustack(n)), n));
+    }
+
+    /** Each pc as usym prints it, or its address in hex when no object maps it. */
+    public static String[] symbolise(ProbeContext ctx, long[] pcs) {
+        String[] frames = new String[pcs.length];
+        for (int i = 0; i < pcs.length; i++) {
+            String s = ctx.usym(pcs[i]);
+            frames[i] = s == null ? "0x" + Long.toHexString(pcs[i]) : s;
+        }
+        return frames;
+    }
+
     public static void record(DThread t, Datum d) {
         t.add(d);
     }

@@ -122,6 +122,45 @@ public final class Subr {
 
     public static String copyinstr(ProbeContext ctx, long addr, long max) { return ctx.copyinstr(addr, (int) max); }
 
+    /** copyin(addr, n) read as a string: the bytes up to the first NUL, at most n. */
+    public static String copyinbuf(ProbeContext ctx, long addr, long n) {
+        byte[] b = ctx.copyin(addr, (int) Math.max(0, Math.min(n, Integer.MAX_VALUE)));
+        int len = 0;
+        while (len < b.length && b[len] != 0) len++;
+        return new String(b, 0, len, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    /** *(T *)copyin(addr, n): n bytes copied in (a fault if any is unreadable), the first width read as T. */
+    public static long copyinload(ProbeContext ctx, long addr, long n, long width, long signed) {
+        byte[] b = ctx.copyin(addr, (int) Math.max(0, Math.min(n, Integer.MAX_VALUE)));
+        long v = 0;
+        for (int i = (int) Math.min(width, b.length) - 1; i >= 0; i--) v = (v << 8) | (b[i] & 0xff);
+        int bits = (int) (8 * width);
+        return bits < 64 && signed != 0 ? (v << (64 - bits)) >> (64 - bits) : v;
+    }
+
+    /** uaddr(pc): module`function+0xoff, or the address in hex where nothing maps it. */
+    public static String uaddrname(ProbeContext ctx, long pc) {
+        String s = ctx.usym(pc);
+        return s == null ? "0x" + Long.toHexString(pc) : s;
+    }
+
+    /** usym(pc) and ufunc(pc): module`function, without the offset. */
+    public static String usymname(ProbeContext ctx, long pc) {
+        String s = uaddrname(ctx, pc);
+        int plus = s.lastIndexOf("+0x");
+        return plus > 0 && s.indexOf('`') >= 0 ? s.substring(0, plus) : s;
+    }
+
+    public static String ufuncname(ProbeContext ctx, long pc) { return usymname(ctx, pc); }
+
+    /** umod(pc): the module alone. */
+    public static String umodname(ProbeContext ctx, long pc) {
+        String s = uaddrname(ctx, pc);
+        int tick = s.indexOf('`');
+        return tick > 0 ? s.substring(0, tick) : s;
+    }
+
     public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
 
     public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
@@ -175,7 +214,7 @@ public final class Subr {
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "copyinstr", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
+            case "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }

@@ -168,6 +168,12 @@ public final class ClauseLowering {
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case USTACK -> new Ir.UStack(args.isEmpty() ? 0 : frames(c));
+            // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at
+            // drain time) and printed as dt_print_usym/umod print them, "  %-50s"
+            case USYM, UFUNC, UMOD, UADDR -> new Ir.Printf(USYM_FORMAT,
+                    List.of(new Ir.Call(c.function.dname + "name", List.of(exprs.integer(args.get(0))), VKind.STRING)),
+                    new int[] {0});
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
             case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));
             case COMMIT -> new Ir.Spec(Ir.SpecOp.COMMIT, exprs.integer(args.get(0)));
@@ -180,6 +186,17 @@ public final class ClauseLowering {
                     exprs.integer(args.get(1)), exprs.integer(args.get(2))), VKind.LONG));
             default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
         };
+    }
+
+    private static final PrintfFormat USYM_FORMAT = PrintfFormat.parse("  %-50s");
+
+    /** ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
+    private int frames(Expr.Call c) throws DTraceException {
+        if (exprs.integer(c.args.get(0)) instanceof Ir.Const k && k.value() > 0 && k.value() <= Integer.MAX_VALUE) {
+            return (int) k.value();
+        }
+        throw new DTraceException(c.function.dname + "( ) argument #1 must be a non-zero positive integer constant",
+                "D_USTACK_FRAMES", c.line);
     }
 
     /** A destructive action run in probe context: tracing will need -w. */

@@ -94,6 +94,8 @@ final class ExprLowering {
             // a string that is NULL: no string at all, which jdtrace's strings hold as ""
             return new Ir.StrConst("");
         }
+        Expr.Call copyin = copyin(e);
+        if (copyin != null) return copyinString(copyin);
         if (e.type != null && e.type.isPointer()) {
             return new Ir.Call("copyinstr", List.of(integer(e)), VKind.STRING);
         }
@@ -298,6 +300,39 @@ final class ExprLowering {
         return k == VKind.LONG ? narrow(call, c.type) : call;
     }
 
+    // ---- copyin ------------------------------------------------------------------------------
+
+    /*
+     * copyin(addr, size) returns, in DTrace, a pointer to scratch memory holding the bytes. There
+     * is no D memory model here, so a copyin() result is a value only in the forms that read it
+     * straight away, lowered to one call that copies the bytes in at the firing:
+     * *(T *)copyin(a, n) for an integer T of 1, 2, 4 or 8 bytes (little-endian, T's sign), and
+     * stringof(copyin(a, n)) or a copyin() result where a string is wanted (printf %s, trace,
+     * (char *) casts): the bytes up to the first NUL, at most n. Any other use is refused at
+     * compile time. A bad address faults (BADADDR) like copyinstr, raising dtrace:::ERROR.
+     */
+
+    /** The copyin() call under pointer casts of {@code e}, or null. */
+    private static Expr.Call copyin(Expr e) {
+        while (e instanceof Expr.Cast c && c.type != null && c.type.isPointer()) e = c.operand;
+        return e instanceof Expr.Call c && c.function == DFunction.COPYIN ? c : null;
+    }
+
+    private Ir.Expr copyinString(Expr.Call c) throws DTraceException {
+        return new Ir.Call("copyinbuf", List.of(integer(c.args.get(0)), integer(c.args.get(1))), VKind.STRING);
+    }
+
+    /** *(T *)copyin(addr, n): the first sizeof (T) bytes read as a T. */
+    private Ir.Expr copyinLoad(Expr.Unary u) throws DTraceException {
+        Expr.Call c = copyin(u.operand);
+        if (c == null || !(u.operand.type instanceof DType.Ptr p) || !(p.target() instanceof DType.Int t)
+                || Integer.bitCount(t.size()) != 1 || t.size() > 8) {
+            throw unsupported("pointer dereference (only *(integer type *)copyin(addr, size) is)", u.line);
+        }
+        return new Ir.Call("copyinload", List.of(integer(c.args.get(0)), integer(c.args.get(1)), new Ir.Const(t.size()),
+                new Ir.Const(t.signed() ? 1 : 0)), VKind.LONG);
+    }
+
     // ---- operators --------------------------------------------------------------------------
 
     private Ir.Expr unary(Expr.Unary u) throws DTraceException {
@@ -310,9 +345,9 @@ final class ExprLowering {
                     : new Ir.Unary(Ir.UnOp.NOT, integer(u.operand));
             case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
             case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
-            case STRINGOF -> u.operand.type.isString() ? string(u.operand)
+            case STRINGOF -> u.operand.type.isString() || copyin(u.operand) != null ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
-            case DEREF -> throw unsupported("pointer dereference", u.line);
+            case DEREF -> copyinLoad(u);
             case ADDROF -> throw unsupported("operator &", u.line);
         };
     }

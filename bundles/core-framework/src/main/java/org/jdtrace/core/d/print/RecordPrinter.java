@@ -112,6 +112,7 @@ public final class RecordPrinter {
             case Datum.Printa p -> printa(sb, p);
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
+            case Datum.Stack st -> stack(sb, st.frames());
             case Datum.Exit e -> { }
             case Datum.Setopt s -> { }
             case Datum.Error e -> { }
@@ -214,6 +215,13 @@ public final class RecordPrinter {
             }
             sb.append('\n');
         }
+    }
+
+    /** dt_print_ustack: a newline, then each frame on its own line after stackindent spaces. */
+    private void stack(StringBuilder sb, String[] frames) {
+        int indent = (int) state.options.get("stackindent");
+        sb.append('\n');
+        for (String f : frames) sb.repeat(' ', indent).append(f).append('\n');
     }
 
     /** A traced integer as its type reads: narrowed to its width, signed or unsigned. */

@@ -56,6 +56,11 @@ public sealed interface Datum {
         public int size() { return 8; }
     }
 
+    /** ustack(): the frames, innermost first, already symbolised; {@code depth} pcs in the buffer. */
+    record Stack(String[] frames, int depth) implements Datum {
+        public int size() { return 8 * (depth + 1); }
+    }
+
     /** exit(status). */
     record Exit(int status) implements Datum {
         public int size() { return 4; }

@@ -120,7 +120,22 @@ final class PidContext implements ProbeContext {
 
     @Override
     public long[] ustack(int max) {
-        return abi.stack(hit.regs(), hit.memory(), max);
+        long[] walk = abi.stack(hit.regs(), hit.memory(), max);
+        if (probe.kind() != PidProbe.Kind.ENTRY || walk.length == 0 || max < 2) return walk;
+        // at an entry probe the callee has no frame yet: its caller is the return address at
+        // %rsp, and the frame-pointer walk from %rbp continues with the caller's caller (as
+        // dtrace_getupcstack does under CPU_DTRACE_ENTRY)
+        long ret;
+        try {
+            ret = abi.returnAddressAtEntry(hit.regs(), hit.memory());
+        } catch (IsaException e) {
+            return walk;
+        }
+        long[] pcs = new long[Math.min(max, walk.length + 1)];
+        pcs[0] = walk[0];
+        pcs[1] = ret;
+        System.arraycopy(walk, 1, pcs, 2, pcs.length - 2);
+        return pcs;
     }
 
     @Override

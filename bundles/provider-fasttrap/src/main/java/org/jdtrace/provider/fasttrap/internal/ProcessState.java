@@ -110,13 +110,16 @@ final class ProcessState {
         try {
             for (MappedObject o : modules()) {
                 if (!o.contains(pc)) continue;
+                // named by the object's file name, as usym()/ustack() print it (not "a.out")
+                String module = o.executable() && o.path() != null && o.path().getFileName() != null
+                        ? o.path().getFileName().toString() : o.module();
                 for (Function f : functions(o)) {
                     if (pc >= f.address() && pc < f.address() + Math.max(1, f.size())) {
                         long off = pc - f.address();
-                        return o.module() + "`" + f.name() + (off == 0 ? "" : "+0x" + Long.toHexString(off));
+                        return module + "`" + f.name() + (off == 0 ? "" : "+0x" + Long.toHexString(off));
                     }
                 }
-                return o.module() + "`0x" + Long.toHexString(pc);
+                return module + "`0x" + Long.toHexString(pc);
             }
         } catch (IOException e) {
             return null;

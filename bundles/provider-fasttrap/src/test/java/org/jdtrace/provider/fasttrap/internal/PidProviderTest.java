@@ -175,6 +175,25 @@ class PidProviderTest {
         assertFalse(PidProvider.answersTo("libcrypt.so.1", "libc"));
     }
 
+    /** At an entry probe the stack is the function, then its caller (the return address at %rsp). */
+    @Test
+    void ustackAtEntryNamesTheFunctionThenItsCaller() throws Exception {
+        TargetProcess t = create(bin("hello"), "a");
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:main:entry"));
+        List<String> frames = Collections.synchronizedList(new ArrayList<>());
+        AtomicLong caller = new AtomicLong();
+        registry.enable(registry.probe("a.out", "main", "entry"), c -> {
+            for (long pc : c.ustack(10)) frames.add(c.usym(pc));
+            caller.set(c.ucaller());
+        });
+        t.go();
+        assertTrue(t.awaitExit(60, TimeUnit.SECONDS) != -1);
+        assertTrue(frames.size() >= 2, "frames " + frames);
+        assertEquals("hello`main", frames.get(0));
+        assertTrue(frames.get(1).startsWith("libc.so.6`"), "caller " + frames);
+        assertEquals(caller.get() != 0, true);
+    }
+
     private static int deadPid() throws Exception {
         Process p = new ProcessBuilder("/bin/true").start();
         p.waitFor();
