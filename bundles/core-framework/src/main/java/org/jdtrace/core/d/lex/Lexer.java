@@ -441,6 +441,9 @@ public final class Lexer {
                 start, 0, sb.toString(), null);
     }
 
+    /** The escapes a character constant decodes; dtrace keeps any other backslash pair as two characters. */
+    private static final String CHAR_ESCAPES = "ntrabfve\\\"x01234567";
+
     private Token character(int start) throws DTraceException {
         pos++;
         long v = 0;
@@ -458,7 +461,13 @@ public final class Lexer {
                 throw new DTraceException("newline encountered in character constant", "D_CHR_NL", line);
             }
             char ch;
-            if (c == '\\') {
+            if (c == '\\' && pos + 1 < src.length() && CHAR_ESCAPES.indexOf(src.charAt(pos + 1)) < 0) {
+                // as dtrace's stresc2chr: any other escape (\?, \', \c) stands for both its characters
+                v = (v << 8) | '\\';
+                n++;
+                ch = src.charAt(pos + 1);
+                pos += 2;
+            } else if (c == '\\') {
                 ch = escape();
             } else {
                 ch = c;

@@ -133,6 +133,10 @@ final class Builtins {
         String fn = c.function.dname + "( )";
         Expr first = c.args.get(0);
         DType ft = ck.type(first);
+        if (!ft.isString() && !ft.isCharArrayOrPointer()) {
+            throw new DTraceException(fn + " argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: "
+                    + ft.name(), "D_PROTO_ARG", c.line);
+        }
         if (!(first instanceof Expr.StrLit fmtLit)) {
             throw new DTraceException(fn + " argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: "
                     + ft.name(), "D_PRINTF_ARG_FMT", c.line);

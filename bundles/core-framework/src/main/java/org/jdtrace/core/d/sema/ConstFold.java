@@ -8,6 +8,16 @@ public final class ConstFold {
 
     private ConstFold() {}
 
+    /**
+     * D's signed modulus, as dtrace computes it: the remainder of the magnitudes, negative when the
+     * operands' signs differ (19 % -5 is -4, -19 % -5 is 4). {@code b} is not 0.
+     */
+    public static long modulus(long a, long b) {
+        // Math.abs(Long.MIN_VALUE) is 2^63 read as unsigned, its true magnitude
+        long r = Long.remainderUnsigned(Math.abs(a), Math.abs(b));
+        return (a < 0) != (b < 0) ? -r : r;
+    }
+
     /** The value of {@code e} if it is an integer constant expression, else null. */
     public static Long value(Expr e) {
         return switch (e) {
@@ -38,7 +48,7 @@ public final class ConstFold {
                     case SUB -> l - r;
                     case MUL -> l * r;
                     case DIV -> r == 0 ? null : l / r;
-                    case MOD -> r == 0 ? null : l % r;
+                    case MOD -> r == 0 ? null : modulus(l, r);
                     case SHL -> l << r;
                     case SHR -> l >> r;
                     case BITAND -> l & r;

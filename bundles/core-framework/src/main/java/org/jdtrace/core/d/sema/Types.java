@@ -86,8 +86,12 @@ final class Types {
 
     /** The type C gives an integer constant with this value and form. */
     static DType.Int constantType(long v, org.jdtrace.core.d.lex.Token.IntForm f) {
-        if (f == null || f.character()) {
+        if (f == null) {
             return DType.INT;
+        }
+        if (f.character()) {
+            // a constant of up to 4 characters is an int, of 5 to 8 a long (dt_node_int's rule)
+            return v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? DType.INT : DType.LONG;
         }
         boolean decimal = f.radix() == 10;
         boolean u = f.unsignedSuffix();

@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.util.List;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.core.d.ast.DType;
-import org.jdtrace.core.d.ast.Variable;
+import org.jdtrace.core.d.ast.Expr;
+import org.jdtrace.core.d.ast.Stmt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -68,6 +69,7 @@ class DtraceTypeRulesTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "BEGIN { x = 1 % 0; } | D_DIV_ZERO | expression contains division by zero",
+        "BEGIN { printf(123); } | D_PROTO_ARG | printf( ) argument #1 is incompatible with prototype:~^prototype: string~^ argument: int",
         "BEGIN { printf(\"\"); } | D_PRINTF_FMT_EMPTY | printf( ) format string is empty",
         "BEGIN { printf(\"%?d\\n\", 1, 2); } | D_PRINTF_ARG_EXTRA | printf( ) prototype mismatch: only 1 arguments required by this format string",
         "BEGIN { printf(\"%s %.*d\\n\", \"foo\"); } | D_PRINTF_DYN_PROTO | printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding \".*\" argument",
@@ -80,6 +82,30 @@ class DtraceTypeRulesTest {
         DTraceException e = assertThrows(DTraceException.class, () -> DFrontEnd.check(src, "t.d", List.of()));
         assertEquals(tag, e.tag());
         assertEquals(message.replace("~", "\n").replace("^", "\t"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "'a' | 97 | int",
+        "'\\\"\\ba' | 2230369 | int",
+        "'\\?' | 23615 | int",
+        "'\\'' | 23591 | int",
+        "'\\c' | 23651 | int",
+        "'\\0103' | 2099 | int",
+        "'a\\bcdefgh' | 6991947704341784424 | long",
+    })
+    void characterConstantsDecodeAsDtraceDoes(String constant, long value, String type) throws DTraceException {
+        CheckedProgram p = DFrontEnd.check("BEGIN { x = " + constant + "; }", "t.d", List.of());
+        assertEquals(type, p.globals().get(0).type.name());
+        Expr.Assign a = (Expr.Assign) ((Stmt.ExprStmt) p.clauses().get(0).body().get(0)).expr();
+        assertEquals(value, ConstFold.value(a.value));
+    }
+
+    @Test
+    void modulusTakesTheSignOfBothOperands() {
+        assertEquals(List.of(4L, -4L, -4L, 4L, 0L), List.of(ConstFold.modulus(19, 5), ConstFold.modulus(19, -5),
+                ConstFold.modulus(-19, 5), ConstFold.modulus(-19, -5), ConstFold.modulus(Long.MIN_VALUE, 2)));
+        assertEquals(Long.MAX_VALUE, ConstFold.modulus(Long.MIN_VALUE + 1, Long.MIN_VALUE));
     }
 
     @Test
