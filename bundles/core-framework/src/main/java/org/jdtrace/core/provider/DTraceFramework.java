@@ -145,7 +145,8 @@ public final class DTraceFramework {
             try {
                 provider.detach();
             } catch (RuntimeException e) {
-                LOG.warn("provider {} failed to detach", safeName(provider), e);
+                LOG.warn("provider {} failed to detach: {}", safeName(provider), e.toString());
+                LOG.debug("provider failure", e);
             }
         }
     }

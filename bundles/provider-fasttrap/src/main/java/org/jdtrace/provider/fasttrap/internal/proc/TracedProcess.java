@@ -729,11 +729,18 @@ public final class TracedProcess implements AutoCloseable {
             throw new TracepointException("the code at 0x" + Long.toHexString(rq.pc) + " in process " + pid
                     + " is not the analysed instruction");
         }
+        boolean ret = how == Isa.Displacement.EMULATE
+                && (insn.kind() == Instruction.Kind.RET || insn.kind() == Instruction.Kind.RET_IMM);
+        if (ret) {
+            // a return takes its target from the stack, not from where it runs: run it from a
+            // slot as it is, one read of the target's stack cheaper than emulating it
+            how = Isa.Displacement.OUT_OF_LINE;
+        }
         long slot = -1;
         if (how == Isa.Displacement.OUT_OF_LINE) {
             slot = scratch.slotFor(rq.pc);
             try {
-                byte[] code = isa.outOfLine(insn, slot);
+                byte[] code = ret ? insn.bytes() : isa.outOfLine(insn, slot);
                 mem.write(slot, code, 0, code.length);
             } catch (IsaException e) {
                 throw new TracepointException("cannot relocate the instruction at 0x" + Long.toHexString(rq.pc) + ": " + e.getMessage());

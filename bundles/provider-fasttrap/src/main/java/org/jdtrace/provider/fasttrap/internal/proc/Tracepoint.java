@@ -15,8 +15,11 @@ import org.jdtrace.isa.Isa;
  * The displaced instruction takes effect in one of two ways, decided once by Isa.displacement:
  * EMULATE (control flow: the tracer computes its effect on the registers and memory) or
  * OUT_OF_LINE (its copy, relocated by Isa.outOfLine and followed by a jump back, sits in a
- * scratch slot of the target that belongs to this address; the thread resumes there). Either
- * way a hit costs exactly one ptrace stop.
+ * scratch slot of the target that belongs to this address; the thread resumes there). One
+ * exception to the ISA's choice: a return the ISA would emulate runs from its slot as it is (it
+ * takes its target from the stack, wherever it runs), which saves the emulator's read of the
+ * target's stack (return probes cost what entry probes cost). Either way a hit costs exactly
+ * one ptrace stop.
  */
 public final class Tracepoint {
 
