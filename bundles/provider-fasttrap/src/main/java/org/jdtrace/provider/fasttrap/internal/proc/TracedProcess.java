@@ -84,6 +84,8 @@ public final class TracedProcess implements AutoCloseable {
         int pendingSig;
         /** The vfork child this thread waits for (blocked in the kernel until it execs or exits). */
         int vforkChildTid;
+        /** The ptrace event of its last stop (0: a signal-delivery stop). */
+        int stopEvent;
 
         TState(int tid, boolean vforkChild) {
             this.tid = tid;
@@ -492,6 +494,7 @@ public final class TracedProcess implements AutoCloseable {
             if (t == null) return; // a fork child whose fork event is still to come
         }
         int ev = Sys.event(st), sig = Sys.stopSig(st);
+        t.stopEvent = ev;
         switch (ev) {
             case 0 -> {
                 if (sig == Sys.SIGTRAP) {
@@ -785,25 +788,55 @@ public final class TracedProcess implements AutoCloseable {
         long apply(int tid);
     }
 
-    /** Runs {@code f} with one thread of the process in a ptrace-stop. Control thread. */
+    /**
+     * Runs {@code f} with one thread of the process in a ptrace-stop. Control thread. A thread
+     * blocked in vfork is the last choice, and while the chosen thread is on its way to its stop
+     * every other tracee's events are dispatched: a vfork child's exec must be answered before
+     * its parent can stop at all.
+     */
     private long withStoppedThread(TidFunction f) {
-        for (TState t : threads.values()) {
-            if (t.stopped && !t.vforkChild) return f.apply(t.tid);
-        }
         for (;;) {
-            TState t = threads.get(pid);
-            if (t == null) t = threads.values().stream().filter(x -> !x.vforkChild).findFirst().orElse(null);
-            if (t == null) throw new IllegalStateException("process " + pid + " has no thread left");
-            sys.ptraceErrno(Sys.PTRACE_INTERRUPT, t.tid, 0, 0);
-            int st = waitFor(t.tid, Sys.__WALL);
-            if (!Sys.stopped(st)) {
-                dispatch(t.tid, st);
-                continue;
+            for (TState t : threads.values()) {
+                if (injectable(t)) return f.apply(t.tid);
             }
-            long r = f.apply(t.tid);
-            dispatch(t.tid, st);
-            return r;
+            TState t = threads.values().stream().filter(x -> !x.vforkChild && !blockedInVfork(x))
+                    .min((a, b) -> a.tid == pid ? -1 : b.tid == pid ? 1 : 0)
+                    .orElseGet(() -> threads.values().stream().filter(x -> !x.vforkChild).findFirst().orElse(null));
+            if (t == null) throw new IllegalStateException("process " + pid + " has no thread left");
+            if (t.stopped) throw new IllegalStateException("process " + pid + ": no thread can run a system call now");
+            sys.ptraceErrno(Sys.PTRACE_INTERRUPT, t.tid, 0, 0);
+            while (threads.containsKey(t.tid)) {
+                long w = sys.waitpid(-1, Sys.__WALL | Sys.__WNOTHREAD);
+                if (w == -1) continue;
+                int tid = (int) (w >>> 32), st = (int) w;
+                if (tid == t.tid && Sys.stopped(st) && injectableStop(Sys.event(st))) {
+                    long r = f.apply(tid);
+                    dispatch(tid, st);
+                    return r;
+                }
+                // a fork/vfork/clone/exec event of t is handled first (resuming from it would
+                // finish the fork, and a vfork would block t until its child, which nobody
+                // serves while we inject, execs); the interrupt still pending stops t next
+                dispatch(tid, st);
+                if (t.stopped) {
+                    // held where it stopped (holding): usable if that was a clean stop
+                    if (injectable(t)) break;
+                    throw new IllegalStateException("process " + pid + ": no thread can run a system call now");
+                }
+            }
         }
+    }
+
+    /**
+     * A thread a system call can be injected into: stopped in user space (a signal-delivery or
+     * interrupt stop), not at a fork, vfork, clone, exec or exit event, and not a vfork child.
+     */
+    private static boolean injectable(TState t) {
+        return t.stopped && !t.vforkChild && injectableStop(t.stopEvent);
+    }
+
+    private static boolean injectableStop(int event) {
+        return event == 0 || event == Sys.PTRACE_EVENT_STOP;
     }
 
     // ------------------------------------------------------------------ the end
@@ -860,8 +893,8 @@ public final class TracedProcess implements AutoCloseable {
                 if (t.stopped) leaveScratch(t); // a blocked vfork parent is in the kernel, not in a slot
             }
             List<ScratchSpace.Region> regions = scratch.regions();
-            TState injector = threads.containsKey(pid) && threads.get(pid).stopped ? threads.get(pid)
-                    : threads.values().stream().filter(x -> x.stopped && !x.vforkChild).findFirst().orElse(null);
+            TState injector = threads.containsKey(pid) && injectable(threads.get(pid)) ? threads.get(pid)
+                    : threads.values().stream().filter(TracedProcess::injectable).findFirst().orElse(null);
             if (!regions.isEmpty() && injector != null && state != State.DEFUNCT) {
                 int tid = injector.tid;
                 for (ScratchSpace.Region r : regions) {

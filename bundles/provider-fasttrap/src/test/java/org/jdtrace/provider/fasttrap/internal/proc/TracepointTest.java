@@ -191,6 +191,32 @@ class TracepointTest {
         assertEquals("400\n", Files.readString(out), "every spawn waited for, no SIGTRAP");
     }
 
+    /**
+     * Tracepoints enabled while the program runs and forks children that share its memory:
+     * mapping the scratch space needs a thread stopped in user space, never one at a vfork
+     * event (resuming it there for the injected mmap would block it on a child nobody serves)
+     * nor one blocked in vfork (it cannot stop until its child execs). Both used to hang.
+     */
+    @Test
+    void enableWhileTheProgramVforks() throws Exception {
+        for (String spin : List.of("0", "0", "0", "60000000")) {
+            String bin = Fixtures.bin("ft_spawn");
+            Path out = tmp();
+            // posix_spawn in a loop, or vfork children that spin ~50 ms before exec
+            String n = spin.equals("0") ? "2000" : "40";
+            TracedProcess p = create(out, bin, n, spin);
+            List<Fixtures.Function> fns = Fixtures.functions(p.pid(), "a.out", "main"::equals);
+            p.go();
+            Thread.sleep(spin.equals("0") ? 50 : 200);
+            AtomicLong hits = new AtomicLong();
+            org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60),
+                    () -> p.enable(Fixtures.everyInstruction(fns, c -> hits.incrementAndGet())));
+            assertTrue(p.awaitExit(120, TimeUnit.SECONDS) != -1, "timeout");
+            assertEquals(n + "\n", Files.readString(out));
+            assertTrue(hits.get() > 0, "traced after the enabling");
+        }
+    }
+
     @Test
     void grabbedProcessRunsOnUntouchedAfterRelease() throws Exception {
         Path out = tmp();
