@@ -80,20 +80,33 @@ final class ConsumerImpl implements Consumer {
 
     @Override
     public Program compileDescription(DescriptionKind kind, String description) throws DTraceException {
-        return session.compileDescriptions(List.of(fullDescription(kind, description)));
+        return session.compileDescriptions(fullDescriptions(kind, description));
     }
 
-    /** -P/-m/-f/-n/-i text as a p:m:f:n description (the part named by the option is the last one given). */
-    String fullDescription(DescriptionKind kind, String d) throws DTraceException {
+    /**
+     * -P/-m/-f/-n/-i text as p:m:f:n descriptions: a comma-separated list is completed element
+     * by element, each naming fields up to its kind's field counted from the right (-m libc is
+     * :libc::, -f a:b is :a:b:); -i takes probe IDs.
+     */
+    List<String> fullDescriptions(DescriptionKind kind, String text) throws DTraceException {
+        List<String> out = new ArrayList<>();
+        for (String one : splitList(text)) {
+            out.add(fullDescription(kind, one.strip()));
+        }
+        return out;
+    }
+
+    private String fullDescription(DescriptionKind kind, String d) throws DTraceException {
         if (kind == DescriptionKind.ID) {
             Probe p;
             try {
-                p = framework.byId(Integer.parseInt(d.trim()));
+                p = framework.byId(Integer.parseInt(d));
             } catch (NumberFormatException e) {
                 p = null;
             }
             if (p == null) {
-                throw new DTraceException("invalid probe specifier " + d + ": probe ID " + d + " does not exist");
+                throw new DTraceException("invalid probe specifier " + d + ": probe description " + d
+                        + " does not match any probes");
             }
             return p.description().toString();
         }
@@ -108,6 +121,28 @@ final class ConsumerImpl implements Consumer {
         } catch (IllegalArgumentException e) {
             throw new DTraceException("invalid probe specifier " + d + ": too many :'s");
         }
+    }
+
+    /** Splits a description list at commas outside [..] sets and not escaped. */
+    private static List<String> splitList(String text) {
+        List<String> parts = new ArrayList<>();
+        int depth = 0;
+        int from = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\') {
+                i++;
+            } else if (c == '[') {
+                depth++;
+            } else if (c == ']' && depth > 0) {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                parts.add(text.substring(from, i));
+                from = i + 1;
+            }
+        }
+        parts.add(text.substring(from));
+        return parts;
     }
 
     private static DProgram dprogram(Program program) throws DTraceException {

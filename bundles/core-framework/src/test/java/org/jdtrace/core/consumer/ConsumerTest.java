@@ -283,6 +283,21 @@ class ConsumerTest {
     }
 
     @Test
+    void descriptionOptionsAreCompletedElementByElement() throws Exception {
+        try (Consumer c = dtrace.open()) {
+            ConsumerImpl impl = (ConsumerImpl) c;
+            assertEquals(List.of("syscall:::", "profile:::"), impl.fullDescriptions(DescriptionKind.PROVIDER, "syscall, profile"));
+            assertEquals(List.of(":libc::", "pid1:libc::"), impl.fullDescriptions(DescriptionKind.MODULE, "libc,pid1:libc"));
+            assertEquals(List.of("::foo:", ":a:b:"), impl.fullDescriptions(DescriptionKind.FUNCTION, "foo,a:b"));
+            assertEquals(List.of(":::tick-[1,2]"), impl.fullDescriptions(DescriptionKind.NAME, "tick-[1,2]"));
+            assertEquals(List.of("dtrace:::BEGIN"), impl.fullDescriptions(DescriptionKind.ID, "1"));
+            DTraceException e = assertThrows(DTraceException.class, () -> impl.fullDescriptions(DescriptionKind.ID, "99999"));
+            assertEquals("invalid probe specifier 99999: probe description 99999 does not match any probes", e.getMessage());
+            assertThrows(DTraceException.class, () -> impl.fullDescriptions(DescriptionKind.MODULE, "a:b:c"));
+        }
+    }
+
+    @Test
     void optionsGoToTheSession() throws Exception {
         try (Consumer c = dtrace.open()) {
             c.setOption("quiet", null);
