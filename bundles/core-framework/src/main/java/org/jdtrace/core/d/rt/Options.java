@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.core.time.Rates;
 
 public final class Options {
 
@@ -170,31 +171,20 @@ public final class Options {
         return n << shift;
     }
 
-    /** 10hz, 1ms, 2s, 500us, 100 (ns): a period in nanoseconds. */
+    /**
+     * 10hz, 1ms, 2s, 500us, 100 (ns): a period in nanoseconds, read as the profile provider reads
+     * its rates (Rates), with a bare number meaning nanoseconds as in libdtrace's dt_opt_rate. A
+     * zero (0, 0hz, 0ms) is the value 0.
+     */
     public static long parseRate(String value) {
         int end = digits(value);
         if (end == 0) return BAD;
-        long n;
-        try {
-            n = Long.parseLong(value.substring(0, end));
-        } catch (NumberFormatException e) {
-            return BAD;
+        String spec = value.toLowerCase(Locale.ROOT);
+        if (spec.substring(0, end).chars().allMatch(c -> c == '0')) {
+            return Rates.intervalNanos("1" + spec.substring(end), Rates.Bare.NANOSECONDS) < 0 ? BAD : 0;
         }
-        String suffix = value.substring(end).toLowerCase(Locale.ROOT);
-        long mul = switch (suffix) {
-            case "", "ns", "nsec" -> 1;
-            case "us", "usec" -> 1_000;
-            case "ms", "msec" -> 1_000_000;
-            case "s", "sec" -> 1_000_000_000L;
-            case "m", "min" -> 60_000_000_000L;
-            case "h", "hour" -> 3_600_000_000_000L;
-            case "d", "day" -> 86_400_000_000_000L;
-            case "hz" -> 0;
-            default -> -1;
-        };
-        if (mul < 0) return BAD;
-        if (mul == 0) return n == 0 ? 0 : 1_000_000_000L / n;
-        return n * mul;
+        long n = Rates.intervalNanos(spec, Rates.Bare.NANOSECONDS);
+        return n < 0 ? BAD : n;
     }
 
     public long get(String name) {
