@@ -505,6 +505,7 @@ public final class TracedProcess implements AutoCloseable {
             }
             case Sys.PTRACE_EVENT_STOP -> {
                 t.groupStop = sig == Sys.SIGSTOP || sig == Sys.SIGTSTP || sig == Sys.SIGTTIN || sig == Sys.SIGTTOU;
+                if (holding && !t.groupStop && !takePendingTrap(t)) return;
                 resume(t, 0);
             }
             case Sys.PTRACE_EVENT_CLONE -> {
@@ -664,6 +665,55 @@ public final class TracedProcess implements AutoCloseable {
         sys.ptraceErrno(Sys.PTRACE_CONT, tid, 0, 0);
     }
 
+    /**
+     * PTRACE_INTERRUPT can stop a thread between its int3 and the delivery of the SIGTRAP: the
+     * kernel's get_signal() takes a pending interrupt before it dequeues signals, so the thread
+     * sits at the interrupt stop with its pc just after our int3 and the SIGTRAP still pending.
+     * Detached like that, it would take the SIGTRAP untraced and die of it; injected into, the
+     * trap would be lost and the thread resume inside the displaced instruction. So the trap is
+     * taken now: PTRACE_CONT, and the SIGTRAP's signal-delivery stop comes before any user
+     * instruction runs (a synchronous signal is dequeued first); the pc goes back to the
+     * tracepoint and the trap is not delivered. The hit is not counted: the instruction runs
+     * when the thread runs again, through the int3 again or restored. Returns false when the
+     * thread is gone (its wait status dispatched). Control thread; {@code t} stopped.
+     */
+    private boolean takePendingTrap(TState t) {
+        if (!sigPending(t.tid, Sys.SIGTRAP)) return true;
+        long[] r = new long[Sys.NREGS];
+        sys.getRegs(t.tid, r);
+        long bp = r[Sys.RIP] - breakpoint.length;
+        if (!tracepoints.containsKey(bp)) return true; // the program's own SIGTRAP: left to it
+        if (sys.ptraceErrno(Sys.PTRACE_CONT, t.tid, 0, 0) != 0) return true;
+        int st = waitFor(t.tid, Sys.__WALL);
+        if (Sys.stopped(st) && Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SIGTRAP) {
+            sys.getRegs(t.tid, r);
+            if (r[Sys.RIP] == bp + breakpoint.length) {
+                r[Sys.RIP] = bp;
+                sys.setRegs(t.tid, r);
+            }
+            t.stopEvent = 0;
+            t.stopped = true;
+            return true;
+        }
+        dispatch(t.tid, st); // cannot happen (the SIGTRAP comes first) short of the thread's end
+        return false;
+    }
+
+    /** Whether {@code sig} is pending for thread {@code tid} (its own pending set, SigPnd). */
+    private boolean sigPending(int tid, int sig) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(pid), "task",
+                    Integer.toString(tid), "status"))) {
+                if (line.startsWith("SigPnd:")) {
+                    return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (sig - 1))) != 0;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // gone
+        }
+        return false;
+    }
+
     private void strayTrap(TState t, long[] r, long bp) {
         int[] si = sys.getSigInfo(t.tid);
         if (si[1] == Sys.SI_KERNEL) {
@@ -810,6 +860,7 @@ public final class TracedProcess implements AutoCloseable {
                 if (w == -1) continue;
                 int tid = (int) (w >>> 32), st = (int) w;
                 if (tid == t.tid && Sys.stopped(st) && injectableStop(Sys.event(st))) {
+                    if (Sys.event(st) == Sys.PTRACE_EVENT_STOP && !takePendingTrap(t)) continue;
                     long r = f.apply(tid);
                     dispatch(tid, st);
                     return r;
