@@ -33,6 +33,17 @@ class DCompilerTest {
     }
 
     @Test
+    void signalAndErrnoNamesAreTheSystemLibrarysInlines() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { printf("%d %d %d %d %d\\n", SIGUSR1, SIGKILL, ENOENT, EAGAIN == EWOULDBLOCK, SIGRTMAX); exit(0); }
+                """).go();
+        assertEquals("10 9 2 1 64\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("int SIGUSR1; BEGIN { exit(0); }"));
+        assertEquals("D_DECL_IDRED", e.tag());
+    }
+
+    @Test
     void precedenceVariablesIncrementsCastsAndStrings() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

@@ -51,6 +51,9 @@ final class Checker {
             constants.put("DTRACEFLT_" + faults[i], new Constant("DTRACEFLT_" + faults[i], DType.INT, i));
         }
         constants.put("DTRACEFLT_LIBRARY", new Constant("DTRACEFLT_LIBRARY", DType.INT, 1000));
+        // the system D library: signal.d and errno.d
+        SystemInlines.SIGNALS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        SystemInlines.ERRNOS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
         registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
     }
