@@ -84,6 +84,14 @@ class StackKeyTest {
     }
 
     @Test
+    void maxframesCapsEveryDepth() throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\n#pragma D option maxframes=1\n"
+                + "test:::entry { @[ustack()] = count(); @[ustack(3)] = count(); }").go();
+        r.fire(DRun.ENTRY, fromMain());
+        assertEquals("\n\n" + INDENT + "hello`work+0x10\n" + value(2), r.end());
+    }
+
+    @Test
     void jstackKeyOfAJvmProbeIsEmpty() throws Exception {
         DRun r = DRun.script("#pragma D option quiet\nBEGIN { @[jstack()] = count(); printa(\"%k%@d\\n\", @); }").go();
         assertEquals("\n1\n\n", r.end());

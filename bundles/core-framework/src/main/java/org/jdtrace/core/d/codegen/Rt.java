@@ -204,14 +204,19 @@ public final class Rt {
         return f.length == 0 ? StackFrames.EMPTY : new StackFrames(f);
     }
 
+    /** The frames asked for, else the option's default; never more than option maxframes when set. */
     private static int depth(DState st, int which, int frames) {
-        if (frames > 0) return frames;
-        String option = switch (Ir.StackKind.values()[which]) {
-            case KERNEL -> "stackframes";
-            case USER -> "ustackframes";
-            case JAVA -> "jstackframes";
-        };
-        return (int) Math.min(Integer.MAX_VALUE, st.options.get(option));
+        long n = frames;
+        if (n <= 0) {
+            n = st.options.get(switch (Ir.StackKind.values()[which]) {
+                case KERNEL -> "stackframes";
+                case USER -> "ustackframes";
+                case JAVA -> "jstackframes";
+            });
+        }
+        long max = st.options.get("maxframes");
+        if (max > 0) n = Math.min(n, max);
+        return (int) Math.min(Integer.MAX_VALUE, n);
     }
 
     private static String[] frames(DState st, ProbeContext ctx, int which, int n) {
