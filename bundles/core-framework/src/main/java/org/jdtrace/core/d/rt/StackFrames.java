@@ -1,48 +1,35 @@
 package org.jdtrace.core.d.rt;
 
-import java.util.Arrays;
 import java.util.List;
 
 /**
  * A stack as an aggregation key (the value of stack(), ustack() or jstack() in {@code @[...]}):
  * its frames, innermost first, already symbolised at the firing, since the traced process may be
  * gone when the consumer prints. Immutable; equal when the frames are, which is how DTrace's
- * dt_aggregate_hash/keycmp tell two stacks apart (by their pcs: one pc, one symbol here). Keys
- * order frame by frame (a tie-break only: aggregations sort by value first).
+ * dt_aggregate_hash/keycmp tell two stacks apart (by their pcs: one pc, one symbol here). The
+ * key Tuple caches the hash. Keys order frame by frame (a tie-break only: aggregations sort by
+ * value first).
  */
-public final class StackFrames implements Comparable<StackFrames> {
+public record StackFrames(List<String> frames) implements Comparable<StackFrames> {
 
-    public static final StackFrames EMPTY = new StackFrames(new String[0]);
+    public static final StackFrames EMPTY = new StackFrames(List.of());
 
-    private final String[] frames;
-    private final int hash;
+    public StackFrames {
+        frames = List.copyOf(frames);
+    }
 
     public StackFrames(String[] frames) {
-        this.frames = frames.clone();
-        this.hash = Arrays.hashCode(this.frames);
-    }
-
-    public List<String> frames() {
-        return List.of(frames);
-    }
-
-    public int depth() {
-        return frames.length;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof StackFrames s && s.hash == hash && Arrays.equals(s.frames, frames);
-    }
-
-    @Override
-    public int hashCode() {
-        return hash;
+        this(List.of(frames));
     }
 
     @Override
     public int compareTo(StackFrames o) {
-        return Arrays.compare(frames, o.frames);
+        int n = Math.min(frames.size(), o.frames.size());
+        for (int i = 0; i < n; i++) {
+            int c = frames.get(i).compareTo(o.frames.get(i));
+            if (c != 0) return c;
+        }
+        return Integer.compare(frames.size(), o.frames.size());
     }
 
     @Override
