@@ -171,9 +171,9 @@ class DCompilerTest {
         DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  x = y;\n}"));
         assertEquals("D_IDENT_UNDEF", e.tag());
         assertEquals(3, e.line());
-        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  stack();\n}"));
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  breakpoint();\n}"));
         assertEquals(3, e.line());
-        assertTrue(e.getMessage().contains("stack( )"), e.getMessage());
+        assertTrue(e.getMessage().contains("breakpoint( )"), e.getMessage());
     }
 
     @Test

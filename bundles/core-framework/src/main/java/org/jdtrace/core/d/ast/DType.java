@@ -53,6 +53,15 @@ public sealed interface DType {
         public int size() { return 0; }
     }
 
+    /**
+     * The type of stack(), ustack() and jstack() where they yield a value: only as an
+     * aggregation key (printa's %k takes it), as in DTrace.
+     */
+    record Stack() implements DType {
+        public String name() { return "stack"; }
+        public int size() { return 0; }
+    }
+
     // ---- the C integer types D knows (LP64) -------------------------------------------------
     Int CHAR = new Int("char", 1, true);
     Int UCHAR = new Int("unsigned char", 1, false);
@@ -69,6 +78,7 @@ public sealed interface DType {
     Str STRING = new Str();
     Void VOID = new Void();
     Agg AGG = new Agg();
+    Stack STACK = new Stack();
 
     default boolean isInteger() { return this instanceof Int; }
 

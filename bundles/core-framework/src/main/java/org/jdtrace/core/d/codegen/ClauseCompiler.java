@@ -57,6 +57,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_SUBR = desc(Subr.class);
     private static final ClassDesc CD_AGG = desc(Aggregation.class);
     private static final ClassDesc CD_TUPLE = desc(Tuple.class);
+    private static final ClassDesc CD_FRAMES = desc(org.jdtrace.core.d.rt.StackFrames.class);
     private static final ClassDesc CD_DATUM = desc(Datum.class);
     private static final ClassDesc CD_FMT = desc(org.jdtrace.core.d.print.PrintfFormat.class);
     private static final ClassDesc CD_OBJS = CD_Object.arrayType();
@@ -323,12 +324,13 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
-            case UStack u -> {
+            case Stack u -> {
                 c.aload(L_THREAD);
                 loadState(c);
                 c.aload(L_CTX);
+                c.loadConstant(u.which().ordinal());
                 c.loadConstant(u.frames());
-                c.invokestatic(CD_RT, "ustack", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_CTX, CD_int));
+                c.invokestatic(CD_RT, "stack", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_CTX, CD_int, CD_int));
             }
             case Setopt so -> {
                 c.aload(L_THREAD);
@@ -435,6 +437,13 @@ public final class ClauseCompiler {
                 c.invokeinterface(CD_CTX, "arg", MethodTypeDesc.of(CD_long, CD_int));
             }
             case Var v -> loadVar(c, v);
+            case StackKey k -> {
+                loadState(c);
+                c.aload(L_CTX);
+                c.loadConstant(k.which().ordinal());
+                c.loadConstant(k.frames());
+                c.invokestatic(CD_RT, "stackKey", MethodTypeDesc.of(CD_FRAMES, CD_STATE, CD_CTX, CD_int, CD_int));
+            }
             case AssocRef a -> {
                 loadState(c);
                 c.loadConstant(a.slot());

@@ -15,8 +15,11 @@ public final class Ir {
 
     private Ir() {}
 
-    /** The JVM representation of a D value. */
-    public enum VKind { LONG, STRING }
+    /** The JVM representation of a D value (STACK: a StackFrames, only ever an aggregation key). */
+    public enum VKind { LONG, STRING, STACK }
+
+    /** Whose stack: stack() the kernel's, ustack() the user's, jstack() the user's for a JVM. */
+    public enum StackKind { KERNEL, USER, JAVA }
 
     public sealed interface Expr {
         VKind kind();
@@ -92,6 +95,11 @@ public final class Ir {
         public VKind kind() { return target.kind(); }
     }
 
+    /** stack(), ustack(n), jstack(n) as an aggregation key; {@code frames} 0: the option's default. */
+    public record StackKey(StackKind which, int frames) implements Expr {
+        public VKind kind() { return VKind.STACK; }
+    }
+
     /** A D subroutine implemented by a static method of Subr with the given name. */
     public record Call(String name, List<Expr> args, VKind kind) implements Expr {}
 
@@ -130,8 +138,11 @@ public final class Ir {
 
     public record Exit(Expr status) implements Stmt {}
 
-    /** ustack(n): the user stack of the firing, {@code frames} deep (0: option ustackframes). */
-    public record UStack(int frames) implements Stmt {}
+    /**
+     * stack(n), ustack(n), jstack(n) actions: the stack of the firing, {@code frames} deep (0:
+     * option stackframes, ustackframes or jstackframes).
+     */
+    public record Stack(StackKind which, int frames) implements Stmt {}
 
     /** setopt(name) when {@code value} is null, else setopt(name, value). */
     public record Setopt(Expr name, Expr value) implements Stmt {}

@@ -11,6 +11,7 @@ import org.jdtrace.core.d.print.PrintfFormat;
 import org.jdtrace.core.d.rt.DState;
 import org.jdtrace.core.d.rt.DThread;
 import org.jdtrace.core.d.rt.Datum;
+import org.jdtrace.core.d.rt.StackFrames;
 import org.jdtrace.core.d.rt.Tuple;
 import org.jdtrace.core.engine.DFault;
 import org.jdtrace.spi.FaultException;
@@ -185,21 +186,51 @@ public final class Rt {
     }
 
     /**
-     * ustack(n): the firing's user stack, symbolised here in probe context through
-     * ProbeContext.usym (not by the consumer, as libdtrace does) because the traced process may
-     * be gone, or its mappings changed, when the consumer drains. A probe with no user context
-     * (BEGIN, JVM probes) records an empty stack.
+     * stack(n), ustack(n), jstack(n) actions: the firing's stack, symbolised here in probe context
+     * through ProbeContext.usym (not by the consumer, as libdtrace does) because the traced
+     * process may be gone, or its mappings changed, when the consumer drains. A probe with no
+     * user context (BEGIN, JVM probes) records an empty user stack; there is no kernel stack to
+     * walk from any of our probes (no kprobes here), so stack() is always empty, as DTrace's is
+     * at a pid probe. {@code which} is an Ir.StackKind ordinal.
      */
-    public static void ustack(DThread t, DState st, ProbeContext ctx, int frames) {
-        int n = frames > 0 ? frames : (int) Math.min(Integer.MAX_VALUE, st.options.get("ustackframes"));
-        t.add(new Datum.Stack(symbolise(ctx, ctx.ustack(n)), n));
+    public static void stack(DThread t, DState st, ProbeContext ctx, int which, int frames) {
+        int n = depth(st, which, frames);
+        t.add(new Datum.Stack(frames(st, ctx, which, n), n));
     }
 
-    /** Each pc as usym prints it, or its address in hex when no object maps it. */
-    public static String[] symbolise(ProbeContext ctx, long[] pcs) {
+    /** stack(), ustack(), jstack() as an aggregation key: the same frames, as a key value. */
+    public static StackFrames stackKey(DState st, ProbeContext ctx, int which, int frames) {
+        String[] f = frames(st, ctx, which, depth(st, which, frames));
+        return f.length == 0 ? StackFrames.EMPTY : new StackFrames(f);
+    }
+
+    /** The frames asked for, else the option's default; never more than option maxframes when set. */
+    private static int depth(DState st, int which, int frames) {
+        long n = frames;
+        if (n <= 0) {
+            n = st.options.get(switch (Ir.StackKind.values()[which]) {
+                case KERNEL -> "stackframes";
+                case USER -> "ustackframes";
+                case JAVA -> "jstackframes";
+            });
+        }
+        long max = st.options.get("maxframes");
+        if (max > 0) n = Math.min(n, max);
+        return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
+    private static String[] frames(DState st, ProbeContext ctx, int which, int n) {
+        if (which == Ir.StackKind.KERNEL.ordinal()) return new String[0];
+        return symbolise(st, ctx, ctx.ustack(n));
+    }
+
+    /** Each pc as usym prints it (through the consumer's cache), or its address in hex when no object maps it. */
+    public static String[] symbolise(DState st, ProbeContext ctx, long[] pcs) {
         String[] frames = new String[pcs.length];
+        long pid = pcs.length == 0 ? 0 : ctx.pid();
+        java.util.function.LongFunction<String> usym = ctx::usym;
         for (int i = 0; i < pcs.length; i++) {
-            String s = ctx.usym(pcs[i]);
+            String s = st.symbols.lookup(pid, pcs[i], usym);
             frames[i] = s == null ? "0x" + Long.toHexString(pcs[i]) : s;
         }
         return frames;

@@ -168,7 +168,8 @@ public final class ClauseLowering {
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
-            case USTACK -> new Ir.UStack(args.isEmpty() ? 0 : frames(c));
+            case STACK, USTACK, JSTACK -> new Ir.Stack(ExprLowering.stackKind(c.function),
+                    args.isEmpty() ? 0 : exprs.stackFrames(c));
             // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at
             // drain time) and printed as dt_print_usym/umod print them, "  %-50s"
             case USYM, UFUNC, UMOD, UADDR -> new Ir.Printf(USYM_FORMAT,
@@ -189,15 +190,6 @@ public final class ClauseLowering {
     }
 
     private static final PrintfFormat USYM_FORMAT = PrintfFormat.parse("  %-50s");
-
-    /** ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
-    private int frames(Expr.Call c) throws DTraceException {
-        if (exprs.integer(c.args.get(0)) instanceof Ir.Const k && k.value() > 0 && k.value() <= Integer.MAX_VALUE) {
-            return (int) k.value();
-        }
-        throw new DTraceException(c.function.dname + "( ) argument #1 must be a non-zero positive integer constant",
-                "D_USTACK_FRAMES", c.line);
-    }
 
     /** A destructive action run in probe context: tracing will need -w. */
     private Ir.Stmt destructive(Ir.Call call) {

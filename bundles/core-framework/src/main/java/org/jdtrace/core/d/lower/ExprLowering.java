@@ -122,7 +122,28 @@ final class ExprLowering {
 
     /** The expression in the representation of {@code t}: string for strings, long otherwise. */
     Ir.Expr as(Expr e, DType t) throws DTraceException {
+        if (t instanceof DType.Stack && e instanceof Expr.Call c) {
+            return new Ir.StackKey(stackKind(c.function), c.args.isEmpty() ? 0 : stackFrames(c));
+        }
         return kind(t) == VKind.STRING ? string(e) : integer(e);
+    }
+
+    static Ir.StackKind stackKind(DFunction f) {
+        return switch (f) {
+            case STACK -> Ir.StackKind.KERNEL;
+            case JSTACK -> Ir.StackKind.JAVA;
+            default -> Ir.StackKind.USER;
+        };
+    }
+
+    /** stack(n), ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
+    int stackFrames(Expr.Call c) throws DTraceException {
+        if (integer(c.args.get(0)) instanceof Ir.Const k && k.value() > 0 && k.value() <= Integer.MAX_VALUE) {
+            return (int) k.value();
+        }
+        String tag = c.function == DFunction.STACK ? "D_STACK_SIZE" : "D_USTACK_FRAMES";
+        throw new DTraceException(c.function.dname + "( ) argument #1 must be a non-zero positive integer constant",
+                tag, c.line);
     }
 
     // ---- types ----------------------------------------------------------------------------

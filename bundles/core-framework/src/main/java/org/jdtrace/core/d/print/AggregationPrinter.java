@@ -1,7 +1,8 @@
 /*
  * AggregationPrinter: aggregations as dtrace(1M) prints them (dt_consume.c dt_print_aggs,
  * dt_print_datum, dt_print_quantize, dt_print_lquantize): each key, then the value, then a
- * newline. Keys print at their width (" %16lld", " %8d", " %5d", " %3d"; strings "  %-50s"),
+ * newline. Keys print at their width (" %16lld", " %8d", " %5d", " %3d"; strings "  %-50s";
+ * stacks as their frames on lines of their own, see StackPrinter),
  * scalar values as " %16lld", histograms as the 40-column '@' bar chart with one zero row
  * before the first and after the last non-zero bucket.
  */
@@ -13,6 +14,7 @@ import org.jdtrace.core.d.rt.AggKind;
 import org.jdtrace.core.d.rt.AggregateTable;
 import org.jdtrace.core.d.rt.AggregateTable.Entry;
 import org.jdtrace.core.d.rt.Aggregation;
+import org.jdtrace.core.d.rt.StackFrames;
 import org.jdtrace.core.d.rt.Tuple;
 
 public final class AggregationPrinter {
@@ -23,10 +25,13 @@ public final class AggregationPrinter {
 
     private AggregationPrinter() {}
 
-    /** The default format of every entry (printa(@a) and the print at exit). */
-    public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries) {
+    /**
+     * The default format of every entry (printa(@a) and the print at exit); stack keys print
+     * their frames after {@code stackIndent} spaces, the value then following the last frame's line.
+     */
+    public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent) {
         for (Entry e : entries) {
-            printKeys(out, a, e.key());
+            printKeys(out, a, e.key(), stackIndent);
             printValue(out, a, e.data());
             out.append('\n');
         }
@@ -60,12 +65,12 @@ public final class AggregationPrinter {
      * aggregation (the last one for any beyond).
      */
     public static void printJoined(StringBuilder out, PrintfFormat fmt, Aggregation[] aggs,
-                                   List<AggregateTable.JoinedEntry> entries) {
+                                   List<AggregateTable.JoinedEntry> entries, int stackIndent) {
         Aggregation first = aggs[0];
         for (AggregateTable.JoinedEntry e : entries) {
             Tuple k = e.key();
             if (fmt == null) {
-                printKeys(out, first, k);
+                printKeys(out, first, k, stackIndent);
                 for (int i = 0; i < aggs.length; i++) printValue(out, aggs[i], e.data()[i]);
                 out.append('\n');
                 continue;
@@ -88,10 +93,12 @@ public final class AggregationPrinter {
         }
     }
 
-    static void printKeys(StringBuilder out, Aggregation a, Tuple key) {
+    static void printKeys(StringBuilder out, Aggregation a, Tuple key, int stackIndent) {
         for (int i = 0; i < key.size(); i++) {
             Object k = key.get(i);
-            if (k instanceof String s) {
+            if (k instanceof StackFrames st) {
+                StackPrinter.print(out, st.frames(), stackIndent);
+            } else if (k instanceof String s) {
                 out.append("  ");
                 PrintfFormat.pad(out, s, 50, true, false);
             } else {

@@ -14,6 +14,7 @@
  */
 package org.jdtrace.core.d.print;
 
+import org.jdtrace.core.d.rt.StackFrames;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -263,7 +264,11 @@ public final class PrintfFormat {
                 pad(out, s, width, minus, c.zero() && !minus);
             }
             case 'Y' -> pad(out, Cfmt.walltime(toLong(arg)), width, minus, false);
-            case 'k', 'T' -> pad(out, String.valueOf(arg), width, minus, false);
+            case 'k' -> {
+                if (arg instanceof StackFrames st) StackPrinter.conversion(out, st.frames(), width, precision, minus);
+                else pad(out, String.valueOf(arg), width, minus, false);
+            }
+            case 'T' -> pad(out, String.valueOf(arg), width, minus, false);
             default -> {
                 int eff = switch (c.length()) {
                     case "hh" -> 1;

@@ -217,11 +217,13 @@ public final class RecordPrinter {
         }
     }
 
-    /** dt_print_ustack: a newline, then each frame on its own line after stackindent spaces. */
+    /** dt_print_stack/dt_print_ustack: a newline, then each frame on its own line after stackindent spaces. */
     private void stack(StringBuilder sb, String[] frames) {
-        int indent = (int) state.options.get("stackindent");
-        sb.append('\n');
-        for (String f : frames) sb.repeat(' ', indent).append(f).append('\n');
+        StackPrinter.print(sb, List.of(frames), stackIndent());
+    }
+
+    private int stackIndent() {
+        return (int) state.options.get("stackindent");
     }
 
     /** A traced integer as its type reads: narrowed to its width, signed or unsigned. */
@@ -248,14 +250,14 @@ public final class RecordPrinter {
         if (p.aggs().length > 1) {
             // printa(@a, @b, ...): one row per key, each aggregation's value in turn
             if (p.format() == null) sb.append('\n');
-            AggregationPrinter.printJoined(sb, p.format(), p.aggs(), table.joined(p.aggs()));
+            AggregationPrinter.printJoined(sb, p.format(), p.aggs(), table.joined(p.aggs()), stackIndent());
             for (Aggregation a : p.aggs()) table.markPrinted(a);
             return;
         }
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
-                AggregationPrinter.printAll(sb, a, table.sorted(a));
+                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent());
             } else {
                 AggregationPrinter.printFormatted(sb, p.format(), a, table.sorted(a));
             }
@@ -297,7 +299,7 @@ public final class RecordPrinter {
         if (state.options.isSet("aggsortrev")) java.util.Collections.reverse(aggs); // dtrace sorts them too
         for (Aggregation a : aggs) {
             if (table.wasPrinted(a)) continue;
-            AggregationPrinter.printAll(sb, a, table.sorted(a));
+            AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent());
         }
         flush(sb);
         if (out != stdout) {

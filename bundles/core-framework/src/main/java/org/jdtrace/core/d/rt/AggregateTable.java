@@ -174,6 +174,8 @@ public final class AggregateTable {
             int c;
             if (l instanceof String ls && r instanceof String rs) {
                 c = ls.compareTo(rs);
+            } else if (l instanceof StackFrames ls && r instanceof StackFrames rs) {
+                c = ls.compareTo(rs);
             } else {
                 int w = i < a.keySizes.length && a.keySizes[i] > 0 ? a.keySizes[i] : 8;
                 long mask = w >= 8 ? -1L : (1L << (w * 8)) - 1;

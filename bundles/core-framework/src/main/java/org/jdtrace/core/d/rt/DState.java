@@ -24,6 +24,8 @@ public final class DState {
 
     public final Options options = new Options();
     public final Speculations speculations = new Speculations(options);
+    /** User pcs already symbolised (ustack() records and keys). */
+    public final SymbolCache symbols = new SymbolCache();
     private final List<Aggregation> aggregations = new ArrayList<>();
     private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
     private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);

@@ -43,7 +43,7 @@ public final class Options {
             KNOWN.put(r, Kind.RATE);
         }
         for (String n : new String[] {"nspec", "stackframes", "ustackframes", "jstackframes",
-                "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target",
+                "maxframes", "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target",
                 "fasttrap-max"}) {
             KNOWN.put(n, Kind.NUMBER);
         }

@@ -207,9 +207,14 @@ final class Builtins {
                     proto = "char [] or string (or use stringof)";
                 }
             }
-            case 'p', 'a', 'A', 'k' -> {
+            case 'p', 'a', 'A' -> {
                 if (!t.isScalar()) {
                     proto = "pointer or integer";
+                }
+            }
+            case 'k' -> {
+                if (!(t instanceof DType.Stack)) {
+                    proto = "stack";
                 }
             }
             case 'Y', 'T' -> {
@@ -263,7 +268,8 @@ final class Builtins {
                             + (k2.size() == 1 ? "key" : "keys"), "D_PRINTA_AGGKEY", c.line);
                 }
                 for (int k = 0; k < k1.size(); k++) {
-                    if (k1.get(k).isString() != k2.get(k).isString()) {
+                    if (k1.get(k).isString() != k2.get(k).isString()
+                            || (k1.get(k) instanceof DType.Stack) != (k2.get(k) instanceof DType.Stack)) {
                         throw new DTraceException("printa( ): @" + ar.name + "[ ] key #" + (k + 1) + " is incompatible with @"
                                 + first.name + ":\n\tprototype: " + k1.get(k).name() + "\n\t argument: " + k2.get(k).name(),
                                 "D_PRINTA_AGGPROTO", c.line);

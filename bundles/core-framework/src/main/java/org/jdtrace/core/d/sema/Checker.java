@@ -241,7 +241,7 @@ final class Checker {
         call.type = DType.VOID;
         List<Expr> keys = ar.keys == null ? List.of() : ar.keys;
         for (Expr k : keys) {
-            DType kt = type(k);
+            DType kt = key(k);
             if (kt instanceof DType.Void || kt instanceof DType.Agg) {
                 throw new DTraceException("aggregation key #" + (keys.indexOf(k) + 1) + " may not be of type "
                         + kt.name(), "D_KEY_TYPE", k.line);
@@ -264,6 +264,17 @@ final class Checker {
         ar.var = v;
         ar.type = DType.AGG;
         a.type = DType.VOID;
+    }
+
+    /** An aggregation key: stack(), ustack() and jstack() are stacks there, else as {@link #type}. */
+    private DType key(Expr k) throws DTraceException {
+        if (k instanceof Expr.Call c && DFunction.byName(c.name) instanceof DFunction f
+                && (f == DFunction.STACK || f == DFunction.USTACK || f == DFunction.JSTACK)) {
+            call(c, false);
+            c.type = DType.STACK;
+            return DType.STACK;
+        }
+        return type(k);
     }
 
     // ---- expressions ------------------------------------------------------------------------

@@ -29,7 +29,7 @@ class AggregationPrinterTest {
         DThread t = state.thread();
         for (long i = 0; i < 1000; i += 100) t.aggregate(a, i, 1);
         StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, a, table.sorted(a));
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
         String expected = HDR + row("-1", 0, 0) + row("0", 4, 1) + row("1", 0, 0) + row("2", 0, 0) + row("4", 0, 0)
                 + row("8", 0, 0) + row("16", 0, 0) + row("32", 0, 0) + row("64", 4, 1) + row("128", 4, 1)
                 + row("256", 12, 3) + row("512", 16, 4) + row("1024", 0, 0) + "\n";
@@ -42,7 +42,7 @@ class AggregationPrinterTest {
         DThread t = state.thread();
         for (long i = 0; i < 1000; i += 100) t.aggregate(a, i, 1);
         StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, a, table.sorted(a));
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
         StringBuilder exp = new StringBuilder(HDR).append(row("< 0", 0, 0));
         for (int v = 0; v < 1000; v += 100) exp.append(row(String.valueOf(v), 4, 1));
         exp.append(row(">= 1000", 0, 0)).append("\n");
@@ -56,13 +56,13 @@ class AggregationPrinterTest {
         t.aggregate(a, -3, 1);
         t.aggregate(a, -3, 1);
         StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, a, table.sorted(a));
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
         assertEquals(HDR + row("-4", 0, 0) + row("-2", 40, 2) + row("-1", 0, 0) + "\n", sb.toString());
         // a negative increment gives a negative count: bars grow to the left of the axis
         Aggregation n = state.aggregation("n", AggKind.QUANTIZE, new int[0], 0, 0, 0);
         t.aggregate(n, 1, -2);
         sb.setLength(0);
-        AggregationPrinter.printAll(sb, n, table.sorted(n));
+        AggregationPrinter.printAll(sb, n, table.sorted(n), 14);
         String neg = "%16s %s%s| %-9d\n";
         assertEquals(HDR + String.format(neg, "0", " ".repeat(40), "", 0)
                 + String.format(neg, "1", "", "@".repeat(40), -2) + String.format(neg, "2", " ".repeat(40), "", 0)
@@ -77,7 +77,7 @@ class AggregationPrinterTest {
         t.aggregate(a, Tuple.of("b"), 0, 1);
         t.aggregate(a, Tuple.of("a"), 0, 1);
         StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, a, table.sorted(a));
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
         String expected = "  a" + " ".repeat(49) + "                1\n"
                 + "  b" + " ".repeat(49) + "                1\n"
                 + "  tick-count" + " ".repeat(40) + "               10\n";
@@ -96,8 +96,8 @@ class AggregationPrinterTest {
         t.aggregate(avg, Tuple.of(-1L), 21, 1);
         t.aggregate(avg, Tuple.of(7L), 3, 1);
         StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, cnt, table.sorted(cnt));
-        AggregationPrinter.printAll(sb, avg, table.sorted(avg));
+        AggregationPrinter.printAll(sb, cnt, table.sorted(cnt), 14);
+        AggregationPrinter.printAll(sb, avg, table.sorted(avg), 14);
         assertEquals("                2\n        7                3\n       -1               15\n", sb.toString());
 
         table.clear(cnt);
