@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * provide(pid<PID>:<module>:<function>:<name>) reads the process's modules (/proc/PID/maps),
  * their functions (.symtab else .dynsym, IFUNCs resolved), matches the globs, analyses each
  * function with Isa.analyze and creates probes under the provider name pid<PID>: entry,
- * return (every return site) and one per instruction offset named in lower-case hex. A
+ * return (every return site; none for a function that never returns, whose probe never
+ * fires) and one per instruction offset named in lower-case hex. A
  * process named this way that nobody created or grabbed is grabbed here (as dtrace does) and
  * released when the component goes away. A function that cannot be instrumented is skipped
  * with one warning line.
@@ -469,7 +470,11 @@ public final class PidProvider implements Provider, ProcessControl {
         if (entry && isa.displacement(insns.get(0)) != Isa.Displacement.REFUSE) {
             out.add(new Creation(module, f.name(), "entry", new PidProbe(pid, PidProbe.Kind.ENTRY, f.address(), List.of(insns.get(0)))));
         }
-        if (ret && !a.returnOffsets().isEmpty()) {
+        if (ret && a.returnOffsets().isEmpty()) {
+            // a function that never returns (main's endless loop, exit()): its return probe
+            // exists and never fires, as with dtrace-utils' uretprobes (illumos made none)
+            out.add(new Creation(module, f.name(), "return", new PidProbe(pid, PidProbe.Kind.RETURN, f.address(), List.of())));
+        } else if (ret) {
             // an instruction the ISA cannot displace gets no probe; the rest of the function does
             List<Instruction> rs = new ArrayList<>();
             for (Instruction i : insns) {

@@ -54,6 +54,18 @@ class PidProviderTest {
     }
 
     @Test
+    void aFunctionThatNeverReturnsHasAReturnProbeThatNeverFires() throws Exception {
+        TargetProcess t = create(bin("ft_mix"), "1");
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:_start:return"));
+        assertEquals(1, registry.probes.size(), "_start ends in hlt, after a call that never returns");
+        AtomicLong hits = new AtomicLong();
+        registry.enable(registry.probe("a.out", "_start", "return"), c -> hits.incrementAndGet());
+        t.go();
+        assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+        assertEquals(0, hits.get());
+    }
+
+    @Test
     void entryArgumentsAndReturnValues() throws Exception {
         TargetProcess t = create(bin("ft_mix"), "4");
         provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:classify:entry"));
