@@ -25,7 +25,15 @@ public interface Consumer extends AutoCloseable {
     Program compile(String source, String sourceName, List<String> macroArgs) throws DTraceException;
 
     /** Compiles a probe description given with -P/-m/-f/-n/-i, with no clause (lists, or traces with the default action). */
-    Program compileDescription(DescriptionKind kind, String description) throws DTraceException;
+    default Program compileDescription(DescriptionKind kind, String description) throws DTraceException {
+        return compileDescription(kind, description, null);
+    }
+
+    /**
+     * As above, with macro arguments ({@code $0..$n}, as for {@link #compile}): dtrace expands
+     * {@code $1} in {@code -n 'pid$1::malloc:entry' 1234} too.
+     */
+    Program compileDescription(DescriptionKind kind, String description, List<String> macroArgs) throws DTraceException;
 
     /** Creates the program's enablings (dtrace_program_exec); returns how many probes matched. */
     int exec(Program program) throws DTraceException;

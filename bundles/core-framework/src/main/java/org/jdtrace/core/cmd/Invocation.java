@@ -277,7 +277,7 @@ final class Invocation {
         String arg = s.arg();
         int cut = clauseStart(arg);
         if (cut < 0) {
-            return consumer.compileDescription(kind, arg.strip());
+            return consumer.compileDescription(kind, arg.strip(), macroArgs("dtrace"));
         }
         String descs = arg.substring(0, cut).strip();
         String clause = arg.substring(cut);

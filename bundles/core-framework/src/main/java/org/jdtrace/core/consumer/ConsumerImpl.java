@@ -79,8 +79,9 @@ final class ConsumerImpl implements Consumer {
     }
 
     @Override
-    public Program compileDescription(DescriptionKind kind, String description) throws DTraceException {
-        return session.compileDescriptions(fullDescriptions(kind, description));
+    public Program compileDescription(DescriptionKind kind, String description, List<String> macroArgs)
+            throws DTraceException {
+        return session.compileDescriptions(fullDescriptions(kind, description), macroArgs);
     }
 
     /**

@@ -86,9 +86,9 @@ public final class DSessionImpl implements DSession {
     }
 
     @Override
-    public DProgram compileDescriptions(List<String> descriptions) throws DTraceException {
+    public DProgram compileDescriptions(List<String> descriptions, List<String> macroArgs) throws DTraceException {
         List<ProbeDescription> descs = new ArrayList<>();
-        Macros macros = DCompiler.macros(state.options, "dtrace", null);
+        Macros macros = DCompiler.macros(state.options, "dtrace", macroArgs);
         for (String d : descriptions) {
             try {
                 descs.add(ProbeDescription.parse(Lexer.expandProbeDescription(d, macros, 1)));

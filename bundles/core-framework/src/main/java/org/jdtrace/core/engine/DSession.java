@@ -25,7 +25,12 @@ public interface DSession {
      * A statement list for -n/-P/-m/-f/-i descriptions with no clause: the default action
      * (trace nothing but print the CPU/ID/FUNCTION:NAME line).
      */
-    DProgram compileDescriptions(List<String> descriptions) throws DTraceException;
+    default DProgram compileDescriptions(List<String> descriptions) throws DTraceException {
+        return compileDescriptions(descriptions, null);
+    }
+
+    /** As above, with {@code $1..} in the descriptions expanded from {@code macroArgs} ($0 first). */
+    DProgram compileDescriptions(List<String> descriptions, List<String> macroArgs) throws DTraceException;
 
     /**
      * Tracing starts; records are printed to {@code out}, diagnostics to {@code err}. Refused

@@ -95,7 +95,7 @@ final class ScriptedDTrace implements DTrace {
         }
 
         @Override
-        public Program compileDescription(DescriptionKind kind, String description) {
+        public Program compileDescription(DescriptionKind kind, String description, List<String> macroArgs) {
             sources.add(kind + " " + description);
             if (kind == DescriptionKind.ID) {
                 int id = Integer.parseInt(description);

@@ -252,6 +252,9 @@ class DCompilerTest {
         assertEquals(clause.statements().get(0).descriptions(), bare.statements().get(0).descriptions());
         assertEquals(List.of("pid4242:a.out:main:"), bare.descriptions());
 
+        DProgram positional = r.session.compileDescriptions(List.of("pid$1::malloc:entry"), List.of("dtrace", "1234"));
+        assertEquals(List.of("pid1234::malloc:entry"), positional.descriptions());
+
         DTraceException e = assertThrows(DTraceException.class, () -> r.session.compileDescriptions(List.of("syscall::$9:entry")));
         assertEquals("macro argument $9 is not defined", e.getMessage());
         assertEquals("D_MACRO_UNDEF", e.tag());

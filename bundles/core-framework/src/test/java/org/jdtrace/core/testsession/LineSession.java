@@ -90,7 +90,7 @@ public final class LineSession implements DSession {
     }
 
     @Override
-    public DProgram compileDescriptions(List<String> descriptions) throws DTraceException {
+    public DProgram compileDescriptions(List<String> descriptions, List<String> macroArgs) throws DTraceException {
         List<Statement> statements = new ArrayList<>();
         for (String d : descriptions) {
             statements.add(new Statement(List.of(ProbeDescription.parse(d)), d, body("probe", 1)));
