@@ -40,6 +40,10 @@ public final class FunctionTable {
     /** The warning for a function {@link #of} could not resolve (an IFUNC), or null. */
     public static String unresolved(Function f) {
         if (f.size() != 0 || !f.ifunc()) return null;
+        if (IfuncResolver.resolvesIntoVdso(f.object(), f.name())) {
+            return "IFUNC " + f.object().module() + "`" + f.name() + " resolves to the vDSO's implementation, "
+                    + "which the pid provider does not instrument: skipped";
+        }
         return "cannot tell which implementation of IFUNC " + f.object().module() + "`" + f.name()
                 + " the process uses: skipped";
     }

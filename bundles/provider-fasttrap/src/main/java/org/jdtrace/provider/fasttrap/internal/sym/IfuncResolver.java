@@ -50,6 +50,28 @@ final class IfuncResolver {
         return EhFrame.functionAt(obj.elf(), vaddr).filter(r -> r[0] == vaddr);
     }
 
+    /**
+     * Whether this process's dynamic linker resolved {@code ifunc} into the vDSO (libc's
+     * gettimeofday, time, clock_gettime...): then the implementation the target runs is no
+     * function of {@code obj} at all.
+     */
+    static boolean resolvesIntoVdso(MappedObject obj, String ifunc) {
+        if (!obj.path().getFileName().toString().startsWith("libc.so")) return false;
+        Optional<MemorySegment> addr = Linker.nativeLinker().defaultLookup().find(ifunc);
+        if (addr.isEmpty()) return false;
+        long a = addr.get().address();
+        try {
+            for (String line : Files.readAllLines(java.nio.file.Path.of("/proc/self/maps"))) {
+                if (!line.endsWith("[vdso]")) continue;
+                String[] range = line.substring(0, line.indexOf(' ')).split("-");
+                return a >= Long.parseUnsignedLong(range[0], 16) && a < Long.parseUnsignedLong(range[1], 16);
+            }
+        } catch (IOException | RuntimeException e) {
+            // no answer: not the vDSO as far as we know
+        }
+        return false;
+    }
+
     private static MappedObject selfObject(MappedObject obj) {
         List<MappedObject> s = self;
         if (s == null) {
