@@ -1,0 +1,180 @@
+package org.jdtrace.itest;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.jdtrace.elf.ElfFile;
+import org.jdtrace.elf.ElfSymbol;
+import org.junit.After;
+import org.junit.Test;
+
+/**
+ * dtrace(1M) as users run it (the distribution's launcher in its own JVM, as bin/dtrace runs it)
+ * ended by a signal: SIGTERM and SIGINT end a -p trace as Ctrl-C does (END runs, the
+ * aggregation is printed, exit status 0) and leave the grabbed process running untraced with
+ * its code as the file has it, computing right; with -c, SIGINT kills the command as dtrace
+ * does. Every process a test starts is killed in @After if still there.
+ */
+public class DTraceSignalsTest {
+
+    private final List<Process> started = new ArrayList<>();
+    private final List<Path> files = new ArrayList<>();
+
+    private static File root() throws IOException {
+        return new File(System.getProperty("jdtrace.dist")).getCanonicalFile().getParentFile().getParentFile().getParentFile();
+    }
+
+    private static String bin(String name) throws IOException {
+        return new File(root(), "fixtures/target/bin/" + name).getPath();
+    }
+
+    @After
+    public void cleanUp() throws IOException {
+        for (Process p : started) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        for (Path f : files) Files.deleteIfExists(f);
+    }
+
+    private Path tmp() throws IOException {
+        Path f = Files.createTempFile("itest", ".out");
+        files.add(f);
+        return f;
+    }
+
+    private Process start(Path out, String... argv) throws IOException {
+        Process p = new ProcessBuilder(argv).redirectOutput(out.toFile()).redirectError(out.toFile()).start();
+        started.add(p);
+        return p;
+    }
+
+    /** bin/dtrace's command line: the launcher jar of the distribution, in a JVM of its own. */
+    private Process dtrace(Path out, Path err, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC",
+                "-jar", new File(System.getProperty("jdtrace.dist"), "jdtrace-launcher.jar").getPath()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        started.add(p);
+        return p;
+    }
+
+    private static void signal(long pid, String sig) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).inheritIO().start().waitFor());
+    }
+
+    private static void awaitText(Path f, Path err, String text) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readString(f).contains(text)) {
+            assertTrue("waited for \"" + text + "\" in " + Files.readString(f) + Files.readString(err),
+                    System.nanoTime() < deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    /** Where {@code sym} of the executable {@code bin} is in process {@code pid} (PIE: load base + value). */
+    private static long address(long pid, String bin, ElfSymbol sym) throws IOException {
+        String real = new File(bin).getCanonicalPath();
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 6 && f[5].equals(real) && Long.parseLong(f[2], 16) == 0) {
+                return Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16) + sym.value();
+            }
+        }
+        throw new AssertionError("no mapping of " + bin + " in " + pid);
+    }
+
+    private static byte[] memory(long pid, long addr, int len) throws IOException {
+        try (RandomAccessFile mem = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
+            byte[] b = new byte[len];
+            mem.seek(addr);
+            mem.readFully(b);
+            return b;
+        }
+    }
+
+    private static String tracerPid(long pid) throws IOException {
+        return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
+                .filter(l -> l.startsWith("TracerPid:")).findFirst().orElseThrow().substring(10).trim();
+    }
+
+    private void grabbedTargetOutlives(String sig) throws Exception {
+        String spin = bin("ft_spin");
+        ElfSymbol work;
+        byte[] original;
+        try (ElfFile elf = ElfFile.open(Path.of(spin))) {
+            work = elf.symbol("work").orElseThrow();
+            original = elf.bytes(work);
+        }
+        Path targetOut = tmp(), out = tmp(), err = tmp();
+        Process target = start(targetOut, spin);
+        long pid = target.pid();
+        Process dt = dtrace(out, err, "-q", "-n", "BEGIN { printf(\"tracing\\n\"); } pid" + pid
+                + ":a.out:work:entry { @ = count(); } END { printa(\"work %@d\\n\", @); }", "-p", Long.toString(pid));
+        awaitText(out, err, "tracing");
+        long at = address(pid, spin, work);
+        assertFalse("work() is instrumented", java.util.Arrays.equals(original, memory(pid, at, original.length)));
+        Thread.sleep(300);
+
+        signal(dt.pid(), sig);
+        assertTrue("dtrace ends on SIG" + sig, dt.waitFor(60, TimeUnit.SECONDS));
+        String o = Files.readString(out), e = Files.readString(err);
+        assertEquals("exit status after SIG" + sig + ": " + o + e, 0, dt.exitValue());
+        Matcher m = Pattern.compile("work (\\d+)\n").matcher(o);
+        assertTrue("END printed the aggregation: " + o + e, m.find() && Long.parseLong(m.group(1)) > 0);
+
+        assertTrue("the grabbed process runs on", target.isAlive());
+        assertArrayEquals("work() is the file's code again", original, memory(pid, at, original.length));
+        assertEquals("no tracer", "0", tracerPid(pid));
+        Thread.sleep(100); // it keeps computing, untraced
+        signal(pid, "USR1");
+        assertTrue(target.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(Files.readString(targetOut), 0, target.exitValue());
+        assertTrue(Files.readString(targetOut), Files.readString(targetOut).matches("ok \\d+\n"));
+    }
+
+    @Test
+    public void sigtermEndsAGrabbedTraceAndTheProcessRunsOnUntouched() throws Exception {
+        grabbedTargetOutlives("TERM");
+    }
+
+    @Test
+    public void sigintEndsAGrabbedTraceAndTheProcessRunsOnUntouched() throws Exception {
+        grabbedTargetOutlives("INT");
+    }
+
+    @Test
+    public void sigintKillsTheCommandOfDashC() throws Exception {
+        String spin = bin("ft_spin");
+        Path out = tmp(), err = tmp();
+        Process dt = dtrace(out, err, "-q", "-n", "BEGIN { printf(\"tracing\\n\"); } pid$target:a.out:work:entry { @ = count(); }",
+                "-c", spin);
+        awaitText(out, err, "tracing");
+        Optional<ProcessHandle> target = dt.descendants().filter(h -> h.info().command().map(spin::equals).orElse(false))
+                .findFirst();
+        assertTrue("the -c command runs", target.isPresent());
+        Thread.sleep(300);
+        signal(dt.pid(), "INT");
+        assertTrue(dt.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(Files.readString(out) + Files.readString(err), 0, dt.exitValue());
+        assertNotNull(target.get().onExit().get(30, TimeUnit.SECONDS));
+        assertFalse("dtrace killed its command", target.get().isAlive());
+        assertTrue(Files.readString(out), Files.readString(out).matches("(?s)tracing\n\n\\s+\\d+\n*"));
+    }
+}
