@@ -8,7 +8,6 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -88,31 +87,8 @@ public class DTraceSignalsTest {
         }
     }
 
-    /** Where {@code sym} of the executable {@code bin} is in process {@code pid} (PIE: load base + value). */
-    private static long address(long pid, String bin, ElfSymbol sym) throws IOException {
-        String real = new File(bin).getCanonicalPath();
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length >= 6 && f[5].equals(real) && Long.parseLong(f[2], 16) == 0) {
-                return Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16) + sym.value();
-            }
-        }
-        throw new AssertionError("no mapping of " + bin + " in " + pid);
-    }
 
-    private static byte[] memory(long pid, long addr, int len) throws IOException {
-        try (RandomAccessFile mem = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
-            byte[] b = new byte[len];
-            mem.seek(addr);
-            mem.readFully(b);
-            return b;
-        }
-    }
 
-    private static String tracerPid(long pid) throws IOException {
-        return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
-                .filter(l -> l.startsWith("TracerPid:")).findFirst().orElseThrow().substring(10).trim();
-    }
 
     private void grabbedTargetOutlives(String sig) throws Exception {
         String spin = bin("ft_spin");
@@ -128,8 +104,8 @@ public class DTraceSignalsTest {
         Process dt = dtrace(out, err, "-q", "-n", "BEGIN { printf(\"tracing\\n\"); } pid" + pid
                 + ":a.out:work:entry { @ = count(); } END { printa(\"work %@d\\n\", @); }", "-p", Long.toString(pid));
         awaitText(out, err, "tracing");
-        long at = address(pid, spin, work);
-        assertFalse("work() is instrumented", java.util.Arrays.equals(original, memory(pid, at, original.length)));
+        long at = Targets.address(pid, spin, work);
+        assertFalse("work() is instrumented", java.util.Arrays.equals(original, Targets.memory(pid, at, original.length)));
         Thread.sleep(300);
 
         signal(dt.pid(), sig);
@@ -140,8 +116,8 @@ public class DTraceSignalsTest {
         assertTrue("END printed the aggregation: " + o + e, m.find() && Long.parseLong(m.group(1)) > 0);
 
         assertTrue("the grabbed process runs on", target.isAlive());
-        assertArrayEquals("work() is the file's code again", original, memory(pid, at, original.length));
-        assertEquals("no tracer", "0", tracerPid(pid));
+        assertArrayEquals("work() is the file's code again", original, Targets.memory(pid, at, original.length));
+        assertEquals("no tracer", "0", Targets.tracerPid(pid));
         Thread.sleep(100); // it keeps computing, untraced
         signal(pid, "USR1");
         assertTrue(target.waitFor(30, TimeUnit.SECONDS));

@@ -12,9 +12,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -133,36 +131,13 @@ public class PidProviderBundleTest {
         return null;
     }
 
-    /** Where {@code sym} of the executable {@code bin} is in process {@code pid} (PIE: load base + value). */
-    private static long address(long pid, String bin, ElfSymbol sym) throws IOException {
-        String real = new File(bin).getCanonicalPath();
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length >= 6 && f[5].equals(real) && Long.parseLong(f[2], 16) == 0) {
-                return Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16) + sym.value();
-            }
-        }
-        throw new AssertionError("no mapping of " + bin + " in " + pid);
-    }
 
-    private static byte[] memory(long pid, long addr, int len) throws IOException {
-        try (RandomAccessFile mem = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
-            byte[] b = new byte[len];
-            mem.seek(addr);
-            mem.readFully(b);
-            return b;
-        }
-    }
 
     private static boolean hasInt3(byte[] code) {
         for (byte b : code) if (b == (byte) 0xcc) return true;
         return false;
     }
 
-    private static String tracerPid(long pid) throws IOException {
-        return Files.readAllLines(Path.of("/proc/" + pid + "/status")).stream()
-                .filter(l -> l.startsWith("TracerPid:")).findFirst().orElse("TracerPid:\t0").substring(10).trim();
-    }
 
     /**
      * Traces every call and return of tick() in ft_threads (8 threads), stops {@code bsn}
@@ -184,17 +159,17 @@ public class PidProviderBundleTest {
         long deadline = System.nanoTime() + 60_000_000_000L;
         ProcessHandle t = target(bin, deadline);
         assertNotNull("the -c target runs " + run, t);
-        long at = address(t.pid(), bin, tick);
-        while (!hasInt3(memory(t.pid(), at, original.length)) && System.nanoTime() < deadline) Thread.sleep(2);
-        assertTrue("tick is instrumented while tracing", hasInt3(memory(t.pid(), at, original.length)));
+        long at = Targets.address(t.pid(), bin, tick);
+        while (!hasInt3(Targets.memory(t.pid(), at, original.length)) && System.nanoTime() < deadline) Thread.sleep(2);
+        assertTrue("tick is instrumented while tracing", hasInt3(Targets.memory(t.pid(), at, original.length)));
         Thread.sleep(200); // hits going on in 8 threads
 
         Bundle b = bundle(bsn);
         b.stop();
         try {
             assertTrue("the target outlives the stop", t.isAlive());
-            assertArrayEquals("no int3 left in tick after stopping " + bsn, original, memory(t.pid(), at, original.length));
-            assertEquals("no thread of the target is traced", "0", tracerPid(t.pid()));
+            assertArrayEquals("no int3 left in tick after stopping " + bsn, original, Targets.memory(t.pid(), at, original.length));
+            assertEquals("no thread of the target is traced", "0", Targets.tracerPid(t.pid()));
             assertEquals(run.toString(), 0, run.await());
             assertEquals("the target ran to its normal end: " + run, "3200000000", run.out().strip());
         } finally {
