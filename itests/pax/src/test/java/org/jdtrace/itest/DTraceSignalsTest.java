@@ -87,9 +87,6 @@ public class DTraceSignalsTest {
         }
     }
 
-
-
-
     private void grabbedTargetOutlives(String sig) throws Exception {
         String spin = bin("ft_spin");
         ElfSymbol work;

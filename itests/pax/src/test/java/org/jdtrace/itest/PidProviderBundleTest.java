@@ -131,13 +131,10 @@ public class PidProviderBundleTest {
         return null;
     }
 
-
-
     private static boolean hasInt3(byte[] code) {
         for (byte b : code) if (b == (byte) 0xcc) return true;
         return false;
     }
-
 
     /**
      * Traces every call and return of tick() in ft_threads (8 threads), stops {@code bsn}
