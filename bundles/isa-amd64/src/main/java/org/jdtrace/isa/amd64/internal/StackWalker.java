@@ -8,13 +8,17 @@ import org.jdtrace.isa.Memory;
 /**
  * Frame-pointer stack walk for ustack(): the pc, then for each frame {@code [fp+8]} (the return
  * address) and {@code [fp]} (the caller's frame pointer). The walk trusts nothing it reads: it
- * stops, keeping what it has, at a null, misaligned or unreadable frame pointer, at a null return
- * address, when the next frame pointer is not strictly above the current one (which also rules
+ * stops, keeping what it has, at a null, misaligned or unreadable frame pointer, at a return
+ * address that is null or no user-space address at all (above 0x7fffffffffff: text that a
+ * function without a frame pointer left where a frame would be, such as "/locale/"), when the next frame pointer is not strictly above the current one (which also rules
  * out cycles) or more than {@link #MAX_FRAME} above it, and after {@code max} program counters.
  * A function that does not keep a frame pointer (or a probe before {@code push %rbp; mov
  * %rsp,%rbp} ran) makes the walk skip or end early, as DTrace's does.
  */
 final class StackWalker {
+
+    /** The end of the user half of the x86-64 address space (47-bit, 4-level page tables). */
+    static final long USER_END = 1L << 47;
 
     /** A frame larger than this ends the walk: rbp no longer looks like a frame pointer. */
     static final long MAX_FRAME = 64L << 20;
@@ -38,7 +42,7 @@ final class StackWalker {
             } catch (IsaException | RuntimeException e) {
                 break;
             }
-            if (ret == 0) {
+            if (ret == 0 || Long.compareUnsigned(ret, USER_END) >= 0) {
                 break;
             }
             pcs[n++] = ret;

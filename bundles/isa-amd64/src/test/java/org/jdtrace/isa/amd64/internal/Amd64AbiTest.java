@@ -166,6 +166,10 @@ class Amd64AbiTest {
         byte[] misaligned = d.stack().clone();
         putLong(misaligned, (int) (f3 - d.rsp()), f3 + 0x13);
         assertArrayEquals(Arrays.copyOf(want, 3), abi.stack(r, stackMemory(d.rsp(), misaligned), 100));
+        // a "return address" that is text, no user address (a frame without a frame pointer)
+        byte[] text = d.stack().clone();
+        putLong(text, (int) (f3 - d.rsp()) + 8, 0x2f656c61636f6c2fL); // "/locale/"
+        assertArrayEquals(Arrays.copyOf(want, 2), abi.stack(r, stackMemory(d.rsp(), text), 100));
         // a saved frame pointer into unreadable memory
         byte[] wild = d.stack().clone();
         putLong(wild, (int) (f3 - d.rsp()), 0x7fff_0000_0000L);
