@@ -607,11 +607,11 @@ public final class TracedProcess implements AutoCloseable {
 
     private void processGone(int st) {
         exitStatus = st;
-        synchronized (tpLock) {
-            state = State.EXITED;
-            tracepoints.clear();
-            scratch.clear();
-        }
+        // not under tpLock: an enable() may hold it while it waits for this thread to map a
+        // scratch region (the exit arrived while this thread sought a stopped thread for it);
+        // the volatile state and the closed memory keep anything from being written afterwards
+        state = State.EXITED;
+        tracepoints.clear();
         mem.close();
         threads.clear();
         for (ProcessListener l : listeners) {
@@ -798,7 +798,11 @@ public final class TracedProcess implements AutoCloseable {
         }
         long slot = -1;
         if (how == Isa.Displacement.OUT_OF_LINE) {
-            slot = scratch.slotFor(rq.pc);
+            try {
+                slot = scratch.slotFor(rq.pc);
+            } catch (IllegalStateException e) { // the process ended meanwhile
+                throw new TracepointException("cannot map scratch space in process " + pid + ": " + e.getMessage());
+            }
             try {
                 byte[] code = ret ? insn.bytes() : isa.outOfLine(insn, slot);
                 mem.write(slot, code, 0, code.length);
