@@ -62,6 +62,16 @@ import org.slf4j.LoggerFactory;
  * prints it as one line. A module that is not mapped is no error: the description then
  * matches nothing (D_PDESC_ZERO), as in dtrace.
  *
+ * Libraries loaded later (dlopen, as DTrace with rtld_db): every description provide() accepted
+ * for a process is remembered in its ProcessState, those that matched nothing included (dtrace
+ * -Z keeps them). A tracepoint at the dynamic linker's r_brk (RtldEvents, planted when the
+ * process is first followed) reports each consistent state with the thread that called dlopen or
+ * dlclose held; modulesChanged then re-reads the maps, plans the remembered descriptions for the
+ * new objects only and creates their probes through the registry (which enables them for the
+ * retained enablings at once, before dlopen returns), and retires the probes of objects that are
+ * gone after dropping their tracepoints unwritten (the memory is unmapped). That work runs on a
+ * worker thread, never on the control thread, which may be needed by a framework caller.
+ *
  * fasttrap-max bounds the tracepoint sites of all pid probes together; a provide() that would
  * cross it creates nothing and fails with a message naming the option (never a partial set).
  *
@@ -100,6 +110,11 @@ public final class PidProvider implements Provider, ProcessControl {
         t.setDaemon(true);
         return t;
     });
+    private final ExecutorService rtldWorker = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "jdtrace-pid-rtld");
+        t.setDaemon(true);
+        return t;
+    });
 
     public PidProvider() {}
 
@@ -132,6 +147,7 @@ public final class PidProvider implements Provider, ProcessControl {
             // shutting down already, or never registered (constructed without DS)
         }
         retirer.shutdown();
+        rtldWorker.shutdown();
     }
 
     private void releaseAll() {
@@ -144,6 +160,12 @@ public final class PidProvider implements Provider, ProcessControl {
             s.close();
         }
         processes.clear();
+    }
+
+    /** Tracepoints planted in process {@code pid} now (the rtld one included), -1 if not followed. */
+    int tracepointCount(int pid) {
+        ProcessState s = processes.get(pid);
+        return s == null ? -1 : s.process.tracepointCount();
     }
 
     public int fasttrapMax() {
@@ -210,6 +232,7 @@ public final class PidProvider implements Provider, ProcessControl {
                 retireLater(s, true);
             }
         });
+        RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
         return s;
     }
 
@@ -292,8 +315,13 @@ public final class PidProvider implements Provider, ProcessControl {
             }
         }
         if (s.defunct) return;
-        List<Creation> todo = plan(s, desc);
-        String provider = "pid" + pid;
+        createAll(reg, s, desc, plan(s, desc, null));
+        s.descriptions.add(desc);
+    }
+
+    /** Creates the planned probes that do not exist yet, all or none (fasttrap-max). */
+    private void createAll(ProbeRegistry reg, ProcessState s, ProbeDescription desc, List<Creation> todo) {
+        String provider = "pid" + s.pid();
         long fresh = 0;
         for (Creation c : todo) {
             if (reg.lookup(provider, c.module, c.function, c.name) == null) fresh += c.probe.sites().size();
@@ -308,6 +336,41 @@ public final class PidProvider implements Provider, ProcessControl {
             reg.create(provider, c.module, c.function, c.name, c.probe);
             sites.addAndGet(c.probe.sites().size());
             s.countProbe(provider, 1);
+        }
+    }
+
+    /**
+     * The dynamic linker mapped or unmapped objects (RtldEvents; a worker thread, the thread in
+     * the linker held): the probes of the objects gone are retired, their tracepoints dropped
+     * without a write first; the remembered descriptions are planned for the new objects.
+     */
+    private void modulesChanged(ProcessState s) {
+        if (s.defunct) return;
+        ProcessState.ModuleChange change;
+        try {
+            change = s.rescan();
+        } catch (IOException e) {
+            LOG.warn("pid{}: cannot read the modules: {}", s.pid(), e.getMessage());
+            return;
+        }
+        ProbeRegistry reg = registry;
+        for (MappedObject o : change.removed()) s.process.forgetRange(o.start(), o.end());
+        if (reg == null) return;
+        if (!change.removed().isEmpty()) {
+            List<Probe> gone = reg.probes("pid" + s.pid()).stream()
+                    .filter(p -> p.providerArg() instanceof PidProbe pp
+                            && change.removed().stream().anyMatch(o -> o.contains(pp.functionStart())))
+                    .toList();
+            if (!gone.isEmpty()) reg.retire(gone);
+        }
+        if (change.added().isEmpty()) return;
+        for (ProbeDescription d : List.copyOf(s.descriptions)) {
+            if (d.function().equals("-")) continue; // an address in a.out, mapped from the start
+            try {
+                createAll(reg, s, d, plan(s, d, change.added()));
+            } catch (ProviderException e) {
+                LOG.warn("pid{}: {}: {}", s.pid(), d, e.getMessage());
+            }
         }
     }
 
@@ -349,8 +412,9 @@ public final class PidProvider implements Provider, ProcessControl {
      * a name that is neither entry, return, a glob nor a hex offset (D_PROC_NAME), an offset
      * past the function's end (D_PROC_OFF) or inside an instruction (D_PROC_ALIGN); the '-'
      * function takes an absolute address in a.out (D_PROC_LIB, D_PROC_NAME otherwise).
+     * {@code only}: the objects to look in (those a dlopen mapped), null for all.
      */
-    private List<Creation> plan(ProcessState s, ProbeDescription desc) {
+    private List<Creation> plan(ProcessState s, ProbeDescription desc, List<MappedObject> only) {
         if (desc.function().equals("-")) return planAddress(s, desc);
         Glob mod = Glob.of(desc.module()), fn = Glob.of(desc.function());
         String name = desc.name();
@@ -365,7 +429,7 @@ public final class PidProvider implements Provider, ProcessControl {
         // a literal name no object has exactly (libc, libc.so): the object it abbreviates, with
         // its probes made under the name as written so that the description matches them
         boolean alias = mod.literal() && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
-        for (MappedObject o : objects) {
+        for (MappedObject o : only == null ? objects : only) {
             if (alias ? !answersTo(o.module(), desc.module()) : !mod.matches(o.module())) continue;
             String module = alias ? desc.module() : o.module();
             boolean found = false;

@@ -3,8 +3,10 @@ package org.jdtrace.provider.fasttrap.internal;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jdtrace.isa.Isa;
@@ -13,6 +15,7 @@ import org.jdtrace.provider.fasttrap.internal.sym.Function;
 import org.jdtrace.provider.fasttrap.internal.sym.FunctionTable;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
 import org.jdtrace.provider.fasttrap.internal.sym.ProcessModules;
+import org.jdtrace.spi.ProbeDescription;
 
 /*
  * What the pid provider shares about one traced process (fasttrap_proc_t): the TracedProcess
@@ -21,6 +24,11 @@ import org.jdtrace.provider.fasttrap.internal.sym.ProcessModules;
  * one provider name drops only its count; the process and the tracepoints other providers
  * hold stay. Only exit and exec make the state defunct (illumos 6573659: a provider going away
  * must not kill its siblings' probes).
+ *
+ * It also remembers every description provide() accepted for the process, those that matched
+ * nothing included (dtrace -Z): when the dynamic linker maps a new object (RtldEvents), rescan()
+ * tells which objects came and went, and the provider plans those descriptions again for the
+ * new objects only.
  */
 final class ProcessState {
 
@@ -34,6 +42,11 @@ final class ProcessState {
     private volatile String execname;
     private volatile long ppid = -1;
     volatile boolean defunct;
+    /** The descriptions provide() accepted for this process, in the order given. */
+    final Set<ProbeDescription> descriptions = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
+
+    /** What a dynamic linker event changed: objects mapped since, objects gone since. */
+    record ModuleChange(List<MappedObject> added, List<MappedObject> removed) {}
 
     ProcessState(TracedProcess process, boolean ownedByProvider, Isa isa) {
         this.process = process;
@@ -56,6 +69,34 @@ final class ProcessState {
         modules = null;
         functions.clear();
         if (old != null) ProcessModules.close(old);
+    }
+
+    /**
+     * Reads /proc/PID/maps again after a dynamic linker event: an object still mapped where it
+     * was keeps its MappedObject (and function table); the others are added or removed (their
+     * ELF files closed). Nothing to compare with when the modules were never read.
+     */
+    synchronized ModuleChange rescan() throws IOException {
+        List<MappedObject> old = modules;
+        if (old == null) return new ModuleChange(List.of(), List.of());
+        List<MappedObject> now = ProcessModules.read(pid());
+        List<MappedObject> next = new ArrayList<>(), added = new ArrayList<>(), removed = new ArrayList<>(old);
+        for (MappedObject n : now) {
+            MappedObject same = old.stream().filter(o -> o.path().equals(n.path()) && o.start() == n.start()
+                    && o.bias() == n.bias()).findFirst().orElse(null);
+            if (same != null) {
+                n.elf().close();
+                removed.remove(same);
+                next.add(same);
+            } else {
+                added.add(n);
+                next.add(n);
+            }
+        }
+        modules = next;
+        for (MappedObject o : removed) functions.remove(o);
+        ProcessModules.close(removed);
+        return new ModuleChange(added, removed);
     }
 
     List<Function> functions(MappedObject obj) throws org.jdtrace.elf.ElfException {

@@ -58,14 +58,30 @@ final class TestRegistry implements ProbeRegistry {
         provider.attach(this);
     }
 
+    private record Retained(java.util.function.Predicate<TestProbe> wants, Consumer<ProbeContext> ecb) {}
+
+    private final List<Retained> retained = new CopyOnWriteArrayList<>();
+
+    /** A retained enabling: every probe created from now on that it wants is enabled at once. */
+    void retain(java.util.function.Predicate<TestProbe> wants, Consumer<ProbeContext> ecb) {
+        retained.add(new Retained(wants, ecb));
+    }
+
     @Override
     public synchronized Probe create(String prov, String module, String function, String name, Object arg) {
         String key = prov + ":" + module + ":" + function + ":" + name;
-        return byName.computeIfAbsent(key, k -> {
-            TestProbe p = new TestProbe(probes.size() + 1, prov, module, function, name, arg);
-            probes.add(p);
-            return p;
-        });
+        TestProbe existing = byName.get(key);
+        if (existing != null) return existing;
+        TestProbe p = new TestProbe(probes.size() + 1, prov, module, function, name, arg);
+        probes.add(p);
+        byName.put(key, p);
+        for (Retained r : retained) {
+            if (r.wants.test(p)) {
+                enable(p, r.ecb);
+                break;
+            }
+        }
+        return p;
     }
 
     @Override

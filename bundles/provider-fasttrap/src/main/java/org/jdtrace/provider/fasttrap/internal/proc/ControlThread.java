@@ -1,7 +1,10 @@
 package org.jdtrace.provider.fasttrap.internal.proc;
 
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Future;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +33,12 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  * fails with EINTR and the loop drains its queue. A signal that lands between the queue check
  * and waitpid is lost, so call() rings again every few milliseconds until its task has run.
  * Neither the hot path (a tracepoint hit) nor the tracee ever sees this signal.
+ *
+ * Serving from inside a hit (serveWhile): a tracepoint handler that waits for another thread
+ * (the rtld handler, whose worker creates probes through the framework) keeps the queue served
+ * meanwhile, but only the tasks marked as safe there (scratch mapping, which injects a system
+ * call into a stopped thread): the framework's lock holder may be waiting for one. Every other
+ * task (release, go) keeps its place and runs once the handler has returned.
  */
 final class ControlThread extends Thread {
 
@@ -45,7 +54,17 @@ final class ControlThread extends Thread {
     static final int WAKE_SIGNAL = Sys.sigrtmin() + 4;
     private static volatile boolean handlerInstalled;
 
-    private final ConcurrentLinkedQueue<FutureTask<?>> queue = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedDeque<Task<?>> queue = new ConcurrentLinkedDeque<>();
+
+    /** A queued call; {@code insideHit}: it may run while a tracepoint handler waits (serveWhile). */
+    private static final class Task<T> extends FutureTask<T> {
+        final boolean insideHit;
+
+        Task(Callable<T> work, boolean insideHit) {
+            super(work);
+            this.insideHit = insideHit;
+        }
+    }
     private volatile Dispatcher dispatcher;
     private volatile int osTid;
     private volatile boolean finished;
@@ -83,7 +102,7 @@ final class ControlThread extends Thread {
         Sys sys = Sys.current();
         try {
             while (!finished) {
-                FutureTask<?> task;
+                Task<?> task;
                 while ((task = queue.poll()) != null) {
                     task.run();
                 }
@@ -108,13 +127,21 @@ final class ControlThread extends Thread {
             }
         } finally {
             finished = true;
-            FutureTask<?> task;
+            Task<?> task;
             while ((task = queue.poll()) != null) task.cancel(false);
         }
     }
 
     /** Runs {@code work} on this thread and returns its result (inline when already on it). */
     <T> T call(Callable<T> work) {
+        return call(work, false);
+    }
+
+    /**
+     * As {@link #call(Callable)}; {@code insideHit}: the work may also run while a tracepoint
+     * handler waits in {@link #serveWhile}.
+     */
+    <T> T call(Callable<T> work, boolean insideHit) {
         if (isControlThread()) {
             try {
                 return work.call();
@@ -125,7 +152,7 @@ final class ControlThread extends Thread {
             }
         }
         if (finished) throw new IllegalStateException("the process is no longer traced");
-        FutureTask<T> task = new FutureTask<>(work);
+        Task<T> task = new Task<>(work, insideHit);
         queue.add(task);
         LockSupport.unpark(this);
         Sys sys = Sys.current();
@@ -150,6 +177,30 @@ final class ControlThread extends Thread {
                 throw new IllegalStateException(c);
             }
         }
+    }
+
+    /**
+     * From a tracepoint handler on this thread: waits until {@code f} is done or {@code deadline}
+     * (System.nanoTime) has passed, running meanwhile the queued tasks marked insideHit; the
+     * others stay queued, in order. Returns whether {@code f} is done.
+     */
+    boolean serveWhile(Future<?> f, long deadline) {
+        List<Task<?>> later = new ArrayList<>();
+        try {
+            while (!f.isDone() && System.nanoTime() < deadline) {
+                Task<?> task = queue.poll();
+                if (task == null) {
+                    LockSupport.parkNanos(100_000L);
+                } else if (task.insideHit) {
+                    task.run();
+                } else {
+                    later.add(task);
+                }
+            }
+        } finally {
+            for (int i = later.size() - 1; i >= 0; i--) queue.addFirst(later.get(i));
+        }
+        return f.isDone();
     }
 
     void run(Runnable work) {

@@ -62,6 +62,13 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  * point the pc at its out-of-line slot, and PTRACE_CONT. It never takes a lock and never
  * single-steps.
  *
+ * The dynamic linker's events (dlopen, dlclose): one more tracepoint, planted by the pid
+ * provider (RtldEvents) at glibc's r_brk, whose handler runs whileHeld: the provider's work
+ * (creating and retiring probes through the framework) runs on another thread while the thread
+ * that called the linker stays stopped, and the control thread serves meanwhile only the calls
+ * safe inside a hit (scratch mapping, injected into that very thread). forgetRange drops the
+ * tracepoints of an unmapped object without writing there. Nothing of this is on the hit path.
+ *
  * Locking: the thread table and hit state belong to the control thread. Tracepoints are
  * installed and removed from any thread under tpLock, by /proc/PID/mem writes (no ptrace
  * needed), publishing into the concurrent map before the int3 is written and removing it after
@@ -600,11 +607,11 @@ public final class TracedProcess implements AutoCloseable {
 
     private void processGone(int st) {
         exitStatus = st;
-        synchronized (tpLock) {
-            state = State.EXITED;
-            tracepoints.clear();
-            scratch.clear();
-        }
+        // not under tpLock: an enable() may hold it while it waits for this thread to map a
+        // scratch region (the exit arrived while this thread sought a stopped thread for it);
+        // the volatile state and the closed memory keep anything from being written afterwards
+        state = State.EXITED;
+        tracepoints.clear();
         mem.close();
         threads.clear();
         for (ProcessListener l : listeners) {
@@ -791,7 +798,11 @@ public final class TracedProcess implements AutoCloseable {
         }
         long slot = -1;
         if (how == Isa.Displacement.OUT_OF_LINE) {
-            slot = scratch.slotFor(rq.pc);
+            try {
+                slot = scratch.slotFor(rq.pc);
+            } catch (IllegalStateException e) { // the process ended meanwhile
+                throw new TracepointException("cannot map scratch space in process " + pid + ": " + e.getMessage());
+            }
             try {
                 byte[] code = ret ? insn.bytes() : isa.outOfLine(insn, slot);
                 mem.write(slot, code, 0, code.length);
@@ -828,10 +839,53 @@ public final class TracedProcess implements AutoCloseable {
         }
     }
 
-    /** A new scratch region near {@code hint}; runs on the control thread with a stopped thread. */
+    /**
+     * A new scratch region near {@code hint}; runs on the control thread with a stopped thread
+     * (also while a handler waits in {@link #whileHeld}: its thread is the stopped one).
+     */
     private long mapScratch(long hint) {
         return ctl.call(() -> withStoppedThread(tid ->
-                SyscallInjector.mmapScratch(sys, mem, pid, tid, hint, ScratchSpace.REGION_SIZE)));
+                SyscallInjector.mmapScratch(sys, mem, pid, tid, hint, ScratchSpace.REGION_SIZE)), true);
+    }
+
+    /**
+     * From a tracepoint handler (control thread): runs {@code work} on {@code executor} while
+     * the hit thread stays stopped, and waits for it at most {@code timeout}, serving meanwhile
+     * the control-thread calls that are safe inside a hit (ControlThread.serveWhile). The hit
+     * thread counts as a stopped thread meanwhile, so a scratch region can be mapped through it.
+     * Returns whether {@code work} finished in time (if not, it goes on while the thread runs).
+     */
+    public boolean whileHeld(HitContext hit, Runnable work, java.util.concurrent.Executor executor,
+            long timeout, TimeUnit unit) {
+        if (!ctl.isControlThread() || hit.process != this) throw new IllegalStateException("not inside a hit of " + pid);
+        java.util.concurrent.FutureTask<Void> f = new java.util.concurrent.FutureTask<>(work, null);
+        TState t = threads.get(hit.tid);
+        boolean wasStopped = t != null && t.stopped;
+        int event = t == null ? 0 : t.stopEvent;
+        if (t != null) {
+            t.stopped = true; // a signal-delivery stop (SIGTRAP): a system call can be injected
+            t.stopEvent = 0;
+        }
+        try {
+            executor.execute(f);
+            return ctl.serveWhile(f, System.nanoTime() + unit.toNanos(timeout));
+        } finally {
+            if (t != null) {
+                t.stopped = wasStopped;
+                t.stopEvent = event;
+            }
+        }
+    }
+
+    /**
+     * The range [start, end) was unmapped (dlclose): its tracepoints are forgotten without a
+     * write (the memory is gone, or somebody else's by now); disabling them later finds nothing.
+     */
+    public void forgetRange(long start, long end) {
+        synchronized (tpLock) {
+            tracepoints.keySet().removeIf(pc -> pc >= start && pc < end);
+            slotInstructions.keySet().removeIf(pc -> pc >= start && pc < end);
+        }
     }
 
     private interface TidFunction {

@@ -68,6 +68,44 @@ class TracepointTest {
         assertTrue(hits.get() > 10_000, "hits " + hits.get());
     }
 
+    /**
+     * whileHeld (the rtld handler's way): work on another thread enables tracepoints far from
+     * every scratch region while the hit thread is held, so the control thread must map a new
+     * region through that very thread meanwhile; the program then runs on unharmed.
+     */
+    @Test
+    void workWhileHeldCanMapScratchThroughTheHeldThread() throws Exception {
+        String bin = Fixtures.bin("ft_mix");
+        String expected = Fixtures.untraced(bin, "3");
+        Path out = tmp();
+        TracedProcess p = create(out, bin, "3");
+        List<TracedProcess.Request> main = Fixtures.everyInstruction(Fixtures.functions(p.pid(), "a.out", "main"::equals), c -> { });
+        AtomicLong exits = new AtomicLong();
+        List<TracedProcess.Request> exit = Fixtures.everyInstruction(Fixtures.functions(p.pid(), "libc.so.6", "exit"::equals),
+                c -> exits.incrementAndGet());
+        assertTrue(!main.isEmpty() && exit.size() > 3);
+        java.util.concurrent.ExecutorService worker = java.util.concurrent.Executors.newSingleThreadExecutor();
+        List<Object> held = java.util.Collections.synchronizedList(new ArrayList<>());
+        try {
+            p.enable(List.of(new TracedProcess.Request(main.get(0).pc(), main.get(0).insn(), hit -> {
+                if (!held.isEmpty()) return;
+                held.add(hit.process().whileHeld(hit, () -> {
+                    try {
+                        p.enable(exit);
+                    } catch (TracepointException e) {
+                        held.add(e);
+                    }
+                }, worker, 20, TimeUnit.SECONDS));
+            })));
+            assertEquals(0, run(p), "wait status");
+        } finally {
+            worker.shutdown();
+        }
+        assertEquals(List.of(true), held, "the work finished while the thread was held");
+        assertEquals(expected, Files.readString(out));
+        assertTrue(exits.get() >= 3, "hits in libc's exit: " + exits.get());
+    }
+
     @Test
     void eightThreadsGiveExactCounts() throws Exception {
         String bin = Fixtures.bin("ft_threads");
