@@ -36,4 +36,42 @@ public interface Abi {
     /** An SDT argument's value at the probe site; {@code symbols} resolves names in the spec. */
     long sdtArgumentValue(SdtArgument arg, RegisterFile regs, Memory mem,
             java.util.function.ToLongFunction<String> symbols) throws IsaException;
+
+    /**
+     * The operating system's system calls by number, named as the kernel names them
+     * ({@code __NR_openat} is {@code openat}): the syscall provider's probe table. Empty when
+     * the ISA does not know them.
+     *
+     * @since 1.1
+     */
+    default java.util.Map<Integer, String> syscallNames() {
+        return java.util.Map.of();
+    }
+
+    /**
+     * At a system call stop (entry or exit): the call's number (amd64: orig_rax).
+     *
+     * @since 1.1
+     */
+    default long syscallNumber(RegisterFile regs) {
+        throw new UnsupportedOperationException("no system call convention for this ISA");
+    }
+
+    /**
+     * At a system call's entry: its argument {@code index}, 0..5 (amd64: rdi rsi rdx r10 r8 r9).
+     *
+     * @since 1.1
+     */
+    default long syscallArgument(RegisterFile regs, int index) throws IsaException {
+        throw new IsaException("no system call convention for this ISA", regs.pc());
+    }
+
+    /**
+     * At a system call's exit: the value the kernel returns (a negative errno on failure; amd64: rax).
+     *
+     * @since 1.1
+     */
+    default long syscallReturn(RegisterFile regs) {
+        throw new UnsupportedOperationException("no system call convention for this ISA");
+    }
 }

@@ -25,6 +25,9 @@ import org.jdtrace.isa.SdtArgument;
  * unnamed 34 trapno, 35 err, 37 cs, 40 ss, 41 fs, 42 gs, 43 es, 44 ds, 45 fs_base, 46 gs_base).
  * R_PC, R_SP, R_PS, R_R0, R_R1 are regs.d's aliases (R_EIP, R_UESP, R_EFL, R_EAX, R_EBX); R_FP
  * (= R_EBP) is a jdtrace addition. Linux does not report trapno and err to ptrace; they read 0.
+ *
+ * System calls (the syscall provider): the number is orig_rax at a syscall stop, the arguments
+ * rdi rsi rdx r10 r8 r9, the result rax (a negative errno on failure); names from Amd64Syscalls.
  */
 final class Amd64Abi implements Abi {
 
@@ -145,5 +148,32 @@ final class Amd64Abi implements Abi {
             throw new IsaException("not an amd64 register file", 0);
         }
         return Amd64Registers.of(file);
+    }
+
+    /** The kernel's system call argument registers: rdi rsi rdx r10 r8 r9 (r10, not rcx). */
+    private static final int[] SYSCALL_ARG_SLOTS = {Amd64Registers.RDI, Amd64Registers.RSI, Amd64Registers.RDX,
+        Amd64Registers.R10, Amd64Registers.R8, Amd64Registers.R9};
+
+    @Override
+    public Map<Integer, String> syscallNames() {
+        return Amd64Syscalls.NAMES;
+    }
+
+    @Override
+    public long syscallNumber(RegisterFile regs) {
+        return regs.raw()[Amd64Registers.ORIG_RAX];
+    }
+
+    @Override
+    public long syscallArgument(RegisterFile regs, int index) throws IsaException {
+        if (index < 0 || index >= SYSCALL_ARG_SLOTS.length) {
+            throw new IsaException("system call argument " + index, regs.pc());
+        }
+        return regs.raw()[SYSCALL_ARG_SLOTS[index]];
+    }
+
+    @Override
+    public long syscallReturn(RegisterFile regs) {
+        return regs.raw()[Amd64Registers.RAX];
     }
 }

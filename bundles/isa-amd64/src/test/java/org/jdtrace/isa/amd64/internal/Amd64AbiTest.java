@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.jdtrace.isa.IsaException;
@@ -193,5 +194,37 @@ class Amd64AbiTest {
         for (int k = 0; k < 8; k++) {
             b[at + k] = (byte) (v >>> (8 * k));
         }
+    }
+
+    @Test
+    void syscallTableIsTheX8664Abi() {
+        Map<Integer, String> n = abi.syscallNames();
+        assertEquals("read", n.get(0));
+        assertEquals("write", n.get(1));
+        assertEquals("ioctl", n.get(16));
+        assertEquals("getppid", n.get(110));
+        assertEquals("openat", n.get(257));
+        assertEquals("exit_group", n.get(231));
+        assertTrue(n.size() > 350 && !n.containsKey(400), "the 335..423 hole has no names: " + n.size());
+        assertEquals(n.size(), Set.copyOf(n.values()).size(), "names are unique");
+    }
+
+    @Test
+    void syscallArgumentsAreRdiRsiRdxR10R8R9() throws IsaException {
+        long[] raw = new long[Amd64Registers.SLOTS];
+        raw[Amd64Registers.RDI] = 1;
+        raw[Amd64Registers.RSI] = 2;
+        raw[Amd64Registers.RDX] = 3;
+        raw[Amd64Registers.RCX] = 99; // the syscall instruction clobbers rcx: never an argument
+        raw[Amd64Registers.R10] = 4;
+        raw[Amd64Registers.R8] = 5;
+        raw[Amd64Registers.R9] = 6;
+        raw[Amd64Registers.ORIG_RAX] = 257;
+        raw[Amd64Registers.RAX] = -2;
+        Amd64Registers r = new Amd64Registers(raw);
+        for (int i = 0; i < 6; i++) assertEquals(i + 1, abi.syscallArgument(r, i));
+        assertThrows(IsaException.class, () -> abi.syscallArgument(r, 6));
+        assertEquals(257, abi.syscallNumber(r));
+        assertEquals(-2, abi.syscallReturn(r));
     }
 }

@@ -82,10 +82,10 @@ import org.slf4j.LoggerFactory;
  * Deactivation (the bundle or the ISA service stops) releases every process: every int3
  * removed, scratch unmapped, every thread detached.
  */
-@Component(service = {Provider.class, ProcessControl.class}, property = "provider.name=pid",
+@Component(service = {Provider.class, ProcessControl.class, ProcessTable.class}, property = "provider.name=pid",
         configurationPid = "org.jdtrace.fasttrap", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = PidProvider.Config.class)
-public final class PidProvider implements Provider, ProcessControl {
+public final class PidProvider implements Provider, ProcessControl, ProcessTable {
 
     @ObjectClassDefinition(name = "jdtrace pid provider", description = "fasttrap limits")
     public @interface Config {
@@ -104,6 +104,7 @@ public final class PidProvider implements Provider, ProcessControl {
     private volatile int max = 250_000;
     private final Map<Integer, ProcessState> processes = new ConcurrentHashMap<>();
     private final Map<Probe, TracepointHandler> handlers = new ConcurrentHashMap<>();
+    private final List<java.util.function.Consumer<ProcessState>> trackListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicLong sites = new AtomicLong();
     private final ExecutorService retirer = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "jdtrace-pid-retire");
@@ -233,7 +234,25 @@ public final class PidProvider implements Provider, ProcessControl {
             }
         });
         RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
+        for (java.util.function.Consumer<ProcessState> l : trackListeners) l.accept(s);
         return s;
+    }
+
+    // ------------------------------------------------------------------ ProcessTable
+
+    @Override
+    public java.util.Collection<ProcessState> processes() {
+        return List.copyOf(processes.values());
+    }
+
+    @Override
+    public void addTrackListener(java.util.function.Consumer<ProcessState> l) {
+        trackListeners.add(l);
+    }
+
+    @Override
+    public void removeTrackListener(java.util.function.Consumer<ProcessState> l) {
+        trackListeners.remove(l);
     }
 
     private void retireLater(ProcessState s, boolean forget) {

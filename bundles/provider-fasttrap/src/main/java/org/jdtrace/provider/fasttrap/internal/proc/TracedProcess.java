@@ -62,6 +62,19 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  * point the pc at its out-of-line slot, and PTRACE_CONT. It never takes a lock and never
  * single-steps.
  *
+ * System calls (the syscall provider, as strace sees them): while a SyscallHandler is set, every
+ * thread is resumed with PTRACE_SYSCALL instead of PTRACE_CONT (resumeRequest, read by resume()
+ * and by the hit path, so the hit path costs the same either way); the threads running when it is
+ * set are PTRACE_INTERRUPTed once so that their next resume is one. PTRACE_O_TRACESYSGOOD (always
+ * set) makes a syscall-stop a SIGTRAP|0x80 stop, never mistaken for a trap or re-injected.
+ * PTRACE_GET_SYSCALL_INFO says whether it is an entry or an exit (so nothing is tracked per thread
+ * and a handler set or cleared between the two halves of a call confuses nothing); GETREGS gives
+ * number, arguments and result. A thread in a syscall-stop is no place to inject a system call
+ * (stopEvent SYSCALL_STOP); the injector and takePendingTrap resume with PTRACE_CONT, which
+ * makes no syscall-stops. vfork children are followed but not reported (another process). Cleared,
+ * the threads still running under PTRACE_SYSCALL make one last syscall-stop each, resumed with
+ * PTRACE_CONT.
+ *
  * The dynamic linker's events (dlopen, dlclose): one more tracepoint, planted by the pid
  * provider (RtldEvents) at glibc's r_brk, whose handler runs whileHeld: the provider's work
  * (creating and retiring probes through the framework) runs on another thread while the thread
@@ -80,7 +93,10 @@ public final class TracedProcess implements AutoCloseable {
     public enum State { STOPPED, RUNNING, DEFUNCT, EXITED, RELEASED }
 
     private static final int OPTIONS = Sys.PTRACE_O_TRACECLONE | Sys.PTRACE_O_TRACEFORK
-            | Sys.PTRACE_O_TRACEVFORK | Sys.PTRACE_O_TRACEEXEC;
+            | Sys.PTRACE_O_TRACEVFORK | Sys.PTRACE_O_TRACEEXEC | Sys.PTRACE_O_TRACESYSGOOD;
+
+    /** TState.stopEvent of a syscall-stop (no ptrace event number). */
+    private static final int SYSCALL_STOP = -1;
 
     /** Per-thread bookkeeping, owned by the control thread. */
     private static final class TState {
@@ -119,6 +135,9 @@ public final class TracedProcess implements AutoCloseable {
     private final RegisterFile regs;
     private final long[] raw = new long[Sys.NREGS];
     private final HitContext hit;
+    /** PTRACE_CONT, or PTRACE_SYSCALL while a syscall handler is set. */
+    private int resumeRequest = Sys.PTRACE_CONT;
+    private volatile SyscallHandler syscallHandler;
 
     // tracepoints
     private final Object tpLock = new Object();
@@ -481,7 +500,7 @@ public final class TracedProcess implements AutoCloseable {
             return;
         }
         t.stopped = false;
-        int e = sys.ptraceErrno(t.groupStop ? Sys.PTRACE_LISTEN : Sys.PTRACE_CONT, t.tid, 0, t.groupStop ? 0 : sig);
+        int e = sys.ptraceErrno(t.groupStop ? Sys.PTRACE_LISTEN : resumeRequest, t.tid, 0, t.groupStop ? 0 : sig);
         if (e != 0 && e != SysException.ESRCH) {
             throw new SysException("ptrace resume of " + t.tid, e);
         }
@@ -504,7 +523,9 @@ public final class TracedProcess implements AutoCloseable {
         t.stopEvent = ev;
         switch (ev) {
             case 0 -> {
-                if (sig == Sys.SIGTRAP) {
+                if (sig == Sys.SYSCALL_STOP) {
+                    syscallStop(t);
+                } else if (sig == Sys.SIGTRAP) {
                     trap(t);
                 } else {
                     resume(t, sig);
@@ -669,7 +690,65 @@ public final class TracedProcess implements AutoCloseable {
         }
         sys.setRegs(tid, r);
         t.stopped = false;
-        sys.ptraceErrno(Sys.PTRACE_CONT, tid, 0, 0);
+        sys.ptraceErrno(resumeRequest, tid, 0, 0);
+    }
+
+    // ------------------------------------------------------------------ system calls
+
+    /**
+     * Reports every system call entry and exit of the process's threads to {@code handler}
+     * (on the control thread), or stops reporting them ({@code null}). Any thread.
+     */
+    public void traceSyscalls(SyscallHandler handler) {
+        try {
+            // safe inside a hit (the framework may enable while a thread is held in whileHeld):
+            // the held thread is stopped and is resumed with the new request when it returns
+            ctl.call(() -> {
+                syscallHandler = handler;
+                int want = handler == null ? Sys.PTRACE_CONT : Sys.PTRACE_SYSCALL;
+                if (want == resumeRequest || state == State.EXITED || state == State.RELEASED) return null;
+                resumeRequest = want;
+                if (handler == null || holding) return null;
+                // running under PTRACE_CONT: stop once, to be resumed with PTRACE_SYSCALL
+                for (TState t : threads.values()) {
+                    if (!t.stopped) sys.ptraceErrno(Sys.PTRACE_INTERRUPT, t.tid, 0, 0);
+                }
+                return null;
+            }, true);
+        } catch (IllegalStateException e) {
+            // the process is no longer traced
+        }
+    }
+
+    /** Whether system calls are reported now (a handler is set). */
+    public boolean tracingSyscalls() {
+        return syscallHandler != null;
+    }
+
+    private void syscallStop(TState t) {
+        t.stopEvent = SYSCALL_STOP;
+        SyscallHandler h = syscallHandler;
+        if (h != null && regs != null && !t.vforkChild && !holding) {
+            int kind = Sys.PTRACE_SYSCALL_INFO_NONE;
+            try {
+                kind = sys.syscallStopKind(t.tid);
+                if (kind == Sys.PTRACE_SYSCALL_INFO_ENTRY || kind == Sys.PTRACE_SYSCALL_INFO_EXIT) sys.getRegs(t.tid, regs.raw());
+            } catch (SysException e) {
+                kind = Sys.PTRACE_SYSCALL_INFO_NONE; // the thread is gone; its exit comes next
+            }
+            if (kind == Sys.PTRACE_SYSCALL_INFO_ENTRY || kind == Sys.PTRACE_SYSCALL_INFO_EXIT) {
+                hit.tid = t.tid;
+                hit.regs = regs;
+                hit.tracepoint = null;
+                try {
+                    h.syscall(hit, kind == Sys.PTRACE_SYSCALL_INFO_ENTRY);
+                } catch (RuntimeException e) {
+                    // a consumer's failure never harms the traced thread
+                }
+                hit.regs = null;
+            }
+        }
+        resume(t, 0);
     }
 
     /**
@@ -913,7 +992,7 @@ public final class TracedProcess implements AutoCloseable {
                 long w = sys.waitpid(-1, Sys.__WALL | Sys.__WNOTHREAD);
                 if (w == -1) continue;
                 int tid = (int) (w >>> 32), st = (int) w;
-                if (tid == t.tid && Sys.stopped(st) && injectableStop(Sys.event(st))) {
+                if (tid == t.tid && Sys.stopped(st) && injectableStop(Sys.event(st)) && Sys.stopSig(st) != Sys.SYSCALL_STOP) {
                     if (Sys.event(st) == Sys.PTRACE_EVENT_STOP && !takePendingTrap(t)) continue;
                     long r = f.apply(tid);
                     dispatch(tid, st);

@@ -12,6 +12,7 @@ import java.lang.invoke.VarHandle;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -39,7 +40,12 @@ public final class Sys {
             PTRACE_KILL = 8, PTRACE_SINGLESTEP = 9, PTRACE_GETREGS = 12, PTRACE_SETREGS = 13,
             PTRACE_DETACH = 17, PTRACE_SETOPTIONS = 0x4200, PTRACE_GETEVENTMSG = 0x4201,
             PTRACE_GETSIGINFO = 0x4202, PTRACE_SEIZE = 0x4206, PTRACE_INTERRUPT = 0x4207,
-            PTRACE_LISTEN = 0x4208;
+            PTRACE_LISTEN = 0x4208, PTRACE_SYSCALL = 24, PTRACE_GET_SYSCALL_INFO = 0x420e;
+    /** struct ptrace_syscall_info.op: what kind of syscall-stop (kernel >= 5.3). */
+    public static final int PTRACE_SYSCALL_INFO_NONE = 0, PTRACE_SYSCALL_INFO_ENTRY = 1,
+            PTRACE_SYSCALL_INFO_EXIT = 2, PTRACE_SYSCALL_INFO_SECCOMP = 3;
+    /** The stop signal of a syscall-stop under PTRACE_O_TRACESYSGOOD. */
+    public static final int SYSCALL_STOP = 0x80 | 5;
     // ptrace options
     public static final int PTRACE_O_TRACESYSGOOD = 1, PTRACE_O_TRACEFORK = 2,
             PTRACE_O_TRACEVFORK = 4, PTRACE_O_TRACECLONE = 8, PTRACE_O_TRACEEXEC = 0x10,
@@ -199,6 +205,15 @@ public final class Sys {
     public int[] getSigInfo(int tid) {
         ptrace(PTRACE_GETSIGINFO, tid, 0, buf.address());
         return new int[] {buf.get(JAVA_INT, 0), buf.get(JAVA_INT, 8)};
+    }
+
+    /**
+     * PTRACE_GET_SYSCALL_INFO's op for a thread in a syscall-stop: entry or exit
+     * (PTRACE_SYSCALL_INFO_*), NONE when it is in no syscall-stop.
+     */
+    public int syscallStopKind(int tid) {
+        ptrace(PTRACE_GET_SYSCALL_INFO, tid, 88, buf.address());
+        return buf.get(JAVA_BYTE, 0) & 0xff;
     }
 
     // ---------------------------------------------------------------- wait

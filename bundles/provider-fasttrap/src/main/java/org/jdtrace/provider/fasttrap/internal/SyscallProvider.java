@@ -1,0 +1,148 @@
+package org.jdtrace.provider.fasttrap.internal;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.isa.Isa;
+import org.jdtrace.provider.fasttrap.internal.proc.SyscallHandler;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeRegistry;
+import org.jdtrace.spi.Provider;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The syscall provider, for the processes under jdtrace's control only (there is no kernel
+ * module): syscall:vmlinux:<name>:entry and :return for every system call of the ISA's table
+ * (Abi.syscallNames, dtrace-utils' names and module), all created when the framework attaches,
+ * as DTrace does, whether or not any process is traced.
+ *
+ * It shares the pid provider's process table (ProcessTable: one ptrace attachment per process,
+ * fasttrap_proc_t style). While at least one syscall probe is enabled, every process in the
+ * table, and every process that joins it (-c, -p, grabbed for pid probes), gets a
+ * SyscallHandler: TracedProcess then resumes its threads with PTRACE_SYSCALL and reports each
+ * entry and exit on the process's control thread, where the handler looks the probe up by number
+ * in an array (no lock, no allocation) and fires it with the process's SyscallContext. When the
+ * last probe is disabled every handler is removed and the processes run under PTRACE_CONT again,
+ * exactly as if no syscall probe had ever been enabled.
+ *
+ * Enabling with no process traced at all warns once (the probes would be silently empty).
+ *
+ * Locking: enable/disable are serialised on this. The handlers read armed[] without a lock: a
+ * slot written by enable is seen at the latest after traceSyscalls() (a hand-off to the control
+ * thread); a read racing a disable at worst fires once more, as a probe disabled mid-firing does.
+ */
+@Component(service = Provider.class, property = "provider.name=syscall")
+public final class SyscallProvider implements Provider {
+
+    static final String NAME = "syscall", MODULE = "vmlinux";
+    private static final Logger LOG = LoggerFactory.getLogger(SyscallProvider.class);
+
+    @Reference(target = "(isa=amd64)")
+    private Isa isa;
+
+    @Reference
+    private ProcessTable table;
+
+    private volatile ProbeRegistry registry;
+    /** Enabled probes by number: [0] entry, [1] return. */
+    private volatile Probe[][] armed = new Probe[2][0];
+    private int enabled;
+    private final Map<ProcessState, SyscallHandler> handlers = new ConcurrentHashMap<>();
+    private final Consumer<ProcessState> follow = this::follow;
+
+    public SyscallProvider() {}
+
+    /** For tests and embedding without DS. */
+    public SyscallProvider(Isa isa, ProcessTable table) {
+        this.isa = isa;
+        this.table = table;
+        activate();
+    }
+
+    @Activate
+    void activate() {
+        int max = isa.abi().syscallNames().keySet().stream().mapToInt(Integer::intValue).max().orElse(-1);
+        armed = new Probe[2][max + 1];
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void attach(ProbeRegistry registry) {
+        this.registry = registry;
+        for (Map.Entry<Integer, String> e : isa.abi().syscallNames().entrySet()) {
+            registry.create(NAME, MODULE, e.getValue(), "entry", new SyscallProbe(e.getKey(), true));
+            registry.create(NAME, MODULE, e.getValue(), "return", new SyscallProbe(e.getKey(), false));
+        }
+    }
+
+    @Override
+    public synchronized void detach() {
+        registry = null;
+        if (enabled > 0) stop();
+        enabled = 0;
+    }
+
+    @Override
+    public synchronized void enable(Probe probe) {
+        SyscallProbe sp = (SyscallProbe) probe.providerArg();
+        armed[sp.entry() ? 0 : 1][sp.number()] = probe;
+        if (enabled++ == 0) start();
+    }
+
+    @Override
+    public synchronized void disable(Probe probe) {
+        SyscallProbe sp = (SyscallProbe) probe.providerArg();
+        Probe[] slots = armed[sp.entry() ? 0 : 1];
+        if (slots[sp.number()] != probe) return;
+        slots[sp.number()] = null;
+        if (--enabled == 0) stop();
+    }
+
+    /** Whether processes are traced for system calls now (some probe is enabled). */
+    synchronized boolean active() {
+        return enabled > 0;
+    }
+
+    private void start() {
+        table.addTrackListener(follow);
+        boolean none = true;
+        for (ProcessState s : table.processes()) {
+            follow(s);
+            none = false;
+        }
+        if (none) {
+            LOG.warn("the syscall provider sees only processes under dtrace's control (-c, -p, pid probes)");
+        }
+    }
+
+    private void stop() {
+        table.removeTrackListener(follow);
+        for (ProcessState s : handlers.keySet()) {
+            handlers.remove(s);
+            s.process.traceSyscalls(null);
+        }
+    }
+
+    private void follow(ProcessState s) {
+        SyscallContext ctx = new SyscallContext(s, isa.abi());
+        Abi abi = isa.abi();
+        SyscallHandler h = (hit, entry) -> {
+            Probe[] slots = armed[entry ? 0 : 1];
+            long nr = abi.syscallNumber(hit.regs());
+            Probe p = nr >= 0 && nr < slots.length ? slots[(int) nr] : null;
+            if (p != null) p.fire(ctx.at(hit, entry));
+        };
+        handlers.keySet().removeIf(o -> o.defunct && o.process.ended());
+        if (handlers.putIfAbsent(s, h) == null) s.process.traceSyscalls(h);
+    }
+}
