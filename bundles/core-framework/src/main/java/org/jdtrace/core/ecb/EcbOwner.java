@@ -34,6 +34,8 @@ public abstract class EcbOwner {
     private volatile Ecb[] ecbs = Ecb.NONE;
     private volatile Probe errorProbe;
     private boolean active;
+    /** Set once every ECB of an activation is installed (dtrace_state_go's ACTIVE): firings count only then. */
+    private volatile boolean live;
 
     /** A fault in one of this owner's ECBs, for the D half's default ERROR report. */
     protected abstract void report(int epid, Probe probe, DFault fault);
@@ -60,6 +62,18 @@ public abstract class EcbOwner {
 
     public void setActive(boolean active) {
         this.active = active;
+    }
+
+    /**
+     * True once all the owner's ECBs were installed by activation, so that a probe enabled
+     * early cannot fire (and act: raise(), exit()) before a probe enabled later is in place.
+     */
+    public boolean isLive() {
+        return live;
+    }
+
+    public void setLive(boolean live) {
+        this.live = live;
     }
 
     /** The owner's enablings (framework lock held). */

@@ -7,7 +7,8 @@
  * costs one volatile read. Writers (install/uninstall) run under the framework lock and
  * publish a new array; a firing that already read the old array finishes with it, which is
  * harmless because a removed ECB's body is still valid code (dtrace_sync's role is played by
- * the memory model plus the fact that bodies never free anything).
+ * the memory model plus the fact that bodies never free anything). An ECB whose owner is not live
+ * yet (go() still enabling its probes one by one) does not fire: dts_activity's role.
  */
 package org.jdtrace.core.probe;
 
@@ -83,7 +84,7 @@ public final class ProbeImpl implements Probe {
     public void fire(ProbeContext ctx) {
         Ecb[] e = ecbs;
         for (int i = 0; i < e.length; i++) {
-            e[i].fire(ctx);
+            if (e[i].owner().isLive()) e[i].fire(ctx);
         }
     }
 

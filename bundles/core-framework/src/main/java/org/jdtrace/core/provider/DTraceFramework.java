@@ -407,6 +407,7 @@ public final class DTraceFramework {
                     install(ecb);
                 }
             }
+            owner.setLive(true);
         }
     }
 
@@ -414,6 +415,7 @@ public final class DTraceFramework {
     public void deactivate(EcbOwner owner) {
         synchronized (lock) {
             owner.setActive(false);
+            owner.setLive(false);
             for (Enabling en : owner.enablings()) {
                 for (Ecb ecb : en.ecbs()) {
                     uninstall(ecb);

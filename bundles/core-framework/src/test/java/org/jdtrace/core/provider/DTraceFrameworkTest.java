@@ -107,6 +107,34 @@ class DTraceFrameworkTest {
     }
 
     @Test
+    void aProbeEnabledFirstFiresNothingUntilTheWholeActivationIsInstalled() {
+        // a provider whose probe fires the moment it is enabled (a syscall probe on a busy
+        // process): that firing must not run before the owner's later ECBs are in place
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Owner o = new Owner();
+        org.jdtrace.spi.Provider eager = new org.jdtrace.spi.Provider() {
+            @Override public String name() { return "eager"; }
+            @Override public void attach(org.jdtrace.spi.ProbeRegistry r) {
+                r.create("eager", "m", "f", "a", null);
+                r.create("eager", "m", "f", "b", null);
+            }
+            @Override public void enable(Probe p) {
+                seen.add("enable " + p.name());
+                p.fire(org.jdtrace.core.context.JvmProbeContext.current().clear().arg(0, seen.size()));
+            }
+            @Override public void disable(Probe p) {}
+        };
+        fw.addProvider(eager);
+        fw.enable(o, o.statement("eager:::a"));
+        fw.enable(o, o.statement("eager:::b"));
+        fw.activate(o);
+        assertEquals(List.of("enable a", "enable b"), seen);
+        assertEquals(List.of(), o.fired, "no ECB fired while the activation was still installing");
+        fw.lookup("eager", "m", "f", "a").fire(org.jdtrace.core.context.JvmProbeContext.current().clear().arg(0, 9));
+        assertEquals(List.of("a/9"), o.fired, "and every one fires once it is complete");
+    }
+
+    @Test
     void oneEcbPerProbeAndStatementWithEpidsFromOne() {
         fw.addProvider(new TestProvider("test", "m:f:foo1"));
         Owner o = new Owner();

@@ -174,6 +174,27 @@ class SyscallProviderTest {
         Thread.sleep(300);
         assertEquals(before, n.get(), "no firing after the last disable");
         assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
-        assertTrue(output().endsWith("sum 239800 1\n"), output());
+        assertTrue(output().endsWith("sum 479600 1\n"), output());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void aPidProbeNeedingScratchIsEnabledWhileSyscallsAreTraced() throws Exception {
+        // mapping scratch space stops a thread with PTRACE_INTERRUPT; a syscall-stop takes the
+        // interrupt away (any trap does), so the tracer must interrupt again past it
+        TargetProcess t = create("400", "loop");
+        AtomicLong n = new AtomicLong(), rets = new AtomicLong();
+        registry.enable(probe("getppid", "entry"), c -> n.incrementAndGet());
+        t.go();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (n.get() < 420 && System.nanoTime() < deadline) Thread.sleep(5);
+        pid.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:work:return"));
+        pidRegistry.enable(pidRegistry.probe("a.out", "work", "return"), c -> rets.incrementAndGet());
+        long atEnable = n.get();
+        assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+        assertTrue(output().endsWith("sum 479600 1\n"), output());
+        assertEquals(800, n.get(), "every getppid() entry");
+        long missed = atEnable - 400;
+        assertTrue(rets.get() > 0 && rets.get() >= 400 - missed - 2, "work returns " + rets.get() + ", enabled after " + missed);
     }
 }

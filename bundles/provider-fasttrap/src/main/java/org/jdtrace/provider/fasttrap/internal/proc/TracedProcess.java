@@ -726,6 +726,12 @@ public final class TracedProcess implements AutoCloseable {
     }
 
     private void syscallStop(TState t) {
+        reportSyscall(t);
+        resume(t, 0);
+    }
+
+    /** Tells the handler of the syscall-stop {@code t} is in (not while holding). */
+    private void reportSyscall(TState t) {
         t.stopEvent = SYSCALL_STOP;
         SyscallHandler h = syscallHandler;
         if (h != null && regs != null && !t.vforkChild && !holding) {
@@ -748,7 +754,6 @@ public final class TracedProcess implements AutoCloseable {
                 hit.regs = null;
             }
         }
-        resume(t, 0);
     }
 
     /**
@@ -992,6 +997,15 @@ public final class TracedProcess implements AutoCloseable {
                 long w = sys.waitpid(-1, Sys.__WALL | Sys.__WNOTHREAD);
                 if (w == -1) continue;
                 int tid = (int) (w >>> 32), st = (int) w;
+                if (tid == t.tid && !holding && Sys.stopped(st) && Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SYSCALL_STOP) {
+                    // any ptrace trap clears a pending interrupt, a syscall-stop too (where no
+                    // call can be injected): report it, let t run on under PTRACE_CONT (no more
+                    // syscall-stops to take the interrupt away) and interrupt it again
+                    reportSyscall(t);
+                    sys.ptraceErrno(Sys.PTRACE_CONT, tid, 0, 0);
+                    sys.ptraceErrno(Sys.PTRACE_INTERRUPT, tid, 0, 0);
+                    continue;
+                }
                 if (tid == t.tid && Sys.stopped(st) && injectableStop(Sys.event(st)) && Sys.stopSig(st) != Sys.SYSCALL_STOP) {
                     if (Sys.event(st) == Sys.PTRACE_EVENT_STOP && !takePendingTrap(t)) continue;
                     long r = f.apply(tid);
