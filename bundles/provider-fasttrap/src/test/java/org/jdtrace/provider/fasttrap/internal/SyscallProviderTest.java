@@ -197,4 +197,25 @@ class SyscallProviderTest {
         long missed = atEnable - 400;
         assertTrue(rets.get() > 0 && rets.get() >= 400 - missed - 2, "work returns " + rets.get() + ", enabled after " + missed);
     }
+
+    @Test
+    void releasedWhileTracingSyscallsTheProcessRunsOnUntraced() throws Exception {
+        TargetProcess t = create("300", "loop");
+        AtomicLong n = new AtomicLong();
+        // glibc's nanosleep() is the clock_nanosleep system call
+        registry.enable(probe("clock_nanosleep", "entry"), c -> n.incrementAndGet());
+        registry.enable(probe("clock_nanosleep", "return"), c -> n.incrementAndGet());
+        t.go();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (n.get() < 40 && System.nanoTime() < deadline) Thread.sleep(5);
+        assertTrue(n.get() >= 40 && n.get() < 600, "firings before the release: " + n.get());
+        t.release(); // threads in syscall-stops or running under PTRACE_SYSCALL: detached
+        long after = n.get();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!t.exited() && System.nanoTime() < deadline) Thread.sleep(10);
+        assertTrue(t.exited());
+        assertEquals(0, t.exitStatus(), "exited normally, untraced");
+        assertEquals(after, n.get(), "nothing reported after the release");
+        assertTrue(output().endsWith("sum 269700 1\n"), output());
+    }
 }
