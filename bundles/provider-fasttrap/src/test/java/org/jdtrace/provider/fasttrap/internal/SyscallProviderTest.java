@@ -218,4 +218,24 @@ class SyscallProviderTest {
         assertEquals(after, n.get(), "nothing reported after the release");
         assertTrue(output().endsWith("sum 269700 1\n"), output());
     }
+
+    @Test
+    void everyThreadIsFollowed() throws Exception {
+        TargetProcess t = pid.create(List.of(Path.of("../../fixtures/target/bin/ft_threads").toAbsolutePath().normalize().toString(),
+                "20000"), tmp.resolve("out"));
+        targets.add(t);
+        java.util.Set<Long> exits = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        AtomicLong groupExits = new AtomicLong();
+        registry.enable(probe("exit", "entry"), c -> {
+            assertEquals(t.pid(), c.pid());
+            exits.add(c.tid());
+        });
+        registry.enable(probe("exit_group", "entry"), c -> groupExits.incrementAndGet());
+        t.go();
+        assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+        assertEquals("160000\n", output());
+        assertEquals(8, exits.size(), "each of the 8 threads ends with exit(2): " + exits);
+        assertFalse(exits.contains((long) t.pid()));
+        assertEquals(1, groupExits.get());
+    }
 }
