@@ -452,8 +452,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             if (alias ? !answersTo(o.module(), desc.module()) : !mod.matches(o.module())) continue;
             String module = alias ? desc.module() : o.module();
             boolean found = false;
-            for (Function f : functions(s, o)) {
-                if (!fn.matches(f.name())) continue;
+            for (Function named : functions(s, o)) {
+                Function f = named.as(fn::matches); // a glob names the function once, by its preferred name
+                if (f == null) continue;
                 found = true;
                 if (f.size() == 0) {
                     String why = FunctionTable.unresolved(f);

@@ -1,7 +1,10 @@
 package org.jdtrace.provider.fasttrap.internal.sym;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.jdtrace.elf.ElfException;
@@ -13,28 +16,65 @@ import org.jdtrace.elf.ElfSymbol;
  * ({@link IfuncResolver}) under the IFUNC's name. An IFUNC whose implementation cannot be
  * known stays in the table with size 0 and {@code ifunc} set, so that only a description that
  * names it warns ({@link #unresolved}), not every glob that reads the table.
+ *
+ * One function per address: symbols that name the same code (a weak alias, {@code _IO_puts}
+ * and {@code puts}, two IFUNCs this CPU resolves to one implementation) make one Function,
+ * named by the preferred symbol, the others its aliases. Otherwise one call would fire a probe
+ * per name, and {@code pid$target:libc.so.6::entry} would count it twice. The preferred name is
+ * the one with fewer leading underscores ({@code puts}, weak in libc, over the global
+ * {@code _IO_puts}; dtrace-utils names {@code #pragma weak _go = go} "go" even when go is
+ * static), then a global or weak symbol over a local one, then a strong over a weak one, then
+ * the first in byte order.
  */
 public final class FunctionTable {
 
     private FunctionTable() {}
 
+    private record Named(ElfSymbol symbol, long fileVaddr, int size, boolean ifunc) {}
+
+    private static final Comparator<Named> PREFERRED = Comparator
+            .comparingInt((Named n) -> leadingUnderscores(n.symbol().name()))
+            .thenComparing(n -> n.symbol().binding() == ElfSymbol.STB_LOCAL)
+            .thenComparing(n -> n.symbol().binding() == ElfSymbol.STB_WEAK)
+            .thenComparing(n -> n.symbol().name());
+
     public static List<Function> of(MappedObject obj) throws ElfException {
+        Map<Long, List<Named>> byAddress = new LinkedHashMap<>();
         List<Function> out = new ArrayList<>();
         for (ElfSymbol s : obj.elf().functions()) {
             if (s.size() > Integer.MAX_VALUE) continue;
             if (!s.isIfunc()) {
-                out.add(new Function(s.name(), obj, s.value() + obj.bias(), (int) s.size(), s.value(), false));
+                byAddress.computeIfAbsent(s.value(), k -> new ArrayList<>()).add(new Named(s, s.value(), (int) s.size(), false));
                 continue;
             }
             Optional<long[]> impl = IfuncResolver.implementation(obj, s);
             if (impl.isPresent()) {
                 long[] r = impl.get();
-                out.add(new Function(s.name(), obj, r[0] + obj.bias(), (int) r[1], r[0], true));
+                byAddress.computeIfAbsent(r[0], k -> new ArrayList<>()).add(new Named(s, r[0], (int) r[1], true));
             } else {
                 out.add(new Function(s.name(), obj, s.value() + obj.bias(), 0, s.value(), true));
             }
         }
+        for (List<Named> same : byAddress.values()) {
+            same.sort(PREFERRED);
+            Named first = same.get(0);
+            List<String> aliases = new ArrayList<>();
+            for (Named n : same.subList(1, same.size())) {
+                if (!n.symbol().name().equals(first.symbol().name()) && !aliases.contains(n.symbol().name())) {
+                    aliases.add(n.symbol().name());
+                }
+            }
+            int size = same.stream().mapToInt(Named::size).max().orElse(first.size());
+            out.add(new Function(first.symbol().name(), obj, first.fileVaddr() + obj.bias(), size, first.fileVaddr(),
+                    first.ifunc(), aliases));
+        }
         return out;
+    }
+
+    private static int leadingUnderscores(String name) {
+        int i = 0;
+        while (i < name.length() && name.charAt(i) == '_') i++;
+        return i;
     }
 
     /** The warning for a function {@link #of} could not resolve (an IFUNC), or null. */

@@ -28,6 +28,21 @@ class FunctionTableTest {
     }
 
     @Test
+    void oneFunctionPerAddressNamedByItsPreferredSymbol() throws Exception {
+        Map<String, Function> libc = libc();
+        // puts (weak) and _IO_puts (global) are one function, named puts; likewise malloc
+        var puts = libc.get("puts");
+        assertTrue(puts != null && puts.aliases().contains("_IO_puts"), "puts " + puts);
+        assertNull(libc.get("_IO_puts"), "no second function for the alias");
+        assertTrue(libc.get("malloc").aliases().contains("__libc_malloc"));
+        assertEquals("_IO_puts", puts.as("_IO_puts"::equals).name(), "a description naming the alias");
+        assertEquals("puts", puts.as(n -> n.contains("puts")).name(), "a glob names it once, as puts");
+        assertNull(puts.as("printf"::equals));
+        long addresses = libc.values().stream().filter(f -> f.size() > 0).map(Function::address).distinct().count();
+        assertEquals(libc.values().stream().filter(f -> f.size() > 0).count(), addresses);
+    }
+
+    @Test
     void anIfuncResolvedIntoTheVdsoIsSkippedWithItsReason() throws Exception {
         var gettimeofday = libc().get("gettimeofday");
         assertTrue(gettimeofday.ifunc(), "gettimeofday is an IFUNC in this libc");
