@@ -116,6 +116,9 @@ public final class Sys {
     private static final MethodHandle FA_DESTROY = plain("posix_spawn_file_actions_destroy", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle FA_DUP2 = plain("posix_spawn_file_actions_adddup2",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+    /** glibc 2.34+: closes every descriptor from n up in the child (none of the JVM's leaks into a target). */
+    private static final MethodHandle FA_CLOSEFROM = LIBC.find("posix_spawn_file_actions_addclosefrom_np")
+            .map(s -> LINKER.downcallHandle(s, FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT))).orElse(null);
     private static final MethodHandle FA_OPEN = plain("posix_spawn_file_actions_addopen",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
 
@@ -403,7 +406,11 @@ public final class Sys {
         }
     }
 
-    /** posix_spawn with file actions applied in the child before the exec. */
+    /**
+     * posix_spawn with file actions applied in the child before the exec; then every descriptor
+     * from 3 up is closed in the child (the JVM's own files, which are not all close-on-exec,
+     * are no business of the traced program: its first open() gets 3, as from a shell).
+     */
     public int spawn(String path, List<String> argv, List<String> envp, List<FileAction> actions) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment fa = a.allocate(256, 16);
@@ -413,8 +420,9 @@ public final class Sys {
                         : (int) FA_OPEN.invokeExact(fa, act.target(), a.allocateFrom(act.path()), act.flags(), 0644);
                 if (rr != 0) throw new SysException("posix_spawn_file_actions", rr);
             }
+            boolean closeFrom = FA_CLOSEFROM != null && (int) FA_CLOSEFROM.invokeExact(fa, 3) == 0;
             try {
-                return spawnWith(a, path, argv, envp, actions.isEmpty() ? MemorySegment.NULL : fa);
+                return spawnWith(a, path, argv, envp, actions.isEmpty() && !closeFrom ? MemorySegment.NULL : fa);
             } finally {
                 rr = (int) FA_DESTROY.invokeExact(fa);
             }

@@ -50,6 +50,20 @@ class ProcessControlTest {
     }
 
     @Test
+    void aCreatedProcessInheritsNoDescriptorOfTheJvm() throws Exception {
+        Path out = Files.createTempFile("pc", ".txt");
+        try {
+            // ls lists its own open descriptors: the three standard ones and its directory's
+            TracedProcess p = create("/bin/sh", "-c", "exec /bin/ls /proc/self/fd > " + out);
+            p.go();
+            assertEquals(0, Sys.exitStatus(p.awaitExit(10, TimeUnit.SECONDS)));
+            assertEquals("0\n1\n2\n3\n", Files.readString(out));
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    @Test
     void exitStatusAndSignalsPassThrough() throws Exception {
         TracedProcess p = create("/bin/sh", "-c", "trap 'exit 7' USR1; kill -USR1 $$; sleep 5; exit 1");
         p.go();
