@@ -55,7 +55,12 @@ public final class DCompiler implements FrontEnd {
         List<Statement> statements = new ArrayList<>();
         for (Clause c : program.clauses()) {
             EcbBody body = session.compileClause(lowering.lower(c));
-            statements.add(new Statement(c.probes().stream().map(ProbeSpec::description).toList(), c.source(), body));
+            // one statement per description, sharing the body (dt_compile_clause's stmt per
+            // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
+            // clause twice, as in DTrace
+            for (ProbeSpec spec : c.probes()) {
+                statements.add(new Statement(List.of(spec.description()), c.source(), body));
+            }
         }
         if (lowering.destructive()) {
             session.usesDestructiveActions();
