@@ -19,6 +19,14 @@ public interface ProbeRegistry {
      */
     Probe create(String provider, String module, String function, String name, Object providerArg);
 
+    /**
+     * Lets {@code probe} answer also to descriptions whose function part is {@code function}: one
+     * piece of code known by several names (a symbol's weak alias, {@code _go} for {@code go})
+     * is one probe, which keeps its own name for {@code probefunc}. Retained enablings that the
+     * alias now matches get their ECBs at once. A registry that knows no aliases ignores it.
+     */
+    default void alias(Probe probe, String function) {}
+
     /** The probe with these four exact names, or null (dtrace_probe_lookup). */
     Probe lookup(String provider, String module, String function, String name);
 

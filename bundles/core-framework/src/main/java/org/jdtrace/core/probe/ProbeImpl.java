@@ -13,6 +13,7 @@
 package org.jdtrace.core.probe;
 
 import java.util.Arrays;
+import java.util.List;
 import org.jdtrace.core.ecb.Ecb;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeContext;
@@ -28,6 +29,8 @@ public final class ProbeImpl implements Probe {
     private final Object providerArg;
     private final Provider owner;
     private volatile Ecb[] ecbs = Ecb.NONE;
+    /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
+    private volatile List<String> functionAliases = List.of();
 
     public ProbeImpl(int id, String provider, String module, String function, String name,
             Object providerArg, Provider owner) {
@@ -43,6 +46,20 @@ public final class ProbeImpl implements Probe {
     @Override
     public int id() {
         return id;
+    }
+
+    /** The other names descriptions may give the function part. */
+    public List<String> functionAliases() {
+        return functionAliases;
+    }
+
+    /** Adds an alias; false when it is the function's name or already known (framework lock). */
+    public boolean addFunctionAlias(String alias) {
+        if (alias.equals(function) || functionAliases.contains(alias)) return false;
+        List<String> l = new java.util.ArrayList<>(functionAliases);
+        l.add(alias);
+        functionAliases = List.copyOf(l);
+        return true;
     }
 
     @Override

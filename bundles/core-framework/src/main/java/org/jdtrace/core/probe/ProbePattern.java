@@ -59,8 +59,17 @@ public final class ProbePattern {
                 && matchesPart(FUNCTION, function) && matchesPart(NAME, name);
     }
 
+    /** Whether the pattern matches {@code p}, whose function part may also go by its aliases. */
     public boolean matches(Probe p) {
-        return matches(p.provider(), p.module(), p.function(), p.name());
+        if (matches(p.provider(), p.module(), p.function(), p.name())) return true;
+        if (!(p instanceof ProbeImpl pi) || pi.functionAliases().isEmpty()) return false;
+        if (!matchesPart(PROVIDER, p.provider()) || !matchesPart(MODULE, p.module()) || !matchesPart(NAME, p.name())) {
+            return false;
+        }
+        for (String alias : pi.functionAliases()) {
+            if (matchesPart(FUNCTION, alias)) return true;
+        }
+        return false;
     }
 
     /**

@@ -45,21 +45,32 @@ public final class ProbeTable {
         }
     }
 
+    /** {@code p} is found under the function name {@code alias} too (ProbeImpl.addFunctionAlias). */
+    public void addFunctionAlias(ProbeImpl p, String alias) {
+        byPart[ProbePattern.FUNCTION].computeIfAbsent(alias, k -> new LinkedHashSet<>()).add(p);
+    }
+
     public boolean remove(ProbeImpl p) {
         if (byId.remove(p.id()) == null) {
             return false;
         }
         for (int i = 0; i < 4; i++) {
-            String key = partOf(p, i);
-            Set<ProbeImpl> bucket = byPart[i].get(key);
-            if (bucket != null) {
-                bucket.remove(p);
-                if (bucket.isEmpty()) {
-                    byPart[i].remove(key);
-                }
-            }
+            unindex(i, partOf(p, i), p);
+        }
+        for (String alias : p.functionAliases()) {
+            unindex(ProbePattern.FUNCTION, alias, p);
         }
         return true;
+    }
+
+    private void unindex(int i, String key, ProbeImpl p) {
+        Set<ProbeImpl> bucket = byPart[i].get(key);
+        if (bucket != null) {
+            bucket.remove(p);
+            if (bucket.isEmpty()) {
+                byPart[i].remove(key);
+            }
+        }
     }
 
     public ProbeImpl byId(int id) {

@@ -228,6 +228,20 @@ public final class DTraceFramework {
         }
     }
 
+    /** ProbeRegistry.alias: {@code function} names {@code probe} too, for matching. */
+    void alias(ProviderEntry entry, Probe probe, String function) {
+        synchronized (lock) {
+            ProbeImpl p = table.byId(probe.id());
+            if (p == null || p.owner() != entry.provider() || !p.addFunctionAlias(function)) return;
+            table.addFunctionAlias(p, function);
+            for (Enabling en : List.copyOf(enablings)) {
+                if (en.matches(p)) {
+                    addEcb(en, p);
+                }
+            }
+        }
+    }
+
     /** The probe with these exact names, or null. */
     public Probe lookup(String provider, String module, String function, String name) {
         synchronized (lock) {

@@ -39,6 +39,11 @@ final class ProviderEntry implements ProbeRegistry {
     }
 
     @Override
+    public void alias(Probe probe, String function) {
+        framework.alias(this, probe, function);
+    }
+
+    @Override
     public Probe lookup(String provider, String module, String function, String name) {
         return framework.lookup(provider, module, function, name);
     }

@@ -74,6 +74,30 @@ class DTraceFrameworkTest {
     }
 
     @Test
+    void anAliasedFunctionNameMatchesTheProbeWhichKeepsItsOwnName() {
+        TestProvider t = new TestProvider("test", "m:go:entry");
+        fw.addProvider(t);
+        Owner o = new Owner();
+        // retained with no match yet (-Z), then the provider says _go is another name of go
+        assertEquals(0, fw.enable(o, o.statement("test:m:_go:entry")));
+        Probe go = fw.lookup("test", "m", "go", "entry");
+        t.registry.alias(go, "_go");
+        assertEquals(List.of(go), fw.match(new org.jdtrace.spi.ProbeDescription("test", "m", "_go", "entry")));
+        assertEquals(List.of(go), fw.match(new org.jdtrace.spi.ProbeDescription("test", "", "_g*", "")));
+        assertEquals(List.of(), fw.match(new org.jdtrace.spi.ProbeDescription("test", "m", "_go", "return")));
+        // a second description of the same probe in another statement: one more ECB on it
+        assertEquals(1, fw.enable(o, o.statement("test:m:go:entry")));
+        fw.activate(o);
+        t.fire("m", "go", "entry", 3);
+        assertEquals(List.of("entry/3", "entry/3"), o.fired, "both statements fire, on the probe named go");
+        assertEquals("go", go.function());
+        fw.release(o);
+        t.registry.retire("test");
+        assertEquals(List.of(), fw.match(new org.jdtrace.spi.ProbeDescription("test", "m", "_go", "entry")),
+                "a retired probe is gone under its aliases too");
+    }
+
+    @Test
     void ecbsAreInstalledOnlyWhileTheOwnerIsActiveAndDisabledWithTheLast() {
         TestProvider t = new TestProvider("test", "m:f:foo1", "m:f:foo2", "m:g:bar");
         fw.addProvider(t);

@@ -310,7 +310,16 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         registry = null;
     }
 
-    private record Creation(String module, String function, String name, PidProbe probe) {}
+    /** A probe to create; {@code alias}: the other name the description gave its function, or null. */
+    private record Creation(String module, String function, String name, PidProbe probe, String alias) {
+        Creation(String module, String function, String name, PidProbe probe) {
+            this(module, function, name, probe, null);
+        }
+
+        Creation aliased(String a) {
+            return new Creation(module, function, name, probe, a);
+        }
+    }
 
     @Override
     public void provide(ProbeDescription desc) {
@@ -351,10 +360,13 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                     "D_PROC_CREATEFAIL");
         }
         for (Creation c : todo) {
-            if (reg.lookup(provider, c.module, c.function, c.name) != null) continue;
-            reg.create(provider, c.module, c.function, c.name, c.probe);
-            sites.addAndGet(c.probe.sites().size());
-            s.countProbe(provider, 1);
+            Probe p = reg.lookup(provider, c.module, c.function, c.name);
+            if (p == null) {
+                p = reg.create(provider, c.module, c.function, c.name, c.probe);
+                sites.addAndGet(c.probe.sites().size());
+                s.countProbe(provider, 1);
+            }
+            if (c.alias != null) reg.alias(p, c.alias); // pid$1::_go:entry is the probe of go
         }
     }
 
@@ -452,9 +464,12 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             if (alias ? !answersTo(o.module(), desc.module()) : !mod.matches(o.module())) continue;
             String module = alias ? desc.module() : o.module();
             boolean found = false;
-            for (Function named : functions(s, o)) {
-                Function f = named.as(fn::matches); // a glob names the function once, by its preferred name
-                if (f == null) continue;
+            for (Function f : functions(s, o)) {
+                // a glob names the function once, by its preferred name; a description that
+                // names only an alias (_go, _IO_puts) gets the same probes, aliased
+                Function as = f.as(fn::matches);
+                if (as == null) continue;
+                String aliasName = as == f ? null : as.name();
                 found = true;
                 if (f.size() == 0) {
                     String why = FunctionTable.unresolved(f);
@@ -467,7 +482,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                             + f.name() + "'", "D_PROC_OFF");
                 }
                 try {
+                    int before = out.size();
                     planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
+                    for (int i = before; aliasName != null && i < out.size(); i++) out.set(i, out.get(i).aliased(aliasName));
                 } catch (IsaException | ElfException e) {
                     LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
                 }

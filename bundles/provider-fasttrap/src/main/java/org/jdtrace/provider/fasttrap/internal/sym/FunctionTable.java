@@ -21,10 +21,11 @@ import org.jdtrace.elf.ElfSymbol;
  * and {@code puts}, two IFUNCs this CPU resolves to one implementation) make one Function,
  * named by the preferred symbol, the others its aliases. Otherwise one call would fire a probe
  * per name, and {@code pid$target:libc.so.6::entry} would count it twice. The preferred name is
- * the one with fewer leading underscores ({@code puts}, weak in libc, over the global
- * {@code _IO_puts}; dtrace-utils names {@code #pragma weak _go = go} "go" even when go is
- * static), then a global or weak symbol over a local one, then a strong over a weak one, then
- * the first in byte order.
+ * libproc's (illumos byaddr_cmp_common, which dtrace-utils' tst.weak1/tst.weak2 check): a global
+ * or weak symbol over a local one ({@code _go}, weak, over a static {@code go}), then the one
+ * with fewer leading underscores ({@code puts}, weak in libc, over the global {@code _IO_puts};
+ * a global {@code go} over its weak {@code _go}), then a strong over a weak one, then the first
+ * in byte order.
  */
 public final class FunctionTable {
 
@@ -33,8 +34,8 @@ public final class FunctionTable {
     private record Named(ElfSymbol symbol, long fileVaddr, int size, boolean ifunc) {}
 
     private static final Comparator<Named> PREFERRED = Comparator
-            .comparingInt((Named n) -> leadingUnderscores(n.symbol().name()))
-            .thenComparing(n -> n.symbol().binding() == ElfSymbol.STB_LOCAL)
+            .comparing((Named n) -> n.symbol().binding() == ElfSymbol.STB_LOCAL)
+            .thenComparingInt(n -> leadingUnderscores(n.symbol().name()))
             .thenComparing(n -> n.symbol().binding() == ElfSymbol.STB_WEAK)
             .thenComparing(n -> n.symbol().name());
 
