@@ -318,7 +318,15 @@ class TracepointTest {
             if (state.chars().allMatch(c -> c == 't' || c == 'T')) break;
             Thread.sleep(10);
         }
+        // 't' is also a thread stopped at a hit: its trap is counted when the control thread
+        // serves it, after which it enters the group-stop before any user instruction; so the
+        // count settles (at most one hit a thread), then must stay still
         long frozen = hits.get();
+        for (long settled = -1; settled != frozen && System.nanoTime() < deadline; ) {
+            settled = frozen;
+            Thread.sleep(50);
+            frozen = hits.get();
+        }
         Thread.sleep(300);
         assertEquals(frozen, hits.get(), "no thread runs while the process is stopped (" + state + ")");
         Sys.current().kill(p.pid(), Sys.SIGCONT);
