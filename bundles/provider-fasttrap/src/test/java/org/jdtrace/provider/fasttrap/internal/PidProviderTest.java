@@ -65,6 +65,39 @@ class PidProviderTest {
         assertEquals(0, hits.get());
     }
 
+    /**
+     * tick's entry and offset-0 probes share one int3: retiring the entry probe mid-run (a
+     * provider's probes going away) leaves the tracepoint to the offset probe, which keeps
+     * counting; the process state is not defunct and the target ends right (illumos 6573659).
+     */
+    @Test
+    void retiringOneProbeOfASharedTracepointLeavesTheOtherFiring() throws Exception {
+        Path out = Files.createTempFile("pp", ".out");
+        try {
+            TargetProcess t = createWithStdout(out, bin("ft_threads"), "30000");
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:0"));
+            int tracepoints = provider.tracepointCount(t.pid());
+            AtomicLong entries = new AtomicLong(), zeros = new AtomicLong();
+            registry.enable(registry.probe("a.out", "tick", "entry"), c -> entries.incrementAndGet());
+            registry.enable(registry.probe("a.out", "tick", "0"), c -> zeros.incrementAndGet());
+            assertEquals(tracepoints + 1, provider.tracepointCount(t.pid()), "one int3 for both probes");
+            t.go();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (entries.get() < 1000 && System.nanoTime() < deadline) Thread.sleep(2);
+            registry.retire(List.of(registry.probe("a.out", "tick", "entry")));
+            long entriesThen = entries.get(), zerosThen = zeros.get();
+            assertEquals(tracepoints + 1, provider.tracepointCount(t.pid()), "the offset probe keeps the int3");
+            assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+            assertEquals(entriesThen, entries.get(), "the retired probe fires no more");
+            assertEquals(240_000, zeros.get(), "the offset probe fired at every call, before and after");
+            assertTrue(zerosThen < 240_000);
+            assertEquals("240000\n", Files.readString(out));
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
     @Test
     void entryArgumentsAndReturnValues() throws Exception {
         TargetProcess t = create(bin("ft_mix"), "4");
