@@ -178,50 +178,60 @@ public final class TracedProcess implements AutoCloseable {
     /** As {@link #create(List, Isa, int)}, with the standard streams as {@code io} says. */
     public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, StdioSpec io) {
         if (argv.isEmpty()) throw new IllegalArgumentException("no command");
-        ControlThread ctl = new ControlThread("jdtrace-pid-" + argv.get(0));
+        return onControlThread("jdtrace-pid-" + argv.get(0), ctl -> {
+            List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\""));
+            sh.addAll(argv);
+            List<String> env = System.getenv().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+            Sys sys = Sys.current();
+            int[] in = io.pipeIn() ? sys.pipe() : null;
+            int[] out = io.pipeOut() ? sys.pipe() : null;
+            int[] err = io.pipeErr() ? sys.pipe() : null;
+            List<Sys.FileAction> acts = new ArrayList<>();
+            if (in != null) acts.add(Sys.FileAction.dup2(in[0], 0));
+            if (out != null) {
+                acts.add(Sys.FileAction.dup2(out[1], 1));
+            } else if (io.outFile() != null) {
+                acts.add(Sys.FileAction.open(io.outFile().toString(), 1, Sys.O_WRONLY | Sys.O_CREAT | Sys.O_TRUNC));
+            }
+            if (err != null) acts.add(Sys.FileAction.dup2(err[1], 2));
+            int pid;
+            try {
+                pid = sys.spawn("/bin/sh", sh, env, acts);
+            } finally {
+                if (in != null) Sys.close(in[0]);
+                if (out != null) Sys.close(out[1]);
+                if (err != null) Sys.close(err[1]);
+            }
+            TracedProcess tp = new TracedProcess(pid, true, ctl, isa, maxTracepoints);
+            tp.stdin = in == null ? null : tp.adopt(in[1], true);
+            tp.stdout = out == null ? null : tp.adopt(out[0], false);
+            tp.stderr = err == null ? null : tp.adopt(err[0], false);
+            try {
+                tp.startCreated(argv.get(0));
+            } catch (RuntimeException e) {
+                try {
+                    tp.sys.kill(pid, Sys.SIGKILL);
+                    while (tp.sys.waitpid(pid, Sys.__WALL) == -1) { /* EINTR */ }
+                } catch (SysException gone) {
+                    // already reaped
+                }
+                throw e;
+            }
+            return tp;
+        });
+    }
+
+    /**
+     * Starts the control thread a new TracedProcess will be bound to, makes the process on it
+     * ({@code make}: spawn or seize) and sets it as the thread's dispatcher; on failure the
+     * thread ends.
+     */
+    private static TracedProcess onControlThread(String name,
+            java.util.function.Function<ControlThread, TracedProcess> make) {
+        ControlThread ctl = new ControlThread(name);
         ctl.start();
         try {
-            TracedProcess p = ctl.call(() -> {
-                List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\""));
-                sh.addAll(argv);
-                List<String> env = System.getenv().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
-                Sys sys = Sys.current();
-                int[] in = io.pipeIn() ? sys.pipe() : null;
-                int[] out = io.pipeOut() ? sys.pipe() : null;
-                int[] err = io.pipeErr() ? sys.pipe() : null;
-                List<Sys.FileAction> acts = new ArrayList<>();
-                if (in != null) acts.add(Sys.FileAction.dup2(in[0], 0));
-                if (out != null) {
-                    acts.add(Sys.FileAction.dup2(out[1], 1));
-                } else if (io.outFile() != null) {
-                    acts.add(Sys.FileAction.open(io.outFile().toString(), 1, Sys.O_WRONLY | Sys.O_CREAT | Sys.O_TRUNC));
-                }
-                if (err != null) acts.add(Sys.FileAction.dup2(err[1], 2));
-                int pid;
-                try {
-                    pid = sys.spawn("/bin/sh", sh, env, acts);
-                } finally {
-                    if (in != null) Sys.close(in[0]);
-                    if (out != null) Sys.close(out[1]);
-                    if (err != null) Sys.close(err[1]);
-                }
-                TracedProcess tp = new TracedProcess(pid, true, ctl, isa, maxTracepoints);
-                tp.stdin = in == null ? null : tp.adopt(in[1], true);
-                tp.stdout = out == null ? null : tp.adopt(out[0], false);
-                tp.stderr = err == null ? null : tp.adopt(err[0], false);
-                try {
-                    tp.startCreated(argv.get(0));
-                } catch (RuntimeException e) {
-                    try {
-                        tp.sys.kill(pid, Sys.SIGKILL);
-                        while (tp.sys.waitpid(pid, Sys.__WALL) == -1) { /* EINTR */ }
-                    } catch (SysException gone) {
-                        // already reaped
-                    }
-                    throw e;
-                }
-                return tp;
-            });
+            TracedProcess p = ctl.call(() -> make.apply(ctl));
             ctl.setDispatcher(p.dispatcher());
             return p;
         } catch (RuntimeException e) {
@@ -318,21 +328,12 @@ public final class TracedProcess implements AutoCloseable {
         if (!Files.isDirectory(Path.of("/proc", Integer.toString(pid)))) {
             throw new IllegalArgumentException("failed to grab pid " + pid + ": No such process");
         }
-        ControlThread ctl = new ControlThread("jdtrace-pid-" + pid);
-        ctl.start();
-        try {
-            TracedProcess p = ctl.call(() -> {
-                TracedProcess tp = new TracedProcess(pid, false, ctl, isa, maxTracepoints);
-                tp.state = State.STOPPED;
-                tp.attachAll();
-                return tp;
-            });
-            ctl.setDispatcher(p.dispatcher());
-            return p;
-        } catch (RuntimeException e) {
-            ctl.finish();
-            throw e;
-        }
+        return onControlThread("jdtrace-pid-" + pid, ctl -> {
+            TracedProcess tp = new TracedProcess(pid, false, ctl, isa, maxTracepoints);
+            tp.state = State.STOPPED;
+            tp.attachAll();
+            return tp;
+        });
     }
 
     private void attachAll() {
@@ -472,11 +473,6 @@ public final class TracedProcess implements AutoCloseable {
             }
         }
         return !Files.exists(Path.of("/proc", Integer.toString(pid)));
-    }
-
-    /** Ids of the threads followed now. */
-    public List<Integer> threadIds() {
-        return threads.values().stream().filter(t -> !t.vforkChild).map(t -> t.tid).sorted().toList();
     }
 
     private ControlThread.Dispatcher dispatcher() {

@@ -311,34 +311,26 @@ public final class Sys {
     }
 
     public static int gettid() {
-        try {
-            return (int) GETTID.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return intOf(GETTID);
     }
 
     public static int getpid() {
-        try {
-            return (int) GETPID.invokeExact();
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return intOf(GETPID);
     }
 
     /** The CPU the calling thread runs on (sched_getcpu: rseq or vDSO, no system call). */
     public static int cpu() {
-        try {
-            int c = (int) SCHED_GETCPU.invokeExact();
-            return Math.max(c, 0);
-        } catch (Throwable t) {
-            throw rethrow(t);
-        }
+        return Math.max(intOf(SCHED_GETCPU), 0);
     }
 
     public static int sigrtmin() {
+        return intOf(SIGRTMIN);
+    }
+
+    /** The result of a libc function that takes nothing and returns an int (and cannot fail). */
+    private static int intOf(MethodHandle noArgs) {
         try {
-            return (int) SIGRTMIN.invokeExact();
+            return (int) noArgs.invokeExact();
         } catch (Throwable t) {
             throw rethrow(t);
         }
