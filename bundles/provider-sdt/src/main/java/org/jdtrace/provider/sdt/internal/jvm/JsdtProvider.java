@@ -129,11 +129,16 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
         synchronized (lock) {
             for (StaticProvider p : binding.providers()) {
                 Class<?> owner = p.owner();
-                if (owner != null && FrameworkUtil.getBundle(owner) == bundle) {
+                if (owner != null && bundleOf(owner) == bundle) {
                     sync(p);
                 }
             }
         }
+    }
+
+    /** The bundle of {@code owner}, null outside any bundle or without OSGi. */
+    private Bundle bundleOf(Class<?> owner) {
+        return tracker == null ? null : FrameworkUtil.getBundle(owner);
     }
 
     /** Creates the probes of {@code p} if its bundle is started, else retires them. */
@@ -143,7 +148,7 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
             return;
         }
         Class<?> owner = p.owner();
-        Bundle b = owner == null ? null : FrameworkUtil.getBundle(owner);
+        Bundle b = owner == null ? null : bundleOf(owner);
         boolean started = owner != null && (b == null || (b.getState() & STARTED) != 0);
         if (!started) {
             List<Probe> mine = new ArrayList<>();
