@@ -34,14 +34,23 @@ public final class StaticProvider {
         this.name = name;
     }
 
+    /** Providers of the platform itself, whose names a Java provider may not take. */
+    private static final List<String> RESERVED = List.of("dtrace", "profile", "pid", "syscall", "fbt", "sdt",
+            "proc", "sched", "io", "fasttrap", "lockstat", "jsdt");
+
     /**
      * Declares the provider {@code name} (a D identifier: letters, digits, {@code _}) for the
      * bundle of {@code owner}; declaring again with the same owner and name returns the same
-     * provider. Throws IllegalArgumentException for a name D cannot spell.
+     * provider. Throws IllegalArgumentException for a name D cannot spell, a name of one of the
+     * platform's providers, or a name ending in a digit (it would read as a process's USDT
+     * provider, {@code python1234}).
      */
     public static StaticProvider define(Class<?> owner, String name) {
         if (owner == null || name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
             throw new IllegalArgumentException("invalid provider name: " + name);
+        }
+        if (RESERVED.contains(name) || Character.isDigit(name.charAt(name.length() - 1))) {
+            throw new IllegalArgumentException("provider name " + name + " is reserved");
         }
         return StaticProbeTable.define(owner, name);
     }

@@ -95,6 +95,8 @@ class JsdtProviderTest {
     void badDeclarationsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> StaticProvider.define(JsdtProviderTest.class, "my-app"));
         assertThrows(IllegalArgumentException.class, () -> StaticProvider.define(JsdtProviderTest.class, "1app"));
+        assertThrows(IllegalArgumentException.class, () -> StaticProvider.define(JsdtProviderTest.class, "dtrace"));
+        assertThrows(IllegalArgumentException.class, () -> StaticProvider.define(JsdtProviderTest.class, "python3"));
         StaticProvider p = StaticProvider.define(JsdtProviderTest.class, "unitbad");
         p.probe("x", LONG);
         assertThrows(IllegalArgumentException.class, () -> p.probe("x", STRING), "same name, other types");
