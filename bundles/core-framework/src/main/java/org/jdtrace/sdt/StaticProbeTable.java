@@ -2,8 +2,9 @@
  * The table of every declared static provider: the one piece of static state of the Java probe
  * API, as illumos's kernel keeps the SDT probe sites of every loaded module for the sdt provider
  * to find. Providers enter it when declared (usually from a static initialiser, with no
- * BundleContext at hand, hence static) and leave it when their owner class is unloaded (a weak
- * reference: pruned at the next declaration) or when the provider that is bound forgets them.
+ * BundleContext at hand, hence static) and leave it when their owner class is unloaded (the
+ * owner is a weak reference: a provider whose owner is gone is pruned at the next declaration or
+ * listing), so the table keeps no uninstalled bundle's class loader alive.
  *
  * One provider implementation binds at a time (provider-sdt's jvm part): it gets the providers
  * declared so far and a call for each one declared or changed later, on the declaring thread,
@@ -90,16 +91,6 @@ public final class StaticProbeTable {
             synchronized (LOCK) {
                 PROVIDERS.removeIf(q -> q.owner() == null);
                 return List.copyOf(PROVIDERS);
-            }
-        }
-
-        /** Drops {@code provider} from the table (its bundle was uninstalled); disarms its probes. */
-        public void forget(StaticProvider provider) {
-            synchronized (LOCK) {
-                PROVIDERS.remove(provider);
-            }
-            for (StaticProbe p : provider.probes()) {
-                p.sink = null;
             }
         }
 

@@ -10,15 +10,6 @@ package org.jdtrace.spi;
  */
 public interface ProbeContext {
 
-    /**
-     * The calling Java thread's own context (pid, ppid, tid, execname and cpu of this JVM and
-     * thread; one per thread, allocation-free after the first call): a JVM-side provider that
-     * keeps its own arguments delegates the rest to it. Its arguments are not the caller's to use.
-     */
-    static ProbeContext javaThread() {
-        return org.jdtrace.core.context.JvmProbeContext.current();
-    }
-
     /** Argument {@code i} (arg0..arg9), 0 when the probe has fewer. */
     long arg(int i);
 

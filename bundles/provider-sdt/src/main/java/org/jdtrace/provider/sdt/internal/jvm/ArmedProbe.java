@@ -11,17 +11,31 @@ import java.util.List;
 import org.jdtrace.sdt.ArgType;
 import org.jdtrace.sdt.StaticProbe;
 import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeRegistry;
 
 final class ArmedProbe implements StaticProbe.Sink {
 
     private final Probe probe;
     private final ArgType[] types;
     private final ThreadLocal<JavaContext> contexts;
+    private final ProbeRegistry registry;
 
-    ArmedProbe(Probe probe, List<ArgType> types, ThreadLocal<JavaContext> contexts) {
+    /** {@code contexts}: the provider's per-thread contexts, made from {@code registry}'s. */
+    ArmedProbe(Probe probe, List<ArgType> types, ThreadLocal<JavaContext> contexts, ProbeRegistry registry) {
         this.probe = probe;
         this.types = types.toArray(ArgType[]::new);
         this.contexts = contexts;
+        this.registry = registry;
+    }
+
+    /** The calling thread's context; made on its first firing (the one allocation a thread sees). */
+    private JavaContext context(int n) {
+        JavaContext c = contexts.get();
+        if (c == null) {
+            c = new JavaContext(registry.javaThreadContext());
+            contexts.set(c);
+        }
+        return c.begin(n);
     }
 
     /** The framework's probe this sink fires. */
@@ -35,7 +49,7 @@ final class ArmedProbe implements StaticProbe.Sink {
 
     @Override
     public void fire(int n, long a0, long a1, long a2, Object o0, Object o1, Object o2) {
-        JavaContext c = contexts.get().begin(Math.max(n, types.length));
+        JavaContext c = context(Math.max(n, types.length));
         if (n > 0) {
             c.set(0, type(0), a0, o0);
             if (n > 1) {
@@ -51,7 +65,7 @@ final class ArmedProbe implements StaticProbe.Sink {
     @Override
     public void fireArgs(Object[] args) {
         int n = args == null ? 0 : Math.min(args.length, StaticProbe.MAX_ARGS);
-        JavaContext c = contexts.get().begin(Math.max(n, types.length));
+        JavaContext c = context(Math.max(n, types.length));
         for (int i = 0; i < n; i++) {
             c.set(i, type(i), 0, args[i]);
         }

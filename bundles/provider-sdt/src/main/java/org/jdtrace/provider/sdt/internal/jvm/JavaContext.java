@@ -1,6 +1,6 @@
 /*
  * The probe context of a Java static probe's firing: the calling thread's (pid, tid, execname,
- * cpu come from the framework's per-thread context, ProbeContext.javaThread()) with this
+ * cpu come from the framework's per-thread context, ProbeRegistry.javaThreadContext()) with this
  * firing's arguments. One per thread and provider instance, reused by every firing on that
  * thread: filling it allocates nothing.
  *
@@ -26,10 +26,15 @@ final class JavaContext implements ProbeContext {
     /** argN of a string argument is STRING_HANDLE + N. */
     static final long STRING_HANDLE = 0x7a5d_0000_0000_0000L;
 
-    private final ProbeContext thread = ProbeContext.javaThread();
+    private final ProbeContext thread;
     private final long[] args = new long[StaticProbe.MAX_ARGS];
     private final Object[] objects = new Object[StaticProbe.MAX_ARGS];
     private int n;
+
+    /** {@code thread}: the calling thread's own context, from the framework. */
+    JavaContext(ProbeContext thread) {
+        this.thread = thread;
+    }
 
     /** Starts a firing with {@code count} arguments, all 0 until set. */
     JavaContext begin(int count) {

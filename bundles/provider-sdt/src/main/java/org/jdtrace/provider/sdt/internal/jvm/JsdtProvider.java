@@ -60,7 +60,7 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
     private static final int STARTED = Bundle.STARTING | Bundle.ACTIVE;
 
     private final Object lock = new Object();
-    private final ThreadLocal<JavaContext> contexts = ThreadLocal.withInitial(JavaContext::new);
+    private final ThreadLocal<JavaContext> contexts = new ThreadLocal<>();
     private final StaticProbeTable.Binding binding;
     private final BundleTracker<Bundle> tracker;
     private volatile ProbeRegistry registry;
@@ -106,6 +106,9 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
 
     @Override
     public void attach(ProbeRegistry r) {
+        if (r.javaThreadContext() == null) {
+            throw new IllegalStateException("the framework gives no Java thread context");
+        }
         registry = r;
         for (StaticProvider p : binding.providers()) {
             sync(p);
@@ -177,8 +180,9 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
 
     @Override
     public void enable(Probe probe) {
-        if (probe.providerArg() instanceof StaticProbe s) {
-            binding.arm(s, new ArmedProbe(probe, s.args(), contexts));
+        ProbeRegistry r = registry;
+        if (probe.providerArg() instanceof StaticProbe s && r != null) {
+            binding.arm(s, new ArmedProbe(probe, s.args(), contexts, r));
         }
     }
 
