@@ -11,6 +11,8 @@ import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import javax.inject.Inject;
@@ -29,12 +31,14 @@ import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.wiring.FrameworkWiring;
 import org.osgi.util.tracker.ServiceTracker;
 
 /**
  * Java static probes (org.jdtrace.sdt) of a real bundle, test-provider's itest:::tick, and the
  * osgi provider's events, in the distribution's bundles: the probes come and go with their
- * bundle (stop, start, uninstall, install again) and with provider-sdt (stop, start) while one
+ * bundle (stop, start, uninstall, install again) and with provider-sdt (stop and start; uninstall,
+ * refresh and install again, while the declaring bundle runs on untouched) while one
  * enabling holds them, which is kept and fires again each time they return; the framework's
  * bundle and service events fire osgi::: probes, through the consumer and through Gogo's dtrace.
  */
@@ -183,6 +187,43 @@ public class StaticProbeBundleTest {
             assertFiresAgain(c, listing);
             finish(c);
         } finally {
+            if (sdt.getState() != Bundle.ACTIVE) {
+                sdt.start();
+            }
+            b.uninstall();
+        }
+    }
+
+    /** Uninstalls {@code b} and refreshes the framework's wiring (what a bundle update does). */
+    private void uninstallAndRefresh(Bundle b) throws Exception {
+        b.uninstall();
+        CountDownLatch refreshed = new CountDownLatch(1);
+        context.getBundle(0).adapt(FrameworkWiring.class).refreshBundles(null, e -> refreshed.countDown());
+        assertTrue("the framework refreshed", refreshed.await(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    public void uninstallingProviderSdtLeavesTheFiringBundleRunningAndItsReturnMatchesAgain() throws Exception {
+        Bundle b = installTestBundle();
+        Bundle sdt = bundle("org.jdtrace.provider.sdt");
+        String location = sdt.getLocation();
+        try {
+            Consumer c = trace(TICK);
+            Program listing = c.compileDescription(Consumer.DescriptionKind.NAME, "itest:::tick");
+            workUntil(c, () -> ticks() >= 5, "itest:::tick to fire");
+            uninstallAndRefresh(sdt);
+            assertRetired(c, listing);
+            assertEquals("the declaring bundle is not refreshed with provider-sdt: the API is core-framework's",
+                    Bundle.ACTIVE, b.getState());
+            sdt = context.installBundle(location);
+            sdt.start();
+            assertFiresAgain(c, listing);
+            assertEquals(1, c.list(c.compileDescription(Consumer.DescriptionKind.NAME, "osgi:::bundle-started")).size());
+            finish(c);
+        } finally {
+            if (sdt.getState() == Bundle.UNINSTALLED) {
+                sdt = context.installBundle(location);
+            }
             if (sdt.getState() != Bundle.ACTIVE) {
                 sdt.start();
             }
