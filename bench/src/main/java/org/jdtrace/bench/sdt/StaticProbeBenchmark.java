@@ -12,6 +12,9 @@
  *   fireEnabledString   one firing of benchsdt:::query (char *, long) with `@s = count()`
  *
  * Run: java --enable-native-access=ALL-UNNAMED -jar bench/target/benchmarks.jar StaticProbe
+ * On a loaded machine add -prof 'perfnorm:events=task-clock' -rf json -rff out.json: the CPU time
+ * per operation of the benchmark JVM (its every thread), which waiting for a CPU does not inflate
+ * as it does the wall time; compare with ProbeFire's runs in the same invocation.
  */
 package org.jdtrace.bench.sdt;
 
