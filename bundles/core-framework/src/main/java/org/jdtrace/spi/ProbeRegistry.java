@@ -43,4 +43,14 @@ public interface ProbeRegistry {
 
     /** Retires the given probes only (a module of the provider went away). */
     void retire(List<Probe> probes);
+
+    /**
+     * The calling Java thread's own probe context (pid, ppid, tid, execname and cpu of this JVM
+     * and thread; one per thread, allocation-free after a thread's first call), for a JVM-side
+     * provider that keeps its own arguments and delegates the rest to it; null where the registry
+     * has none. Its arguments are not the caller's to set or read.
+     */
+    default ProbeContext javaThreadContext() {
+        return null;
+    }
 }

@@ -6,7 +6,9 @@
 package org.jdtrace.core.provider;
 
 import java.util.List;
+import org.jdtrace.core.context.JvmProbeContext;
 import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
 import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.Provider;
 
@@ -61,5 +63,10 @@ final class ProviderEntry implements ProbeRegistry {
     @Override
     public void retire(List<Probe> probes) {
         framework.retire(this, probes);
+    }
+
+    @Override
+    public ProbeContext javaThreadContext() {
+        return JvmProbeContext.current();
     }
 }
