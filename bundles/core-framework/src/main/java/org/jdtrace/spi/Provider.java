@@ -46,6 +46,14 @@ public interface Provider {
     /** dtps_destroy: the probe is gone for good. */
     default void destroy(Probe probe) {}
 
+    /**
+     * A consumer set a provider option ({@code -x fbt-max=N}, {@code #pragma D option}): the
+     * framework's option parser has checked and parsed {@code value}; every provider is told, and
+     * one that does not know {@code name} ignores it. The options meant for providers are declared
+     * once, with the consumer's own, in the D runtime's option table.
+     */
+    default void option(String name, long value) {}
+
     /** dtps_getargdesc: the native and translated type of argument {@code index}, or null. */
     default ArgDesc argDesc(Probe probe, int index) {
         return null;

@@ -66,6 +66,9 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void setOption(String name, String value) throws DTraceException {
         session.setOption(name, value);
+        if (org.jdtrace.core.d.rt.Options.PROVIDER_OPTIONS.contains(name)) {
+            framework.providerOption(name, org.jdtrace.core.d.rt.Options.providerValue(value));
+        }
     }
 
     @Override

@@ -483,6 +483,19 @@ public final class DTraceFramework {
         }
     }
 
+    /** A provider option a consumer set (-x fbt-max=N): told to every provider. */
+    public void providerOption(String name, long value) {
+        synchronized (lock) {
+            for (ProviderEntry e : List.copyOf(providerOrder)) {
+                try {
+                    e.provider().option(name, value);
+                } catch (RuntimeException x) {
+                    LOG.warn("provider {} failed to take option {}: {}", safeName(e.provider()), name, x.toString());
+                }
+            }
+        }
+    }
+
     /** Number of retained enablings (all owners). */
     public int enablingCount() {
         synchronized (lock) {

@@ -6,7 +6,9 @@
 package org.jdtrace.core.provider;
 
 import java.util.List;
+import org.jdtrace.core.context.JvmProbeContext;
 import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
 import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.Provider;
 
@@ -41,6 +43,11 @@ final class ProviderEntry implements ProbeRegistry {
     @Override
     public void alias(Probe probe, String function) {
         framework.alias(this, probe, function);
+    }
+
+    @Override
+    public ProbeContext threadContext() {
+        return JvmProbeContext.current();
     }
 
     @Override
