@@ -78,14 +78,19 @@ public final class Main {
         List<Path> extra = new ArrayList<>();
         int status;
         try {
-            // launcher options first: --shell, --bundle FILE.jar (repeatable)
-            while (!argv.isEmpty() && (argv.get(0).equals("--shell") || argv.get(0).equals("--bundle"))) {
-                if (argv.remove(0).equals("--shell")) {
-                    shell = true;
-                } else if (argv.isEmpty()) {
+            // launcher options: --shell first, --bundle FILE.jar (repeatable) anywhere; the rest is dtrace's
+            if (!argv.isEmpty() && argv.get(0).equals("--shell")) {
+                shell = true;
+                argv.remove(0);
+            }
+            for (int i = 0; i < argv.size(); ) {
+                if (!argv.get(i).equals("--bundle")) {
+                    i++;
+                } else if (i + 1 == argv.size()) {
                     throw new UsageException("option --bundle requires an argument (a bundle's jar)");
                 } else {
-                    extra.add(Path.of(argv.remove(0)));
+                    argv.remove(i);
+                    extra.add(Path.of(argv.remove(i)));
                 }
             }
             status = new Main().run(argv, shell, extra);

@@ -441,6 +441,13 @@ public final class FbtProvider implements Provider {
         in.retransform(work);
     }
 
+    /** The Instrumentation in use, null before the first enable (tests). */
+    Instrumentation instrumentation() {
+        synchronized (lock) {
+            return instrumenter == null ? null : instrumenter.instrumentation();
+        }
+    }
+
     /** Waits until every queued class is retransformed (tests). */
     public void sync() throws InterruptedException {
         try {
@@ -458,11 +465,12 @@ public final class FbtProvider implements Provider {
         if (u == null || l == null) return;
         try (InputStream in = u.openStream()) {
             Rewriter.rewrite(in.readAllBytes(), Map.of(f.method, new Rewriter.Sites(0, 1)), Instrumenter.resolver(l));
-        } catch (IOException e) {
-            return;
-        } catch (IllegalArgumentException e) {
+        } catch (Rewriter.TooLarge e) {
             throw new ProviderException("fbt:" + f.owner.bundle.getSymbolicName() + ":" + f.name()
-                    + ": method too large to instrument (" + f.maxCodeLength() + " bytes of code)", "D_FBT_SIZE");
+                    + ": method too large to instrument (" + f.maxCodeLength() + " bytes of code; "
+                    + Rewriter.MAX_CODE + " at most once rewritten)", "D_FBT_SIZE");
+        } catch (IOException | IllegalArgumentException e) {
+            // unreadable or not rewritable for another reason: the transformer says so when it loads
         }
     }
 

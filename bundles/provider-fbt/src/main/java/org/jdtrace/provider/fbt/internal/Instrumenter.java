@@ -101,11 +101,11 @@ final class Instrumenter implements ClassFileTransformer {
         if (todo.isEmpty()) return;
         try {
             inst.retransformClasses(todo.toArray(Class<?>[]::new));
-        } catch (UnmodifiableClassException | RuntimeException | LinkageError batch) {
+        } catch (UnmodifiableClassException | RuntimeException | LinkageError | InternalError batch) {
             for (int i = 0; i < todo.size(); i++) {
                 try {
                     inst.retransformClasses(todo.get(i));
-                } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
+                } catch (UnmodifiableClassException | RuntimeException | LinkageError | InternalError e) {
                     FbtClass c = owners.get(i);
                     if (!c.broken) {
                         c.broken = true;

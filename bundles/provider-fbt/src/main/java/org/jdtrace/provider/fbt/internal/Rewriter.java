@@ -16,7 +16,11 @@
  *     ldc <hook return>; ldc site; ldc bci; <value boxed, or null>
  *     invokevirtual MethodHandle.invokeExact(int, int, Object)void
  * bci is the return instruction's offset in the original code (javap's numbering), -1 when the
- * method ends by a throw (then the value is the Throwable).
+ * method ends by a throw (then the value is the Throwable). In a constructor the handler starts
+ * after its super() or this() call: before that `this` is uninitialised, and a handler covering
+ * it would need a stack map frame with flagThisUninit, which the ClassFile API does not write;
+ * a throw from the argument evaluation of super(...) or from the super constructor itself does
+ * not fire return.
  *
  * The hook constant is a dynamic constant resolved once per class through JDK bootstraps only,
  * so any class loader can resolve it whatever it imports:
@@ -58,6 +62,9 @@ import java.lang.classfile.Instruction;
 import java.lang.classfile.Label;
 import java.lang.classfile.MethodModel;
 import java.lang.classfile.TypeKind;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.classfile.instruction.InvokeInstruction;
+import java.lang.classfile.instruction.NewObjectInstruction;
 import java.lang.classfile.instruction.ReturnInstruction;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
@@ -66,6 +73,7 @@ import java.lang.constant.DynamicConstantDesc;
 import java.lang.constant.MethodHandleDesc;
 import java.lang.constant.MethodTypeDesc;
 import java.lang.reflect.AccessFlag;
+import java.util.List;
 import java.util.Map;
 
 final class Rewriter {
@@ -88,6 +96,15 @@ final class Rewriter {
     /** The lowest class-file version fbt rewrites, and the one it raises older ones to. */
     static final int MIN_MAJOR = 50;
     static final int CONDY_MAJOR = 55;
+    /** The most bytes of code a method may have (JVMS 4.7.3). */
+    static final int MAX_CODE = 65_535;
+
+    /** A rewritten method would exceed the class-file limit on code. */
+    static final class TooLarge extends IllegalArgumentException {
+        TooLarge(String message) {
+            super(message);
+        }
+    }
 
     /** The sites of one method name: entry and return site indexes, -1 where not enabled. */
     record Sites(int entry, int ret) {}
@@ -138,7 +155,37 @@ final class Rewriter {
                 cb.with(ce);
             }
         };
-        return cf.transformClass(cm, t);
+        byte[] out;
+        try {
+            out = cf.transformClass(cm, t);
+        } catch (IllegalArgumentException e) {
+            // the ClassFile API's words for a method past 65,535 bytes: "Code length N is outside..."
+            if (e.getMessage() != null && e.getMessage().startsWith("Code length")) throw new TooLarge(e.getMessage());
+            throw e;
+        }
+        check(cf, out, wanted);
+        return out;
+    }
+
+    /**
+     * What the JVM would refuse, refused here instead: a rewritten method past the 65,535 bytes
+     * of code a class file allows, and anything the verifier rejects (a class retransformed before
+     * it is linked is verified only when it links, in the program's thread).
+     */
+    private static void check(ClassFile cf, byte[] out, Map<String, Sites> wanted) {
+        ClassModel cm = cf.parse(out);
+        for (MethodModel m : cm.methods()) {
+            if (wanted.containsKey(m.methodName().stringValue()) && m.code().orElse(null) instanceof CodeAttribute c
+                    && c.codeLength() > MAX_CODE) {
+                throw new TooLarge("method " + m.methodName().stringValue()
+                        + " too large to instrument (" + c.codeLength() + " bytes of code rewritten)");
+            }
+        }
+        List<VerifyError> errors = cf.verify(cm);
+        if (!errors.isEmpty()) {
+            throw new IllegalArgumentException("rewritten code does not verify: " + errors.get(0).getMessage().lines()
+                    .findFirst().orElse(""));
+        }
     }
 
     /** The code transform of one method. */
@@ -149,7 +196,11 @@ final class Rewriter {
         private final boolean isInit;
         private final MethodTypeDesc type;
         private Label start;
+        private Label initialised;
         private int bci;
+        /** In a constructor: the element index of the super() or this() call, -1 if none found. */
+        private final int superCall;
+        private int index;
 
         Probes(MethodModel method, Sites sites) {
             this.method = method;
@@ -157,6 +208,28 @@ final class Rewriter {
             this.isStatic = method.flags().has(AccessFlag.STATIC);
             this.isInit = method.methodName().equalsString("<init>");
             this.type = method.methodTypeSymbol();
+            this.superCall = isInit ? superCall(method.code().orElseThrow()) : -1;
+        }
+
+        /**
+         * The constructor's own super() or this() call: the first invokespecial <init> that no
+         * `new` is pending for (javac nests new ... invokespecial <init> pairs). Until it returns
+         * `this` is uninitialised: the catch-all handler starts after it.
+         */
+        private static int superCall(CodeModel code) {
+            int pending = 0;
+            int i = 0;
+            for (CodeElement e : code) {
+                if (e instanceof NewObjectInstruction) {
+                    pending++;
+                } else if (e instanceof InvokeInstruction inv && inv.opcode() == java.lang.classfile.Opcode.INVOKESPECIAL
+                        && inv.name().equalsString("<init>")) {
+                    if (pending == 0) return i;
+                    pending--;
+                }
+                i++;
+            }
+            return -1;
         }
 
         @Override
@@ -219,6 +292,9 @@ final class Rewriter {
             if (e instanceof Instruction i) {
                 bci += i.sizeInBytes();
             }
+            if (index++ == superCall && sites.ret() >= 0) {
+                initialised = b.newBoundLabel();
+            }
         }
 
         @Override
@@ -227,13 +303,26 @@ final class Rewriter {
                 return;
             }
             Label end = b.newBoundLabel();
-            Label handler = b.newLabel();
-            b.labelBinding(handler);
+            if (isInit) {
+                // a handler may not cover code where `this` is uninitialised unless its stack map
+                // says so, which the ClassFile API's generator does not write: a constructor's
+                // throw fires return from its super() or this() call on
+                if (initialised != null) {
+                    thrown(b, initialised, end);
+                }
+            } else {
+                thrown(b, start, end);
+            }
+        }
+
+        /** A catch-all handler over [from, to): the return probe with -1 and the Throwable, rethrown. */
+        private void thrown(CodeBuilder b, Label from, Label to) {
+            Label handler = b.newBoundLabel();
             int tmp = b.allocateLocal(TypeKind.REFERENCE);
             b.dup().astore(tmp);
             ret(b, -1, TypeKind.REFERENCE, tmp);
             b.athrow();
-            b.exceptionCatchAll(start, end, handler);
+            b.exceptionCatchAll(from, to, handler);
         }
 
         private void ret(CodeBuilder b, int at, TypeKind k, int tmp) {

@@ -47,7 +47,8 @@ final class SelfAttach {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             child = new ProcessBuilder(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", jar.toString(),
                     FbtAgent.class.getName(), Long.toString(ProcessHandle.current().pid()), jar.toString(), key)
-                    .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true).start();
+            child.getOutputStream().close();
             byte[] out = child.getInputStream().readAllBytes();
             if (!child.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
                 throw new IOException("the attach helper did not finish in " + timeoutMs + " ms");
