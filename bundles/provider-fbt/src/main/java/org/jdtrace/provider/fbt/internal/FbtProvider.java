@@ -438,7 +438,9 @@ public final class FbtProvider implements Provider {
             work = new ArrayList<>(queued);
             queued.clear();
         }
+        long t0 = System.nanoTime();
         in.retransform(work);
+        LOG.debug("fbt: {} classes retransformed in {} ms", work.size(), (System.nanoTime() - t0) / 1_000_000);
     }
 
     /** The Instrumentation in use, null before the first enable (tests). */
@@ -490,8 +492,7 @@ public final class FbtProvider implements Provider {
                 synchronized (lock) {
                     noInstrumentation = why;
                 }
-                LOG.warn("{}", why);
-                throw new ProviderException(why);
+                throw new ProviderException(why); // the consumer prints it, once
             }
         }
         if (!inst.isRetransformClassesSupported()) {

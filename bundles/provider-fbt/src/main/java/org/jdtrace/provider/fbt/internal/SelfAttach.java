@@ -41,20 +41,20 @@ final class SelfAttach {
             if (o instanceof Instrumentation i) got.complete(i);
         };
         Process child = null;
+        Path log = Files.createTempFile("jdtrace-fbt-attach", ".log");
         try {
             writeJar(jar);
             System.getProperties().put(key, receiver);
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             child = new ProcessBuilder(java, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", jar.toString(),
                     FbtAgent.class.getName(), Long.toString(ProcessHandle.current().pid()), jar.toString(), key)
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             child.getOutputStream().close();
-            byte[] out = child.getInputStream().readAllBytes();
             if (!child.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
                 throw new IOException("the attach helper did not finish in " + timeoutMs + " ms");
             }
             if (child.exitValue() != 0 || !got.isDone()) {
-                String why = new String(out).lines().filter(l -> l.contains("Exception") || l.contains("Error"))
+                String why = Files.readString(log).lines().filter(l -> l.contains("Exception") || l.contains("Error"))
                         .findFirst().orElse("exit status " + child.exitValue()).strip();
                 throw new IOException("self-attach failed: " + why);
             }
@@ -68,6 +68,7 @@ final class SelfAttach {
             System.getProperties().remove(key);
             if (child != null && child.isAlive()) child.destroyForcibly();
             Files.deleteIfExists(jar);
+            Files.deleteIfExists(log);
         }
     }
 

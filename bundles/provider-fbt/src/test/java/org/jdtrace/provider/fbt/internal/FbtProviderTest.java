@@ -90,6 +90,7 @@ class FbtProviderTest {
         bundle = felix.getBundleContext().installBundle("fbt.fixture", new java.io.ByteArrayInputStream(fixtureJar()));
         bundle.start();
         framework = new DTraceFramework();
+        framework.addProvider(new org.jdtrace.core.providers.dtrace.DTraceProvider());
         fbt = new FbtProvider(inst, 60_000);
         framework.addProvider(fbt);
         framework.moduleLoaded(new BundleModule(bundle));
@@ -369,6 +370,21 @@ class FbtProviderTest {
         assertTrue(e.getMessage().contains("more than fbt-max (3) methods"), e.getMessage());
         fbt.sync();
         assertSameCode(original(), running(fixture()));
+    }
+
+    @Test
+    void withoutInstrumentationFbtSaysSoInOneLineAndTheOthersWorkOn() throws Exception {
+        framework.removeProvider(fbt);
+        fbt.deactivate();
+        fbt = new FbtProvider(null, 1); // no service, and a self-attach cannot finish in 1 ms
+        framework.addProvider(fbt);
+        Consumer c = open("fbt:fbt.fixture:*Fixture.add:entry { }");
+        PrintStream ps = new PrintStream(new ByteArrayOutputStream(), true);
+        DTraceException e = assertThrows(DTraceException.class, () -> c.go(ps, ps));
+        assertTrue(e.getMessage().startsWith("fbt probes cannot be enabled: no java.lang.instrument.Instrumentation"
+                + " in this JVM (the attach helper did not finish in 1 ms)"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"));
+        assertEquals("begin", trace("BEGIN { printf(\"begin\\n\"); exit(0); }", () -> { }).strip());
     }
 
     @Test
