@@ -17,9 +17,10 @@
  * the logging bundles the firing path may call; their functions are absent from the list.
  *
  * enable/disable (framework lock held, called for each probe): check, mark the function's
- * entry or return on, recompute the class's `wanted` and queue the class; the worker thread
- * (jdtrace-fbt) retransforms every queued class in one call, so enabling 10,000 probes costs one
- * retransformation of their classes, not 10,000. Checks that refuse a probe with one line:
+ * entry or return on, recompute the class's `wanted` and queue the class; commit(), at the end
+ * of the framework's batch, retransforms every queued class in one call, so enabling 10,000
+ * probes costs one retransformation of their classes, not 10,000, and is done when the
+ * consumer's go returns. The worker thread (jdtrace-fbt) flushes what is queued outside a batch. Checks that refuse a probe with one line:
  * no Instrumentation (the reason is printed once), a method whose rewritten code would exceed
  * the class-file limits, an enabling that would bring the rewritten methods past fbt-max
  * (-x fbt-max=N, or the configuration pid org.jdtrace.fbt; default 50,000).
@@ -33,7 +34,8 @@
  * Disabling (consumer end) restores the classes through the worker.
  *
  * Locking: `lock` guards the tables; it is never held while calling the framework (create,
- * retire) from the worker, and the worker never takes the framework's lock.
+ * retire) from the worker, and the worker never takes the framework's lock. `flushLock`
+ * serialises retransformations and is taken before `lock`; the transformer takes neither.
  */
 package org.jdtrace.provider.fbt.internal;
 
@@ -105,6 +107,8 @@ public final class FbtProvider implements Provider {
     private static final Logger LOG = LoggerFactory.getLogger(FbtProvider.class);
 
     private final Object lock = new Object();
+    /** Serialises retransformations (commit on the framework's thread, the worker); taken before `lock`. */
+    private final Object flushLock = new Object();
     private volatile ProbeRegistry registry;
     private volatile FbtRuntime runtime;
     private volatile int max = DEFAULT_MAX;
@@ -431,16 +435,30 @@ public final class FbtProvider implements Provider {
         }
     }
 
-    /** Worker: retransforms every queued class in one call. */
-    private void flush(Instrumenter in) {
-        List<FbtClass> work;
+    /** The end of the framework's batch: every queued class is retransformed before it returns. */
+    @Override
+    public void commit() {
+        Instrumenter in;
         synchronized (lock) {
-            work = new ArrayList<>(queued);
-            queued.clear();
+            if (queued.isEmpty()) return;
+            in = instrumenter;
         }
-        long t0 = System.nanoTime();
-        in.retransform(work);
-        LOG.debug("fbt: {} classes retransformed in {} ms", work.size(), (System.nanoTime() - t0) / 1_000_000);
+        if (in != null) flush(in);
+    }
+
+    /** Retransforms every queued class in one call (commit, or the worker for enables outside a batch). */
+    private void flush(Instrumenter in) {
+        synchronized (flushLock) {
+            List<FbtClass> work;
+            synchronized (lock) {
+                work = new ArrayList<>(queued);
+                queued.clear();
+            }
+            if (work.isEmpty()) return;
+            long t0 = System.nanoTime();
+            in.retransform(work);
+            LOG.debug("fbt: {} classes retransformed in {} ms", work.size(), (System.nanoTime() - t0) / 1_000_000);
+        }
     }
 
     /** The Instrumentation in use, null before the first enable (tests). */
