@@ -387,7 +387,7 @@ public final class FbtProvider implements Provider {
         FbtClass.Function f = s.function();
         Instrumenter in = instrumenter();
         if (f.maxCodeLength() > SIZE_CHECK) {
-            checkSize(f);
+            checkSize(f, in);
         }
         synchronized (lock) {
             boolean was = f.entryOn || f.returnOn;
@@ -478,13 +478,13 @@ public final class FbtProvider implements Provider {
     }
 
     /** The method's rewritten code must fit in a class file: rewrite it alone to see. */
-    private void checkSize(FbtClass.Function f) {
+    private void checkSize(FbtClass.Function f, Instrumenter in) {
         ClassLoader l = f.owner.loader();
         String entry = f.owner.internalName + ".class";
         URL u = f.owner.bundle.getEntry(entry);
         if (u == null || l == null) return;
-        try (InputStream in = u.openStream()) {
-            Rewriter.rewrite(in.readAllBytes(), Map.of(f.method, new Rewriter.Sites(0, 1)), Instrumenter.resolver(l));
+        try (InputStream bytes = u.openStream()) {
+            Rewriter.rewrite(bytes.readAllBytes(), Map.of(f.method, new Rewriter.Sites(0, 1)), in.resolver(l));
         } catch (Rewriter.TooLarge e) {
             throw new ProviderException("fbt:" + f.owner.bundle.getSymbolicName() + ":" + f.name()
                     + ": method too large to instrument (" + f.maxCodeLength() + " bytes of code; "

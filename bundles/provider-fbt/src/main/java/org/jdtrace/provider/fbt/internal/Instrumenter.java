@@ -73,8 +73,13 @@ final class Instrumenter implements ClassFileTransformer {
         return null;
     }
 
-    static ClassHierarchyResolver resolver(ClassLoader loader) {
-        return ClassHierarchyResolver.ofResourceParsing(loader).orElse(ClassHierarchyResolver.defaultResolver());
+    /** One cached resolver per class loader, dropped with the loader. */
+    private final Map<ClassLoader, ClassHierarchyResolver> resolvers =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    ClassHierarchyResolver resolver(ClassLoader loader) {
+        return resolvers.computeIfAbsent(loader, l -> ClassHierarchyResolver.ofResourceParsing(l)
+                .orElse(ClassHierarchyResolver.defaultResolver()).cached());
     }
 
     /** Retransforms the loaded ones of {@code classes}; those not loaded are rewritten when they load. */
