@@ -270,6 +270,7 @@ public final class FbtProvider implements Provider {
                 it.remove();
                 modules.put(b.getBundleId(), List.of());
             }
+            long t0 = System.nanoTime();
             List<FbtClass> classes = read(b);
             synchronized (lock) {
                 if (!modules.containsKey(b.getBundleId())) continue; // retired meanwhile
@@ -279,6 +280,8 @@ public final class FbtProvider implements Provider {
                 }
             }
             createProbes(b, classes);
+            LOG.debug("fbt: {}: {} classes read, probes made in {} ms", b.getSymbolicName(), classes.size(),
+                    (System.nanoTime() - t0) / 1_000_000);
         }
     }
 
