@@ -116,32 +116,35 @@ final class FbtRuntime {
 
     /** An entry site fired: {@code args} as Rewriter passes them (null when none). */
     void entry(int site, Object[] args) {
-        Probe[] a = sites;
-        if (site < 0 || site >= a.length) return;
-        Probe p = a[site];
-        if (p == null || !p.isEnabled()) return;
+        Probe p = enabled(site);
+        if (p == null) return;
         FbtContext c = contexts.get();
         if (c.busy) return;
-        c.busy = true;
-        try {
-            c.setArgs(args, 0);
-            p.fire(c);
-        } finally {
-            c.busy = false;
-        }
+        c.setArgs(args, 0);
+        fire(p, c);
     }
 
     /** A return site fired: {@code bci} of the return (-1: a throw), the value boxed or the Throwable. */
     void ret(int site, int bci, Object value) {
-        Probe[] a = sites;
-        if (site < 0 || site >= a.length) return;
-        Probe p = a[site];
-        if (p == null || !p.isEnabled()) return;
+        Probe p = enabled(site);
+        if (p == null) return;
         FbtContext c = contexts.get();
         if (c.busy) return;
+        c.setReturn(bci, value);
+        fire(p, c);
+    }
+
+    /** The probe of {@code site} if it is enabled, else null. */
+    private Probe enabled(int site) {
+        Probe[] a = sites;
+        if (site < 0 || site >= a.length) return null;
+        Probe p = a[site];
+        return p != null && p.isEnabled() ? p : null;
+    }
+
+    private static void fire(Probe p, FbtContext c) {
         c.busy = true;
         try {
-            c.setReturn(bci, value);
             p.fire(c);
         } finally {
             c.busy = false;

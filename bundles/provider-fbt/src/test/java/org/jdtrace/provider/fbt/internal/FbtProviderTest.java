@@ -299,6 +299,23 @@ class FbtProviderTest {
     }
 
     @Test
+    void aFaultingClauseRaisesErrorAndTheMethodGoesOn() throws Exception {
+        Object f = fixture().getConstructor(int.class).newInstance(40);
+        String out = trace("""
+                fbt:fbt.fixture:*Fixture.add:entry { printf("%s\\n", copyinstr(arg1)); }
+                fbt:fbt.fixture:*Fixture.add:entry { x = 1 / (arg1 - 2); }
+                fbt:fbt.fixture:*Fixture.add:return { printf("still %d\\n", arg1); }
+                dtrace:::ERROR { printf("error %d\\n", arg4); }
+                """, () -> assertEquals(42, call("add", new Class<?>[] {int.class}, f, 2)));
+        // DTRACEFLT_BADADDR (1) for the integer read as a string, DTRACEFLT_DIVZERO (4)
+        String probe = "(ID 6: fbt:fbt.fixture:" + FIXTURE + ".add:entry)";
+        assertEquals("dtrace: error on enabled probe ID 1 " + probe + ": invalid address (0x2) in action #1\n"
+                + "error 1\n"
+                + "dtrace: error on enabled probe ID 2 " + probe + ": divide-by-zero in action #1 at DIF offset 8\n"
+                + "error 4\nstill 42", out.strip());
+    }
+
+    @Test
     void restoredBytesAreTheOriginalOnesAfterDisableAndAfterProviderStop() throws Exception {
         Class<?> k = fixture();
         // the JVM hands transformers the class file it reconstitutes, not the jar's bytes: the
