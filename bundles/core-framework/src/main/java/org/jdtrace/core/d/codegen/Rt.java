@@ -251,7 +251,7 @@ public final class Rt {
     }
 
     public static void exit(DThread t, DState st, long status) {
-        st.exit((int) status);
+        t.exitAtCommit((int) status);
         t.add(new Datum.Exit((int) status));
     }
 
