@@ -5,7 +5,8 @@
  * Modules: provideModule records each resolved bundle. Its probes are made from its class files
  * (Bundle.findEntries *.class, read with the ClassFile API, no class loaded) the first time a
  * description that may name fbt is provided, and at once for bundles that resolve after that:
- * a run that never names fbt never reads a class file. Probes of an uninstalled bundle retire
+ * a run that never names fbt never reads a class file. Any fbt description reads every pending
+ * bundle (the provider has no glob matcher of its own to pick the ones its module part names). Probes of an uninstalled bundle retire
  * through the framework's module-unload path (destroy drops their sites and classes).
  *
  * Names: the function is the class's binary name, a dot and the method name; the overloads of
@@ -20,10 +21,12 @@
  * entry or return on, recompute the class's `wanted` and queue the class; commit(), at the end
  * of the framework's batch, retransforms every queued class in one call, so enabling 10,000
  * probes costs one retransformation of their classes, not 10,000, and is done when the
- * consumer's go returns. The worker thread (jdtrace-fbt) flushes what is queued outside a batch. Checks that refuse a probe with one line:
- * no Instrumentation (the reason is printed once), a method whose rewritten code would exceed
- * the class-file limits, an enabling that would bring the rewritten methods past fbt-max
- * (-x fbt-max=N, or the configuration pid org.jdtrace.fbt; default 50,000).
+ * consumer's go returns. The worker thread (jdtrace-fbt) flushes what is queued outside a batch.
+ * Checks that refuse a probe with one line (the consumer prints it): no Instrumentation (the
+ * reason, once), a method whose rewritten code would exceed the class-file limits, an enabling
+ * that would bring the rewritten methods past fbt-max (-x fbt-max=N through Provider.option, or
+ * the configuration pid org.jdtrace.fbt; default 50,000): the consumer's go fails whole and its
+ * probes are disabled again.
  *
  * Instrumentation: an OSGi service of type java.lang.instrument.Instrumentation (the launcher
  * registers its agent's), else SelfAttach, tried once at the first enable.
@@ -31,7 +34,7 @@
  * Way out: deactivate (bundle stop, framework stop: bin/dtrace's Ctrl-C, SIGTERM and normal
  * end stop the framework) empties every class's `wanted`, retransforms every class it ever
  * rewrote (back to its original bytes), removes the transformer and unbinds the runtime.
- * Disabling (consumer end) restores the classes through the worker.
+ * Disabling (consumer end) restores the classes at the framework's commit.
  *
  * Locking: `lock` guards the tables; it is never held while calling the framework (create,
  * retire) from the worker, and the worker never takes the framework's lock. `flushLock`
