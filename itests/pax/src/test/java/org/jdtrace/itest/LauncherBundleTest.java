@@ -90,6 +90,25 @@ public class LauncherBundleTest {
     }
 
     @Test
+    public void listsEveryMethodOfTheBundleAndNoneOfTheFiringPath() throws Exception {
+        Path out = tmp();
+        Path err = tmp();
+        Process p = dtrace(out, err, "--bundle", Platform.TEST_APP, "-l", "-m", APP);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(read(err), 0, p.exitValue());
+        List<String> lines = read(out).lines().skip(1).toList();
+        // Activator, Calc, Greeter, Worker: 11 functions with their constructors, two probes each
+        assertEquals(read(out), 22, lines.size());
+        assertTrue(read(out), lines.stream().allMatch(l -> l.matches(" *\\d+ +fbt +" + APP.replace(".", "\\.") + " +\\S+ (entry|return)")));
+        assertTrue(read(out), lines.stream().anyMatch(l -> l.endsWith(" " + APP + ".Calc.add entry")));
+
+        Path out2 = tmp();
+        Process core = dtrace(out2, err, "-l", "-m", "fbt:org.jdtrace.core");
+        assertTrue(core.waitFor(120, TimeUnit.SECONDS));
+        assertEquals("the framework and D runtime are never traced: " + read(out2), 1, core.exitValue());
+    }
+
+    @Test
     public void aMissingBundleIsOneLineAndStatusOne() throws Exception {
         Path out = tmp();
         Path err = tmp();
