@@ -63,6 +63,7 @@ class FbtProviderTest {
 
     static final String FIXTURE = Fixture.class.getName();
     static final String HUGE = "org/jdtrace/provider/fbt/fixture/Huge";
+    static final String ODD = "org/jdtrace/provider/fbt/fixture/Odd";
 
     static Instrumentation inst;
 
@@ -128,6 +129,9 @@ class FbtProviderTest {
             j.putNextEntry(new JarEntry(HUGE + ".class"));
             j.write(huge());
             j.closeEntry();
+            j.putNextEntry(new JarEntry(ODD + ".class"));
+            j.write(odd());
+            j.closeEntry();
         }
         return out.toByteArray();
     }
@@ -153,6 +157,28 @@ class FbtProviderTest {
                     }
                     b.iload(0).ireturn();
                 }));
+    }
+
+    /**
+     * A class whose pick() merges two classes no one has (missing.A, missing.B) at a branch: the
+     * JVM loads and runs it (the stack map says Object), but its stack maps cannot be computed
+     * again, so fbt cannot rewrite it.
+     */
+    static byte[] odd() {
+        ClassDesc a = ClassDesc.of("missing.A");
+        ClassDesc b = ClassDesc.of("missing.B");
+        var knows = java.lang.classfile.ClassHierarchyResolver.of(List.of(), Map.of(a, ConstantDescs.CD_Object,
+                b, ConstantDescs.CD_Object)).orElse(java.lang.classfile.ClassHierarchyResolver.defaultResolver());
+        return ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(knows)).build(ClassDesc.ofInternalName(ODD), cb -> cb
+                .withVersion(ClassFile.JAVA_25_VERSION, 0)
+                .withMethodBody("pick", MethodTypeDesc.of(ConstantDescs.CD_Object, ConstantDescs.CD_boolean),
+                        ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, m -> {
+                            var other = m.newLabel();
+                            var join = m.newLabel();
+                            m.iload(0).ifeq(other).aconst_null().checkcast(a).goto_(join)
+                                    .labelBinding(other).aconst_null().checkcast(b)
+                                    .labelBinding(join).areturn();
+                        }));
     }
 
     private Consumer open(String program, String... options) throws Exception {
@@ -251,7 +277,7 @@ class FbtProviderTest {
         }
         // the overloads of over are one function; no <clinit>
         assertEquals(2, names.stream().filter(n -> n.startsWith(FIXTURE + ".over:")).count());
-        assertEquals(14, names.size(), names.toString());
+        assertEquals(16, names.size(), names.toString()); // and Huge.big, Odd.pick
         assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:nosuch.Class.m:")).isEmpty());
     }
 
@@ -313,6 +339,22 @@ class FbtProviderTest {
                 + "error 1\n"
                 + "dtrace: error on enabled probe ID 2 " + probe + ": divide-by-zero in action #1 at DIF offset 8\n"
                 + "error 4\nstill 42", out.strip());
+    }
+
+    @Test
+    void aClassThatCannotBeRewrittenIsSkippedAndTheEnablingGoesOn() throws Exception {
+        Class<?> odd = bundle.loadClass(ODD.replace('/', '.'));
+        byte[] before = running(odd);
+        Object f = fixture().getConstructor(int.class).newInstance(40);
+        String out = trace("""
+                fbt:fbt.fixture:*Odd.pick:entry { printf("pick\\n"); }
+                fbt:fbt.fixture:*Fixture.add:entry { printf("add %d\\n", arg1); }
+                """, () -> {
+            assertArrayEquals(before, running(odd), "left as it was");
+            assertEquals(null, odd.getMethod("pick", boolean.class).invoke(null, true));
+            assertEquals(42, call("add", new Class<?>[] {int.class}, f, 2));
+        });
+        assertEquals("add 2", out.strip());
     }
 
     @Test
