@@ -5,8 +5,9 @@
  * Modules: provideModule records each resolved bundle. Its probes are made from its class files
  * (Bundle.findEntries *.class, read with the ClassFile API, no class loaded) the first time a
  * description that may name fbt is provided, and at once for bundles that resolve after that:
- * a run that never names fbt never reads a class file. Any fbt description reads every pending
- * bundle (the provider has no glob matcher of its own to pick the ones its module part names). Probes of an uninstalled bundle retire
+ * a run that never names fbt never reads a class file. A description whose module part is a
+ * plain name reads that bundle only; one with glob characters (or none) reads every pending
+ * bundle (the provider has no glob matcher of its own to pick the ones it names). Probes of an uninstalled bundle retire
  * through the framework's module-unload path (destroy drops their sites and classes).
  *
  * Names: the function is the class's binary name, a dot and the method name; the overloads of
@@ -247,7 +248,7 @@ public final class FbtProvider implements Provider {
             pending.put(b.getBundleId(), b);
             now = eager;
         }
-        if (now) readPending();
+        if (now) readPending(x -> x == b);
     }
 
     @Override
@@ -255,7 +256,10 @@ public final class FbtProvider implements Provider {
         synchronized (lock) {
             eager = true;
         }
-        readPending();
+        // a module part without glob characters names one bundle: only it is read now
+        String m = desc.module();
+        boolean exact = !m.isEmpty() && m.chars().noneMatch(ch -> "*?[]\\!".indexOf(ch) >= 0);
+        readPending(exact ? x -> m.equals(x.getSymbolicName()) : x -> true);
     }
 
     static boolean traceable(Bundle b) {
@@ -263,14 +267,14 @@ public final class FbtProvider implements Provider {
                 && b.getHeaders().get(org.osgi.framework.Constants.FRAGMENT_HOST) == null;
     }
 
-    private void readPending() {
+    /** Reads the pending bundles {@code which} accepts and makes their probes. */
+    private void readPending(java.util.function.Predicate<Bundle> which) {
         while (true) {
             Bundle b;
             synchronized (lock) {
-                if (pending.isEmpty()) return;
-                var it = pending.entrySet().iterator();
-                b = it.next().getValue();
-                it.remove();
+                b = pending.values().stream().filter(which).findFirst().orElse(null);
+                if (b == null) return;
+                pending.remove(b.getBundleId());
                 modules.put(b.getBundleId(), List.of());
             }
             long t0 = System.nanoTime();
