@@ -74,13 +74,29 @@ public final class Main {
     public static void main(String[] args) {
         nameProcess();
         List<String> argv = new ArrayList<>(Arrays.asList(args));
-        boolean shell = !argv.isEmpty() && argv.get(0).equals("--shell");
-        if (shell) {
-            argv.remove(0);
-        }
+        boolean shell = false;
+        List<Path> extra = new ArrayList<>();
         int status;
         try {
-            status = new Main().run(argv, shell);
+            // launcher options: --shell first, --bundle FILE.jar (repeatable) anywhere; the rest is dtrace's
+            if (!argv.isEmpty() && argv.get(0).equals("--shell")) {
+                shell = true;
+                argv.remove(0);
+            }
+            for (int i = 0; i < argv.size(); ) {
+                if (!argv.get(i).equals("--bundle")) {
+                    i++;
+                } else if (i + 1 == argv.size()) {
+                    throw new UsageException("option --bundle requires an argument (a bundle's jar)");
+                } else {
+                    argv.remove(i);
+                    extra.add(Path.of(argv.remove(i)));
+                }
+            }
+            status = new Main().run(argv, shell, extra);
+        } catch (UsageException e) {
+            System.err.println("dtrace: " + e.getMessage());
+            status = 2;
         } catch (LaunchException e) {
             System.err.println("dtrace: " + e.getMessage());
             status = 1;
@@ -105,13 +121,20 @@ public final class Main {
         }
     }
 
-    static final class LaunchException extends Exception {
+    static class LaunchException extends Exception {
         LaunchException(String message) {
             super(message, null, false, false);
         }
     }
 
-    int run(List<String> argv, boolean shell) throws LaunchException {
+    /** A launcher option misused: exit status 2, as dtrace's usage errors. */
+    static final class UsageException extends LaunchException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    int run(List<String> argv, boolean shell, List<Path> extra) throws LaunchException {
         mark("launcher");
         Path dist = distribution();
         Path storage = storageDirectory();
@@ -126,11 +149,13 @@ public final class Main {
             felix.init();
             mark("framework init");
             BundleContext ctx = felix.getBundleContext();
+            offerInstrumentation(ctx);
             List<Bundle> installed = new ArrayList<>();
             install(ctx, dist.resolve("bundles"), installed);
             if (shell) {
                 install(ctx, dist.resolve("shell"), installed);
             }
+            List<Bundle> applications = installApplications(ctx, extra);
             mark("bundles installed");
             felix.start();
             for (Bundle b : installed) {
@@ -142,6 +167,13 @@ public final class Main {
                         System.err.println("dtrace: bundle " + b.getSymbolicName() + " did not start: "
                                 + e.getMessage());
                     }
+                }
+            }
+            for (Bundle b : applications) {
+                try {
+                    b.start();
+                } catch (BundleException e) {
+                    throw new LaunchException("bundle " + b.getLocation() + " did not start: " + e.getMessage());
                 }
             }
             mark("bundles started");
@@ -230,6 +262,30 @@ public final class Main {
         } catch (URISyntaxException | RuntimeException e) {
             throw new LaunchException("cannot find the distribution directory: " + e.getMessage());
         }
+    }
+
+    /** The launcher agent's Instrumentation as an OSGi service, for provider-fbt. */
+    private static void offerInstrumentation(BundleContext ctx) {
+        java.lang.instrument.Instrumentation inst = Agent.instrumentation();
+        if (inst != null) {
+            ctx.registerService(java.lang.instrument.Instrumentation.class, inst, null);
+        }
+    }
+
+    /** --bundle FILE.jar: installed in place after the platform's bundles, started after them. */
+    private static List<Bundle> installApplications(BundleContext ctx, List<Path> jars) throws LaunchException {
+        List<Bundle> out = new ArrayList<>();
+        for (Path jar : jars) {
+            if (!Files.isRegularFile(jar)) {
+                throw new LaunchException("cannot install bundle " + jar + ": No such file");
+            }
+            try {
+                out.add(ctx.installBundle("reference:" + jar.toAbsolutePath().toUri()));
+            } catch (BundleException e) {
+                throw new LaunchException("cannot install bundle " + jar + ": " + e.getMessage());
+            }
+        }
+        return out;
     }
 
     private static void install(BundleContext ctx, Path dir, List<Bundle> into) throws LaunchException {

@@ -63,6 +63,17 @@ public interface ProbeContext {
         return 0;
     }
 
+    /**
+     * The firing thread's Java frames for stack() and jstack() at a JVM-side probe, innermost
+     * first, at most {@code max}, each symbolised as {@code module`Class.method+bci} (the bundle,
+     * a backquote, the function as the provider names it, the bytecode offset); null where the
+     * context has no Java frames (a traced process's thread), so that stack() stays empty and
+     * jstack() walks the user stack. Called in probe context.
+     */
+    default String[] javaStack(int max) {
+        return null;
+    }
+
     /** Sends a signal to the current process (raise, destructive). */
     default void raise(int signal) throws FaultException {
         throw new FaultException(FaultException.Kind.ILLOP, 0);

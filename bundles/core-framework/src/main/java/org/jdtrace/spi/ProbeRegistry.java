@@ -27,6 +27,16 @@ public interface ProbeRegistry {
      */
     default void alias(Probe probe, String function) {}
 
+    /**
+     * The calling Java thread's context as the framework's own JVM-side probes see it (pid, tid,
+     * execname, cpu of this JVM), for a JVM-side provider whose context adds arguments or stacks
+     * and delegates the rest. One per thread, reused: call it on the firing thread only. A
+     * registry that has none returns null.
+     */
+    default ProbeContext threadContext() {
+        return null;
+    }
+
     /** The probe with these four exact names, or null (dtrace_probe_lookup). */
     Probe lookup(String provider, String module, String function, String name);
 

@@ -43,8 +43,25 @@ public interface Provider {
     /** dtps_disable: the last ECB on {@code probe} went away; stop firing it. */
     void disable(Probe probe);
 
+    /**
+     * The framework has finished a batch of {@link #enable}/{@link #disable} calls (a consumer's
+     * go or end, a provider or module arriving or leaving, an enabling matched): a provider that
+     * defers the costly part of enabling (fbt retransforms all the classes of a batch at once)
+     * does it now, before the framework returns to the consumer. Called with the framework's
+     * lock held, whether or not this provider's probes were touched.
+     */
+    default void commit() {}
+
     /** dtps_destroy: the probe is gone for good. */
     default void destroy(Probe probe) {}
+
+    /**
+     * A consumer set a provider option ({@code -x fbt-max=N}, {@code #pragma D option}): the
+     * framework's option parser has checked and parsed {@code value}; every provider is told, and
+     * one that does not know {@code name} ignores it. The options meant for providers are declared
+     * once, with the consumer's own, in the D runtime's option table.
+     */
+    default void option(String name, long value) {}
 
     /** dtps_getargdesc: the native and translated type of argument {@code index}, or null. */
     default ArgDesc argDesc(Probe probe, int index) {

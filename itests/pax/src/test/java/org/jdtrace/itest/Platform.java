@@ -21,6 +21,7 @@ import org.ops4j.pax.exam.Option;
 final class Platform {
 
     static final String TEST_PROVIDER = System.getProperty("jdtrace.itest.provider");
+    static final String TEST_APP = System.getProperty("jdtrace.itest.app");
 
     private Platform() {}
 
@@ -51,6 +52,7 @@ final class Platform {
         }
         o.add(junitBundles());
         o.add(systemProperty("jdtrace.itest.provider").value(TEST_PROVIDER));
+        o.add(systemProperty("jdtrace.itest.app").value(TEST_APP));
         o.add(vmOption("--enable-native-access=ALL-UNNAMED"));
         o.add(vmOption("--sun-misc-unsafe-memory-access=allow"));
         return o.toArray(Option[]::new);

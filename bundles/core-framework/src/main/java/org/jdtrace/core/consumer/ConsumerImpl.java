@@ -29,6 +29,7 @@ import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.consumer.ProbeInfo;
 import org.jdtrace.consumer.Program;
 import org.jdtrace.core.context.JvmProbeContext;
+import org.jdtrace.core.d.rt.Options;
 import org.jdtrace.core.engine.DProgram;
 import org.jdtrace.core.engine.DSession;
 import org.jdtrace.core.engine.Statement;
@@ -66,6 +67,9 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void setOption(String name, String value) throws DTraceException {
         session.setOption(name, value);
+        if (Options.PROVIDER_OPTIONS.contains(name)) {
+            framework.providerOption(name, Options.providerValue(value));
+        }
     }
 
     @Override

@@ -77,6 +77,11 @@ public final class ErrorContext implements ProbeContext {
     }
 
     @Override
+    public String[] javaStack(int max) {
+        return faulting.javaStack(max);
+    }
+
+    @Override
     public String usym(long pc) {
         return faulting.usym(pc);
     }

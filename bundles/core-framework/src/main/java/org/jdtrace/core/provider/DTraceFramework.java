@@ -16,6 +16,11 @@
  * installed on their probes only while their owner is active (between go() and the end of the
  * run): BEGIN fires before anything else and nothing fires after END.
  *
+ * Batches: after each batch of enable/disable calls (activate, deactivate, an enabling matched,
+ * a provider or module arriving or leaving) every provider's commit() runs, lock held, so a
+ * provider that defers the work of enabling (fbt's retransformation) finishes it before the
+ * framework returns.
+ *
  * Retire (the one path for provider unregistration, ProbeRegistry.retire and module unload):
  * each probe leaves the table, its ECBs are uninstalled and forgotten (disable called when the
  * last goes), destroy is called; the enablings stay.
@@ -130,6 +135,7 @@ public final class DTraceFramework {
             }
             // probes created before any enabling wanted them are matched in create(); probes
             // made by attach() for enablings created earlier are matched there too
+            commitAll();
         }
     }
 
@@ -141,6 +147,7 @@ public final class DTraceFramework {
             }
             providerOrder.remove(entry);
             retireProbes(probesOf(entry));
+            commit(provider);
             entry.detached();
             try {
                 provider.detach();
@@ -191,6 +198,22 @@ public final class DTraceFramework {
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    /** Provider.commit on every provider: the end of a batch of enable/disable calls. Lock held. */
+    private void commitAll() {
+        for (ProviderEntry e : List.copyOf(providerOrder)) {
+            commit(e.provider());
+        }
+    }
+
+    private static void commit(Provider p) {
+        try {
+            p.commit();
+        } catch (RuntimeException e) {
+            LOG.warn("provider {} failed to commit: {}", safeName(p), e.toString());
+            LOG.debug("provider failure", e);
         }
     }
 
@@ -276,6 +299,7 @@ public final class DTraceFramework {
                 }
             }
             retireProbes(mine);
+            commit(entry.provider());
         }
     }
 
@@ -349,6 +373,7 @@ public final class DTraceFramework {
                     }
                 }
             }
+            commitAll();
             return en.ecbs().size();
         }
     }
@@ -357,7 +382,11 @@ public final class DTraceFramework {
     public List<Probe> match(ProbeDescription desc) {
         synchronized (lock) {
             ProbePattern p = new ProbePattern(desc);
-            provideAll(p);
+            try {
+                provideAll(p);
+            } finally {
+                commitAll();
+            }
             return new ArrayList<>(table.match(p));
         }
     }
@@ -421,6 +450,7 @@ public final class DTraceFramework {
                     install(ecb);
                 }
             }
+            commitAll();
             owner.setLive(true);
         }
     }
@@ -435,6 +465,7 @@ public final class DTraceFramework {
                     uninstall(ecb);
                 }
             }
+            commitAll();
         }
     }
 
@@ -483,6 +514,19 @@ public final class DTraceFramework {
         }
     }
 
+    /** A provider option a consumer set (-x fbt-max=N): told to every provider. */
+    public void providerOption(String name, long value) {
+        synchronized (lock) {
+            for (ProviderEntry e : List.copyOf(providerOrder)) {
+                try {
+                    e.provider().option(name, value);
+                } catch (RuntimeException x) {
+                    LOG.warn("provider {} failed to take option {}: {}", safeName(e.provider()), name, x.toString());
+                }
+            }
+        }
+    }
+
     /** Number of retained enablings (all owners). */
     public int enablingCount() {
         synchronized (lock) {
@@ -501,6 +545,7 @@ public final class DTraceFramework {
             for (ProviderEntry e : List.copyOf(providerOrder)) {
                 provideModule(e, m);
             }
+            commitAll();
         }
     }
 
@@ -515,6 +560,7 @@ public final class DTraceFramework {
                 gone.put(p.id(), p);
             }
             retireProbes(gone.values());
+            commitAll();
         }
     }
 

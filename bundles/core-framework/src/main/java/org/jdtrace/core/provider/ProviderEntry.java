@@ -46,6 +46,11 @@ final class ProviderEntry implements ProbeRegistry {
     }
 
     @Override
+    public ProbeContext threadContext() {
+        return JvmProbeContext.current();
+    }
+
+    @Override
     public Probe lookup(String provider, String module, String function, String name) {
         return framework.lookup(provider, module, function, name);
     }

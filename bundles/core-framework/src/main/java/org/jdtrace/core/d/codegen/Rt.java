@@ -189,9 +189,10 @@ public final class Rt {
      * stack(n), ustack(n), jstack(n) actions: the firing's stack, symbolised here in probe context
      * through ProbeContext.usym (not by the consumer, as libdtrace does) because the traced
      * process may be gone, or its mappings changed, when the consumer drains. A probe with no
-     * user context (BEGIN, JVM probes) records an empty user stack; there is no kernel stack to
-     * walk from any of our probes (no kprobes here), so stack() is always empty, as DTrace's is
-     * at a pid probe. {@code which} is an Ir.StackKind ordinal.
+     * user context (BEGIN, JVM probes) records an empty user stack; at a probe whose context has
+     * Java frames (ProbeContext.javaStack: fbt) stack() and jstack() are those frames, already
+     * symbolised; elsewhere there is no kernel stack to walk (no kprobes here), so stack() is
+     * empty, as DTrace's is at a pid probe. {@code which} is an Ir.StackKind ordinal.
      */
     public static void stack(DThread t, DState st, ProbeContext ctx, int which, int frames) {
         int n = depth(st, which, frames);
@@ -220,6 +221,11 @@ public final class Rt {
     }
 
     private static String[] frames(DState st, ProbeContext ctx, int which, int n) {
+        if (which != Ir.StackKind.USER.ordinal()) {
+            // the JVM is the kernel: at a JVM-side probe stack() and jstack() are its Java frames
+            String[] java = ctx.javaStack(n);
+            if (java != null) return java;
+        }
         if (which == Ir.StackKind.KERNEL.ordinal()) return new String[0];
         return symbolise(st, ctx, ctx.ustack(n));
     }
@@ -245,7 +251,7 @@ public final class Rt {
     }
 
     public static void exit(DThread t, DState st, long status) {
-        st.exit((int) status);
+        t.exitAtCommit((int) status);
         t.add(new Datum.Exit((int) status));
     }
 

@@ -197,8 +197,9 @@ public final class Lexer {
                 || c == '?' || c == '*' || c == '\\' || c == '[' || c == ']' || c == '!';
     }
 
+    /** Inside a description also digits, '`' and '<' '>' (fbt's constructors, Foo.<init>). */
     private static boolean isPspecChar(char c) {
-        return isPspecStart(c) || Character.isDigit(c) || c == '`';
+        return isPspecStart(c) || Character.isDigit(c) || c == '`' || c == '<' || c == '>';
     }
 
     private Token probeSpec() throws DTraceException {

@@ -26,6 +26,9 @@ public final class DThread {
     /** speculate(id) ran in the clause under way: its record goes to speculation {@code specId}. */
     private boolean speculating;
     private long specId;
+    /** exit() ran in the clause under way: the consumer is told once the clause's record is committed. */
+    private boolean exiting;
+    private int exitStatus;
 
     DThread(DState state) {
         this.state = state;
@@ -36,6 +39,17 @@ public final class DThread {
         n = 0;
         bytes = 0;
         speculating = false;
+        exiting = false;
+    }
+
+    /**
+     * exit(status) in the clause under way: requested when its record is committed, as DTrace's
+     * exit is an action the consumer sees in the buffer, so the clause's own data (a printf before
+     * the exit) is never drained after the run ended; a clause that faults exits nothing.
+     */
+    public void exitAtCommit(int status) {
+        exiting = true;
+        exitStatus = status;
     }
 
     /** speculate(id): this clause's record is speculative; false if {@code id} is not active. */
@@ -73,6 +87,10 @@ public final class DThread {
             buffer.offer(r, Record.HEADER + bytes, state.options.get("bufsize"));
         }
         n = 0;
+        if (exiting) {
+            exiting = false;
+            state.exit(exitStatus);
+        }
     }
 
     private static final Datum[] NONE = new Datum[0];

@@ -44,7 +44,7 @@ public final class Options {
         }
         for (String n : new String[] {"nspec", "stackframes", "ustackframes", "jstackframes",
                 "maxframes", "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target",
-                "fasttrap-max"}) {
+                "fasttrap-max", "fbt-max"}) {
             KNOWN.put(n, Kind.NUMBER);
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
@@ -74,6 +74,14 @@ public final class Options {
         values.put("ustackframes", 100L);
         values.put("jstackframes", 50L);
         values.put("stackindent", 14L);
+    }
+
+    /** Options the framework hands to every provider once set (Provider.option); numbers. */
+    public static final java.util.Set<String> PROVIDER_OPTIONS = java.util.Set.of("fbt-max");
+
+    /** A provider option's value as set parses it (the caller has set it successfully). */
+    public static long providerValue(String value) {
+        return parseNumber(value);
     }
 
     public static boolean isKnown(String name) {

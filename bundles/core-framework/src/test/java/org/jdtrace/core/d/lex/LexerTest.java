@@ -34,6 +34,14 @@ class LexerTest {
     }
 
     @Test
+    void probeSpecTakesAngleBracketsOfConstructors() throws DTraceException {
+        List<Token> t = lex("fbt:app:com.example.Foo.<init>:entry/arg0 < 2/", Lexer.Mode.TOP, List.of());
+        assertEquals(TokenKind.PSPEC, t.get(0).kind());
+        assertEquals("fbt:app:com.example.Foo.<init>:entry", t.get(0).string());
+        assertEquals(TokenKind.SLASH, t.get(1).kind());
+    }
+
+    @Test
     void operatorsUseMaximalMunchAndPositions() throws DTraceException {
         List<Token> t = lex("a <<= b ^^ c->d", Lexer.Mode.EXPR, List.of());
         assertEquals(List.of(TokenKind.IDENT, TokenKind.SHL_EQ, TokenKind.IDENT, TokenKind.LXOR, TokenKind.IDENT,

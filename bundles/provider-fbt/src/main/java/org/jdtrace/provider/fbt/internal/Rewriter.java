@@ -1,0 +1,366 @@
+/*
+ * Rewriter: the bytecode fbt puts into a method while one of its probes is enabled, made with the
+ * ClassFile API from the class's original bytes (never from bytes another rewrite made). It
+ * stands for fbt's patch of a function's prologue and return sites (fbt_enable writing the
+ * trap instruction over the instruction it saved).
+ *
+ * For a method with an enabled entry site:
+ *     ldc <hook entry>                // a MethodHandle constant, see below
+ *     ldc site; <args as Object[]>    // null when none; primitives as Long (int-like, char,
+ *     invokevirtual MethodHandle.invokeExact(int, Object[])void //   boolean widened, float and
+ *                                     //   double truncated), references as they are; `this`
+ *                                     //   first for instance methods, except in constructors,
+ *                                     //   where it is not yet initialised
+ * For a method with an enabled return site, before every return instruction (the value kept in
+ * a new local) and in a catch-all handler over the whole original body (rethrowing):
+ *     ldc <hook return>; ldc site; ldc bci; <value boxed, or null>
+ *     invokevirtual MethodHandle.invokeExact(int, int, Object)void
+ * bci is the return instruction's offset in the original code (javap's numbering), -1 when the
+ * method ends by a throw (then the value is the Throwable). In a constructor the handler starts
+ * after its super() or this() call: before that `this` is uninitialised, and a handler covering
+ * it would need a stack map frame with flagThisUninit, which the ClassFile API does not write;
+ * a throw from the argument evaluation of super(...) or from the super constructor itself does
+ * not fire return.
+ *
+ * The hook constant is a dynamic constant resolved once per class through JDK bootstraps only,
+ * so any class loader can resolve it whatever it imports:
+ *     ConstantBootstraps.invoke(CallSite.dynamicInvoker,
+ *         invoke(Properties.get, invoke(System.getProperties), "org.jdtrace.fbt.entry"))
+ * i.e. the dynamic invoker of a MutableCallSite that FbtRuntime keeps in the system properties
+ * for the life of the JVM; the provider sets its target. A constant MethodHandle invoked exactly
+ * is inlined by the JIT, so the call costs what the target costs.
+ *
+ * Class files older than 55 (Java 11) are raised to 55 (they have stack maps from 50 on; the
+ * ClassFile API regenerates them for the rewritten code); older than 50 are refused. Stack
+ * maps need the class hierarchy: {@code resolver} reads it from the defining loader's resources.
+ *
+ * Pure functions: no state, any thread. Failures throw (IllegalArgumentException from the
+ * ClassFile API: a method too large, a class it cannot resolve) for the caller to report.
+ */
+package org.jdtrace.provider.fbt.internal;
+
+import static java.lang.constant.ConstantDescs.CD_CallSite;
+import static java.lang.constant.ConstantDescs.CD_Long;
+import static java.lang.constant.ConstantDescs.CD_MethodHandle;
+import static java.lang.constant.ConstantDescs.CD_Object;
+import static java.lang.constant.ConstantDescs.CD_int;
+import static java.lang.constant.ConstantDescs.CD_long;
+import static java.lang.constant.ConstantDescs.CD_void;
+
+import java.lang.classfile.ClassBuilder;
+import java.lang.classfile.ClassElement;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassFileVersion;
+import java.lang.classfile.ClassHierarchyResolver;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.ClassTransform;
+import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.CodeElement;
+import java.lang.classfile.CodeModel;
+import java.lang.classfile.CodeTransform;
+import java.lang.classfile.Instruction;
+import java.lang.classfile.Label;
+import java.lang.classfile.MethodModel;
+import java.lang.classfile.TypeKind;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.lang.classfile.instruction.InvokeInstruction;
+import java.lang.classfile.instruction.NewObjectInstruction;
+import java.lang.classfile.instruction.ReturnInstruction;
+import java.lang.constant.ClassDesc;
+import java.lang.constant.ConstantDescs;
+import java.lang.constant.DirectMethodHandleDesc;
+import java.lang.constant.DynamicConstantDesc;
+import java.lang.constant.MethodHandleDesc;
+import java.lang.constant.MethodTypeDesc;
+import java.lang.reflect.AccessFlag;
+import java.util.List;
+import java.util.Map;
+
+final class Rewriter {
+
+    /** System property keys of the two MutableCallSites (FbtRuntime). */
+    static final String ENTRY_KEY = "org.jdtrace.fbt.entry";
+    static final String RETURN_KEY = "org.jdtrace.fbt.return";
+
+    static final MethodTypeDesc ENTRY_TYPE = MethodTypeDesc.of(CD_void, CD_int, CD_Object.arrayType());
+    static final MethodTypeDesc RETURN_TYPE = MethodTypeDesc.of(CD_void, CD_int, CD_int, CD_Object);
+
+    private static final ClassDesc CD_Properties = ClassDesc.of("java.util.Properties");
+    private static final DynamicConstantDesc<?> PROPERTIES = DynamicConstantDesc.ofNamed(
+            ConstantDescs.BSM_INVOKE, "_", CD_Properties,
+            MethodHandleDesc.ofMethod(DirectMethodHandleDesc.Kind.STATIC, ClassDesc.of("java.lang.System"),
+                    "getProperties", MethodTypeDesc.of(CD_Properties)));
+    static final DynamicConstantDesc<?> ENTRY_HOOK = hook(ENTRY_KEY);
+    static final DynamicConstantDesc<?> RETURN_HOOK = hook(RETURN_KEY);
+
+    /** The lowest class-file version fbt rewrites, and the one it raises older ones to. */
+    static final int MIN_MAJOR = 50;
+    static final int CONDY_MAJOR = 55;
+    /** The most bytes of code a method may have (JVMS 4.7.3). */
+    static final int MAX_CODE = 65_535;
+
+    /** A rewritten method would exceed the class-file limit on code. */
+    static final class TooLarge extends IllegalArgumentException {
+        TooLarge(String message) {
+            super(message);
+        }
+    }
+
+    /** The sites of one method name: entry and return site indexes, -1 where not enabled. */
+    record Sites(int entry, int ret) {}
+
+    private Rewriter() {}
+
+    private static DynamicConstantDesc<?> hook(String key) {
+        DynamicConstantDesc<?> site = DynamicConstantDesc.ofNamed(ConstantDescs.BSM_INVOKE, "_", CD_CallSite,
+                MethodHandleDesc.ofMethod(DirectMethodHandleDesc.Kind.VIRTUAL, CD_Properties, "get",
+                        MethodTypeDesc.of(CD_Object, CD_Object)),
+                PROPERTIES, key);
+        return DynamicConstantDesc.ofNamed(ConstantDescs.BSM_INVOKE, "_", CD_MethodHandle,
+                MethodHandleDesc.ofMethod(DirectMethodHandleDesc.Kind.VIRTUAL, CD_CallSite, "dynamicInvoker",
+                        MethodTypeDesc.of(CD_MethodHandle)),
+                site);
+    }
+
+    /** True for the methods fbt makes probes for: code, not a static initialiser, not a bridge. */
+    static boolean traceable(MethodModel m) {
+        return m.code().isPresent() && !m.methodName().equalsString("<clinit>")
+                && !m.flags().has(AccessFlag.BRIDGE);
+    }
+
+    /**
+     * {@code original} with the methods named in {@code wanted} (by method name: every overload)
+     * rewritten. Throws IllegalArgumentException when it cannot (too old, too large, hierarchy).
+     */
+    static byte[] rewrite(byte[] original, Map<String, Sites> wanted, ClassHierarchyResolver resolver) {
+        ClassFile cf = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(resolver));
+        ClassModel cm = cf.parse(original);
+        int major = cm.majorVersion();
+        if (major < MIN_MAJOR) {
+            throw new IllegalArgumentException("class file version " + major + " is older than Java 6");
+        }
+        ClassTransform t = (ClassBuilder cb, ClassElement ce) -> {
+            if (ce instanceof ClassFileVersion v && v.majorVersion() < CONDY_MAJOR) {
+                cb.withVersion(CONDY_MAJOR, 0);
+            } else if (ce instanceof MethodModel mm && traceable(mm)
+                    && wanted.get(mm.methodName().stringValue()) instanceof Sites s) {
+                cb.transformMethod(mm, (mb, me) -> {
+                    if (me instanceof CodeModel code) {
+                        mb.transformCode(code, new Probes(mm, s));
+                    } else {
+                        mb.with(me);
+                    }
+                });
+            } else {
+                cb.with(ce);
+            }
+        };
+        byte[] out;
+        try {
+            out = cf.transformClass(cm, t);
+        } catch (IllegalArgumentException e) {
+            // the ClassFile API's words for a method past 65,535 bytes: "Code length N is outside..."
+            if (e.getMessage() != null && e.getMessage().startsWith("Code length")) throw new TooLarge(e.getMessage());
+            throw e;
+        }
+        check(cf, out, wanted);
+        return out;
+    }
+
+    /**
+     * What the JVM would refuse, refused here instead: a rewritten method past the 65,535 bytes
+     * of code a class file allows, and anything the verifier rejects (a class retransformed before
+     * it is linked is verified only when it links, in the program's thread).
+     */
+    private static void check(ClassFile cf, byte[] out, Map<String, Sites> wanted) {
+        ClassModel cm = cf.parse(out);
+        for (MethodModel m : cm.methods()) {
+            if (wanted.containsKey(m.methodName().stringValue()) && m.code().orElse(null) instanceof CodeAttribute c
+                    && c.codeLength() > MAX_CODE) {
+                throw new TooLarge("method " + m.methodName().stringValue()
+                        + " too large to instrument (" + c.codeLength() + " bytes of code rewritten)");
+            }
+        }
+        List<VerifyError> errors = cf.verify(cm);
+        if (!errors.isEmpty()) {
+            throw new IllegalArgumentException("rewritten code does not verify: " + errors.get(0).getMessage().lines()
+                    .findFirst().orElse(""));
+        }
+    }
+
+    /** The code transform of one method. */
+    private static final class Probes implements CodeTransform {
+        private final MethodModel method;
+        private final Sites sites;
+        private final boolean isStatic;
+        private final boolean isInit;
+        private final MethodTypeDesc type;
+        private Label start;
+        private Label initialised;
+        private int bci;
+        /** In a constructor: the element index of the super() or this() call, -1 if none found. */
+        private final int superCall;
+        private int index;
+
+        Probes(MethodModel method, Sites sites) {
+            this.method = method;
+            this.sites = sites;
+            this.isStatic = method.flags().has(AccessFlag.STATIC);
+            this.isInit = method.methodName().equalsString("<init>");
+            this.type = method.methodTypeSymbol();
+            this.superCall = isInit ? superCall(method.code().orElseThrow()) : -1;
+        }
+
+        /**
+         * The constructor's own super() or this() call: the first invokespecial <init> that no
+         * `new` is pending for (javac nests new ... invokespecial <init> pairs). Until it returns
+         * `this` is uninitialised: the catch-all handler starts after it.
+         */
+        private static int superCall(CodeModel code) {
+            int pending = 0;
+            int i = 0;
+            for (CodeElement e : code) {
+                if (e instanceof NewObjectInstruction) {
+                    pending++;
+                } else if (e instanceof InvokeInstruction inv && inv.opcode() == java.lang.classfile.Opcode.INVOKESPECIAL
+                        && inv.name().equalsString("<init>")) {
+                    if (pending == 0) return i;
+                    pending--;
+                }
+                i++;
+            }
+            return -1;
+        }
+
+        @Override
+        public void atStart(CodeBuilder b) {
+            if (sites.entry() >= 0) {
+                entry(b);
+            }
+            if (sites.ret() >= 0) {
+                start = b.newBoundLabel();
+            }
+        }
+
+        private void entry(CodeBuilder b) {
+            b.ldc(ENTRY_HOOK);
+            b.loadConstant(sites.entry());
+            int n = type.parameterCount() + (isStatic || isInit ? 0 : 1);
+            if (n == 0) {
+                b.aconst_null();
+            } else {
+                b.loadConstant(n);
+                b.anewarray(CD_Object);
+                int slot = 0;
+                int i = 0;
+                if (!isStatic) {
+                    if (!isInit) {
+                        b.dup().loadConstant(i++).aload(0).aastore();
+                    }
+                    slot = 1;
+                }
+                for (ClassDesc p : type.parameterList()) {
+                    TypeKind k = TypeKind.from(p);
+                    b.dup().loadConstant(i++);
+                    b.loadLocal(k, slot);
+                    box(b, k);
+                    b.aastore();
+                    slot += k.slotSize();
+                }
+            }
+            b.invokevirtual(CD_MethodHandle, "invokeExact", ENTRY_TYPE);
+        }
+
+        @Override
+        public void accept(CodeBuilder b, CodeElement e) {
+            if (e instanceof ReturnInstruction r && sites.ret() >= 0) {
+                TypeKind k = r.typeKind();
+                if (k == TypeKind.VOID) {
+                    ret(b, bci, null, 0);
+                } else {
+                    int tmp = b.allocateLocal(k);
+                    if (k.slotSize() == 2) {
+                        b.dup2();
+                    } else {
+                        b.dup();
+                    }
+                    b.storeLocal(k, tmp);
+                    ret(b, bci, k, tmp);
+                }
+            }
+            b.with(e);
+            if (e instanceof Instruction i) {
+                bci += i.sizeInBytes();
+            }
+            if (index++ == superCall && sites.ret() >= 0) {
+                initialised = b.newBoundLabel();
+            }
+        }
+
+        @Override
+        public void atEnd(CodeBuilder b) {
+            if (sites.ret() < 0) {
+                return;
+            }
+            Label end = b.newBoundLabel();
+            if (isInit) {
+                // a handler may not cover code where `this` is uninitialised unless its stack map
+                // says so, which the ClassFile API's generator does not write: a constructor's
+                // throw fires return from its super() or this() call on
+                if (initialised != null) {
+                    thrown(b, initialised, end);
+                }
+            } else {
+                thrown(b, start, end);
+            }
+        }
+
+        /** A catch-all handler over [from, to): the return probe with -1 and the Throwable, rethrown. */
+        private void thrown(CodeBuilder b, Label from, Label to) {
+            Label handler = b.newBoundLabel();
+            int tmp = b.allocateLocal(TypeKind.REFERENCE);
+            b.dup().astore(tmp);
+            ret(b, -1, TypeKind.REFERENCE, tmp);
+            b.athrow();
+            b.exceptionCatchAll(from, to, handler);
+        }
+
+        private void ret(CodeBuilder b, int at, TypeKind k, int tmp) {
+            b.ldc(RETURN_HOOK);
+            b.loadConstant(sites.ret());
+            b.loadConstant(at);
+            if (k == null) {
+                b.aconst_null();
+            } else {
+                b.loadLocal(k, tmp);
+                box(b, k);
+            }
+            b.invokevirtual(CD_MethodHandle, "invokeExact", RETURN_TYPE);
+        }
+
+        /** The value on the stack as an Object: a primitive widened (or truncated) to a Long. */
+        private static void box(CodeBuilder b, TypeKind k) {
+            switch (k) {
+                case REFERENCE -> { }
+                case LONG -> b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+                case FLOAT -> {
+                    b.f2l();
+                    b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+                }
+                case DOUBLE -> {
+                    b.d2l();
+                    b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+                }
+                default -> {
+                    b.i2l();
+                    b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return method.methodName().stringValue();
+        }
+    }
+}
