@@ -28,10 +28,11 @@ public interface ProbeRegistry {
     default void alias(Probe probe, String function) {}
 
     /**
-     * The calling Java thread's context as the framework's own JVM-side probes see it (pid, tid,
-     * execname, cpu of this JVM), for a JVM-side provider whose context adds arguments or stacks
-     * and delegates the rest. One per thread, reused: call it on the firing thread only. A
-     * registry that has none returns null.
+     * The calling Java thread's context as the framework's own JVM-side probes see it (pid, ppid,
+     * tid, execname, cpu of this JVM and thread; one per thread, allocation-free after a thread's
+     * first call), for a JVM-side provider (fbt, jsdt) whose context adds arguments or stacks and
+     * delegates the rest. Call it on the firing thread only; its arguments are not the caller's to
+     * set or read. A registry that has none returns null.
      */
     default ProbeContext threadContext() {
         return null;
@@ -53,14 +54,4 @@ public interface ProbeRegistry {
 
     /** Retires the given probes only (a module of the provider went away). */
     void retire(List<Probe> probes);
-
-    /**
-     * The calling Java thread's own probe context (pid, ppid, tid, execname and cpu of this JVM
-     * and thread; one per thread, allocation-free after a thread's first call), for a JVM-side
-     * provider that keeps its own arguments and delegates the rest to it; null where the registry
-     * has none. Its arguments are not the caller's to set or read.
-     */
-    default ProbeContext javaThreadContext() {
-        return null;
-    }
 }

@@ -69,9 +69,4 @@ final class ProviderEntry implements ProbeRegistry {
     public void retire(List<Probe> probes) {
         framework.retire(this, probes);
     }
-
-    @Override
-    public ProbeContext javaThreadContext() {
-        return JvmProbeContext.current();
-    }
 }

@@ -32,7 +32,7 @@ final class ArmedProbe implements StaticProbe.Sink {
     private JavaContext context(int n) {
         JavaContext c = contexts.get();
         if (c == null) {
-            c = new JavaContext(registry.javaThreadContext());
+            c = new JavaContext(registry.threadContext());
             contexts.set(c);
         }
         return c.begin(n);

@@ -1,6 +1,6 @@
 /*
  * The probe context of a Java static probe's firing: the calling thread's (pid, tid, execname,
- * cpu come from the framework's per-thread context, ProbeRegistry.javaThreadContext()) with this
+ * cpu come from the framework's per-thread context, ProbeRegistry.threadContext()) with this
  * firing's arguments. One per thread and provider instance, reused by every firing on that
  * thread: filling it allocates nothing.
  *

@@ -106,7 +106,7 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
 
     @Override
     public void attach(ProbeRegistry r) {
-        if (r.javaThreadContext() == null) {
+        if (r.threadContext() == null) {
             throw new IllegalStateException("the framework gives no Java thread context");
         }
         registry = r;
