@@ -31,6 +31,8 @@ public final class ProbeImpl implements Probe {
     private volatile Ecb[] ecbs = Ecb.NONE;
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
+    /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
+    private volatile List<String> nameAliases = List.of();
 
     public ProbeImpl(int id, String provider, String module, String function, String name,
             Object providerArg, Provider owner) {
@@ -59,6 +61,20 @@ public final class ProbeImpl implements Probe {
         List<String> l = new java.util.ArrayList<>(functionAliases);
         l.add(alias);
         functionAliases = List.copyOf(l);
+        return true;
+    }
+
+    /** The other names descriptions may give the name part. */
+    public List<String> nameAliases() {
+        return nameAliases;
+    }
+
+    /** Adds a name alias; false when it is the probe's name or already known (framework lock). */
+    public boolean addNameAlias(String alias) {
+        if (alias.equals(name) || nameAliases.contains(alias)) return false;
+        List<String> l = new java.util.ArrayList<>(nameAliases);
+        l.add(alias);
+        nameAliases = List.copyOf(l);
         return true;
     }
 

@@ -59,15 +59,20 @@ public final class ProbePattern {
                 && matchesPart(FUNCTION, function) && matchesPart(NAME, name);
     }
 
-    /** Whether the pattern matches {@code p}, whose function part may also go by its aliases. */
+    /** Whether the pattern matches {@code p}, whose function and name parts may also go by their aliases. */
     public boolean matches(Probe p) {
         if (matches(p.provider(), p.module(), p.function(), p.name())) return true;
-        if (!(p instanceof ProbeImpl pi) || pi.functionAliases().isEmpty()) return false;
-        if (!matchesPart(PROVIDER, p.provider()) || !matchesPart(MODULE, p.module()) || !matchesPart(NAME, p.name())) {
+        if (!(p instanceof ProbeImpl pi) || (pi.functionAliases().isEmpty() && pi.nameAliases().isEmpty())) return false;
+        if (!matchesPart(PROVIDER, p.provider()) || !matchesPart(MODULE, p.module())) {
             return false;
         }
-        for (String alias : pi.functionAliases()) {
-            if (matchesPart(FUNCTION, alias)) return true;
+        return (matchesPart(FUNCTION, p.function()) || anyMatches(FUNCTION, pi.functionAliases()))
+                && (matchesPart(NAME, p.name()) || anyMatches(NAME, pi.nameAliases()));
+    }
+
+    private boolean anyMatches(int part, java.util.List<String> names) {
+        for (String n : names) {
+            if (matchesPart(part, n)) return true;
         }
         return false;
     }

@@ -50,6 +50,11 @@ public final class ProbeTable {
         byPart[ProbePattern.FUNCTION].computeIfAbsent(alias, k -> new LinkedHashSet<>()).add(p);
     }
 
+    /** {@code p} is found under the name {@code alias} too (ProbeImpl.addNameAlias). */
+    public void addNameAlias(ProbeImpl p, String alias) {
+        byPart[ProbePattern.NAME].computeIfAbsent(alias, k -> new LinkedHashSet<>()).add(p);
+    }
+
     public boolean remove(ProbeImpl p) {
         if (byId.remove(p.id()) == null) {
             return false;
@@ -59,6 +64,9 @@ public final class ProbeTable {
         }
         for (String alias : p.functionAliases()) {
             unindex(ProbePattern.FUNCTION, alias, p);
+        }
+        for (String alias : p.nameAliases()) {
+            unindex(ProbePattern.NAME, alias, p);
         }
         return true;
     }

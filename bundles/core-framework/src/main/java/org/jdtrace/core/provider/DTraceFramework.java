@@ -242,6 +242,20 @@ public final class DTraceFramework {
         }
     }
 
+    /** ProbeRegistry.aliasName: {@code name} names {@code probe} too, for matching. */
+    void aliasName(ProviderEntry entry, Probe probe, String name) {
+        synchronized (lock) {
+            ProbeImpl p = table.byId(probe.id());
+            if (p == null || p.owner() != entry.provider() || !p.addNameAlias(name)) return;
+            table.addNameAlias(p, name);
+            for (Enabling en : List.copyOf(enablings)) {
+                if (en.matches(p)) {
+                    addEcb(en, p);
+                }
+            }
+        }
+    }
+
     /** The probe with these exact names, or null. */
     public Probe lookup(String provider, String module, String function, String name) {
         synchronized (lock) {

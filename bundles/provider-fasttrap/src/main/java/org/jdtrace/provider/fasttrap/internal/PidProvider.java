@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 import org.jdtrace.elf.ElfException;
+import org.jdtrace.fasttrap.Fasttrap;
+import org.jdtrace.fasttrap.TargetListener;
 import org.jdtrace.isa.FunctionAnalysis;
 import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Isa;
@@ -81,11 +83,17 @@ import org.slf4j.LoggerFactory;
  *
  * Deactivation (the bundle or the ISA service stops) releases every process: every int3
  * removed, scratch unmapped, every thread detached.
+ *
+ * It is also the Fasttrap service (org.jdtrace.fasttrap) through which provider-sdt's USDT
+ * probes share these processes and their tracepoints: its TargetListeners hear of each process
+ * followed (track), of each dynamic linker change (modulesChanged, the thread held), of exec
+ * and exit (the only ways to defunct, ProcessState.markDefunct) and, before any release or
+ * kill, `releasing`, so that they undo their writes while the process is still traced.
  */
-@Component(service = {Provider.class, ProcessControl.class, ProcessTable.class}, property = "provider.name=pid",
+@Component(service = {Provider.class, ProcessControl.class, ProcessTable.class, Fasttrap.class}, property = "provider.name=pid",
         configurationPid = "org.jdtrace.fasttrap", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = PidProvider.Config.class)
-public final class PidProvider implements Provider, ProcessControl, ProcessTable {
+public final class PidProvider implements Provider, ProcessControl, ProcessTable, Fasttrap {
 
     @ObjectClassDefinition(name = "jdtrace pid provider", description = "fasttrap limits")
     public @interface Config {
@@ -105,6 +113,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     private final Map<Integer, ProcessState> processes = new ConcurrentHashMap<>();
     private final Map<Probe, TracepointHandler> handlers = new ConcurrentHashMap<>();
     private final List<java.util.function.Consumer<ProcessState>> trackListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<TargetListener> targetListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicLong sites = new AtomicLong();
     private final ExecutorService retirer = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "jdtrace-pid-retire");
@@ -153,6 +162,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     private void releaseAll() {
         for (ProcessState s : List.copyOf(processes.values())) {
+            releasing(s);
             try {
                 s.process.release();
             } catch (RuntimeException e) {
@@ -222,20 +232,57 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         p.addListener(new ProcessListener() {
             @Override
             public void exec(TracedProcess process) {
-                s.execed();
+                s.markDefunct(ProcessState.Death.EXEC);
                 s.refreshModules();
+                tell(l -> l.defunct(s));
                 retireLater(s, false);
             }
 
             @Override
             public void exited(TracedProcess process, int status) {
-                s.defunct = true;
+                s.markDefunct(ProcessState.Death.EXIT);
+                tell(l -> l.defunct(s));
                 retireLater(s, true);
             }
         });
         RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
         for (java.util.function.Consumer<ProcessState> l : trackListeners) l.accept(s);
+        tell(l -> l.followed(s));
         return s;
+    }
+
+    /** Tells every TargetListener; one that fails is one warning line, the others are told. */
+    private void tell(java.util.function.Consumer<TargetListener> event) {
+        for (TargetListener l : targetListeners) {
+            try {
+                event.accept(l);
+            } catch (RuntimeException e) {
+                LOG.warn("fasttrap listener {} failed: {}", l, e.toString());
+                LOG.debug("listener failure", e);
+            }
+        }
+    }
+
+    /** Before a release or kill: the listeners undo their writes while the process is still traced. */
+    private void releasing(ProcessState s) {
+        if (!s.defunct()) tell(l -> l.releasing(s));
+    }
+
+    // ------------------------------------------------------------------ Fasttrap
+
+    @Override
+    public java.util.Collection<ProcessState> targets() {
+        return List.copyOf(processes.values());
+    }
+
+    @Override
+    public void addTargetListener(TargetListener l) {
+        targetListeners.add(l);
+    }
+
+    @Override
+    public void removeTargetListener(TargetListener l) {
+        targetListeners.remove(l);
     }
 
     // ------------------------------------------------------------------ ProcessTable
@@ -285,6 +332,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     }
 
     private void end(ProcessState s, boolean kill) {
+        releasing(s);
         ProbeRegistry r = registry;
         if (r != null) r.retire("pid" + s.pid());
         if (kill) s.process.kill();
@@ -342,7 +390,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                         : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
             }
         }
-        if (s.defunct) return;
+        if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);
     }
@@ -376,7 +424,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      * without a write first; the remembered descriptions are planned for the new objects.
      */
     private void modulesChanged(ProcessState s) {
-        if (s.defunct) return;
+        if (s.defunct()) return;
         ProcessState.ModuleChange change;
         try {
             change = s.rescan();
@@ -386,6 +434,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         }
         ProbeRegistry reg = registry;
         for (MappedObject o : change.removed()) s.process.forgetRange(o.start(), o.end());
+        if (!change.added().isEmpty() || !change.removed().isEmpty()) {
+            tell(l -> l.objectsChanged(s, change.added(), change.removed()));
+        }
         if (reg == null) return;
         if (!change.removed().isEmpty()) {
             List<Probe> gone = reg.probes("pid" + s.pid()).stream()
@@ -604,7 +655,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     public void enable(Probe probe) {
         PidProbe pp = (PidProbe) probe.providerArg();
         ProcessState s = processes.get(pp.pid());
-        if (s == null || s.defunct) return;
+        if (s == null || s.defunct()) return;
         TracepointHandler h = hit -> probe.fire(s.context.at(hit, pp));
         List<TracedProcess.Request> rq = new ArrayList<>();
         for (Instruction i : pp.sites()) rq.add(new TracedProcess.Request(i.pc(), i, h));
@@ -632,8 +683,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         ProcessState s = processes.get(pp.pid());
         if (s == null) return;
         s.countProbe(probe.provider(), -1);
-        if (s.ownedByProvider && !s.hasProbes() && !s.defunct) {
+        if (s.ownedByProvider && !s.hasProbes() && !s.defunct()) {
             // grabbed only for these probes: let it go untouched
+            releasing(s);
             s.process.release();
             processes.remove(pp.pid(), s);
             s.close();
