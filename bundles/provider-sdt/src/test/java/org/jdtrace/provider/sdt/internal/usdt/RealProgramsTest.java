@@ -88,4 +88,60 @@ class RealProgramsTest {
         assertTrue(r.out().contains("python3.11"), r.toString());
         assertTrue(r.out().contains("args[0]: uint64_t") && r.out().contains("args[2]: int32_t"), r.toString());
     }
+
+    private static final Path JAVA = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+
+    /**
+     * hotspot$target in a real JVM (libjvm.so comes by dlopen: -Z): every class-loaded firing
+     * names (copyinstr(arg0, arg1)) the classes -Xlog:class+load lists, thread-start fires for
+     * the program's own thread, gc-begin/gc-end pair up with -Xlog:gc's pauses.
+     */
+    @Test
+    void hotspotClassLoadedThreadStartAndGcAgreeWithXlog() throws Exception {
+        Path dir = Files.createTempDirectory("usdt-java");
+        try {
+            Path src = dir.resolve("Hello.java");
+            Files.writeString(src, """
+                    public class Hello {
+                        public static void main(String[] a) throws Exception {
+                            Thread t = new Thread(() -> {}, "usdt-test-thread");
+                            t.start();
+                            t.join();
+                            System.gc();
+                            System.out.println("hello");
+                        }
+                    }
+                    """);
+            Process c = new ProcessBuilder(JAVA.resolveSibling("javac").toString(), "-d", dir.toString(), src.toString())
+                    .inheritIO().start();
+            assertEquals(0, c.waitFor());
+            Path cl = dir.resolve("cl.log"), gc = dir.resolve("gc.log");
+            Platform.Run r = platform.run("-Z", "-q", "-n",
+                    "hotspot$target:::class-loaded { printf(\"class %s\\n\", copyinstr(arg0, arg1)); }"
+                            + " hotspot$target:::thread-start { printf(\"thread %s\\n\", copyinstr(arg0, arg1)); }"
+                            + " hotspot$target:::gc-begin { printf(\"gc-begin\\n\"); }"
+                            + " hotspot$target:::gc-end { printf(\"gc-end\\n\"); }",
+                    "-c", JAVA + " -Xlog:class+load:file=" + cl + " -Xlog:gc:file=" + gc + " -cp " + dir + " Hello");
+            assertEquals(0, r.await(), r.toString());
+            List<String> lines = r.out().lines().toList();
+            List<String> traced = lines.stream().filter(l -> l.startsWith("class ")).map(l -> l.substring(6).replace('/', '.')).toList();
+            List<String> logged = new ArrayList<>();
+            Matcher m = Pattern.compile("\\[class,load\\s*\\] (\\S+) source").matcher(Files.readString(cl));
+            while (m.find()) logged.add(m.group(1));
+            assertTrue(logged.size() > 300, "classes logged: " + logged.size());
+            assertEquals(logged.size(), traced.size(), "one class-loaded firing per class loaded");
+            assertEquals(logged.stream().filter(n -> !n.contains("0x")).sorted().toList(),
+                    traced.stream().filter(n -> !n.contains("0x")).sorted().toList());
+            assertTrue(lines.contains("thread usdt-test-thread"), r.toString());
+            long pauses = Files.readAllLines(gc).stream().filter(l -> l.contains(" Pause ")).count();
+            assertTrue(pauses >= 1, "System.gc() pauses");
+            assertEquals(pauses, lines.stream().filter(l -> l.equals("gc-begin")).count());
+            assertEquals(pauses, lines.stream().filter(l -> l.equals("gc-end")).count());
+            assertTrue(lines.contains("hello"));
+        } finally {
+            try (var w = Files.walk(dir)) {
+                w.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
 }
