@@ -10,6 +10,7 @@
  */
 package org.jdtrace.core.probe;
 
+import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 

@@ -29,6 +29,7 @@ import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
 import org.jdtrace.provider.fasttrap.internal.sym.Function;
 import org.jdtrace.provider.fasttrap.internal.sym.FunctionTable;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
+import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 import org.jdtrace.spi.ProbeRegistry;
@@ -466,7 +467,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         while (d > 0 && Character.isDigit(provider.charAt(d - 1))) d--;
         if (d == provider.length()) return 0;
         String digits = provider.substring(d);
-        if (Glob.isGlob(provider) ? !Glob.of(provider).matches("pid" + digits) : !PID_PROVIDER.matcher(provider).matches()) {
+        if (Glob.isGlob(provider) ? !Glob.match(provider, "pid" + digits) : !PID_PROVIDER.matcher(provider).matches()) {
             return 0;
         }
         int pid;
@@ -498,10 +499,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      */
     private List<Creation> plan(ProcessState s, ProbeDescription desc, List<MappedObject> only) {
         if (desc.function().equals("-")) return planAddress(s, desc);
-        Glob mod = Glob.of(desc.module()), fn = Glob.of(desc.function());
+        String mod = desc.module(), fn = desc.function();
         String name = desc.name();
-        Glob nameGlob = Glob.of(name);
-        boolean entry = nameGlob.matches("entry"), ret = nameGlob.matches("return");
+        boolean entry = Glob.matchesPart(name, "entry"), ret = Glob.matchesPart(name, "return");
         boolean allOffsets = name.isEmpty() || Glob.isGlob(name);
         long oneOffset = !allOffsets && HEX.matcher(name).matches() ? Long.parseUnsignedLong(name, 16) : -1;
         boolean badName = !allOffsets && !entry && !ret && oneOffset < 0;
@@ -510,15 +510,15 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         List<MappedObject> objects = modules(s);
         // a literal name no object has exactly (libc, libc.so): the object it abbreviates, with
         // its probes made under the name as written so that the description matches them
-        boolean alias = mod.literal() && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
+        boolean alias = Glob.isLiteral(mod) && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
         for (MappedObject o : only == null ? objects : only) {
-            if (alias ? !answersTo(o.module(), desc.module()) : !mod.matches(o.module())) continue;
+            if (alias ? !answersTo(o.module(), desc.module()) : !Glob.matchesPart(mod, o.module())) continue;
             String module = alias ? desc.module() : o.module();
             boolean found = false;
             for (Function f : functions(s, o)) {
                 // a glob names the function once, by its preferred name; a description that
                 // names only an alias (_go, _IO_puts) gets the same probes, aliased
-                Function as = f.as(fn::matches);
+                Function as = f.as(n -> Glob.matchesPart(fn, n));
                 if (as == null) continue;
                 String aliasName = as == f ? null : as.name();
                 found = true;
@@ -534,13 +534,13 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                 }
                 try {
                     int before = out.size();
-                    planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
+                    planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? name : null, oneOffset, out);
                     for (int i = before; aliasName != null && i < out.size(); i++) out.set(i, out.get(i).aliased(aliasName));
                 } catch (IsaException | ElfException e) {
                     LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
                 }
             }
-            if (!found && fn.literal() && mod.literal()) {
+            if (!found && Glob.isLiteral(fn) && Glob.isLiteral(mod)) {
                 throw new ProviderException("failed to lookup '" + desc.function() + "' in module '" + desc.module() + "'",
                         "D_PROC_FUNC");
             }
@@ -601,7 +601,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     }
 
     private void planFunction(int pid, String module, Function f, boolean analyse, boolean entry, boolean ret,
-            Glob offsets, long oneOffset, List<Creation> out) throws IsaException, ElfException {
+            String offsets, long oneOffset, List<Creation> out) throws IsaException, ElfException {
         byte[] code = f.code();
         if (!analyse) {
             Instruction first = isa.decode(code, 0, f.address());
@@ -641,7 +641,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             long off = i.pc() - f.address();
             String n = Long.toHexString(off);
             aligned |= off == oneOffset;
-            if (((offsets != null && offsets.matches(n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
+            if (((offsets != null && Glob.matchesPart(offsets, n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
                 out.add(new Creation(module, f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
             }
         }
