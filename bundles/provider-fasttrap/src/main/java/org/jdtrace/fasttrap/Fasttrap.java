@@ -22,4 +22,19 @@ public interface Fasttrap {
     void addTargetListener(TargetListener l);
 
     void removeTargetListener(TargetListener l);
+
+    /**
+     * Follows process {@code pid} for probes a description names ({@code myapp1234:::}), as the
+     * pid provider grabs pid1234: the one already followed, else grabbed and let run. Every
+     * grab is paired with an {@link #unfollow}.
+     *
+     * @throws TracepointRefused (its message one line for the user) when it cannot be grabbed
+     */
+    TracedTarget follow(int pid) throws TracepointRefused;
+
+    /**
+     * The caller's probes of {@code t} are gone: a process grabbed only for probes is let go
+     * (untouched, running on) once no probe of any provider needs it.
+     */
+    void unfollow(TracedTarget t);
 }

@@ -12,7 +12,7 @@
  * volatile unsigned short in .probes that the USDT provider increments while the probe is
  * enabled), so a guard around an expensive argument costs one load and a branch untraced.
  *
- * -G (-o file, default d.o) writes an object that defines every semaphore, compiled with the C
+ * -G (-o file, else <script>.o) writes an object that defines every semaphore, compiled with the C
  * compiler ($CC, else cc): a build written for DTrace (objects compiled with the -h header and
  * linked with the -G object) works unchanged; the object files named after the options are left
  * as they are (their notes are already in them).
@@ -306,7 +306,7 @@ final class ProviderHeaders {
                 Files.writeString(out, header(first, probes), StandardCharsets.UTF_8);
                 return 0;
             }
-            Path out = Path.of(cl.last('o') != null ? cl.last('o') : "d.o");
+            Path out = Path.of(cl.last('o') != null ? cl.last('o') : base + ".o"); // prov.d -> prov.o, as dtrace
             Path src = Files.createTempFile("dtrace-G", ".c");
             try {
                 Files.writeString(src, linkSource(probes));

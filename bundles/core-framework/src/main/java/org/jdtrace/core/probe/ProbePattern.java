@@ -109,6 +109,22 @@ public final class ProbePattern {
         return false;
     }
 
+    /**
+     * Whether the provider part is one name ending in a process id ({@code myapp1234}): a
+     * description per-process providers (Provider.providesPerProcess) are asked to provide.
+     */
+    public boolean namesProcess() {
+        String p = parts[PROVIDER];
+        if (kinds[PROVIDER] != EXACT) {
+            return false;
+        }
+        int d = p.length();
+        while (d > 0 && Character.isDigit(p.charAt(d - 1))) {
+            d--;
+        }
+        return d > 0 && d < p.length();
+    }
+
     @Override
     public String toString() {
         return description.toString();

@@ -154,7 +154,7 @@ public final class DTraceFramework {
     /** dtps_provide on one provider; its failure, worded for the user, or null. */
     private ProviderException provideOne(ProviderEntry entry, ProbePattern pattern) {
         String name = safeName(entry.provider());
-        if (name != null && pattern.mayNameProvider(name)) {
+        if (name != null && (pattern.mayNameProvider(name) || (pattern.namesProcess() && perProcess(entry.provider())))) {
             try {
                 entry.provider().provide(pattern.description());
             } catch (ProviderException e) {
@@ -191,6 +191,14 @@ public final class DTraceFramework {
         }
         if (first != null) {
             throw first;
+        }
+    }
+
+    private static boolean perProcess(Provider p) {
+        try {
+            return p.providesPerProcess();
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 import org.jdtrace.elf.ElfException;
 import org.jdtrace.fasttrap.Fasttrap;
 import org.jdtrace.fasttrap.TargetListener;
+import org.jdtrace.fasttrap.TracedTarget;
+import org.jdtrace.fasttrap.TracepointRefused;
 import org.jdtrace.isa.FunctionAnalysis;
 import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Isa;
@@ -286,6 +288,37 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         targetListeners.remove(l);
     }
 
+    /** A holder of a process through the API counts as a probe provider of it (ProcessState.countProbe). */
+    private static final String API_HOLD = " fasttrap-api";
+
+    @Override
+    public TracedTarget follow(int pid) throws TracepointRefused {
+        try {
+            ProcessState s = grabForProbes(pid);
+            s.countProbe(API_HOLD, 1);
+            return s;
+        } catch (ProviderException e) {
+            throw new TracepointRefused(e.getMessage());
+        }
+    }
+
+    @Override
+    public void unfollow(TracedTarget t) {
+        if (!(t instanceof ProcessState s)) return;
+        s.countProbe(API_HOLD, -1);
+        letGoIfUnused(s);
+    }
+
+    /** A process grabbed only for probes, none left: released untouched. */
+    private void letGoIfUnused(ProcessState s) {
+        if (s.ownedByProvider && !s.hasProbes() && !s.defunct() && processes.get(s.pid()) == s) {
+            releasing(s);
+            s.process.release();
+            processes.remove(s.pid(), s);
+            s.close();
+        }
+    }
+
     // ------------------------------------------------------------------ ProcessTable
 
     @Override
@@ -376,24 +409,29 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         if (reg == null) return;
         int pid = pidOf(desc.provider());
         if (pid == 0) return;
-        ProcessState s = processes.get(pid);
-        if (s == null) {
-            if (pid == ProcessHandle.current().pid()) {
-                throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
-            }
-            try {
-                TracedProcess p = TracedProcess.grab(pid, isa, max);
-                s = track(p, true);
-                p.go();
-            } catch (RuntimeException e) {
-                String msg = String.valueOf(e.getMessage());
-                throw new ProviderException(msg.startsWith("failed to grab") ? msg
-                        : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
-            }
-        }
+        ProcessState s = grabForProbes(pid);
         if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);
+    }
+
+    /** The process a description names: the one followed, else grabbed (owned) and let run. */
+    private synchronized ProcessState grabForProbes(int pid) {
+        ProcessState s = processes.get(pid);
+        if (s != null) return s;
+        if (pid == ProcessHandle.current().pid()) {
+            throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
+        }
+        try {
+            TracedProcess p = TracedProcess.grab(pid, isa, max);
+            s = track(p, true);
+            p.go();
+            return s;
+        } catch (RuntimeException e) {
+            String msg = String.valueOf(e.getMessage());
+            throw new ProviderException(msg.startsWith("failed to grab") ? msg
+                    : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
+        }
     }
 
     /** Creates the planned probes that do not exist yet, all or none (fasttrap-max). */
@@ -683,12 +721,6 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         ProcessState s = processes.get(pp.pid());
         if (s == null) return;
         s.countProbe(probe.provider(), -1);
-        if (s.ownedByProvider && !s.hasProbes() && !s.defunct()) {
-            // grabbed only for these probes: let it go untouched
-            releasing(s);
-            s.process.release();
-            processes.remove(pp.pid(), s);
-            s.close();
-        }
+        letGoIfUnused(s); // grabbed only for these probes: let it go untouched
     }
 }

@@ -4,6 +4,10 @@
  * processes provider-fasttrap follows (-c, -p, grabbed for pid probes), reached only through
  * fasttrap's exported service API (org.jdtrace.fasttrap) and the ISA's Abi.
  *
+ * A description that names a process not followed yet (myapp1234:::, as dtrace's tests use
+ * $pid) has it grabbed through Fasttrap.follow (providesPerProcess: the framework offers such
+ * descriptions here); the grab is let go when this provider detaches.
+ *
  * Probes are made eagerly, as DTrace's USDT helper makes them when a process starts: when a
  * process is followed (or, for processes followed already, when the framework attaches this
  * provider), every object's notes become probes (UsdtScan); a dlopen()ed object's notes become
@@ -64,6 +68,8 @@ public final class UsdtProvider implements Provider, TargetListener {
     private final Abi abi;
     private volatile ProbeRegistry registry;
     private final Map<Integer, UsdtProcess> processes = new ConcurrentHashMap<>();
+    /** The processes this provider had fasttrap grab for a description, to let go at detach. */
+    private final Map<Integer, TracedTarget> grabbed = new ConcurrentHashMap<>();
 
     @Activate
     public UsdtProvider(@Reference Fasttrap fasttrap, @Reference(target = "(isa=amd64)") Isa isa) {
@@ -92,6 +98,39 @@ public final class UsdtProvider implements Provider, TargetListener {
     public void detach() {
         registry = null;
         processes.clear();
+        for (TracedTarget t : List.copyOf(grabbed.values())) fasttrap.unfollow(t);
+        grabbed.clear();
+    }
+
+    @Override
+    public boolean providesPerProcess() {
+        return true;
+    }
+
+    /**
+     * A description naming {@code <provider><PID>}: the process is followed (grabbed if it is
+     * not yet), which makes its probes. pid<PID> is the pid provider's alone.
+     */
+    @Override
+    public void provide(org.jdtrace.spi.ProbeDescription desc) {
+        String p = desc.provider();
+        int d = p.length();
+        while (d > 0 && Character.isDigit(p.charAt(d - 1))) d--;
+        if (d == 0 || d == p.length() || p.substring(0, d).equals("pid")) return;
+        int pid;
+        try {
+            pid = Integer.parseInt(p.substring(d));
+        } catch (NumberFormatException e) {
+            return;
+        }
+        if (pid <= 0 || processes.containsKey(pid) || grabbed.containsKey(pid)) return;
+        try {
+            TracedTarget t = fasttrap.follow(pid);
+            if (grabbed.putIfAbsent(pid, t) != null) fasttrap.unfollow(t);
+            followed(t); // made already if it was grabbed just now (followed), else now
+        } catch (TracepointRefused e) {
+            throw new ProviderException(e.getMessage(), "D_PROC_GRAB", e);
+        }
     }
 
     // ------------------------------------------------------------------ fasttrap's events

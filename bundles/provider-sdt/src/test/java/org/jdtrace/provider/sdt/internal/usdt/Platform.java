@@ -119,8 +119,12 @@ final class Platform implements AutoCloseable {
         return new Run(argv);
     }
 
+    private boolean closed;
+
     @Override
     public void close() {
+        if (closed) return;
+        closed = true;
         invoke(dtrace, "deactivate");
         stopUsdt();
         pid.deactivate();

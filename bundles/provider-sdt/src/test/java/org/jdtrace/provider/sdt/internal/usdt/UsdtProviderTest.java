@@ -72,4 +72,30 @@ class UsdtProviderTest {
         assertEquals(0, r.await(), r.toString());
         assertTrue(r.out().contains("fired 20\n") && r.out().contains("expensive 20\n"), r.toString());
     }
+
+    /**
+     * A description naming a process nobody follows (jdt<PID>:::, as dtrace's tests name $pid)
+     * has it grabbed: its probes fire; the process runs on and is let go untouched.
+     */
+    @Test
+    void aDescriptionNamingAProcessGrabsIt() throws Exception {
+        // not a child of this JVM: its process reaper would take the ptrace stops (dtrace -p's case)
+        Process sh = new ProcessBuilder("sh", "-c", Platform.bin("ft_usdt") + " 1000000 1 >/dev/null 2>&1 & echo $!").start();
+        ProcessHandle p = ProcessHandle.of(Long.parseLong(new String(sh.getInputStream().readAllBytes()).strip())).orElseThrow();
+        sh.waitFor();
+        try {
+            Thread.sleep(100);
+            Platform.Run r = platform.run("-q", "-n", "jdt" + p.pid() + ":::tick { n++; }"
+                    + " jdt" + p.pid() + ":::tick /n == 20/ { printf(\"twenty %d\\n\", pid); exit(0); }");
+            assertEquals(0, r.await(), r.toString());
+            assertEquals("twenty " + p.pid() + "\n", r.out().strip() + "\n", r.toString());
+            platform.close();
+            String tracer = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + p.pid() + "/status")).stream()
+                    .filter(l -> l.startsWith("TracerPid:")).findFirst().orElseThrow();
+            assertEquals("TracerPid:\t0", tracer, "let go");
+            assertTrue(p.isAlive(), "runs on");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
 }
