@@ -5,26 +5,16 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Optional;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.inject.Inject;
 import org.jdtrace.consumer.DTraceCommand;
 import org.jdtrace.elf.ElfFile;
 import org.jdtrace.elf.ElfSymbol;
 import org.jdtrace.elf.SdtNote;
+import org.jdtrace.itest.Commands.Run;
 import org.junit.After;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -60,55 +50,12 @@ public class UsdtBundleTest {
 
     @Configuration
     public Option[] config() {
-        File root;
-        try {
-            root = new File(System.getProperty("jdtrace.dist")).getCanonicalFile().getParentFile().getParentFile().getParentFile();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        List<Option> o = new ArrayList<>(Arrays.asList(Platform.options()));
-        o.add(systemProperty("jdtrace.itest.fixtures").value(new File(root, "fixtures/target/bin").getPath()));
-        return o.toArray(Option[]::new);
-    }
-
-    private final class Run {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final AtomicInteger status = new AtomicInteger(Integer.MIN_VALUE);
-        final Thread thread;
-
-        Run(String... argv) {
-            thread = Thread.ofPlatform().name("itest-dtrace").start(() -> status.set(dtrace.run(List.of(argv),
-                    new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), () -> false)));
-        }
-
-        int await() throws InterruptedException {
-            thread.join(120_000);
-            assertFalse("dtrace " + this + " returned", thread.isAlive());
-            return status.get();
-        }
-
-        String out() {
-            return out.toString(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String toString() {
-            return "out: " + out() + " err: " + err.toString(StandardCharsets.UTF_8);
-        }
-    }
-
-    private static String bin(String name) {
-        return new File(System.getProperty("jdtrace.itest.fixtures"), name).getPath();
+        return Commands.withFixtures();
     }
 
     @After
     public void killOurProcesses() {
-        String fixtures = System.getProperty("jdtrace.itest.fixtures");
-        ProcessHandle.current().descendants()
-                .filter(h -> h.info().command().map(c -> c.startsWith(fixtures)).orElse(false))
-                .forEach(ProcessHandle::destroyForcibly);
+        Commands.killFixtures();
     }
 
     private Bundle bundle(String bsn) {
@@ -117,14 +64,7 @@ public class UsdtBundleTest {
     }
 
     private static ProcessHandle target(String bin) throws InterruptedException {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            Optional<ProcessHandle> h = ProcessHandle.current().children()
-                    .filter(c -> c.info().command().map(bin::equals).orElse(false)).findFirst();
-            if (h.isPresent()) return h.get();
-            Thread.sleep(5);
-        }
-        return null;
+        return Commands.target(bin, System.nanoTime() + 60_000_000_000L);
     }
 
     private static void awaitOutput(Run r, String text) throws InterruptedException {
@@ -146,7 +86,7 @@ public class UsdtBundleTest {
 
     @Test
     public void stoppingAndUninstallingProviderSdtLeavesThePidProbesFiring() throws Exception {
-        String bin = bin("ft_usdt");
+        String bin = Commands.bin("ft_usdt");
         SdtNote tick, sum;
         ElfSymbol work;
         try (ElfFile elf = ElfFile.open(Path.of(bin))) {
@@ -160,7 +100,7 @@ public class UsdtBundleTest {
                 + " jdt$target:::tick { printf(\"u %d\\n\", arg1); }"
                 + " jdt$target:::expensive-sum { @s = count(); }"
                 + " END { printa(\"entry %@d\\n\", @e); printa(\"offset %@d\\n\", @o); }";
-        Run r = new Run("-q", "-n", d, "-c", bin + " " + n + " 1");
+        Run r = new Run(dtrace, "-q", "-n", d, "-c", bin + " " + n + " 1");
         ProcessHandle t = target(bin);
         assertNotNull(r.toString(), t);
         long semaphore = Targets.address(t.pid(), bin, work) - work.value() + sum.semaphore();
@@ -197,7 +137,7 @@ public class UsdtBundleTest {
 
     @Test
     public void stoppingFasttrapWithUsdtProbesEnabledRemovesEveryInt3() throws Exception {
-        String bin = bin("ft_usdt");
+        String bin = Commands.bin("ft_usdt");
         SdtNote sum;
         ElfSymbol work;
         byte[] original;
@@ -206,7 +146,7 @@ public class UsdtBundleTest {
             work = elf.symbol("work").orElseThrow();
             original = elf.bytes(work);
         }
-        Run r = new Run("-q", "-n", "jdt$target:::tick { printf(\"u %d\\n\", arg1); } jdt$target:::expensive-sum { }",
+        Run r = new Run(dtrace, "-q", "-n", "jdt$target:::tick { printf(\"u %d\\n\", arg1); } jdt$target:::expensive-sum { }",
                 "-c", bin + " 4000 1");
         ProcessHandle t = target(bin);
         assertNotNull(r.toString(), t);
@@ -227,7 +167,7 @@ public class UsdtBundleTest {
         Run again = null;
         long until = System.nanoTime() + 60_000_000_000L;
         while (System.nanoTime() < until) {
-            again = new Run("-q", "-n", "jdt$target:::tick { @ = count(); } END { printa(\"ticks %@d\\n\", @); }",
+            again = new Run(dtrace, "-q", "-n", "jdt$target:::tick { @ = count(); } END { printa(\"ticks %@d\\n\", @); }",
                     "-c", bin + " 500");
             if (again.await() == 0) break;
             Thread.sleep(100);

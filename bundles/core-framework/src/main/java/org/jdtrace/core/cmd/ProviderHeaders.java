@@ -2,7 +2,8 @@
  * dtrace -h and -G for USDT providers declared in D (dt_program_header / dt_link), SystemTap
  * style: the probes are SDT notes (.note.stapsdt) written by the header's macros themselves.
  *
- *   provider myapp { probe query__start(char *, int); };   (#pragma D lines accepted)
+ *   provider myapp { probe query__start(char *, int); };   (#pragma D lines accepted; a
+ *   translated argument list "probe p(int i, int j) : (int j, int i);" is read and not kept)
  *
  * -h writes a C header (-o file, else <script>.h) that needs no systemtap header: for each probe
  * MYAPP_QUERY_START(a, b) emits a nop at the site and a note naming provider, probe (as
@@ -66,7 +67,7 @@ final class ProviderHeaders {
             Map.entry("size_t", 8), Map.entry("uintptr_t", 8), Map.entry("ulong_t", 8), Map.entry("bool", 1),
             Map.entry("_Bool", 1));
 
-    private static final Pattern TOKEN = Pattern.compile("\\s*(?:([A-Za-z_][A-Za-z0-9_]*)|(\\*)|([{}();,]))");
+    private static final Pattern TOKEN = Pattern.compile("\\s*(?:([A-Za-z_][A-Za-z0-9_]*)|(\\*)|([{}();,:]))");
 
     private ProviderHeaders() {}
 
@@ -132,6 +133,18 @@ final class ProviderHeaders {
                     if (peek(toks, i).equals(",")) i[0]++;
                 }
                 expect(toks, lines, i, ")");
+                if (peek(toks, i).equals(":")) {
+                    // the translated argument list (probe p(int i, int j) : (int j, int i)): the
+                    // notes carry the native arguments; the mapping is not kept
+                    i[0]++;
+                    expect(toks, lines, i, "(");
+                    while (!peek(toks, i).equals(")")) {
+                        String tk = peek(toks, i);
+                        if (tk.isEmpty() || tk.equals(";") || tk.equals("{") || tk.equals("}")) throw near(toks, lines, i);
+                        i[0]++;
+                    }
+                    expect(toks, lines, i, ")");
+                }
                 expect(toks, lines, i, ";");
                 out.add(new ProbeDecl(prov, name, types));
             }

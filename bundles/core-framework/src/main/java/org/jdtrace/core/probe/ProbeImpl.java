@@ -55,26 +55,24 @@ public final class ProbeImpl implements Probe {
         return functionAliases;
     }
 
-    /** Adds an alias; false when it is the function's name or already known (framework lock). */
-    public boolean addFunctionAlias(String alias) {
-        if (alias.equals(function) || functionAliases.contains(alias)) return false;
-        List<String> l = new java.util.ArrayList<>(functionAliases);
-        l.add(alias);
-        functionAliases = List.copyOf(l);
-        return true;
-    }
-
     /** The other names descriptions may give the name part. */
     public List<String> nameAliases() {
         return nameAliases;
     }
 
-    /** Adds a name alias; false when it is the probe's name or already known (framework lock). */
-    public boolean addNameAlias(String alias) {
-        if (alias.equals(name) || nameAliases.contains(alias)) return false;
-        List<String> l = new java.util.ArrayList<>(nameAliases);
+    /**
+     * Adds another name of part {@code part} (ProbePattern.FUNCTION or NAME); false when it is
+     * the part's own name or already known (framework lock).
+     */
+    public boolean addAlias(int part, String alias) {
+        boolean fn = part == ProbePattern.FUNCTION;
+        if (!fn && part != ProbePattern.NAME) throw new IllegalArgumentException("part " + part);
+        List<String> now = fn ? functionAliases : nameAliases;
+        if (alias.equals(fn ? function : name) || now.contains(alias)) return false;
+        List<String> l = new java.util.ArrayList<>(now);
         l.add(alias);
-        nameAliases = List.copyOf(l);
+        if (fn) functionAliases = List.copyOf(l);
+        else nameAliases = List.copyOf(l);
         return true;
     }
 

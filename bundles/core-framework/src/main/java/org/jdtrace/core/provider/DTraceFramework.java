@@ -238,24 +238,20 @@ public final class DTraceFramework {
 
     /** ProbeRegistry.alias: {@code function} names {@code probe} too, for matching. */
     void alias(ProviderEntry entry, Probe probe, String function) {
-        synchronized (lock) {
-            ProbeImpl p = table.byId(probe.id());
-            if (p == null || p.owner() != entry.provider() || !p.addFunctionAlias(function)) return;
-            table.addFunctionAlias(p, function);
-            for (Enabling en : List.copyOf(enablings)) {
-                if (en.matches(p)) {
-                    addEcb(en, p);
-                }
-            }
-        }
+        alias(entry, probe, ProbePattern.FUNCTION, function);
     }
 
     /** ProbeRegistry.aliasName: {@code name} names {@code probe} too, for matching. */
     void aliasName(ProviderEntry entry, Probe probe, String name) {
+        alias(entry, probe, ProbePattern.NAME, name);
+    }
+
+    /** {@code alias} names part {@code part} (FUNCTION or NAME) of {@code probe} too; retained enablings it now satisfies get their ECBs. */
+    private void alias(ProviderEntry entry, Probe probe, int part, String alias) {
         synchronized (lock) {
             ProbeImpl p = table.byId(probe.id());
-            if (p == null || p.owner() != entry.provider() || !p.addNameAlias(name)) return;
-            table.addNameAlias(p, name);
+            if (p == null || p.owner() != entry.provider() || !p.addAlias(part, alias)) return;
+            table.addAlias(p, part, alias);
             for (Enabling en : List.copyOf(enablings)) {
                 if (en.matches(p)) {
                     addEcb(en, p);
