@@ -550,8 +550,15 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         // its probes made under the name as written so that the description matches them
         boolean alias = Glob.isLiteral(mod) && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
         for (MappedObject o : only == null ? objects : only) {
-            if (alias ? !answersTo(o.module(), desc.module()) : !Glob.matchesPart(mod, o.module())) continue;
-            String module = alias ? desc.module() : o.module();
+            // the executable answers to its file name and to a.out; its probes are named a.out
+            // when the description says a.out (or a glob of it), else by the file name
+            String file = fileName(o);
+            boolean asAout = o.executable() && !mod.isEmpty() && Glob.matchesPart(mod, "a.out");
+            if (alias ? !answersTo(o.module(), desc.module()) && !(o.executable() && answersTo(file, desc.module()))
+                    : !asAout && !Glob.matchesPart(mod, file)) {
+                continue;
+            }
+            String module = alias ? desc.module() : asAout ? o.module() : file;
             boolean found = false;
             for (Function f : functions(s, o)) {
                 // a glob names the function once, by its preferred name; a description that
@@ -584,6 +591,11 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             }
         }
         return out;
+    }
+
+    /** The name an object's probes get by default: its file name, the executable's too (dtrace-utils). */
+    private static String fileName(MappedObject o) {
+        return o.executable() && o.path() != null && o.path().getFileName() != null ? o.path().getFileName().toString() : o.module();
     }
 
     private List<MappedObject> modules(ProcessState s) {
