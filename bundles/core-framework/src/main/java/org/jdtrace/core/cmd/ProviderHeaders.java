@@ -208,7 +208,7 @@ final class ProviderHeaders {
 
     /** Size in bytes of a declared type, negative when signed; 0 when unknown. */
     static int size(String type) {
-        if (type.endsWith("*")) return 8;
+        if (type.endsWith("*") || type.equals("string")) return 8; // a pointer; D's string is a char *
         String t = type.replace("const ", "").replace("volatile ", "").strip();
         return TYPES.getOrDefault(t, 0);
     }
