@@ -303,7 +303,7 @@ final class ProviderHeaders {
             try {
                 probes.addAll(parse(Files.readString(Path.of(s.arg()))));
             } catch (IOException e) {
-                err.println("dtrace: failed to open " + s.arg() + ": " + e.getMessage());
+                err.println("dtrace: failed to open " + s.arg() + ": " + Invocation.strerror(e));
                 return 1;
             } catch (DefinitionError e) {
                 err.println("dtrace: failed to compile script " + s.arg() + ": " + (errtags ? "[" + e.tag + "] " : "")
@@ -336,7 +336,7 @@ final class ProviderHeaders {
             }
             return 0;
         } catch (IOException e) {
-            err.println("dtrace: failed to write output: " + e.getMessage());
+            err.println("dtrace: failed to write output: " + Invocation.strerror(e));
             return 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

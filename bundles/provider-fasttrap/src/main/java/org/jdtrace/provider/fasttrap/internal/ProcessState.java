@@ -54,6 +54,7 @@ final class ProcessState implements TracedTarget {
     private volatile String execname;
     private volatile long ppid = -1;
     private volatile boolean defunct;
+    private final Isa isa;
     /** The view of a hit that other providers get (org.jdtrace.fasttrap.Hit); control thread only. */
     final SiteContext siteContext;
     /** The descriptions provide() accepted for this process, in the order given. */
@@ -70,8 +71,6 @@ final class ProcessState implements TracedTarget {
         this.isa = isa;
     }
 
-    private final Isa isa;
-
     /** Why a process became defunct: the only two. */
     enum Death { EXEC, EXIT }
 
@@ -82,6 +81,27 @@ final class ProcessState implements TracedTarget {
     void markDefunct(Death why) {
         if (why == Death.EXEC) execname = null;
         defunct = true;
+    }
+
+    /** Up to code.length bytes of the original code at {@code pc}: from its object's file, else from memory. */
+    private int readCode(long pc, byte[] code) {
+        try {
+            for (MappedObject o : modules()) {
+                if (!o.contains(pc)) continue;
+                for (int n = code.length; n > 0; n--) {
+                    try {
+                        byte[] b = o.elf().read(pc - o.bias(), n);
+                        System.arraycopy(b, 0, code, 0, n);
+                        return n;
+                    } catch (org.jdtrace.elf.ElfException e) {
+                        // past the end of the segment: fewer bytes
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the maps cannot be read: memory below
+        }
+        return process.memory().readSome(pc, code, 0, code.length);
     }
 
     @Override
@@ -118,8 +138,10 @@ final class ProcessState implements TracedTarget {
     }
 
     /**
-     * A shared tracepoint for another provider: the instruction is decoded from the process's
-     * memory (a site another user already planted is shared as it is, its instruction known).
+     * A shared tracepoint for another provider: the instruction is decoded from the object's
+     * file, as the pid provider does (never from the process, where an int3 may sit already;
+     * an address outside every object is read from memory), and a site already planted is
+     * shared as it is, its instruction known.
      */
     @Override
     public Site trace(long pc, SiteHandler handler) throws TracepointRefused {
@@ -131,7 +153,7 @@ final class ProcessState implements TracedTarget {
             if (planted != null) {
                 insn = planted;
             } else {
-                int n = process.memory().readSome(pc, code, 0, code.length);
+                int n = readCode(pc, code);
                 if (n == 0) throw new TracepointRefused("cannot read process " + pid() + " at 0x" + Long.toHexString(pc));
                 insn = isa.decode(n == code.length ? code : java.util.Arrays.copyOf(code, n), 0, pc);
             }
