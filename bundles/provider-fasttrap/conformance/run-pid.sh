@@ -10,6 +10,9 @@
 #   -v         print the output diff / stderr of every failure
 #   TEST       test file names (tst.main.sh, err.D_PROC_FUNC.badfunc.d); default all
 #   SUITE=...  the dtrace-utils pid-usdt directory (default /work/shared/conformance/...)
+#   KIND=...   the test directory under it: pid (default) or usdt (provider-sdt's
+#              conformance/run-usdt.sh); a trigger with a <name>_PROV in the Build file is
+#              built as upstream builds it: dtrace -h for its header, dtrace -G for its object
 #
 # runtest.sh conventions implemented:
 #   * a test is a .d (run as dtrace -s test/unittest/pid/X.d) or an executable .sh (run as
@@ -24,7 +27,7 @@
 #   * expected output X.r (X.$(uname -m).r first): stdout, then "-- @@stderr --" and stderr if
 #     any, through X.r.p when executable, 0x... -> {ptr}; compared sorted unless @@nosort.
 set -u
-VERBOSE= KEEP= TIMEOUT=41
+VERBOSE= KEEP= TIMEOUT=41 KIND=${KIND:-pid}
 ROOTDIR=$(cd "$(dirname "$0")/../../.." && pwd)
 DT=$ROOTDIR/bin/dtrace
 while getopts "vkT:d:" o; do
@@ -75,6 +78,15 @@ build_trigger() { # NAME -> 0 when test/triggers/NAME exists afterwards
   [[ -x $ROOT/test/triggers/$n ]] && return 0
   if [[ -f $t/$n.c ]]; then
     local flags; flags=$(sed -n "s/^$n""_CFLAGS *:= *//p" "$t/Build" | tr '\n' ' ')
+    local prov; prov=$(sed -n "s/^$n""_PROV *:= *//p" "$t/Build")
+    if [[ -n $prov ]]; then # USDT: the -h header, the object, the -G object, linked
+      local o=$ROOT/test/triggers
+      "$DT" -h -s "$t/$prov" -o "$o/${prov%.d}.h" 2>"$RES/h-$n.err" || return 1
+      gcc -g ${flags:--O2} -I"$o" -c -o "$o/$n.o" "$t/$n.c" 2>"$RES/gcc-$n.err" || return 1
+      "$DT" -G -s "$t/$prov" -o "$o/${prov%.d}.o" "$o/$n.o" 2>"$RES/G-$n.err" || return 1
+      gcc -o "$o/$n" "$o/$n.o" "$o/${prov%.d}.o" -lpthread 2>>"$RES/gcc-$n.err" || return 1
+      return 0
+    fi
     gcc -g ${flags:--O2} -o "$ROOT/test/triggers/$n" "$t/$n.c" -lpthread 2>"$RES/gcc-$n.err" || return 1
   elif [[ -f $t/$n ]]; then
     cp "$t/$n" "$ROOT/test/triggers/$n" && chmod +x "$ROOT/test/triggers/$n"
@@ -92,9 +104,9 @@ pass=0 fail=0 skip=0 xfail=0
 declare -a FAILED=() PASSED=()
 
 run_one() {
-  local name=$1 src=$SUITE/pid/$1 base=${1%.*} kind
+  local name=$1 src=$SUITE/$KIND/$1 base=${1%.*} kind
   case $name in *.d) kind=d;; *.sh) kind=shell; [[ -x $src ]] || return;; *) return;; esac
-  local t=test/unittest/pid/$name res=$RES/$base
+  local t=test/unittest/$KIND/$name res=$RES/$base
   if has skip "$src"; then echo "SKIP $name (@@skip: $(opt skip "$src"))"; skip=$((skip+1)); return; fi
   local is_xfail=; has xfail "$src" && is_xfail=" (upstream @@xfail: $(opt xfail "$src"))"
   local exp=0 tag= flags=()
@@ -131,9 +143,9 @@ run_one() {
   if [[ -n $tpid ]]; then kill -- -"$tpid" 2>/dev/null; kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null; fi
 
   { cat "$res.out"; if [[ -s $res.err ]]; then echo "-- @@stderr --"; cat "$res.err"; fi; } >"$res.all"
-  local rfile=$SUITE/pid/$base.$(uname -m).r; [[ -e $rfile ]] || rfile=$SUITE/pid/$base.r
-  if [[ -x $SUITE/pid/$base.r.p ]]; then
-    (cd "$ROOT" && "$SUITE/pid/$base.r.p" <"$res.all" >"$res.pp") || cp "$res.all" "$res.pp"
+  local rfile=$SUITE/$KIND/$base.$(uname -m).r; [[ -e $rfile ]] || rfile=$SUITE/$KIND/$base.r
+  if [[ -x $SUITE/$KIND/$base.r.p ]]; then
+    (cd "$ROOT" && "$SUITE/$KIND/$base.r.p" <"$res.all" >"$res.pp") || cp "$res.all" "$res.pp"
   else cp "$res.all" "$res.pp"; fi
   sed -e 's,0x[0-9a-f][0-9a-f]*,{ptr},g' "$res.pp" >"$res.final"
   local sortcmd=sort; has nosort "$src" && sortcmd=cat
@@ -157,7 +169,7 @@ run_one() {
 }
 
 if [[ $# -gt 0 ]]; then tests=("$@"); else
-  mapfile -t tests < <(cd "$SUITE/pid" && ls -1 | grep -E '^(tst|err)\..*\.(d|sh)$')
+  mapfile -t tests < <(cd "$SUITE/$KIND" && ls -1 | grep -E '^(tst|err)\..*\.(d|sh)$')
 fi
 for n in "${tests[@]}"; do run_one "$n"; done
 

@@ -38,6 +38,15 @@ public interface ProbeRegistry {
         return null;
     }
 
+    /**
+     * Lets {@code probe} answer also to descriptions whose name part is {@code name}: a USDT
+     * probe shown as {@code function-entry} is also its note's {@code function__entry}. The
+     * probe keeps its own name for {@code probename}. A registry that knows no aliases ignores it.
+     *
+     * @since 1.3
+     */
+    default void aliasName(Probe probe, String name) {}
+
     /** The probe with these four exact names, or null (dtrace_probe_lookup). */
     Probe lookup(String provider, String module, String function, String name);
 

@@ -31,6 +31,18 @@ public interface Provider {
      */
     default void provide(ProbeDescription desc) {}
 
+    /**
+     * True for a provider of per-process probes whose provider names it cannot know in advance
+     * (USDT: {@code myapp1234}, named by the process's own notes): provide() is then offered
+     * also every description whose provider part is a name ending in a process id, so that it
+     * can follow that process, as dtrace grabs the process such a description names.
+     *
+     * @since 1.3
+     */
+    default boolean providesPerProcess() {
+        return false;
+    }
+
     /** dtps_provide_module: a module (bundle) was loaded; create its probes. */
     default void provideModule(Module module) {}
 

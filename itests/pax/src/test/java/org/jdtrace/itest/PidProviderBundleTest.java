@@ -2,28 +2,19 @@ package org.jdtrace.itest;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
-import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Hashtable;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.inject.Inject;
 import org.jdtrace.consumer.DTraceCommand;
 import org.jdtrace.elf.ElfFile;
 import org.jdtrace.elf.ElfSymbol;
+import org.jdtrace.itest.Commands.Run;
 import org.junit.After;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -62,73 +53,17 @@ public class PidProviderBundleTest {
 
     @Configuration
     public Option[] config() {
-        // the fixtures the build compiled: <root>/fixtures/target/bin, <root>/launcher/target/dist
-        File root;
-        try {
-            root = new File(System.getProperty("jdtrace.dist")).getCanonicalFile().getParentFile().getParentFile().getParentFile();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        List<Option> o = new ArrayList<>(Arrays.asList(Platform.options()));
-        o.add(systemProperty("jdtrace.itest.fixtures").value(new File(root, "fixtures/target/bin").getPath()));
-        return o.toArray(Option[]::new);
-    }
-
-    /** One dtrace(1M) run through the DTraceCommand service, on its own thread. */
-    private final class Run {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final AtomicInteger status = new AtomicInteger(Integer.MIN_VALUE);
-        final Thread thread;
-
-        Run(String... argv) {
-            thread = Thread.ofPlatform().name("itest-dtrace").start(() -> status.set(dtrace.run(List.of(argv),
-                    new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8), () -> false)));
-        }
-
-        int await() throws InterruptedException {
-            thread.join(120_000);
-            assertFalse("dtrace " + this + " returned", thread.isAlive());
-            return status.get();
-        }
-
-        String out() {
-            return out.toString(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String toString() {
-            return "out: " + out() + " err: " + err.toString(StandardCharsets.UTF_8);
-        }
-    }
-
-    private static String bin(String name) {
-        return new File(System.getProperty("jdtrace.itest.fixtures"), name).getPath();
+        return Commands.withFixtures();
     }
 
     @After
     public void killOurProcesses() {
-        String fixtures = System.getProperty("jdtrace.itest.fixtures");
-        ProcessHandle.current().descendants()
-                .filter(h -> h.info().command().map(c -> c.startsWith(fixtures)).orElse(false))
-                .forEach(ProcessHandle::destroyForcibly);
+        Commands.killFixtures();
     }
 
     private Bundle bundle(String bsn) {
         return Arrays.stream(context.getBundles()).filter(b -> bsn.equals(b.getSymbolicName())).findFirst()
                 .orElseThrow(() -> new AssertionError("no bundle " + bsn));
-    }
-
-    /** The -c target: a child of this JVM running {@code bin} (null until it has exec'd). */
-    private static ProcessHandle target(String bin, long deadlineNanos) throws InterruptedException {
-        while (System.nanoTime() < deadlineNanos) {
-            Optional<ProcessHandle> h = ProcessHandle.current().children()
-                    .filter(c -> c.info().command().map(bin::equals).orElse(false)).findFirst();
-            if (h.isPresent()) return h.get();
-            Thread.sleep(5);
-        }
-        return null;
     }
 
     private static boolean hasInt3(byte[] code) {
@@ -143,7 +78,7 @@ public class PidProviderBundleTest {
      * traces a new run with exact counts.
      */
     private void stopWhileTracing(String bsn) throws Exception {
-        String bin = bin("ft_threads");
+        String bin = Commands.bin("ft_threads");
         ElfSymbol tick;
         byte[] original;
         try (ElfFile elf = ElfFile.open(Path.of(bin))) {
@@ -151,10 +86,10 @@ public class PidProviderBundleTest {
             original = elf.bytes(tick);
         }
         // long enough that it still runs, untraced, seconds after the bundle stopped
-        Run run = new Run("-q", "-n", "pid$target:a.out:tick:entry, pid$target:a.out:tick:return { }",
+        Run run = new Run(dtrace, "-q", "-n", "pid$target:a.out:tick:entry, pid$target:a.out:tick:return { }",
                 "-c", bin + " 400000000");
         long deadline = System.nanoTime() + 60_000_000_000L;
-        ProcessHandle t = target(bin, deadline);
+        ProcessHandle t = Commands.target(bin, deadline);
         assertNotNull("the -c target runs " + run, t);
         long at = Targets.address(t.pid(), bin, tick);
         while (!hasInt3(Targets.memory(t.pid(), at, original.length)) && System.nanoTime() < deadline) Thread.sleep(2);
@@ -177,7 +112,7 @@ public class PidProviderBundleTest {
         Run again = null;
         long until = System.nanoTime() + 60_000_000_000L;
         while (System.nanoTime() < until) {
-            again = new Run("-q", "-n", "pid$target:a.out:tick:entry { @ = count(); } END { printa(\"entries %@d\\n\", @); }",
+            again = new Run(dtrace, "-q", "-n", "pid$target:a.out:tick:entry { @ = count(); } END { printa(\"entries %@d\\n\", @); }",
                     "-c", bin + " 1000");
             if (again.await() == 0) break;
             Thread.sleep(100); // the provider's service is coming back
@@ -200,7 +135,7 @@ public class PidProviderBundleTest {
     /** dtrace -l with -c lists entry, return and every instruction offset of main ($target expanded). */
     @Test
     public void listingAFunctionOfTheTarget() throws Exception {
-        Run run = new Run("-l", "-n", "pid$target:a.out:main:", "-c", bin("hello"));
+        Run run = new Run(dtrace, "-l", "-n", "pid$target:a.out:main:", "-c", Commands.bin("hello"));
         assertEquals(run.toString(), 0, run.await());
         List<String> names = run.out().lines().skip(1).map(l -> l.substring(l.lastIndexOf(' ') + 1)).toList();
         assertTrue(run.toString(), names.contains("entry") && names.contains("return") && names.contains("0"));
@@ -217,7 +152,7 @@ public class PidProviderBundleTest {
             Run run = null;
             long deadline = System.nanoTime() + 60_000_000_000L;
             while (System.nanoTime() < deadline) {
-                run = new Run("-l", "-n", "pid$target:a.out:main:", "-c", bin("hello"));
+                run = new Run(dtrace, "-l", "-n", "pid$target:a.out:main:", "-c", Commands.bin("hello"));
                 if (run.await() == 1 && run.toString().contains("fasttrap-max (3)")) break;
                 Thread.sleep(100); // SCR applies the configuration asynchronously
             }
@@ -232,7 +167,7 @@ public class PidProviderBundleTest {
         Run ok = null;
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (System.nanoTime() < deadline) {
-            ok = new Run("-l", "-n", "pid$target:a.out:main:", "-c", bin("hello"));
+            ok = new Run(dtrace, "-l", "-n", "pid$target:a.out:main:", "-c", Commands.bin("hello"));
             if (ok.await() == 0) break;
             Thread.sleep(100);
         }

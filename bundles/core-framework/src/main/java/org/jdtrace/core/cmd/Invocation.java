@@ -118,8 +118,12 @@ final class Invocation {
                 out.println(v.startsWith("dtrace: ") ? v : "dtrace: " + v);
                 return E_SUCCESS;
             }
-            case HEADER -> fail("-h (header file generation from a provider definition) is not supported");
-            case LINK -> fail("-G (ELF files with an embedded program) is not supported");
+            case HEADER -> {
+                return ProviderHeaders.run(cl, false, err);
+            }
+            case LINK -> {
+                return ProviderHeaders.run(cl, true, err);
+            }
             case ANON -> fail("-A (anonymous tracing) is not supported");
             default -> { }
         }

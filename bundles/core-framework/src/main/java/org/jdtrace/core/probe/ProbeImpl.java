@@ -31,6 +31,8 @@ public final class ProbeImpl implements Probe {
     private volatile Ecb[] ecbs = Ecb.NONE;
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
+    /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
+    private volatile List<String> nameAliases = List.of();
 
     public ProbeImpl(int id, String provider, String module, String function, String name,
             Object providerArg, Provider owner) {
@@ -53,12 +55,24 @@ public final class ProbeImpl implements Probe {
         return functionAliases;
     }
 
-    /** Adds an alias; false when it is the function's name or already known (framework lock). */
-    public boolean addFunctionAlias(String alias) {
-        if (alias.equals(function) || functionAliases.contains(alias)) return false;
-        List<String> l = new java.util.ArrayList<>(functionAliases);
+    /** The other names descriptions may give the name part. */
+    public List<String> nameAliases() {
+        return nameAliases;
+    }
+
+    /**
+     * Adds another name of part {@code part} (ProbePattern.FUNCTION or NAME); false when it is
+     * the part's own name or already known (framework lock).
+     */
+    public boolean addAlias(int part, String alias) {
+        boolean fn = part == ProbePattern.FUNCTION;
+        if (!fn && part != ProbePattern.NAME) throw new IllegalArgumentException("part " + part);
+        List<String> now = fn ? functionAliases : nameAliases;
+        if (alias.equals(fn ? function : name) || now.contains(alias)) return false;
+        List<String> l = new java.util.ArrayList<>(now);
         l.add(alias);
-        functionAliases = List.copyOf(l);
+        if (fn) functionAliases = List.copyOf(l);
+        else nameAliases = List.copyOf(l);
         return true;
     }
 

@@ -10,6 +10,7 @@
  */
 package org.jdtrace.core.probe;
 
+import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 
@@ -59,15 +60,20 @@ public final class ProbePattern {
                 && matchesPart(FUNCTION, function) && matchesPart(NAME, name);
     }
 
-    /** Whether the pattern matches {@code p}, whose function part may also go by its aliases. */
+    /** Whether the pattern matches {@code p}, whose function and name parts may also go by their aliases. */
     public boolean matches(Probe p) {
         if (matches(p.provider(), p.module(), p.function(), p.name())) return true;
-        if (!(p instanceof ProbeImpl pi) || pi.functionAliases().isEmpty()) return false;
-        if (!matchesPart(PROVIDER, p.provider()) || !matchesPart(MODULE, p.module()) || !matchesPart(NAME, p.name())) {
+        if (!(p instanceof ProbeImpl pi) || (pi.functionAliases().isEmpty() && pi.nameAliases().isEmpty())) return false;
+        if (!matchesPart(PROVIDER, p.provider()) || !matchesPart(MODULE, p.module())) {
             return false;
         }
-        for (String alias : pi.functionAliases()) {
-            if (matchesPart(FUNCTION, alias)) return true;
+        return (matchesPart(FUNCTION, p.function()) || anyMatches(FUNCTION, pi.functionAliases()))
+                && (matchesPart(NAME, p.name()) || anyMatches(NAME, pi.nameAliases()));
+    }
+
+    private boolean anyMatches(int part, java.util.List<String> names) {
+        for (String n : names) {
+            if (matchesPart(part, n)) return true;
         }
         return false;
     }
@@ -101,6 +107,22 @@ public final class ProbePattern {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether the provider part is one name ending in a process id ({@code myapp1234}): a
+     * description per-process providers (Provider.providesPerProcess) are asked to provide.
+     */
+    public boolean namesProcess() {
+        String p = parts[PROVIDER];
+        if (kinds[PROVIDER] != EXACT) {
+            return false;
+        }
+        int d = p.length();
+        while (d > 0 && Character.isDigit(p.charAt(d - 1))) {
+            d--;
+        }
+        return d > 0 && d < p.length();
     }
 
     @Override

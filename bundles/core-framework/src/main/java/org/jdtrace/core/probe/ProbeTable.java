@@ -45,9 +45,9 @@ public final class ProbeTable {
         }
     }
 
-    /** {@code p} is found under the function name {@code alias} too (ProbeImpl.addFunctionAlias). */
-    public void addFunctionAlias(ProbeImpl p, String alias) {
-        byPart[ProbePattern.FUNCTION].computeIfAbsent(alias, k -> new LinkedHashSet<>()).add(p);
+    /** {@code p} is found under {@code alias} in part {@code part} too (ProbeImpl.addAlias). */
+    public void addAlias(ProbeImpl p, int part, String alias) {
+        byPart[part].computeIfAbsent(alias, k -> new LinkedHashSet<>()).add(p);
     }
 
     public boolean remove(ProbeImpl p) {
@@ -59,6 +59,9 @@ public final class ProbeTable {
         }
         for (String alias : p.functionAliases()) {
             unindex(ProbePattern.FUNCTION, alias, p);
+        }
+        for (String alias : p.nameAliases()) {
+            unindex(ProbePattern.NAME, alias, p);
         }
         return true;
     }

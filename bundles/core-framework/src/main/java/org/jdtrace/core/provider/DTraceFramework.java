@@ -161,7 +161,7 @@ public final class DTraceFramework {
     /** dtps_provide on one provider; its failure, worded for the user, or null. */
     private ProviderException provideOne(ProviderEntry entry, ProbePattern pattern) {
         String name = safeName(entry.provider());
-        if (name != null && pattern.mayNameProvider(name)) {
+        if (name != null && (pattern.mayNameProvider(name) || (pattern.namesProcess() && perProcess(entry.provider())))) {
             try {
                 entry.provider().provide(pattern.description());
             } catch (ProviderException e) {
@@ -217,6 +217,14 @@ public final class DTraceFramework {
         }
     }
 
+    private static boolean perProcess(Provider p) {
+        try {
+            return p.providesPerProcess();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     private static String safeName(Provider p) {
         try {
             return p.name();
@@ -253,10 +261,20 @@ public final class DTraceFramework {
 
     /** ProbeRegistry.alias: {@code function} names {@code probe} too, for matching. */
     void alias(ProviderEntry entry, Probe probe, String function) {
+        alias(entry, probe, ProbePattern.FUNCTION, function);
+    }
+
+    /** ProbeRegistry.aliasName: {@code name} names {@code probe} too, for matching. */
+    void aliasName(ProviderEntry entry, Probe probe, String name) {
+        alias(entry, probe, ProbePattern.NAME, name);
+    }
+
+    /** {@code alias} names part {@code part} (FUNCTION or NAME) of {@code probe} too; retained enablings it now satisfies get their ECBs. */
+    private void alias(ProviderEntry entry, Probe probe, int part, String alias) {
         synchronized (lock) {
             ProbeImpl p = table.byId(probe.id());
-            if (p == null || p.owner() != entry.provider() || !p.addFunctionAlias(function)) return;
-            table.addFunctionAlias(p, function);
+            if (p == null || p.owner() != entry.provider() || !p.addAlias(part, alias)) return;
+            table.addAlias(p, part, alias);
             for (Enabling en : List.copyOf(enablings)) {
                 if (en.matches(p)) {
                     addEcb(en, p);

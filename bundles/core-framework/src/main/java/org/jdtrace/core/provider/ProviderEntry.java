@@ -51,6 +51,11 @@ final class ProviderEntry implements ProbeRegistry {
     }
 
     @Override
+    public void aliasName(Probe probe, String name) {
+        framework.aliasName(this, probe, name);
+    }
+
+    @Override
     public Probe lookup(String provider, String module, String function, String name) {
         return framework.lookup(provider, module, function, name);
     }

@@ -204,9 +204,12 @@ class DTraceCommandImplTest {
     }
 
     @Test
-    void headerGenerationSaysNotSupported() {
+    void headerGenerationFromAMissingScript() {
         assertEquals(1, run("-h", "-s", "x.d"));
-        assertTrue(err().startsWith("dtrace: -h (header file generation"), err());
+        assertEquals("dtrace: failed to open x.d: No such file or directory\n", err());
+        errBytes.reset();
+        assertEquals(2, run("-G", "-n", "BEGIN"));
+        assertTrue(err().startsWith("dtrace: -G requires one or more scripts (-s)\n"), err());
     }
 
     @Test

@@ -11,7 +11,7 @@ import org.jdtrace.core.engine.DFault;
 import org.jdtrace.core.engine.DProgram;
 import org.jdtrace.core.engine.DSession;
 import org.jdtrace.core.engine.Statement;
-import org.jdtrace.core.probe.Glob;
+import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeContext;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.ProbeDescription;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -45,6 +46,19 @@ class GlobTest {
         assertTrue(Glob.isGlob("a\\b"));
         assertFalse(Glob.isGlob("syscall"));
         assertFalse(Glob.isGlob(""));
+    }
+
+    /** Description parts as providers match them (the pid provider's modules, functions, offsets). */
+    @Test
+    void partsAsProvidersMatchThem() {
+        assertTrue(Glob.matchesPart("", "libc.so.6"), "an empty part is any");
+        assertTrue(Glob.matchesPart("libc*", "libc.so.6"));
+        assertFalse(Glob.matchesPart("libc", "libc.so.6"), "a literal is itself only");
+        assertTrue(Glob.matchesPart("[0-9a-f]", "a"));
+        assertFalse(Glob.matchesPart("[abc", "[abc"), "an unterminated set matches nothing, in every provider");
+        assertTrue(Glob.isLiteral("malloc"));
+        assertFalse(Glob.isLiteral("mall*"));
+        assertFalse(Glob.isLiteral(""));
     }
 
     @Test

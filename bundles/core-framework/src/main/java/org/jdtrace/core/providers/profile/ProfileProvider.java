@@ -10,7 +10,7 @@ package org.jdtrace.core.providers.profile;
 
 import java.util.HashMap;
 import java.util.Map;
-import org.jdtrace.core.probe.Glob;
+import org.jdtrace.spi.Glob;
 import org.jdtrace.core.probe.ProbePattern;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;

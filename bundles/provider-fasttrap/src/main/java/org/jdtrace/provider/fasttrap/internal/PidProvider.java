@@ -12,6 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 import org.jdtrace.elf.ElfException;
+import org.jdtrace.fasttrap.Fasttrap;
+import org.jdtrace.fasttrap.TargetListener;
+import org.jdtrace.fasttrap.TracedTarget;
+import org.jdtrace.fasttrap.TracepointRefused;
 import org.jdtrace.isa.FunctionAnalysis;
 import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Isa;
@@ -27,6 +31,7 @@ import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
 import org.jdtrace.provider.fasttrap.internal.sym.Function;
 import org.jdtrace.provider.fasttrap.internal.sym.FunctionTable;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
+import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 import org.jdtrace.spi.ProbeRegistry;
@@ -81,11 +86,17 @@ import org.slf4j.LoggerFactory;
  *
  * Deactivation (the bundle or the ISA service stops) releases every process: every int3
  * removed, scratch unmapped, every thread detached.
+ *
+ * It is also the Fasttrap service (org.jdtrace.fasttrap) through which provider-sdt's USDT
+ * probes share these processes and their tracepoints: its TargetListeners hear of each process
+ * followed (track), of each dynamic linker change (modulesChanged, the thread held), of exec
+ * and exit (the only ways to defunct, ProcessState.markDefunct) and, before any release or
+ * kill, `releasing`, so that they undo their writes while the process is still traced.
  */
-@Component(service = {Provider.class, ProcessControl.class, ProcessTable.class}, property = "provider.name=pid",
+@Component(service = {Provider.class, ProcessControl.class, ProcessTable.class, Fasttrap.class}, property = "provider.name=pid",
         configurationPid = "org.jdtrace.fasttrap", configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = PidProvider.Config.class)
-public final class PidProvider implements Provider, ProcessControl, ProcessTable {
+public final class PidProvider implements Provider, ProcessControl, ProcessTable, Fasttrap {
 
     @ObjectClassDefinition(name = "jdtrace pid provider", description = "fasttrap limits")
     public @interface Config {
@@ -105,6 +116,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     private final Map<Integer, ProcessState> processes = new ConcurrentHashMap<>();
     private final Map<Probe, TracepointHandler> handlers = new ConcurrentHashMap<>();
     private final List<java.util.function.Consumer<ProcessState>> trackListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<TargetListener> targetListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicLong sites = new AtomicLong();
     private final ExecutorService retirer = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "jdtrace-pid-retire");
@@ -153,6 +165,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     private void releaseAll() {
         for (ProcessState s : List.copyOf(processes.values())) {
+            releasing(s);
             try {
                 s.process.release();
             } catch (RuntimeException e) {
@@ -222,20 +235,88 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         p.addListener(new ProcessListener() {
             @Override
             public void exec(TracedProcess process) {
-                s.execed();
+                s.markDefunct(ProcessState.Death.EXEC);
                 s.refreshModules();
+                tell(l -> l.defunct(s));
                 retireLater(s, false);
             }
 
             @Override
             public void exited(TracedProcess process, int status) {
-                s.defunct = true;
+                s.markDefunct(ProcessState.Death.EXIT);
+                tell(l -> l.defunct(s));
                 retireLater(s, true);
             }
         });
         RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
         for (java.util.function.Consumer<ProcessState> l : trackListeners) l.accept(s);
+        tell(l -> l.followed(s));
         return s;
+    }
+
+    /** Tells every TargetListener; one that fails is one warning line, the others are told. */
+    private void tell(java.util.function.Consumer<TargetListener> event) {
+        for (TargetListener l : targetListeners) {
+            try {
+                event.accept(l);
+            } catch (RuntimeException e) {
+                LOG.warn("fasttrap listener {} failed: {}", l, e.toString());
+                LOG.debug("listener failure", e);
+            }
+        }
+    }
+
+    /** Before a release or kill: the listeners undo their writes while the process is still traced. */
+    private void releasing(ProcessState s) {
+        if (!s.defunct()) tell(l -> l.releasing(s));
+    }
+
+    // ------------------------------------------------------------------ Fasttrap
+
+    @Override
+    public java.util.Collection<ProcessState> targets() {
+        return List.copyOf(processes.values());
+    }
+
+    @Override
+    public void addTargetListener(TargetListener l) {
+        targetListeners.add(l);
+    }
+
+    @Override
+    public void removeTargetListener(TargetListener l) {
+        targetListeners.remove(l);
+    }
+
+    /** A holder of a process through the API counts as a probe provider of it (ProcessState.countProbe). */
+    private static final String API_HOLD = " fasttrap-api";
+
+    @Override
+    public TracedTarget follow(int pid) throws TracepointRefused {
+        try {
+            ProcessState s = grabForProbes(pid);
+            s.countProbe(API_HOLD, 1);
+            return s;
+        } catch (ProviderException e) {
+            throw new TracepointRefused(e.getMessage());
+        }
+    }
+
+    @Override
+    public void unfollow(TracedTarget t) {
+        if (!(t instanceof ProcessState s)) return;
+        s.countProbe(API_HOLD, -1);
+        letGoIfUnused(s);
+    }
+
+    /** A process grabbed only for probes, none left: released untouched. */
+    private void letGoIfUnused(ProcessState s) {
+        if (s.ownedByProvider && !s.hasProbes() && !s.defunct() && processes.get(s.pid()) == s) {
+            releasing(s);
+            s.process.release();
+            processes.remove(s.pid(), s);
+            s.close();
+        }
     }
 
     // ------------------------------------------------------------------ ProcessTable
@@ -285,6 +366,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     }
 
     private void end(ProcessState s, boolean kill) {
+        releasing(s);
         ProbeRegistry r = registry;
         if (r != null) r.retire("pid" + s.pid());
         if (kill) s.process.kill();
@@ -327,24 +409,29 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         if (reg == null) return;
         int pid = pidOf(desc.provider());
         if (pid == 0) return;
-        ProcessState s = processes.get(pid);
-        if (s == null) {
-            if (pid == ProcessHandle.current().pid()) {
-                throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
-            }
-            try {
-                TracedProcess p = TracedProcess.grab(pid, isa, max);
-                s = track(p, true);
-                p.go();
-            } catch (RuntimeException e) {
-                String msg = String.valueOf(e.getMessage());
-                throw new ProviderException(msg.startsWith("failed to grab") ? msg
-                        : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
-            }
-        }
-        if (s.defunct) return;
+        ProcessState s = grabForProbes(pid);
+        if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);
+    }
+
+    /** The process a description names: the one followed, else grabbed (owned) and let run. */
+    private synchronized ProcessState grabForProbes(int pid) {
+        ProcessState s = processes.get(pid);
+        if (s != null) return s;
+        if (pid == ProcessHandle.current().pid()) {
+            throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
+        }
+        try {
+            TracedProcess p = TracedProcess.grab(pid, isa, max);
+            s = track(p, true);
+            p.go();
+            return s;
+        } catch (RuntimeException e) {
+            String msg = String.valueOf(e.getMessage());
+            throw new ProviderException(msg.startsWith("failed to grab") ? msg
+                    : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
+        }
     }
 
     /** Creates the planned probes that do not exist yet, all or none (fasttrap-max). */
@@ -376,7 +463,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      * without a write first; the remembered descriptions are planned for the new objects.
      */
     private void modulesChanged(ProcessState s) {
-        if (s.defunct) return;
+        if (s.defunct()) return;
         ProcessState.ModuleChange change;
         try {
             change = s.rescan();
@@ -386,6 +473,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         }
         ProbeRegistry reg = registry;
         for (MappedObject o : change.removed()) s.process.forgetRange(o.start(), o.end());
+        if (!change.added().isEmpty() || !change.removed().isEmpty()) {
+            tell(l -> l.objectsChanged(s, change.added(), change.removed()));
+        }
         if (reg == null) return;
         if (!change.removed().isEmpty()) {
             List<Probe> gone = reg.probes("pid" + s.pid()).stream()
@@ -415,7 +505,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         while (d > 0 && Character.isDigit(provider.charAt(d - 1))) d--;
         if (d == provider.length()) return 0;
         String digits = provider.substring(d);
-        if (Glob.isGlob(provider) ? !Glob.of(provider).matches("pid" + digits) : !PID_PROVIDER.matcher(provider).matches()) {
+        if (Glob.isGlob(provider) ? !Glob.match(provider, "pid" + digits) : !PID_PROVIDER.matcher(provider).matches()) {
             return 0;
         }
         int pid;
@@ -447,10 +537,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      */
     private List<Creation> plan(ProcessState s, ProbeDescription desc, List<MappedObject> only) {
         if (desc.function().equals("-")) return planAddress(s, desc);
-        Glob mod = Glob.of(desc.module()), fn = Glob.of(desc.function());
+        String mod = desc.module(), fn = desc.function();
         String name = desc.name();
-        Glob nameGlob = Glob.of(name);
-        boolean entry = nameGlob.matches("entry"), ret = nameGlob.matches("return");
+        boolean entry = Glob.matchesPart(name, "entry"), ret = Glob.matchesPart(name, "return");
         boolean allOffsets = name.isEmpty() || Glob.isGlob(name);
         long oneOffset = !allOffsets && HEX.matcher(name).matches() ? Long.parseUnsignedLong(name, 16) : -1;
         boolean badName = !allOffsets && !entry && !ret && oneOffset < 0;
@@ -459,15 +548,22 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         List<MappedObject> objects = modules(s);
         // a literal name no object has exactly (libc, libc.so): the object it abbreviates, with
         // its probes made under the name as written so that the description matches them
-        boolean alias = mod.literal() && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
+        boolean alias = Glob.isLiteral(mod) && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
         for (MappedObject o : only == null ? objects : only) {
-            if (alias ? !answersTo(o.module(), desc.module()) : !mod.matches(o.module())) continue;
-            String module = alias ? desc.module() : o.module();
+            // the executable answers to its file name and to a.out; its probes are named a.out
+            // when the description says a.out (or a glob of it), else by the file name
+            String file = fileName(o);
+            boolean asAout = o.executable() && !mod.isEmpty() && Glob.matchesPart(mod, "a.out");
+            if (alias ? !answersTo(o.module(), desc.module()) && !(o.executable() && answersTo(file, desc.module()))
+                    : !asAout && !Glob.matchesPart(mod, file)) {
+                continue;
+            }
+            String module = alias ? desc.module() : asAout ? o.module() : file;
             boolean found = false;
             for (Function f : functions(s, o)) {
                 // a glob names the function once, by its preferred name; a description that
                 // names only an alias (_go, _IO_puts) gets the same probes, aliased
-                Function as = f.as(fn::matches);
+                Function as = f.as(n -> Glob.matchesPart(fn, n));
                 if (as == null) continue;
                 String aliasName = as == f ? null : as.name();
                 found = true;
@@ -483,18 +579,23 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                 }
                 try {
                     int before = out.size();
-                    planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? nameGlob : null, oneOffset, out);
+                    planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? name : null, oneOffset, out);
                     for (int i = before; aliasName != null && i < out.size(); i++) out.set(i, out.get(i).aliased(aliasName));
                 } catch (IsaException | ElfException e) {
                     LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
                 }
             }
-            if (!found && fn.literal() && mod.literal()) {
+            if (!found && Glob.isLiteral(fn) && Glob.isLiteral(mod)) {
                 throw new ProviderException("failed to lookup '" + desc.function() + "' in module '" + desc.module() + "'",
                         "D_PROC_FUNC");
             }
         }
         return out;
+    }
+
+    /** The name an object's probes get by default: its file name, the executable's too (dtrace-utils). */
+    private static String fileName(MappedObject o) {
+        return o.executable() && o.path() != null && o.path().getFileName() != null ? o.path().getFileName().toString() : o.module();
     }
 
     private List<MappedObject> modules(ProcessState s) {
@@ -550,7 +651,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     }
 
     private void planFunction(int pid, String module, Function f, boolean analyse, boolean entry, boolean ret,
-            Glob offsets, long oneOffset, List<Creation> out) throws IsaException, ElfException {
+            String offsets, long oneOffset, List<Creation> out) throws IsaException, ElfException {
         byte[] code = f.code();
         if (!analyse) {
             Instruction first = isa.decode(code, 0, f.address());
@@ -590,7 +691,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             long off = i.pc() - f.address();
             String n = Long.toHexString(off);
             aligned |= off == oneOffset;
-            if (((offsets != null && offsets.matches(n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
+            if (((offsets != null && Glob.matchesPart(offsets, n)) || off == oneOffset) && isa.displacement(i) != Isa.Displacement.REFUSE) {
                 out.add(new Creation(module, f.name(), n, new PidProbe(pid, PidProbe.Kind.OFFSET, f.address(), List.of(i))));
             }
         }
@@ -604,7 +705,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     public void enable(Probe probe) {
         PidProbe pp = (PidProbe) probe.providerArg();
         ProcessState s = processes.get(pp.pid());
-        if (s == null || s.defunct) return;
+        if (s == null || s.defunct()) return;
         TracepointHandler h = hit -> probe.fire(s.context.at(hit, pp));
         List<TracedProcess.Request> rq = new ArrayList<>();
         for (Instruction i : pp.sites()) rq.add(new TracedProcess.Request(i.pc(), i, h));
@@ -632,11 +733,6 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         ProcessState s = processes.get(pp.pid());
         if (s == null) return;
         s.countProbe(probe.provider(), -1);
-        if (s.ownedByProvider && !s.hasProbes() && !s.defunct) {
-            // grabbed only for these probes: let it go untouched
-            s.process.release();
-            processes.remove(pp.pid(), s);
-            s.close();
-        }
+        letGoIfUnused(s); // grabbed only for these probes: let it go untouched
     }
 }

@@ -9,7 +9,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jdtrace.fasttrap.Site;
+import org.jdtrace.fasttrap.SiteHandler;
+import org.jdtrace.fasttrap.TargetObject;
+import org.jdtrace.fasttrap.TracedTarget;
+import org.jdtrace.fasttrap.TracepointRefused;
 import org.jdtrace.isa.Isa;
+import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
+import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
 import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.sym.Function;
 import org.jdtrace.provider.fasttrap.internal.sym.FunctionTable;
@@ -20,17 +27,22 @@ import org.jdtrace.spi.ProbeDescription;
 /*
  * What the pid provider shares about one traced process (fasttrap_proc_t): the TracedProcess
  * (one ptrace attachment, one tracepoint table), its modules and functions, and a count of
- * probes per provider name (pid123, and later USDT providers of the same process). Retiring
- * one provider name drops only its count; the process and the tracepoints other providers
- * hold stay. Only exit and exec make the state defunct (illumos 6573659: a provider going away
- * must not kill its siblings' probes).
+ * probes per provider name (pid123; USDT providers of the same process hold their own sites
+ * through the exported TracedTarget view, org.jdtrace.fasttrap). Retiring one provider name
+ * drops only its count; the process and the tracepoints other providers hold stay.
+ *
+ * THE RULE (illumos bug 6573659): only exit and exec make the state defunct, and markDefunct
+ * below is the one place that sets it; PidProvider calls it from exactly those two process
+ * events. Retiring a provider (a USDT provider whose library was dlclose()d, provider-sdt
+ * stopped, pid probes destroyed) never does: the next pid probe hit would otherwise find no
+ * tracepoint and the process would die of an unhandled SIGTRAP. ProcessStateRuleTest checks it.
  *
  * It also remembers every description provide() accepted for the process, those that matched
  * nothing included (dtrace -Z): when the dynamic linker maps a new object (RtldEvents), rescan()
  * tells which objects came and went, and the provider plans those descriptions again for the
  * new objects only.
  */
-final class ProcessState {
+final class ProcessState implements TracedTarget {
 
     final TracedProcess process;
     /** True when the provider grabbed it itself (pid123 named in a description, no -p). */
@@ -41,7 +53,10 @@ final class ProcessState {
     private final Map<MappedObject, List<Function>> functions = new ConcurrentHashMap<>();
     private volatile String execname;
     private volatile long ppid = -1;
-    volatile boolean defunct;
+    private volatile boolean defunct;
+    private final Isa isa;
+    /** The view of a hit that other providers get (org.jdtrace.fasttrap.Hit); control thread only. */
+    final SiteContext siteContext;
     /** The descriptions provide() accepted for this process, in the order given. */
     final Set<ProbeDescription> descriptions = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
 
@@ -52,10 +67,121 @@ final class ProcessState {
         this.process = process;
         this.ownedByProvider = ownedByProvider;
         this.context = new PidContext(this, isa.abi());
+        this.siteContext = new SiteContext(this, isa.abi());
+        this.isa = isa;
     }
 
-    int pid() {
+    /** Why a process became defunct: the only two. */
+    enum Death { EXEC, EXIT }
+
+    /**
+     * The one place that makes the state defunct (see the theory above): called by PidProvider
+     * for the process's exec and exit events only. Idempotent.
+     */
+    void markDefunct(Death why) {
+        if (why == Death.EXEC) execname = null;
+        defunct = true;
+    }
+
+    /** Up to code.length bytes of the original code at {@code pc}: from its object's file, else from memory. */
+    private int readCode(long pc, byte[] code) {
+        try {
+            for (MappedObject o : modules()) {
+                if (!o.contains(pc)) continue;
+                for (int n = code.length; n > 0; n--) {
+                    try {
+                        byte[] b = o.elf().read(pc - o.bias(), n);
+                        System.arraycopy(b, 0, code, 0, n);
+                        return n;
+                    } catch (org.jdtrace.elf.ElfException e) {
+                        // past the end of the segment: fewer bytes
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the maps cannot be read: memory below
+        }
+        return process.memory().readSome(pc, code, 0, code.length);
+    }
+
+    @Override
+    public boolean defunct() {
+        return defunct;
+    }
+
+    @Override
+    public int pid() {
         return process.pid();
+    }
+
+    @Override
+    public List<MappedObject> objects() throws IOException {
+        return modules();
+    }
+
+    @Override
+    public String functionAt(TargetObject object, long pc) {
+        if (!(object instanceof MappedObject o)) return null;
+        try {
+            for (Function f : functions(o)) {
+                if (pc >= f.address() && pc < f.address() + Math.max(1, f.size())) return f.name();
+            }
+        } catch (org.jdtrace.elf.ElfException e) {
+            return null;
+        }
+        return null;
+    }
+
+    @Override
+    public org.jdtrace.isa.Memory memory() {
+        return process.memory();
+    }
+
+    /**
+     * A shared tracepoint for another provider: the instruction is decoded from the object's
+     * file, as the pid provider does (never from the process, where an int3 may sit already;
+     * an address outside every object is read from memory), and a site already planted is
+     * shared as it is, its instruction known.
+     */
+    @Override
+    public Site trace(long pc, SiteHandler handler) throws TracepointRefused {
+        if (defunct) throw new TracepointRefused("process " + pid() + " has exec'd or exited");
+        byte[] code = new byte[16];
+        org.jdtrace.isa.Instruction insn;
+        try {
+            org.jdtrace.isa.Instruction planted = process.plantedInstruction(pc);
+            if (planted != null) {
+                insn = planted;
+            } else {
+                int n = readCode(pc, code);
+                if (n == 0) throw new TracepointRefused("cannot read process " + pid() + " at 0x" + Long.toHexString(pc));
+                insn = isa.decode(n == code.length ? code : java.util.Arrays.copyOf(code, n), 0, pc);
+            }
+        } catch (org.jdtrace.isa.IsaException e) {
+            throw new TracepointRefused("cannot decode the instruction at 0x" + Long.toHexString(pc) + ": " + e.getMessage());
+        }
+        if (isa.displacement(insn) == Isa.Displacement.REFUSE) {
+            throw new TracepointRefused("cannot instrument the instruction at 0x" + Long.toHexString(pc));
+        }
+        TracepointHandler h = hit -> handler.hit(siteContext.at(hit));
+        try {
+            process.enable(List.of(new TracedProcess.Request(pc, insn, h)));
+        } catch (TracepointException e) {
+            throw new TracepointRefused(e.getMessage());
+        }
+        return new Site() {
+            private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
+
+            @Override
+            public long pc() {
+                return pc;
+            }
+
+            @Override
+            public void close() {
+                if (open.compareAndSet(true, false)) process.disable(pc, h);
+            }
+        };
     }
 
     synchronized List<MappedObject> modules() throws IOException {
@@ -127,11 +253,6 @@ final class ProcessState {
             execname = e;
         }
         return e;
-    }
-
-    void execed() {
-        execname = null;
-        defunct = true;
     }
 
     long ppid() {

@@ -142,7 +142,7 @@ public final class SyscallProvider implements Provider {
             Probe p = nr >= 0 && nr < slots.length ? slots[(int) nr] : null;
             if (p != null) p.fire(ctx.at(hit, entry));
         };
-        handlers.keySet().removeIf(o -> o.defunct && o.process.ended());
+        handlers.keySet().removeIf(o -> o.defunct() && o.process.ended());
         if (handlers.putIfAbsent(s, h) == null) s.process.traceSyscalls(h);
     }
 }

@@ -821,6 +821,12 @@ public final class TracedProcess implements AutoCloseable {
     /** One address to instrument and who wants it. */
     public record Request(long pc, Instruction insn, TracepointHandler handler) {}
 
+    /** The instruction displaced by the tracepoint planted at {@code pc}, or null when none is. */
+    public Instruction plantedInstruction(long pc) {
+        Tracepoint tp = tracepoints.get(pc);
+        return tp == null ? null : tp.insn;
+    }
+
     /** Number of tracepoints planted now. */
     public int tracepointCount() {
         return tracepoints.size();

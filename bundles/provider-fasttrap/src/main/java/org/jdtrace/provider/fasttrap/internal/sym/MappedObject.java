@@ -10,7 +10,7 @@ import org.jdtrace.elf.ElfFile;
  * a file virtual address to get the process address) and the address range it spans.
  */
 public record MappedObject(Path path, String module, boolean executable, long bias, long start, long end,
-        ElfFile elf) {
+        ElfFile elf) implements org.jdtrace.fasttrap.TargetObject {
 
     public boolean contains(long addr) {
         return addr >= start && addr < end;

@@ -8,11 +8,12 @@
  *          '[' (or '[!') is a member even when it is ']'; an unterminated set matches nothing
  *   \c     the character c itself (also inside a set)
  *
- * An empty pattern part is not a glob: it means "any" and is handled by PartMatcher before
- * this class is reached. Matching is iterative with one backtrack point for '*' (the classic
+ * An empty pattern part is not a glob: it means "any" (matchesPart). This is the one glob
+ * matcher of jdtrace: the framework's probe table and every provider that matches description
+ * parts itself (the pid provider's modules, functions and offsets) use it. Matching is iterative with one backtrack point for '*' (the classic
  * greedy-star algorithm), so no pattern makes it recurse deeply or take exponential time.
  */
-package org.jdtrace.core.probe;
+package org.jdtrace.spi;
 
 public final class Glob {
 
@@ -27,6 +28,25 @@ public final class Glob {
             }
         }
         return false;
+    }
+
+    /**
+     * A probe description part against a name: the empty part matches anything, a part that is
+     * no glob only itself, a glob as {@link #match}.
+     *
+     * @since 1.3
+     */
+    public static boolean matchesPart(String pattern, String s) {
+        return pattern.isEmpty() || (isGlob(pattern) ? match(pattern, s) : pattern.equals(s));
+    }
+
+    /**
+     * True when the part names exactly one string (not empty, no glob character).
+     *
+     * @since 1.3
+     */
+    public static boolean isLiteral(String pattern) {
+        return !pattern.isEmpty() && !isGlob(pattern);
     }
 
     /** Matches the whole of {@code s} against {@code pattern}. */

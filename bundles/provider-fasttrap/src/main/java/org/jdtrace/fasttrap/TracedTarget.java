@@ -1,0 +1,39 @@
+package org.jdtrace.fasttrap;
+
+import java.io.IOException;
+import java.util.List;
+
+import org.jdtrace.isa.Memory;
+import org.osgi.annotation.versioning.ProviderType;
+
+/** One process under fasttrap's control, as other providers see it. */
+@ProviderType
+public interface TracedTarget {
+
+    int pid();
+
+    /**
+     * True once the process exec'd or exited, and only then: retiring providers of it (pid,
+     * USDT) never makes it defunct (illumos bug 6573659).
+     */
+    boolean defunct();
+
+    /** The ELF objects mapped now (/proc/PID/maps), the executable included. */
+    List<? extends TargetObject> objects() throws IOException;
+
+    /** The name of the function of {@code object} that holds process address {@code pc}, or null. */
+    String functionAt(TargetObject object, long pc);
+
+    /** The process's memory (reads and writes through /proc/PID/mem). */
+    Memory memory();
+
+    /**
+     * Plants (or shares) the int3 at {@code pc}: {@code handler} runs at every hit, on the
+     * process's control thread, the hitting thread stopped. One tracepoint per address, shared
+     * with pid probes there; removed when its last user closes its {@link Site}.
+     *
+     * @throws TracepointRefused when the instruction there cannot be instrumented or the process
+     *         is gone
+     */
+    Site trace(long pc, SiteHandler handler) throws TracepointRefused;
+}
