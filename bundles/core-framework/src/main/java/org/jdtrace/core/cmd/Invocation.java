@@ -237,11 +237,26 @@ final class Invocation {
         return a;
     }
 
+    /**
+     * A script's text: UTF-8 when the bytes are UTF-8, else each byte one character (ISO 8859-1),
+     * as DTrace's lexer reads bytes: a string of Latin-1 bytes in a script is not an error.
+     */
+    static String scriptText(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return new String(bytes, StandardCharsets.ISO_8859_1);
+        }
+    }
+
     private Program compileScript(CommandLine.Spec s) throws DTraceException, Fatal {
         Path path = Path.of(s.arg());
         String source;
         try {
-            source = Files.readString(path, StandardCharsets.UTF_8);
+            source = scriptText(Files.readAllBytes(path));
         } catch (IOException e) {
             fail("failed to open " + s.arg() + ": " + strerror(e));
             return null;

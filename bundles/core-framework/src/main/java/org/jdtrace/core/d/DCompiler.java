@@ -12,6 +12,14 @@
  *
  * Errors are the front end's DTraceException (message, D_* tag, line), which dtrace(1M) words
  * as "failed to compile script x.d: [TAG] line N: ...". Stateless apart from the session.
+ *
+ * Limits: no input may break the compiler. Every pass is recursive over the tree, so a program
+ * runs through the pipeline on a thread of its own with a COMPILER_STACK stack (reserved, not
+ * committed: the pages are touched only as deep as the program goes), which carries 10,000
+ * levels of nesting and 20,000 terms of one expression. A program deeper than that ends in
+ * StackOverflowError, which becomes the D error "program nested too deeply" (D_NESTING); a
+ * clause whose code exceeds the JVM's 65,535 bytes of method code gets "clause too large"
+ * (D_CLAUSE_SIZE). The caller waits for the thread: compile stays synchronous.
  */
 package org.jdtrace.core.d;
 
@@ -34,6 +42,8 @@ public final class DCompiler implements FrontEnd {
 
     private final java.util.Map<String, Integer> registers;
 
+    private final long stackBytes;
+
     /** A compiler without register names (no ISA bundle): R_* are undefined identifiers. */
     public DCompiler() {
         this(java.util.Map.of());
@@ -41,11 +51,57 @@ public final class DCompiler implements FrontEnd {
 
     /** {@code registers}: the ISA's uregs[] names and numbers (Abi.uregNames()). */
     public DCompiler(java.util.Map<String, Integer> registers) {
-        this.registers = java.util.Map.copyOf(registers);
+        this(registers, COMPILER_STACK);
     }
+
+    /** A compiler whose thread has a {@code stackBytes} stack (tests of the nesting limit). */
+    DCompiler(java.util.Map<String, Integer> registers, long stackBytes) {
+        this.registers = java.util.Map.copyOf(registers);
+        this.stackBytes = stackBytes;
+    }
+
+    /** The compiler thread's stack: deep enough for 10,000 levels or 20,000 terms (see above). */
+    static final long COMPILER_STACK = 1L << 30;
 
     @Override
     public DProgram compile(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
+            throws DTraceException {
+        Object[] result = new Object[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                result[0] = compileHere(session, source, sourceName, macroArgs);
+            } catch (DTraceException | RuntimeException e) {
+                result[0] = e;
+            } catch (StackOverflowError e) {
+                result[0] = new DTraceException("program nested too deeply: it exceeds the compiler's "
+                        + (stackBytes >> 20) + " MiB stack", "D_NESTING", 0);
+            }
+        }, "d-compiler", stackBytes);
+        t.start();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return switch (result[0]) {
+            case DProgram p -> p;
+            case DTraceException e -> throw e;
+            case IllegalArgumentException e when String.valueOf(e.getMessage()).startsWith("Code length") ->
+                throw new DTraceException("clause too large: its code exceeds the JVM's 65535 bytes of"
+                        + " method code (split the clause)", "D_CLAUSE_SIZE", 0);
+            case RuntimeException e -> throw e;
+            default -> throw new IllegalStateException("compiler thread ended without a result");
+        };
+    }
+
+    private DProgram compileHere(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
             throws DTraceException {
         Options options = session.state().options;
         CheckedProgram program = DFrontEnd.check(source, sourceName, macros(options, sourceName, macroArgs),

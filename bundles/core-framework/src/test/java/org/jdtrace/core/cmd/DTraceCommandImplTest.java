@@ -295,4 +295,15 @@ class DTraceCommandImplTest {
         assertTrue(err().endsWith("dtrace: failed to compile script " + x
                 + ": Preprocessor failed to process input program\n"), err());
     }
+
+    @Test
+    void aScriptThatIsNotUtf8IsReadAsBytes() throws IOException {
+        Path x = dir.resolve("latin1.d");
+        Files.write(x, new byte[] {'B', 'E', 'G', 'I', 'N', ' ', '{', ' ', 't', 'r', 'a', 'c', 'e', '(', '"',
+            (byte) 0xff, (byte) 0xe9, '"', ')', ';', ' ', '}'});
+        dtrace.workRounds = 1;
+        assertEquals(0, run("-q", "-s", x.toString()));
+        assertEquals("BEGIN { trace(\"\u00ff\u00e9\"); }", dtrace.sources.get(0));
+        assertEquals("h\u00e9", Invocation.scriptText("h\u00e9".getBytes(StandardCharsets.UTF_8)), "UTF-8 stays UTF-8");
+    }
 }
