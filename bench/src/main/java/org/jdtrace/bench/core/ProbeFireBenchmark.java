@@ -19,7 +19,7 @@ import org.jdtrace.consumer.Consumer;
 import org.jdtrace.consumer.Program;
 import org.jdtrace.core.consumer.DTraceService;
 import org.jdtrace.core.context.JvmProbeContext;
-import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeRegistry;

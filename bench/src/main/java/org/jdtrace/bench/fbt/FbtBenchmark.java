@@ -37,7 +37,7 @@ import org.jdtrace.bench.fbt.subject.Never;
 import org.jdtrace.bench.fbt.subject.Restored;
 import org.jdtrace.consumer.Consumer;
 import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.module.BundleModule;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.core.providers.dtrace.DTraceProvider;

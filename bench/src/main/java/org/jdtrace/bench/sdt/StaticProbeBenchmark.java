@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.jdtrace.consumer.Consumer;
 import org.jdtrace.consumer.Program;
 import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.provider.sdt.internal.jvm.JsdtProvider;
 import org.jdtrace.sdt.ArgType;

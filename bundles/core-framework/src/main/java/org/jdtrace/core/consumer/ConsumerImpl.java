@@ -29,13 +29,12 @@ import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.consumer.ProbeInfo;
 import org.jdtrace.consumer.Program;
 import org.jdtrace.core.context.JvmProbeContext;
-import org.jdtrace.core.d.rt.Options;
-import org.jdtrace.core.engine.DProgram;
-import org.jdtrace.core.engine.DSession;
-import org.jdtrace.core.engine.Statement;
+import org.jdtrace.engine.DProgram;
+import org.jdtrace.engine.DSession;
+import org.jdtrace.engine.Statement;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.core.providers.dtrace.DTraceProvider;
-import org.jdtrace.core.time.Rates;
+import org.jdtrace.time.Rates;
 import org.jdtrace.spi.ArgDesc;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
@@ -67,8 +66,9 @@ final class ConsumerImpl implements Consumer {
     @Override
     public void setOption(String name, String value) throws DTraceException {
         session.setOption(name, value);
-        if (Options.PROVIDER_OPTIONS.contains(name)) {
-            framework.providerOption(name, Options.providerValue(value));
+        Long forProviders = session.providerOption(name);
+        if (forProviders != null) {
+            framework.providerOption(name, forProviders);
         }
     }
 

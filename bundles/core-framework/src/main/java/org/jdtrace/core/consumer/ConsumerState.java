@@ -9,8 +9,8 @@ package org.jdtrace.core.consumer;
 
 import org.jdtrace.core.ecb.Ecb;
 import org.jdtrace.core.ecb.EcbOwner;
-import org.jdtrace.core.engine.DFault;
-import org.jdtrace.core.engine.DSession;
+import org.jdtrace.engine.DFault;
+import org.jdtrace.engine.DSession;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.spi.Probe;
 

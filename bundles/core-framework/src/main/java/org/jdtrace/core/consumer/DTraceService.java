@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdtrace.consumer.Consumer;
 import org.jdtrace.consumer.DTrace;
-import org.jdtrace.core.engine.DSessionFactory;
+import org.jdtrace.engine.DSessionFactory;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -48,7 +48,7 @@ public final class DTraceService implements DTrace {
     }
 
     @Deactivate
-    void deactivate() {
+    public void deactivate() {
         for (Consumer c : List.copyOf(open)) {
             c.close();
         }

@@ -12,9 +12,9 @@
  */
 package org.jdtrace.core.ecb;
 
-import org.jdtrace.core.engine.DFault;
-import org.jdtrace.core.engine.EcbBody;
-import org.jdtrace.core.engine.Statement;
+import org.jdtrace.engine.DFault;
+import org.jdtrace.engine.EcbBody;
+import org.jdtrace.engine.Statement;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeContext;

@@ -21,7 +21,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.jdtrace.core.engine.DFault;
+import org.jdtrace.engine.DFault;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeContext;

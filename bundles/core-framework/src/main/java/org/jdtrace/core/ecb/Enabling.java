@@ -15,7 +15,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.jdtrace.core.engine.Statement;
+import org.jdtrace.engine.Statement;
 import org.jdtrace.core.probe.ProbePattern;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;

@@ -52,7 +52,7 @@ import java.util.concurrent.Executors;
 import org.jdtrace.core.ecb.Ecb;
 import org.jdtrace.core.ecb.EcbOwner;
 import org.jdtrace.core.ecb.Enabling;
-import org.jdtrace.core.engine.Statement;
+import org.jdtrace.engine.Statement;
 import org.jdtrace.core.probe.ProbeImpl;
 import org.jdtrace.core.probe.ProbePattern;
 import org.jdtrace.core.probe.ProbeTable;

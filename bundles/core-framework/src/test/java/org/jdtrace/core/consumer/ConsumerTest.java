@@ -18,7 +18,7 @@ import org.jdtrace.consumer.Consumer.Status;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.consumer.ProbeInfo;
 import org.jdtrace.consumer.Program;
-import org.jdtrace.core.engine.DFault;
+import org.jdtrace.engine.DFault;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.core.providers.dtrace.DTraceProvider;
 import org.jdtrace.core.providers.profile.ProfileProvider;

@@ -29,11 +29,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.jdtrace.consumer.DTraceException;
-import org.jdtrace.core.engine.DFault;
-import org.jdtrace.core.engine.DProgram;
-import org.jdtrace.core.engine.DSession;
-import org.jdtrace.core.engine.EcbBody;
-import org.jdtrace.core.engine.Statement;
+import org.jdtrace.engine.DFault;
+import org.jdtrace.engine.DProgram;
+import org.jdtrace.engine.DSession;
+import org.jdtrace.engine.EcbBody;
+import org.jdtrace.engine.Statement;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeContext;
@@ -66,6 +66,11 @@ public final class LineSession implements DSession {
     @Override
     public String getOption(String name) {
         return options.get(name);
+    }
+
+    @Override
+    public Long providerOption(String name) {
+        return null;
     }
 
     @Override

@@ -1,12 +1,12 @@
 /*
- * A profile probe name parsed: tick-N or profile-N, N as org.jdtrace.core.time.Rates reads it
+ * A profile probe name parsed: tick-N or profile-N, N as org.jdtrace.time.Rates reads it
  * (profile-97 is 97 times a second, tick-1sec once a second, tick-10ms every 10 ms). Intervals
  * shorter than 200us are refused (dtrace's profile_interval_min), as is anything malformed: no
  * probe is made for them.
  */
 package org.jdtrace.core.providers.profile;
 
-import org.jdtrace.core.time.Rates;
+import org.jdtrace.time.Rates;
 
 public record ProfileRate(Kind kind, long intervalNanos) {
 

@@ -38,7 +38,7 @@ import org.jdtrace.consumer.Consumer;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.consumer.Program;
 import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.module.BundleModule;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.provider.fbt.fixture.Fixture;

@@ -17,7 +17,7 @@ import org.jdtrace.consumer.Consumer;
 import org.jdtrace.consumer.ProbeInfo;
 import org.jdtrace.consumer.Program;
 import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.sdt.StaticProbe;
 import org.jdtrace.sdt.StaticProvider;

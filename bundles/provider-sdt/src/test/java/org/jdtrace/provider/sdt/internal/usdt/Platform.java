@@ -10,9 +10,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.jdtrace.core.cmd.DTraceCommandImpl;
+import org.jdtrace.libdtrace.cmd.DTraceCommandImpl;
 import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.core.d.DSessionFactoryImpl;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.core.providers.dtrace.DTraceProvider;
 import org.jdtrace.isa.Isa;

@@ -1,7 +1,0 @@
-package org.jdtrace.core.d.ast;
-
-/** What a D program is a sequence of: control lines, declarations and probe clauses. */
-public sealed interface TopLevel permits Pragma, Decl, Clause {
-
-    int line();
-}

@@ -1,0 +1,65 @@
+package org.jdtrace.engine;
+
+import java.io.PrintStream;
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.spi.Probe;
+
+/**
+ * The D half of one consumer's state (dtrace_state_t as libdtrace sees it): options, variables,
+ * aggregations, speculations, per-thread principal buffers and the printing of what they hold.
+ * The framework half (ConsumerImpl) drives it:
+ * {@code compile* -> begin -> (drain at switchrate)* -> end -> close}.
+ * Thread-safe: ECB bodies it compiled run on any thread while the consumer drains.
+ */
+@org.osgi.annotation.versioning.ProviderType
+public interface DSession {
+
+    /** -x / #pragma option; throws for an unknown option or bad value, worded as dtrace. */
+    void setOption(String name, String value) throws DTraceException;
+
+    String getOption(String name);
+
+    /**
+     * The value of option {@code name} if it is one the framework hands to every provider
+     * (Provider.option: fbt-max), else null. Called after {@link #setOption} succeeded.
+     */
+    Long providerOption(String name);
+
+    DProgram compile(String source, String sourceName, List<String> macroArgs) throws DTraceException;
+
+    /**
+     * A statement list for -n/-P/-m/-f/-i descriptions with no clause: the default action
+     * (trace nothing but print the CPU/ID/FUNCTION:NAME line).
+     */
+    default DProgram compileDescriptions(List<String> descriptions) throws DTraceException {
+        return compileDescriptions(descriptions, null);
+    }
+
+    /** As above, with {@code $1..} in the descriptions expanded from {@code macroArgs} ($0 first). */
+    DProgram compileDescriptions(List<String> descriptions, List<String> macroArgs) throws DTraceException;
+
+    /**
+     * Tracing starts; records are printed to {@code out}, diagnostics to {@code err}. Refused
+     * (dtrace's "could not enable tracing: ...") when the programs need what the options do not
+     * allow, e.g. destructive actions without -w.
+     */
+    void begin(PrintStream out, PrintStream err) throws DTraceException;
+
+    /** Prints the records buffered so far and reports drops (dtrace_consume). */
+    void drain();
+
+    /** A fault happened in an ECB: record it for the default ERROR report. */
+    void fault(int epid, Probe probe, DFault fault);
+
+    /** After END fired: drain, then print aggregations not yet printed (dtrace's exit path). */
+    void end();
+
+    /** exit() ran in some clause. */
+    boolean exitRequested();
+
+    int exitStatus();
+
+    /** Tells the D half which probe an epid belongs to, for the CPU/ID/FUNCTION:NAME lines. */
+    void ecbCreated(int epid, Probe probe, Statement statement);
+}

@@ -1,0 +1,159 @@
+/*
+ * DCompiler: the D compiler of a session (dtrace_program_strcompile and dt_compile): source text
+ * through the front end (lexer, parser, type checker: DFrontEnd.check), the program's pragmas
+ * applied to the session's options, every clause lowered to Ir (ClauseLowering) and generated to
+ * an EcbBody (ClauseCompiler), one Statement per clause in source order.
+ *
+ * Macro variables: macroArgs are $0..$n as dtrace(1M) passes them ($0 the script, or "dtrace"
+ * for -n/-P programs); $target is the session's "target" option, which dtrace(1M) sets to the
+ * pid of the first -c/-p process before it compiles anything (0 without one); option defaultargs
+ * makes undefined positional macros empty. A program is a script file (where a clause needs a
+ * predicate or actions) when its $0 is its source name, as dtrace(1M)'s -s passes it.
+ *
+ * Errors are the front end's DTraceException (message, D_* tag, line), which dtrace(1M) words
+ * as "failed to compile script x.d: [TAG] line N: ...". Stateless apart from the session.
+ *
+ * Limits: no input may break the compiler. Every pass is recursive over the tree, so a program
+ * runs through the pipeline on a thread of its own with a COMPILER_STACK stack (reserved, not
+ * committed: the pages are touched only as deep as the program goes), which carries 10,000
+ * levels of nesting and 20,000 terms of one expression. A program deeper than that ends in
+ * StackOverflowError, which becomes the D error "program nested too deeply" (D_NESTING); a
+ * clause whose code exceeds the JVM's 65,535 bytes of method code gets "clause too large"
+ * (D_CLAUSE_SIZE). The caller waits for the thread: compile stays synchronous.
+ */
+package org.jdtrace.libdtrace;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.Clause;
+import org.jdtrace.libdtrace.ast.Pragma;
+import org.jdtrace.libdtrace.ast.ProbeSpec;
+import org.jdtrace.libdtrace.lex.Macros;
+import org.jdtrace.libdtrace.lower.ClauseLowering;
+import org.jdtrace.libdtrace.rt.Options;
+import org.jdtrace.libdtrace.sema.CheckedProgram;
+import org.jdtrace.libdtrace.sema.DFrontEnd;
+import org.jdtrace.engine.DProgram;
+import org.jdtrace.engine.EcbBody;
+import org.jdtrace.engine.Statement;
+
+public final class DCompiler implements FrontEnd {
+
+    private final java.util.Map<String, Integer> registers;
+
+    private final long stackBytes;
+
+    /** A compiler without register names (no ISA bundle): R_* are undefined identifiers. */
+    public DCompiler() {
+        this(java.util.Map.of());
+    }
+
+    /** {@code registers}: the ISA's uregs[] names and numbers (Abi.uregNames()). */
+    public DCompiler(java.util.Map<String, Integer> registers) {
+        this(registers, COMPILER_STACK);
+    }
+
+    /** A compiler whose thread has a {@code stackBytes} stack (tests of the nesting limit). */
+    DCompiler(java.util.Map<String, Integer> registers, long stackBytes) {
+        this.registers = java.util.Map.copyOf(registers);
+        this.stackBytes = stackBytes;
+    }
+
+    /** The compiler thread's stack: deep enough for 10,000 levels or 20,000 terms (see above). */
+    static final long COMPILER_STACK = 1L << 30;
+
+    @Override
+    public DProgram compile(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
+            throws DTraceException {
+        Object[] result = new Object[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                result[0] = compileHere(session, source, sourceName, macroArgs);
+            } catch (DTraceException | RuntimeException e) {
+                result[0] = e;
+            } catch (StackOverflowError e) {
+                result[0] = new DTraceException("program nested too deeply: it exceeds the compiler's "
+                        + (stackBytes >> 20) + " MiB stack", "D_NESTING", 0);
+            }
+        }, "d-compiler", stackBytes);
+        t.start();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return switch (result[0]) {
+            case DProgram p -> p;
+            case DTraceException e -> throw e;
+            case IllegalArgumentException e when String.valueOf(e.getMessage()).startsWith("Code length") ->
+                throw new DTraceException("clause too large: its code exceeds the JVM's 65535 bytes of"
+                        + " method code (split the clause)", "D_CLAUSE_SIZE", 0);
+            case RuntimeException e -> throw e;
+            default -> throw new IllegalStateException("compiler thread ended without a result");
+        };
+    }
+
+    private DProgram compileHere(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
+            throws DTraceException {
+        Options options = session.state().options;
+        CheckedProgram program = DFrontEnd.check(source, sourceName, macros(options, sourceName, macroArgs),
+                isScript(sourceName, macroArgs), registers);
+        applyPragmas(session, program);
+        ClauseLowering lowering = new ClauseLowering(session.state());
+        List<Statement> statements = new ArrayList<>();
+        for (Clause c : program.clauses()) {
+            EcbBody body = session.compileClause(lowering.lower(c));
+            // one statement per description, sharing the body (dt_compile_clause's stmt per
+            // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
+            // clause twice, as in DTrace
+            for (ProbeSpec spec : c.probes()) {
+                statements.add(new Statement(List.of(spec.description()), c.source(), body));
+            }
+        }
+        if (lowering.destructive()) {
+            session.usesDestructiveActions();
+        }
+        return session.program(statements, program.options());
+    }
+
+    /** Options that set up the compiler itself: -x only, never #pragma D option (EDT_BADOPTCTX). */
+    private static final java.util.Set<String> COMMAND_LINE_ONLY = java.util.Set.of("ldpath", "modpath", "libdir",
+            "syslibdir", "cpppath", "ctypes", "dtypes");
+
+    static boolean isScript(String sourceName, List<String> macroArgs) {
+        return macroArgs != null && !macroArgs.isEmpty() && macroArgs.get(0).equals(sourceName);
+    }
+
+    static Macros macros(Options options, String sourceName, List<String> macroArgs) {
+        List<String> positional = macroArgs == null || macroArgs.isEmpty() ? List.of(sourceName) : macroArgs;
+        Macros base = Macros.of(sourceName, List.of());
+        String target = options.isSet("target") ? Long.toString(options.get("target")) : "0";
+        return new Macros(positional, base.named(), options.isSet("defaultargs")).withNamed("target", target);
+    }
+
+    /** #pragma D option name[=value], in order, worded as dtrace words a bad one, at its line. */
+    private static void applyPragmas(DSessionImpl session, CheckedProgram program) throws DTraceException {
+        for (Pragma p : program.script().pragmas()) {
+            String[] nv = p.option();
+            if (nv == null) continue;
+            try {
+                if (COMMAND_LINE_ONLY.contains(nv[0])) {
+                    throw new DTraceException("Option cannot be used from within a D program");
+                }
+                session.setOption(nv[0], nv[1]);
+            } catch (DTraceException e) {
+                throw new DTraceException("failed to set option '" + nv[0] + "'"
+                        + (nv[1] == null ? "" : " to '" + nv[1] + "'") + ": " + e.getMessage(), "D_PRAGMA_OPTSET",
+                        p.line());
+            }
+        }
+    }
+}

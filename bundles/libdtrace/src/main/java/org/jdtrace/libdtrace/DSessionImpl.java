@@ -1,0 +1,208 @@
+/*
+ * DSessionImpl: the D half of one consumer (DSession). It owns the DState (options, variables,
+ * aggregations, per-thread buffers), compiles clauses to EcbBody classes, and at drain time
+ * gathers every thread's principal buffer and prints the records.
+ *
+ * Record order: dtrace prints each CPU's buffer in turn; jdtrace has one buffer per firing
+ * thread, and one drain prints all records taken from all threads sorted by their timestamp
+ * (then per-thread sequence), so output is in firing order across threads. Drops are reported
+ * per CPU as the firing context reported it ("dtrace: 3 drops on CPU 1").
+ *
+ * Threading: compile/setOption/begin/drain/end/fault are called by the consumer thread; fault()
+ * may also come from a firing thread, so fault reports go through the firing thread's buffer
+ * like any record. EcbBody instances run on any thread.
+ */
+package org.jdtrace.libdtrace;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.codegen.ClauseCompiler;
+import org.jdtrace.libdtrace.codegen.Ir;
+import org.jdtrace.libdtrace.lex.Lexer;
+import org.jdtrace.libdtrace.lex.Macros;
+import org.jdtrace.libdtrace.print.RecordPrinter;
+import org.jdtrace.libdtrace.rt.AggregateTable;
+import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.libdtrace.rt.Datum;
+import org.jdtrace.libdtrace.rt.Record;
+import org.jdtrace.engine.DFault;
+import org.jdtrace.engine.DProgram;
+import org.jdtrace.engine.DSession;
+import org.jdtrace.engine.EcbBody;
+import org.jdtrace.engine.Statement;
+import org.jdtrace.spi.FaultException;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeDescription;
+
+public final class DSessionImpl implements DSession {
+
+    /** dtrace-utils' test mode: probe lines without the CPU and ID columns. */
+    private static final boolean TESTING = System.getenv("_DTRACE_TESTING") != null;
+
+    private final DState state = new DState();
+    private final AggregateTable table = new AggregateTable(state);
+    private final Map<Integer, Probe> probes = new ConcurrentHashMap<>();
+    private final FrontEnd frontEnd;
+    private RecordPrinter printer;
+    private boolean active;
+    private boolean destructive;
+
+    public DSessionImpl(FrontEnd frontEnd) {
+        this.frontEnd = frontEnd;
+    }
+
+    /** The state generated clauses run against (lowering needs its slots and aggregations). */
+    public DState state() {
+        return state;
+    }
+
+    @Override
+    public void setOption(String name, String value) throws DTraceException {
+        if (active) {
+            state.options.setWhileTracing(name, value);
+        } else {
+            state.options.set(name, value);
+        }
+    }
+
+    @Override
+    public Long providerOption(String name) {
+        return org.jdtrace.libdtrace.rt.Options.PROVIDER_OPTIONS.contains(name) ? state.options.get(name) : null;
+    }
+
+    @Override
+    public String getOption(String name) {
+        return state.options.getString(name);
+    }
+
+    @Override
+    public DProgram compile(String source, String sourceName, List<String> macroArgs) throws DTraceException {
+        if (frontEnd == null) {
+            throw new DTraceException("failed to compile script " + sourceName + ": D front end not available");
+        }
+        return frontEnd.compile(this, source, sourceName, macroArgs);
+    }
+
+    @Override
+    public DProgram compileDescriptions(List<String> descriptions, List<String> macroArgs) throws DTraceException {
+        List<ProbeDescription> descs = new ArrayList<>();
+        Macros macros = DCompiler.macros(state.options, "dtrace", macroArgs);
+        for (String d : descriptions) {
+            try {
+                descs.add(ProbeDescription.parse(Lexer.expandProbeDescription(d, macros, 1)));
+            } catch (IllegalArgumentException e) {
+                throw new DTraceException(e.getMessage());
+            }
+        }
+        EcbBody body = compileClause(new Ir.Clause(null, List.of(), true));
+        String source = String.join(",", descs.stream().map(ProbeDescription::toString).toList());
+        return program(List.of(new Statement(descs, source, body)), Map.of());
+    }
+
+    /** Compiles one lowered clause into its EcbBody. */
+    public EcbBody compileClause(Ir.Clause clause) {
+        return ClauseCompiler.compile(state, clause);
+    }
+
+    /** A program from compiled statements; pragmas are applied as options now. */
+    public DProgram program(List<Statement> statements, Map<String, String> pragmas) throws DTraceException {
+        for (var e : pragmas.entrySet()) {
+            try {
+                state.options.set(e.getKey(), e.getValue());
+            } catch (DTraceException x) {
+                throw new DTraceException("failed to set option '" + e.getKey() + "'"
+                        + (e.getValue() == null ? "" : " to '" + e.getValue() + "'") + ": " + x.getMessage(),
+                        "D_PRAGMA_OPTSET", x.line());
+            }
+        }
+        List<Statement> stmts = List.copyOf(statements);
+        Map<String, String> prag = new LinkedHashMap<>(pragmas);
+        return new DProgram() {
+            @Override
+            public List<Statement> statements() {
+                return stmts;
+            }
+
+            @Override
+            public Map<String, String> pragmas() {
+                return prag;
+            }
+
+            @Override
+            public List<String> descriptions() {
+                return stmts.stream().map(Statement::source).toList();
+            }
+        };
+    }
+
+    /** A compiled program has destructive actions: begin() then needs option destructive (-w). */
+    public void usesDestructiveActions() {
+        destructive = true;
+    }
+
+    @Override
+    public void begin(PrintStream out, PrintStream err) throws DTraceException {
+        if (destructive && !state.options.isSet("destructive")) {
+            throw new DTraceException("Destructive actions not allowed");
+        }
+        printer = new RecordPrinter(state, table, probes::get, out, err, TESTING);
+        active = true;
+    }
+
+    @Override
+    public void drain() {
+        if (printer == null) return;
+        Map<Integer, Long> drops = new HashMap<>();
+        List<Record> all = new ArrayList<>();
+        state.drainBuffers(all, drops);
+        all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
+        printer.print(all);
+        if (!drops.isEmpty()) printer.printDrops(drops);
+        printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeDrops());
+    }
+
+    @Override
+    public void fault(int epid, Probe probe, DFault fault) {
+        String where = fault.action == 0 ? "predicate" : "action #" + fault.action;
+        String what = fault.kind.text;
+        if (fault.kind == FaultException.Kind.BADADDR || fault.kind == FaultException.Kind.BADALIGN) {
+            what += " (0x" + Long.toHexString(fault.address) + ")";
+        }
+        String msg = "error on enabled probe ID " + epid + " (ID " + probe.id() + ": " + probe.provider() + ":"
+                + probe.module() + ":" + probe.function() + ":" + probe.name() + "): " + what + " in " + where
+                + (fault.offset >= 0 ? " at DIF offset " + fault.offset : "");
+        var t = state.thread();
+        t.begin();
+        t.add(new Datum.Error(epid, String.valueOf(probe.id()), msg));
+        t.commit(epid, 0);
+    }
+
+    @Override
+    public void end() {
+        drain();
+        if (printer != null) printer.printEnd();
+        active = false;
+    }
+
+    @Override
+    public boolean exitRequested() {
+        return state.exitRequested();
+    }
+
+    @Override
+    public int exitStatus() {
+        return state.exitStatus();
+    }
+
+    @Override
+    public void ecbCreated(int epid, Probe probe, Statement statement) {
+        probes.put(epid, probe);
+    }
+}

@@ -1,0 +1,108 @@
+package org.jdtrace.libdtrace.ast;
+
+/**
+ * The type of a D value as the type checker computes it (a small ctf_id_t). Integers carry their
+ * D name (what error messages print: {@code int}, {@code uint64_t}, {@code char}), their size in
+ * bytes and signedness; C's promotions work on size and sign only. Immutable; compare with
+ * {@link #sameAs} (names differ between {@code uint64_t} and {@code unsigned long long}).
+ */
+public sealed interface DType {
+
+    /** The name dtrace prints for this type. */
+    String name();
+
+    /** Size in bytes (a string's is the strsize option, known at code generation: 0 here). */
+    int size();
+
+    record Int(String name, int size, boolean signed) implements DType {}
+
+    /** {@code float}, {@code double}, {@code long double}: declarable, not computable in D. */
+    record Float(String name, int size) implements DType {}
+
+    /** D's {@code string}: a NUL-terminated byte string of at most strsize bytes. */
+    record Str() implements DType {
+        public String name() { return "string"; }
+        public int size() { return 0; }
+    }
+
+    record Void() implements DType {
+        public String name() { return "void"; }
+        public int size() { return 0; }
+    }
+
+    /** A pointer; {@code name} is the written form, e.g. {@code char *}. */
+    record Ptr(DType target) implements DType {
+        public String name() {
+            return target.name() + (target instanceof Ptr ? "*" : " *");
+        }
+        public int size() { return 8; }
+    }
+
+    /** A fixed-size array {@code T[n]} (n may be 0 when unknown). */
+    record Array(DType element, int length) implements DType {
+        public String name() { return element.name() + " [" + (length > 0 ? length : "") + "]"; }
+        public int size() { return element.size() * length; }
+    }
+
+    /** A struct/union/enum known by name only (members are not modelled yet). */
+    record Tagged(String name, int size) implements DType {}
+
+    /** The type of an aggregation reference ({@code @a} as printa's argument). */
+    record Agg() implements DType {
+        public String name() { return "aggregation"; }
+        public int size() { return 0; }
+    }
+
+    /**
+     * The type of stack(), ustack() and jstack() where they yield a value: only as an
+     * aggregation key (printa's %k takes it), as in DTrace.
+     */
+    record Stack() implements DType {
+        public String name() { return "stack"; }
+        public int size() { return 0; }
+    }
+
+    // ---- the C integer types D knows (LP64) -------------------------------------------------
+    Int CHAR = new Int("char", 1, true);
+    Int UCHAR = new Int("unsigned char", 1, false);
+    Int SHORT = new Int("short", 2, true);
+    Int USHORT = new Int("unsigned short", 2, false);
+    Int INT = new Int("int", 4, true);
+    Int UINT = new Int("unsigned int", 4, false);
+    Int LONG = new Int("long", 8, true);
+    Int ULONG = new Int("unsigned long", 8, false);
+    Int LLONG = new Int("long long", 8, true);
+    Int ULLONG = new Int("unsigned long long", 8, false);
+    Int INT64 = new Int("int64_t", 8, true);
+    Int UINT64 = new Int("uint64_t", 8, false);
+    Str STRING = new Str();
+    Void VOID = new Void();
+    Agg AGG = new Agg();
+    Stack STACK = new Stack();
+
+    default boolean isInteger() { return this instanceof Int; }
+
+    default boolean isString() { return this instanceof Str; }
+
+    default boolean isPointer() { return this instanceof Ptr; }
+
+    /** Arithmetic (integer) or pointer: what C calls a scalar (D_OP_SCALAR). */
+    default boolean isScalar() { return this instanceof Int || this instanceof Ptr; }
+
+    /** A {@code char *} or {@code char []}: acceptable where a string is. */
+    default boolean isCharArrayOrPointer() {
+        return (this instanceof Ptr p && p.target() instanceof Int i && i.size() == 1)
+                || (this instanceof Array a && a.element() instanceof Int j && j.size() == 1);
+    }
+
+    /** Same representation: same kind, size and signedness (names may differ). */
+    default boolean sameAs(DType o) {
+        if (this instanceof Int a && o instanceof Int b) {
+            return a.size() == b.size() && a.signed() == b.signed();
+        }
+        if (this instanceof Ptr a && o instanceof Ptr b) {
+            return a.target().sameAs(b.target()) || a.target() instanceof Void || b.target() instanceof Void;
+        }
+        return getClass() == o.getClass() && name().equals(o.name());
+    }
+}

@@ -1,0 +1,719 @@
+/*
+ * ClauseCompiler: turns one lowered clause (Ir.Clause) into a JVM class implementing EcbBody,
+ * with the ClassFile API, and loads it as a hidden class of this package (so it can be
+ * unloaded with the consumer and needs no class loader of its own).
+ *
+ * The generated fire(ctx, probe, epid) is straight-line code: skip if the consumer is
+ * draining, fetch this thread's DThread once, evaluate the predicate, open the record, run the
+ * actions, commit the record. D integers are JVM longs, strings are Strings; this-> variables
+ * are JVM locals; constants the clause needs (aggregations, formats, prebuilt records) sit in
+ * an Object[] field. A clause that only aggregates never opens a record, so @ = count() costs a
+ * ThreadLocal read and an increment.
+ *
+ * Faults: division by zero throws DFault with the action number (1-based, 0 for the predicate)
+ * and a pseudo DIF offset (8 bytes per generated division site, in clause order); a context
+ * fault (FaultException from copyin, uregs...) is caught around the predicate and actions and
+ * rethrown as a DFault with the number of the action that was running, kept in a local. The
+ * record under construction is then abandoned.
+ */
+package org.jdtrace.libdtrace.codegen;
+
+import static java.lang.constant.ConstantDescs.*;
+
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassHierarchyResolver;
+import java.lang.classfile.CodeBuilder;
+import java.lang.classfile.Label;
+import java.lang.constant.ClassDesc;
+import java.lang.constant.MethodTypeDesc;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jdtrace.libdtrace.codegen.Ir.*;
+import org.jdtrace.libdtrace.rt.Aggregation;
+import org.jdtrace.libdtrace.rt.AggKind;
+import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.libdtrace.rt.DThread;
+import org.jdtrace.libdtrace.rt.Datum;
+import org.jdtrace.libdtrace.rt.Tuple;
+import org.jdtrace.engine.EcbBody;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
+
+public final class ClauseCompiler {
+
+    private static final AtomicInteger SEQ = new AtomicInteger();
+
+    private static final ClassDesc CD_ECB = desc(EcbBody.class);
+    private static final ClassDesc CD_STATE = desc(DState.class);
+    private static final ClassDesc CD_THREAD = desc(DThread.class);
+    private static final ClassDesc CD_CTX = desc(ProbeContext.class);
+    private static final ClassDesc CD_PROBE = desc(Probe.class);
+    private static final ClassDesc CD_RT = desc(Rt.class);
+    private static final ClassDesc CD_SUBR = desc(Subr.class);
+    private static final ClassDesc CD_AGG = desc(Aggregation.class);
+    private static final ClassDesc CD_TUPLE = desc(Tuple.class);
+    private static final ClassDesc CD_FRAMES = desc(org.jdtrace.libdtrace.rt.StackFrames.class);
+    private static final ClassDesc CD_DATUM = desc(Datum.class);
+    private static final ClassDesc CD_FMT = desc(org.jdtrace.libdtrace.print.PrintfFormat.class);
+    private static final ClassDesc CD_OBJS = CD_Object.arrayType();
+    private static final ClassDesc CD_FAULT = desc(org.jdtrace.spi.FaultException.class);
+    private static final ClassDesc CD_DFAULT = desc(org.jdtrace.engine.DFault.class);
+
+    private static final int L_THIS = 0, L_CTX = 1, L_PROBE = 2, L_EPID = 3, L_THREAD = 4, L_FIRST = 5;
+
+    private static ClassDesc desc(Class<?> c) {
+        return ClassDesc.of(c.getName());
+    }
+
+    private final DState state;
+    private final List<Object> constants = new ArrayList<>();
+    private final Map<Integer, Integer> clauseLocals = new HashMap<>();
+    private final Map<Integer, VKind> clauseLocalKinds = new HashMap<>();
+    private int nextLocal = L_FIRST;
+    /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
+    private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
+    private int action;
+    /** The end of fire(): a false predicate, or speculate() of an inactive speculation, jumps here. */
+    private Label out;
+    private int difOffset;
+    private ClassDesc self;
+
+    private ClauseCompiler(DState state) {
+        this.state = state;
+    }
+
+    /** Compiles and loads a clause; the result is ready to fire. */
+    public static EcbBody compile(DState state, Ir.Clause clause) {
+        return new ClauseCompiler(state).build(clause);
+    }
+
+    private EcbBody build(Ir.Clause clause) {
+        String name = ClauseCompiler.class.getPackageName() + ".Clause" + SEQ.incrementAndGet();
+        self = ClassDesc.of(name);
+        collectLocals(clause);
+        ClassLoader loader = ClauseCompiler.class.getClassLoader();
+        ClassFile cf = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(
+                ClassHierarchyResolver.ofClassLoading(loader).orElse(ClassHierarchyResolver.defaultResolver())));
+        byte[] bytes = cf.build(self, cb -> {
+            cb.withFlags(ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL);
+            cb.withInterfaceSymbols(CD_ECB);
+            cb.withField("st", CD_STATE, ClassFile.ACC_PRIVATE | ClassFile.ACC_FINAL);
+            cb.withField("k", CD_OBJS, ClassFile.ACC_PRIVATE | ClassFile.ACC_FINAL);
+            cb.withMethodBody(INIT_NAME, MethodTypeDesc.of(CD_void, CD_STATE, CD_OBJS), ClassFile.ACC_PUBLIC, c -> {
+                c.aload(0);
+                c.invokespecial(CD_Object, INIT_NAME, MTD_void);
+                c.aload(0);
+                c.aload(1);
+                c.putfield(self, "st", CD_STATE);
+                c.aload(0);
+                c.aload(2);
+                c.putfield(self, "k", CD_OBJS);
+                c.return_();
+            });
+            cb.withMethodBody("fire", MethodTypeDesc.of(CD_void, CD_CTX, CD_PROBE, CD_int), ClassFile.ACC_PUBLIC,
+                    c -> fireBody(c, clause));
+        });
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
+            return (EcbBody) lookup.findConstructor(lookup.lookupClass(),
+                    MethodType.methodType(void.class, DState.class, Object[].class))
+                    .invoke(state, constants.toArray());
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot load generated clause: " + e, e);
+        }
+    }
+
+    // ---- locals (this->)
+
+    private void collectLocals(Ir.Clause clause) {
+        if (clause.predicate() != null) scan(clause.predicate());
+        for (Stmt s : clause.body()) scan(s);
+    }
+
+    private void scan(Stmt s) {
+        switch (s) {
+            case Eval e -> scan(e.expr());
+            case Trace t -> scan(t.value());
+            case Printf p -> p.args().forEach(this::scan);
+            case Aggregate a -> {
+                a.keys().forEach(this::scan);
+                if (a.value() != null) scan(a.value());
+                if (a.incr() != null) scan(a.incr());
+            }
+            case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
+            case Exit e -> scan(e.status());
+            case Spec sp -> scan(sp.id());
+            case Setopt so -> {
+                scan(so.name());
+                if (so.value() != null) scan(so.value());
+            }
+            case If i -> {
+                scan(i.cond());
+                i.then().forEach(this::scan);
+                i.otherwise().forEach(this::scan);
+            }
+            default -> { }
+        }
+    }
+
+    private void scan(Expr e) {
+        switch (e) {
+            case Var v when v.scope() == Scope.CLAUSE -> {
+                if (!clauseLocals.containsKey(v.slot())) {
+                    clauseLocals.put(v.slot(), nextLocal);
+                    clauseLocalKinds.put(v.slot(), v.kind());
+                    nextLocal += v.kind() == VKind.LONG ? 2 : 1;
+                }
+            }
+            case AssocRef a -> a.keys().forEach(this::scan);
+            case ArgN a -> scan(a.index());
+            case BuiltinVar b when isClock(b.which()) && !clockLocals.containsKey(b.which()) -> {
+                clockLocals.put(b.which(), nextLocal);
+                nextLocal += 2;
+            }
+            case Unary u -> scan(u.operand());
+            case Binary b -> { scan(b.left()); scan(b.right()); }
+            case StrCompare b -> { scan(b.left()); scan(b.right()); }
+            case Cast c -> scan(c.operand());
+            case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
+            case Assign a -> { scan(a.target()); scan(a.value()); }
+            case Call c -> c.args().forEach(this::scan);
+            default -> { }
+        }
+    }
+
+    private static boolean isClock(Builtin b) {
+        return b == Builtin.TIMESTAMP || b == Builtin.VTIMESTAMP || b == Builtin.WALLTIMESTAMP;
+    }
+
+    // ---- fire()
+
+    private void fireBody(CodeBuilder c, Ir.Clause clause) {
+        out = c.newLabel();
+        // if (Rt.skip(st, probe)) return;
+        loadState(c);
+        c.aload(L_PROBE);
+        c.invokestatic(CD_RT, "skip", MethodTypeDesc.of(CD_boolean, CD_STATE, CD_PROBE));
+        c.ifne(out);
+        loadState(c);
+        c.invokevirtual(CD_STATE, "thread", MethodTypeDesc.of(CD_THREAD));
+        c.astore(L_THREAD);
+        for (var en : clauseLocals.entrySet()) {
+            if (clauseLocalKinds.get(en.getKey()) == VKind.LONG) {
+                c.lconst_0();
+                c.lstore(en.getValue());
+            } else {
+                c.ldc("");
+                c.astore(en.getValue());
+            }
+        }
+        action = 0;
+        // context faults (FaultException) become DFaults that say which action faulted
+        // the clocks are fixed for the whole firing, as dtrace's (read at probe entry)
+        for (var clock : clockLocals.entrySet()) {
+            switch (clock.getKey()) {
+                case TIMESTAMP -> c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+                case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
+                default -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
+            }
+            c.lstore(clock.getValue());
+        }
+        int actionLocal = nextLocal;
+        Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
+        c.iconst_0();
+        c.istore(actionLocal);
+        c.labelBinding(tryStart);
+        if (clause.predicate() != null) {
+            cond(c, clause.predicate());
+            c.ifeq(out);
+        }
+        if (clause.records()) {
+            c.aload(L_THREAD);
+            c.invokevirtual(CD_THREAD, "begin", MTD_void);
+        }
+        for (Stmt s : clause.body()) {
+            action++;
+            c.loadConstant(action);
+            c.istore(actionLocal);
+            stmt(c, s);
+        }
+        c.labelBinding(tryEnd);
+        if (clause.records()) {
+            c.aload(L_THREAD);
+            c.iload(L_EPID);
+            c.aload(L_CTX);
+            c.invokeinterface(CD_CTX, "cpu", MethodTypeDesc.of(CD_int));
+            c.invokevirtual(CD_THREAD, "commit", MethodTypeDesc.of(CD_void, CD_int, CD_int));
+        }
+        c.labelBinding(out);
+        c.return_();
+        c.labelBinding(handler);
+        c.iload(actionLocal);
+        c.invokestatic(CD_RT, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int));
+        c.athrow();
+        c.exceptionCatch(tryStart, tryEnd, handler, CD_FAULT);
+    }
+
+    private void loadState(CodeBuilder c) {
+        c.aload(L_THIS);
+        c.getfield(self, "st", CD_STATE);
+    }
+
+    private void constant(CodeBuilder c, Object o, ClassDesc type) {
+        int i = constants.indexOf(o);
+        if (i < 0 || constants.get(i) != o) {
+            constants.add(o);
+            i = constants.size() - 1;
+        }
+        c.aload(L_THIS);
+        c.getfield(self, "k", CD_OBJS);
+        c.loadConstant(i);
+        c.aaload();
+        c.checkcast(type);
+    }
+
+    private void stmt(CodeBuilder c, Stmt s) {
+        switch (s) {
+            case Eval e -> {
+                expr(c, e.expr());
+                pop(c, e.expr().kind());
+            }
+            case Trace t -> {
+                c.aload(L_THREAD);
+                if (t.value().kind() == VKind.STRING) {
+                    loadState(c);
+                    expr(c, t.value());
+                    c.invokestatic(CD_RT, "traceStr", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_String));
+                } else {
+                    expr(c, t.value());
+                    c.loadConstant(t.width());
+                    c.loadConstant(t.signed() ? 1 : 0);
+                    c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int, CD_boolean));
+                }
+            }
+            case Printf p -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                constant(c, p.format(), CD_FMT);
+                boxedArray(c, p.args());
+                constant(c, p.widths(), CD_int.arrayType());
+                c.invokestatic(CD_RT, p.use().name().toLowerCase(java.util.Locale.ROOT), MethodTypeDesc.of(CD_void, CD_THREAD,
+                        CD_STATE, CD_FMT, CD_OBJS, CD_int.arrayType()));
+            }
+            case Printa p -> record(c, new Datum.Printa(p.format(), p.aggs().toArray(Aggregation[]::new)));
+            case Clear cl -> record(c, new Datum.Clear(cl.agg()));
+            case Trunc t -> {
+                if (t.keep() == null) {
+                    record(c, new Datum.Trunc(t.agg(), -1, true));
+                } else {
+                    c.aload(L_THREAD);
+                    constant(c, t.agg(), CD_AGG);
+                    expr(c, t.keep());
+                    c.invokestatic(CD_RT, "trunc", MethodTypeDesc.of(CD_void, CD_THREAD, CD_AGG, CD_long));
+                }
+            }
+            case Exit e -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                expr(c, e.status());
+                c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
+            }
+            case Aggregate a -> aggregate(c, a);
+            case Stack u -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                c.aload(L_CTX);
+                c.loadConstant(u.which().ordinal());
+                c.loadConstant(u.frames());
+                c.invokestatic(CD_RT, "stack", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_CTX, CD_int, CD_int));
+            }
+            case Setopt so -> {
+                c.aload(L_THREAD);
+                expr(c, so.name());
+                if (so.value() != null) expr(c, so.value());
+                else c.aconst_null();
+                c.invokestatic(CD_RT, "setopt", MethodTypeDesc.of(CD_void, CD_THREAD, CD_String, CD_String));
+            }
+            case Spec sp -> {
+                c.aload(L_THREAD);
+                loadState(c);
+                expr(c, sp.id());
+                boolean speculate = sp.op() == SpecOp.SPECULATE;
+                c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
+                        MethodTypeDesc.of(speculate ? CD_boolean : CD_void, CD_THREAD, CD_STATE, CD_long));
+                if (speculate) c.ifeq(out);
+            }
+            case If i -> {
+                Label otherwise = c.newLabel(), end = c.newLabel();
+                cond(c, i.cond());
+                c.ifeq(otherwise);
+                for (Stmt t : i.then()) stmt(c, t);
+                c.goto_(end);
+                c.labelBinding(otherwise);
+                for (Stmt t : i.otherwise()) stmt(c, t);
+                c.labelBinding(end);
+            }
+        }
+    }
+
+    private void record(CodeBuilder c, Datum d) {
+        c.aload(L_THREAD);
+        constant(c, d, CD_DATUM);
+        c.invokestatic(CD_RT, "record", MethodTypeDesc.of(CD_void, CD_THREAD, CD_DATUM));
+    }
+
+    private void aggregate(CodeBuilder c, Aggregate a) {
+        Aggregation agg = a.agg();
+        c.aload(L_THREAD);
+        constant(c, agg, CD_AGG);
+        if (a.keys().isEmpty() && agg.kind == AggKind.COUNT && a.incr() == null) {
+            c.invokevirtual(CD_THREAD, "count", MethodTypeDesc.of(CD_void, CD_AGG));
+            return;
+        }
+        if (!a.keys().isEmpty()) {
+            boxedArray(c, a.keys());
+            c.invokestatic(CD_RT, "tuple", MethodTypeDesc.of(CD_TUPLE, CD_OBJS));
+        }
+        if (a.value() != null) expr(c, a.value());
+        else c.lconst_0();
+        if (a.incr() != null) expr(c, a.incr());
+        else c.lconst_1();
+        if (a.keys().isEmpty()) {
+            c.invokevirtual(CD_THREAD, "aggregate", MethodTypeDesc.of(CD_void, CD_AGG, CD_long, CD_long));
+        } else {
+            c.invokevirtual(CD_THREAD, "aggregate", MethodTypeDesc.of(CD_void, CD_AGG, CD_TUPLE, CD_long, CD_long));
+        }
+    }
+
+    private void boxedArray(CodeBuilder c, List<Expr> items) {
+        c.loadConstant(items.size());
+        c.anewarray(CD_Object);
+        for (int i = 0; i < items.size(); i++) {
+            c.dup();
+            c.loadConstant(i);
+            expr(c, items.get(i));
+            if (items.get(i).kind() == VKind.LONG) {
+                c.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+            }
+            c.aastore();
+        }
+    }
+
+    private static void pop(CodeBuilder c, VKind k) {
+        if (k == VKind.LONG) c.pop2();
+        else c.pop();
+    }
+
+    /** Leaves an int on the stack: non-zero when the D condition holds. */
+    private void cond(CodeBuilder c, Expr e) {
+        if (e.kind() == VKind.STRING) {
+            expr(c, e);
+            c.invokevirtual(CD_String, "isEmpty", MethodTypeDesc.of(CD_boolean));
+            c.iconst_1();
+            c.ixor();
+            return;
+        }
+        expr(c, e);
+        c.lconst_0();
+        c.lcmp();
+    }
+
+    // ---- expressions
+
+    private void expr(CodeBuilder c, Expr e) {
+        switch (e) {
+            case Const k -> c.loadConstant(k.value());
+            case StrConst s -> c.ldc(s.value());
+            case BuiltinVar b -> builtin(c, b.which());
+            case ArgN a -> {
+                c.aload(L_CTX);
+                expr(c, a.index());
+                c.l2i();
+                c.invokeinterface(CD_CTX, "arg", MethodTypeDesc.of(CD_long, CD_int));
+            }
+            case Var v -> loadVar(c, v);
+            case StackKey k -> {
+                loadState(c);
+                c.aload(L_CTX);
+                c.loadConstant(k.which().ordinal());
+                c.loadConstant(k.frames());
+                c.invokestatic(CD_RT, "stackKey", MethodTypeDesc.of(CD_FRAMES, CD_STATE, CD_CTX, CD_int, CD_int));
+            }
+            case AssocRef a -> {
+                loadState(c);
+                c.loadConstant(a.slot());
+                boxedArray(c, a.keys());
+                if (a.kind() == VKind.LONG) {
+                    c.invokestatic(CD_RT, "assocLong", MethodTypeDesc.of(CD_long, CD_STATE, CD_int, CD_OBJS));
+                } else {
+                    c.invokestatic(CD_RT, "assocStr", MethodTypeDesc.of(CD_String, CD_STATE, CD_int, CD_OBJS));
+                }
+            }
+            case Unary u -> {
+                expr(c, u.operand());
+                switch (u.op()) {
+                    case NEG -> c.lneg();
+                    case BITNOT -> {
+                        c.loadConstant(-1L);
+                        c.lxor();
+                    }
+                    case NOT -> {
+                        c.lconst_0();
+                        c.lcmp();
+                        booleanFromInt(c, true);
+                    }
+                }
+            }
+            case Binary b -> binary(c, b);
+            case StrCompare s -> {
+                expr(c, s.left());
+                expr(c, s.right());
+                c.invokestatic(CD_RT, "strcmp", MethodTypeDesc.of(CD_int, CD_String, CD_String));
+                compareResult(c, s.op());
+            }
+            case Cast k -> {
+                expr(c, k.operand());
+                if (k.width() < 8) {
+                    int sh = 64 - 8 * k.width();
+                    c.loadConstant(sh);
+                    c.lshl();
+                    c.loadConstant(sh);
+                    if (k.signed()) c.lshr();
+                    else c.lushr();
+                }
+            }
+            case Ternary t -> {
+                Label other = c.newLabel(), end = c.newLabel();
+                cond(c, t.cond());
+                c.ifeq(other);
+                expr(c, t.then());
+                c.goto_(end);
+                c.labelBinding(other);
+                expr(c, t.otherwise());
+                c.labelBinding(end);
+            }
+            case Assign a -> assign(c, a);
+            case Call call -> {
+                List<ClassDesc> params = new ArrayList<>();
+                if (Subr.needsState(call.name())) {
+                    loadState(c);
+                    params.add(CD_STATE);
+                }
+                if (Subr.needsContext(call.name())) {
+                    c.aload(L_CTX);
+                    params.add(CD_CTX);
+                }
+                for (Expr arg : call.args()) {
+                    expr(c, arg);
+                    params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
+                }
+                c.invokestatic(CD_SUBR, call.name(), MethodTypeDesc.of(
+                        call.kind() == VKind.LONG ? CD_long : CD_String, params.toArray(ClassDesc[]::new)));
+                if (call.kind() == VKind.STRING) {
+                    loadState(c);
+                    c.invokestatic(CD_RT, "cap", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
+                }
+            }
+        }
+    }
+
+    /** int on stack (0 / non-0 from lcmp) to long 0/1; {@code invert}: 1 when the int is 0. */
+    private static void booleanFromInt(CodeBuilder c, boolean invert) {
+        Label t = c.newLabel(), end = c.newLabel();
+        if (invert) c.ifeq(t);
+        else c.ifne(t);
+        c.lconst_0();
+        c.goto_(end);
+        c.labelBinding(t);
+        c.lconst_1();
+        c.labelBinding(end);
+    }
+
+    /** int (a signed comparison result) on stack to long 0/1 for a comparison operator. */
+    private static void compareResult(CodeBuilder c, BinOp op) {
+        Label t = c.newLabel(), end = c.newLabel();
+        switch (op) {
+            case LT -> c.iflt(t);
+            case LE -> c.ifle(t);
+            case GT -> c.ifgt(t);
+            case GE -> c.ifge(t);
+            case EQ -> c.ifeq(t);
+            default -> c.ifne(t);
+        }
+        c.lconst_0();
+        c.goto_(end);
+        c.labelBinding(t);
+        c.lconst_1();
+        c.labelBinding(end);
+    }
+
+    private void binary(CodeBuilder c, Binary b) {
+        switch (b.op()) {
+            case LAND, LOR -> {
+                Label shortcut = c.newLabel(), end = c.newLabel();
+                cond(c, b.left());
+                if (b.op() == BinOp.LAND) c.ifeq(shortcut);
+                else c.ifne(shortcut);
+                cond(c, b.right());
+                booleanFromInt(c, false);
+                c.goto_(end);
+                c.labelBinding(shortcut);
+                if (b.op() == BinOp.LAND) c.lconst_0();
+                else c.lconst_1();
+                c.labelBinding(end);
+                return;
+            }
+            case LXOR -> {
+                cond(c, b.left());
+                booleanFromInt(c, false);
+                cond(c, b.right());
+                booleanFromInt(c, false);
+                c.lxor();
+                return;
+            }
+            default -> { }
+        }
+        expr(c, b.left());
+        expr(c, b.right());
+        switch (b.op()) {
+            case ADD -> c.ladd();
+            case SUB -> c.lsub();
+            case MUL -> c.lmul();
+            case AND -> c.land();
+            case OR -> c.lor();
+            case XOR -> c.lxor();
+            case SHL -> { c.l2i(); c.lshl(); }
+            case SHR -> { c.l2i(); if (b.unsigned()) c.lushr(); else c.lshr(); }
+            case DIV, MOD -> {
+                c.loadConstant(action);
+                c.loadConstant(difOffset += 8);
+                String m = (b.unsigned() ? "u" : "") + (b.op() == BinOp.DIV ? "div" : "mod");
+                c.invokestatic(CD_RT, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_int, CD_int));
+            }
+            default -> {
+                if (b.unsigned()) {
+                    c.invokestatic(CD_Long, "compareUnsigned", MethodTypeDesc.of(CD_int, CD_long, CD_long));
+                } else {
+                    c.lcmp();
+                }
+                compareResult(c, b.op());
+            }
+        }
+    }
+
+    private void loadVar(CodeBuilder c, Var v) {
+        boolean isLong = v.kind() == VKind.LONG;
+        switch (v.scope()) {
+            case CLAUSE -> {
+                int slot = clauseLocals.get(v.slot());
+                if (isLong) c.lload(slot);
+                else c.aload(slot);
+            }
+            case GLOBAL -> {
+                loadState(c);
+                c.loadConstant(v.slot());
+                if (isLong) c.invokestatic(CD_RT, "getLong", MethodTypeDesc.of(CD_long, CD_STATE, CD_int));
+                else c.invokestatic(CD_RT, "getStr", MethodTypeDesc.of(CD_String, CD_STATE, CD_int));
+            }
+            case THREAD -> {
+                loadState(c);
+                c.aload(L_CTX);
+                c.loadConstant(v.slot());
+                if (isLong) c.invokestatic(CD_RT, "tlsLong", MethodTypeDesc.of(CD_long, CD_STATE, CD_CTX, CD_int));
+                else c.invokestatic(CD_RT, "tlsStr", MethodTypeDesc.of(CD_String, CD_STATE, CD_CTX, CD_int));
+            }
+        }
+    }
+
+    /** Stores and leaves the stored value on the stack. */
+    private void assign(CodeBuilder c, Assign a) {
+        Expr target = a.target();
+        boolean isLong = target.kind() == VKind.LONG;
+        ClassDesc vt = isLong ? CD_long : CD_String;
+        switch (target) {
+            case Var v when v.scope() == Scope.CLAUSE -> {
+                expr(c, a.value());
+                int slot = clauseLocals.get(v.slot());
+                if (isLong) {
+                    c.dup2();
+                    c.lstore(slot);
+                } else {
+                    c.dup();
+                    c.astore(slot);
+                }
+            }
+            case Var v when v.scope() == Scope.GLOBAL -> {
+                loadState(c);
+                c.loadConstant(v.slot());
+                expr(c, a.value());
+                c.invokestatic(CD_RT, isLong ? "putLong" : "putStr", MethodTypeDesc.of(vt, CD_STATE, CD_int, vt));
+            }
+            case Var v -> {
+                loadState(c);
+                c.aload(L_CTX);
+                c.loadConstant(v.slot());
+                expr(c, a.value());
+                c.invokestatic(CD_RT, isLong ? "tlsPutLong" : "tlsPutStr",
+                        MethodTypeDesc.of(vt, CD_STATE, CD_CTX, CD_int, vt));
+            }
+            case AssocRef r -> {
+                loadState(c);
+                c.loadConstant(r.slot());
+                boxedArray(c, r.keys());
+                expr(c, a.value());
+                c.invokestatic(CD_RT, isLong ? "assocPutLong" : "assocPutStr",
+                        MethodTypeDesc.of(vt, CD_STATE, CD_int, CD_OBJS, vt));
+            }
+            default -> throw new IllegalArgumentException("not assignable: " + target);
+        }
+    }
+
+    private void builtin(CodeBuilder c, Builtin b) {
+        switch (b) {
+            case ARG0, ARG1, ARG2, ARG3, ARG4, ARG5, ARG6, ARG7, ARG8, ARG9 -> {
+                c.aload(L_CTX);
+                c.loadConstant(b.ordinal() - Builtin.ARG0.ordinal());
+                c.invokeinterface(CD_CTX, "arg", MethodTypeDesc.of(CD_long, CD_int));
+            }
+            case PID, PPID, TID -> {
+                c.aload(L_CTX);
+                c.invokeinterface(CD_CTX, b.name().toLowerCase(java.util.Locale.ROOT), MethodTypeDesc.of(CD_long));
+            }
+            case CPU -> {
+                c.aload(L_CTX);
+                c.invokeinterface(CD_CTX, "cpu", MethodTypeDesc.of(CD_int));
+                c.i2l();
+            }
+            case ID -> {
+                c.aload(L_PROBE);
+                c.invokeinterface(CD_PROBE, "id", MethodTypeDesc.of(CD_int));
+                c.i2l();
+            }
+            case EPID -> {
+                c.iload(L_EPID);
+                c.i2l();
+            }
+            case TIMESTAMP, WALLTIMESTAMP, VTIMESTAMP -> c.lload(clockLocals.get(b));
+            case EXECNAME -> {
+                c.aload(L_CTX);
+                c.invokeinterface(CD_CTX, "execname", MethodTypeDesc.of(CD_String));
+            }
+            case PROBEPROV, PROBEMOD, PROBEFUNC, PROBENAME -> {
+                c.aload(L_PROBE);
+                String m = switch (b) {
+                    case PROBEPROV -> "provider";
+                    case PROBEMOD -> "module";
+                    case PROBEFUNC -> "function";
+                    default -> "name";
+                };
+                c.invokeinterface(CD_PROBE, m, MethodTypeDesc.of(CD_String));
+            }
+        }
+    }
+
+}

@@ -1,0 +1,61 @@
+package org.jdtrace.libdtrace.lex;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The macro variables a D program may reference (dt_macros): {@code $0} is the script name,
+ * {@code $1..$n} the arguments after it, and named ones ({@code $target}, {@code $pid}, {@code $ppid},
+ * {@code $uid}, {@code $gid}, {@code $euid}, {@code $egid}, {@code $sid}, {@code $pgid},
+ * {@code $projid}, {@code $taskid}) hold decimal integers. {@code $target} is 0 unless -c/-p set it.
+ * With {@code defaultArgs} (option defaultargs) an undefined positional macro is empty ("" as a
+ * string, 0 as an integer) instead of an error.
+ */
+public record Macros(List<String> positional, Map<String, String> named, boolean defaultArgs) {
+
+    public Macros {
+        positional = List.copyOf(positional);
+        named = Map.copyOf(named);
+    }
+
+    /** Only $0 (the script name), $target = 0 and this JVM's $pid. */
+    public static Macros of(String scriptName, List<String> args) {
+        List<String> all = new java.util.ArrayList<>();
+        all.add(scriptName == null ? "" : scriptName);
+        all.addAll(args);
+        long pid = ProcessHandle.current().pid();
+        long ppid = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(0L);
+        return new Macros(all, Map.of("target", "0", "pid", Long.toString(pid),
+                "ppid", Long.toString(ppid)), false);
+    }
+
+    public Macros withNamed(String name, String value) {
+        Map<String, String> m = new java.util.HashMap<>(named);
+        m.put(name, value);
+        return new Macros(positional, m, defaultArgs);
+    }
+
+    public Macros withDefaultArgs(boolean on) {
+        return new Macros(positional, named, on);
+    }
+
+    /**
+     * The text of macro {@code name} (without '$': "1", "target"), or null if it is not defined.
+     * An undefined positional macro under defaultargs is "".
+     */
+    public String lookup(String name) {
+        if (!name.isEmpty() && Character.isDigit(name.charAt(0))) {
+            int n;
+            try {
+                n = Integer.parseInt(name);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            if (n < positional.size()) {
+                return positional.get(n);
+            }
+            return defaultArgs ? "" : null;
+        }
+        return named.get(name);
+    }
+}

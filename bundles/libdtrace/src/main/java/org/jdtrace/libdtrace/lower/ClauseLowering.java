@@ -1,0 +1,408 @@
+/*
+ * ClauseLowering: one checked clause (predicate and statements) as an Ir.Clause, the statement
+ * half of dt_cg.c / dt_stmt: each D statement becomes one action (trace, printf, printa, exit,
+ * clear, trunc, an aggregation, or an expression evaluated for its effect), in source order, so
+ * action numbers in fault reports are dtrace's ("in action #2").
+ *
+ * Aggregations are created in the consumer's DState on first lowering, with the key widths and
+ * lquantize() parameters of their first use; later clauses and later programs of the same
+ * consumer share them by name, as dtrace's aggregation identifiers are shared.
+ *
+ * A clause records (writes a principal-buffer record, and so prints its CPU/ID/FUNCTION:NAME
+ * line when not quiet) when it has a data-recording action (trace, printf, exit...): a clause
+ * that only assigns variables, aggregates, commits or discards writes nothing, as in dtrace, and
+ * a clause without statements gets the default action (the probe line).
+ */
+package org.jdtrace.libdtrace.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.Clause;
+import org.jdtrace.libdtrace.ast.DFunction;
+import org.jdtrace.libdtrace.ast.DType;
+import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.Stmt;
+import org.jdtrace.libdtrace.ast.Variable;
+import org.jdtrace.libdtrace.codegen.Ir;
+import org.jdtrace.libdtrace.codegen.Ir.VKind;
+import org.jdtrace.libdtrace.print.PrintfFormat;
+import org.jdtrace.libdtrace.rt.AggKind;
+import org.jdtrace.libdtrace.rt.Aggregation;
+import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.libdtrace.rt.LogLinear;
+import org.jdtrace.libdtrace.sema.ConstFold;
+
+public final class ClauseLowering {
+
+    private final DState state;
+    private final ExprLowering exprs;
+    private boolean destructive;
+
+    public ClauseLowering(DState state) {
+        this.state = state;
+        this.exprs = new ExprLowering(state);
+    }
+
+    /** Lowers one clause of a program that DFrontEnd.check accepted. */
+    public Ir.Clause lower(Clause c) throws DTraceException {
+        Ir.Expr pred = c.predicate() == null ? null : exprs.lower(c.predicate());
+        if (c.body() == null) {
+            return new Ir.Clause(pred, List.of(), true);
+        }
+        List<Ir.Stmt> body = statements(c.body(), new ActionOrder());
+        return new Ir.Clause(pred, body, body.isEmpty() || records(body));
+    }
+
+    /** True once a lowered clause used a destructive action (tracing then needs -w). */
+    public boolean destructive() {
+        return destructive;
+    }
+
+    private static boolean records(List<Ir.Stmt> body) {
+        for (Ir.Stmt s : body) {
+            if (s instanceof Ir.If i ? records(i.then()) || records(i.otherwise())
+                    : !(s instanceof Ir.Aggregate) && !(s instanceof Ir.Eval)
+                    && !(s instanceof Ir.Spec sp && sp.op() != Ir.SpecOp.SPECULATE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private List<Ir.Stmt> statements(List<Stmt> body, ActionOrder order) throws DTraceException {
+        List<Ir.Stmt> out = new ArrayList<>();
+        for (Stmt s : body) {
+            switch (s) {
+                case Stmt.ExprStmt es -> {
+                    order.check(es.expr());
+                    out.add(statement(es.expr()));
+                }
+                case Stmt.Empty e -> { }
+                case Stmt.If i -> out.add(new Ir.If(exprs.lower(i.cond()), statements(i.then(), order),
+                        statements(i.otherwise(), order)));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * dtrace's rules on the order of a clause's actions around speculate() and commit()
+     * (dt_compile's checks): speculate first, commit before any data, no aggregation or
+     * destructive action in a speculative clause, no data after commit.
+     */
+    private static final class ActionOrder {
+        private boolean speculate, commit, data;
+
+        void check(Expr e) throws DTraceException {
+            int line = e.line;
+            if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef) {
+                if (speculate) throw order("aggregating actions may not follow speculate( )", "D_AGG_SPEC", line);
+                if (commit) throw order("aggregating actions may not follow commit( )", "D_AGG_COMM", line);
+                return;
+            }
+            if (!(e instanceof Expr.Call c) || c.function == null || !c.function.isAction()) {
+                return;
+            }
+            switch (c.function) {
+                case SPECULATE -> {
+                    if (commit) throw order("speculate( ) may not follow commit( )", "D_SPEC_COMM", line);
+                    if (speculate) throw order("speculate( ) may not follow speculate( )", "D_SPEC_SPEC", line);
+                    if (data) throw order("speculate( ) may not follow data-recording action(s)", "D_SPEC_DREC", line);
+                    speculate = true;
+                }
+                case COMMIT -> {
+                    if (speculate) throw order("commit( ) may not follow speculate( )", "D_COMM_SPEC", line);
+                    if (data) throw order("commit( ) may not follow data-recording action(s)", "D_COMM_DREC", line);
+                    commit = true;
+                }
+                case DISCARD -> { }
+                default -> {
+                    if (c.function.kind == DFunction.Kind.DESTRUCTIVE && speculate) {
+                        throw order("destructive actions may not follow speculate( )", "D_ACT_SPEC", line);
+                    }
+                    if (commit) throw order("data-recording actions may not follow commit( )", "D_DREC_COMM", line);
+                    data = true;
+                }
+            }
+        }
+
+        private static DTraceException order(String message, String tag, int line) {
+            return new DTraceException(message, tag, line);
+        }
+    }
+
+    private Ir.Stmt statement(Expr e) throws DTraceException {
+        if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef ar) {
+            return aggregate(ar, (Expr.Call) a.value);
+        }
+        if (e instanceof Expr.Call c && c.function != null && c.function.isAction()) {
+            return action(c);
+        }
+        return new Ir.Eval(exprs.lower(e));
+    }
+
+    // ---- actions ------------------------------------------------------------------------------
+
+    private Ir.Stmt action(Expr.Call c) throws DTraceException {
+        List<Expr> args = c.args;
+        return switch (c.function) {
+            case TRACE -> {
+                Expr v = args.get(0);
+                yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
+                        : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
+            }
+            case PRINTF -> printf(c, Ir.PrintfUse.PRINTF);
+            case SYSTEM -> {
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.SYSTEM);
+            }
+            case FREOPEN -> {
+                String path = ((Expr.StrLit) args.get(0)).value;
+                if (path.equals(".") || path.equals("..")) {
+                    throw new DTraceException("freopen( ) argument #1 cannot be \"" + path + "\"", "D_FREOPEN_INVALID",
+                            c.line);
+                }
+                destructive = true;
+                yield printf(c, Ir.PrintfUse.FREOPEN);
+            }
+            case PRINTA -> printa(c);
+            case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case STACK, USTACK, JSTACK -> new Ir.Stack(ExprLowering.stackKind(c.function),
+                    args.isEmpty() ? 0 : exprs.stackFrames(c));
+            // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at
+            // drain time) and printed as dt_print_usym/umod print them, "  %-50s"
+            case USYM, UFUNC, UMOD, UADDR -> new Ir.Printf(USYM_FORMAT,
+                    List.of(new Ir.Call(c.function.dname + "name", List.of(exprs.integer(args.get(0))), VKind.STRING)),
+                    new int[] {0});
+            case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
+            case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));
+            case COMMIT -> new Ir.Spec(Ir.SpecOp.COMMIT, exprs.integer(args.get(0)));
+            case DISCARD -> new Ir.Spec(Ir.SpecOp.DISCARD, exprs.integer(args.get(0)));
+            case CLEAR -> new Ir.Clear(aggregationOf(args.get(0)));
+            case TRUNC -> new Ir.Trunc(aggregationOf(args.get(0)), args.size() > 1 ? exprs.integer(args.get(1)) : null);
+            case RAISE, CHILL -> destructive(new Ir.Call(c.function.dname, List.of(exprs.integer(args.get(0))), VKind.LONG));
+            case STOP -> destructive(new Ir.Call("stop", List.of(), VKind.LONG));
+            case COPYOUTSTR -> destructive(new Ir.Call("copyoutstr", List.of(exprs.string(args.get(0)),
+                    exprs.integer(args.get(1)), exprs.integer(args.get(2))), VKind.LONG));
+            default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);
+        };
+    }
+
+    private static final PrintfFormat USYM_FORMAT = PrintfFormat.parse("  %-50s");
+
+    /** A destructive action run in probe context: tracing will need -w. */
+    private Ir.Stmt destructive(Ir.Call call) {
+        destructive = true;
+        return new Ir.Eval(call);
+    }
+
+    private static PrintfFormat format(Expr.Call c) throws DTraceException {
+        String text = ((Expr.StrLit) c.args.get(0)).value;
+        try {
+            return PrintfFormat.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new DTraceException(c.function.dname + "( ) " + e.getMessage(), "D_PRINTF_FMT", c.line);
+        }
+    }
+
+    private Ir.Stmt printf(Expr.Call c, Ir.PrintfUse use) throws DTraceException {
+        PrintfFormat fmt = format(c);
+        List<Expr> args = c.args.subList(1, c.args.size());
+        // which conversion each argument feeds: '*' arguments are integers, %s takes a string
+        char[] conv = new char[args.size()];
+        int next = 0;
+        for (PrintfFormat.Conversion k : fmt.conversions()) {
+            for (int i = 0; i < k.argCount() && next < conv.length; i++, next++) {
+                conv[next] = i == k.argCount() - 1 ? k.conv() : 'd';
+            }
+        }
+        List<Ir.Expr> values = new ArrayList<>();
+        int[] widths = new int[args.size()];
+        for (int i = 0; i < args.size(); i++) {
+            Expr a = args.get(i);
+            boolean str = ExprLowering.kind(a.type) == VKind.STRING
+                    || ((conv[i] == 's' || conv[i] == 'S') && a.type.isPointer());
+            values.add(str ? exprs.string(a) : exprs.integer(a));
+            widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
+        }
+        return new Ir.Printf(fmt, values, widths, use);
+    }
+
+    private Ir.Stmt printa(Expr.Call c) throws DTraceException {
+        PrintfFormat fmt = c.args.get(0) instanceof Expr.StrLit ? format(c) : null;
+        List<Aggregation> aggs = new ArrayList<>();
+        for (Expr a : c.args.subList(fmt == null ? 0 : 1, c.args.size())) {
+            aggs.add(aggregationOf(a));
+        }
+        return new Ir.Printa(fmt, aggs);
+    }
+
+    private Aggregation aggregationOf(Expr e) throws DTraceException {
+        if (!(e instanceof Expr.AggRef ar) || ar.var == null) {
+            throw new DTraceException("expected an aggregation", "D_PROTO_ARG", e.line);
+        }
+        Aggregation a = state.findAggregation(ar.var.name);
+        if (a == null) {
+            // used (printa, clear...) before any clause aggregates into it: dtrace prints it empty
+            a = create(ar.var, null);
+        }
+        return a;
+    }
+
+    // ---- aggregations -------------------------------------------------------------------------
+
+    private Ir.Stmt aggregate(Expr.AggRef ar, Expr.Call fn) throws DTraceException {
+        Variable v = ar.var;
+        Aggregation agg = state.findAggregation(v.name);
+        if (agg == null) {
+            agg = create(v, fn);
+        } else if (agg.kind == AggKind.LLQUANTIZE && fn.function == DFunction.LLQUANTIZE) {
+            LogLinear p = llquantizeParameters(fn);
+            llmatches(p.factor, agg.llq.factor, "factor (argument #2)", "D_LLQUANT_MATCHFACTOR", fn.line);
+            llmatches(p.low, agg.llq.low, "low magnitude (argument #3)", "D_LLQUANT_MATCHLMAG", fn.line);
+            llmatches(p.high, agg.llq.high, "high magnitude (argument #4)", "D_LLQUANT_MATCHHMAG", fn.line);
+            llmatches(p.nsteps, agg.llq.nsteps, "linear steps (argument #5)", "D_LLQUANT_MATCHSTEPS", fn.line);
+        } else if (agg.kind == AggKind.LQUANTIZE && fn.function == DFunction.LQUANTIZE) {
+            long[] p = lquantizeParameters(fn);
+            matches(p[0], agg.lqBase, "base (argument #2)", "D_LQUANT_MATCHBASE", fn.line);
+            matches(p[1], agg.lqBase + (long) agg.lqLevels * agg.lqStep, "limit (argument #3)", "D_LQUANT_MATCHLIM", fn.line);
+            matches(p[2], agg.lqStep, "step (argument #4)", "D_LQUANT_MATCHSTEP", fn.line);
+        }
+        List<Ir.Expr> keys = new ArrayList<>();
+        if (ar.keys != null) {
+            for (int i = 0; i < ar.keys.size(); i++) {
+                keys.add(exprs.as(ar.keys.get(i), v.keyTypes.get(i)));
+            }
+        }
+        List<Expr> args = fn.args;
+        Ir.Expr value = args.isEmpty() ? null : exprs.integer(args.get(0));
+        Ir.Expr incr = switch (fn.function) {
+            case QUANTIZE -> args.size() > 1 ? exprs.integer(args.get(1)) : null;
+            case LQUANTIZE -> args.size() > 4 ? exprs.integer(args.get(4)) : null;
+            case LLQUANTIZE -> args.size() > 5 ? exprs.integer(args.get(5)) : null;
+            default -> null;
+        };
+        return new Ir.Aggregate(agg, keys, value, incr);
+    }
+
+    private Aggregation create(Variable v, Expr.Call fn) throws DTraceException {
+        DFunction f = fn != null ? fn.function : v.function;
+        int line = fn != null ? fn.line : v.line;
+        if (f == DFunction.LLQUANTIZE) {
+            if (fn == null) {
+                throw ExprLowering.unsupported("llquantize( ) aggregation used before its first value", line);
+            }
+            return state.llquantizeAggregation(v.name, keySizes(v), llquantizeParameters(fn));
+        }
+        AggKind kind = switch (f) {
+            case COUNT -> AggKind.COUNT;
+            case SUM -> AggKind.SUM;
+            case MIN -> AggKind.MIN;
+            case MAX -> AggKind.MAX;
+            case AVG -> AggKind.AVG;
+            case STDDEV -> AggKind.STDDEV;
+            case QUANTIZE -> AggKind.QUANTIZE;
+            case LQUANTIZE -> AggKind.LQUANTIZE;
+            default -> throw ExprLowering.unsupported(f.dname + "( )", line);
+        };
+        long base = 0, limit = 0, step = 1;
+        if (kind == AggKind.LQUANTIZE) {
+            if (fn == null) {
+                throw ExprLowering.unsupported("lquantize( ) aggregation used before its first value", line);
+            }
+            long[] p = lquantizeParameters(fn);
+            base = p[0];
+            limit = p[1];
+            step = p[2];
+        }
+        return state.aggregation(v.name, kind, keySizes(v), base, limit, step);
+    }
+
+    private static int[] keySizes(Variable v) {
+        List<DType> kt = v.keyTypes == null ? List.of() : v.keyTypes;
+        int[] keySizes = new int[kt.size()];
+        for (int i = 0; i < keySizes.length; i++) {
+            keySizes[i] = ExprLowering.width(kt.get(i));
+        }
+        return keySizes;
+    }
+
+    /** lquantize(value, base, limit[, step]): {base, limit, step}, checked as dtrace checks them. */
+    private static long[] lquantizeParameters(Expr.Call fn) throws DTraceException {
+        long base = constant(fn.args.get(1));
+        long limit = constant(fn.args.get(2));
+        long step = fn.args.size() > 3 ? constant(fn.args.get(3)) : 1;
+        if (step > 0 && limit - base < step) {
+            throw new DTraceException("lquantize( ) step (argument #4) too large: must have at least one bucket",
+                    "D_LQUANT_STEPLARGE", fn.line);
+        }
+        if (step > 0 && (limit - base) / step > 0xffff) {
+            throw new DTraceException("lquantize( ) step (argument #4) too small: too many buckets",
+                    "D_LQUANT_STEPSMALL", fn.line);
+        }
+        return new long[] {base, limit, step};
+    }
+
+    /**
+     * llquantize(value, factor, low, high, nsteps): the parameters, checked as dtrace checks them
+     * (16-bit quantities, 2 <= factor, low <= high, factor^(high+1) within 64 bits, steps that
+     * divide the factor or are multiples of it dividing the magnitudes).
+     */
+    private static LogLinear llquantizeParameters(Expr.Call fn) throws DTraceException {
+        int line = fn.line;
+        long factor = constant(fn.args.get(1)), low = constant(fn.args.get(2)), high = constant(fn.args.get(3));
+        long steps = constant(fn.args.get(4));
+        if (factor < 2 || factor > 0xffff) {
+            throw llq("factor (argument #2) must be a 16-bit quantity of at least 2", "D_LLQUANT_FACTORVAL", line);
+        }
+        if (low < 0 || low > 0xffff) {
+            throw llq("low magnitude (argument #3) must be an unsigned 16-bit quantity", "D_LLQUANT_LMAGVAL", line);
+        }
+        if (high < 0 || high > 0xffff || high < low) {
+            throw llq("high magnitude (argument #4) must be an unsigned 16-bit quantity not below the low magnitude",
+                    "D_LLQUANT_HMAGVAL", line);
+        }
+        java.math.BigInteger top = java.math.BigInteger.valueOf(factor).pow((int) high + 1);
+        if (top.bitLength() > 63) {
+            throw llq("high magnitude (argument #4) overflows 64 bits", "D_LLQUANT_HMAGVAL", line);
+        }
+        if (steps <= 0) {
+            throw llq("linear steps (argument #5) must be a non-zero positive integer", "D_LLQUANT_STEPTYPE", line);
+        }
+        boolean ok = steps <= 0xffff && (steps < factor ? factor % steps == 0
+                : steps % factor == 0 && java.math.BigInteger.valueOf(factor).pow((int) Math.max(low + 1, 2))
+                        .mod(java.math.BigInteger.valueOf(steps)).signum() == 0);
+        if (!ok) {
+            throw llq("linear steps (argument #5) must evenly divide the factor, or be a multiple of it dividing "
+                    + "each order of magnitude", "D_LLQUANT_STEPVAL", line);
+        }
+        return new LogLinear(factor, low, high, steps);
+    }
+
+    private static DTraceException llq(String what, String tag, int line) {
+        return new DTraceException("llquantize( ) " + what, tag, line);
+    }
+
+    private static void llmatches(long found, long expected, String what, String tag, int line) throws DTraceException {
+        if (found != expected) {
+            throw new DTraceException("llquantize( ) " + what + " doesn't match previous declaration: expected "
+                    + expected + ", found " + found, tag, line);
+        }
+    }
+
+    private static void matches(long found, long expected, String what, String tag, int line) throws DTraceException {
+        if (found != expected) {
+            throw new DTraceException("lquantize( ) " + what + " doesn't match previous declaration: expected "
+                    + expected + ", found " + found, tag, line);
+        }
+    }
+
+    private static long constant(Expr e) throws DTraceException {
+        Long v = ConstFold.value(e);
+        if (v == null) {
+            throw new DTraceException("quantization parameters must be integer constants", "D_LQUANT_BASETYPE", e.line);
+        }
+        return v;
+    }
+}

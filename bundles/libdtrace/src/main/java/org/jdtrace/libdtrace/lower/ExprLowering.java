@@ -1,0 +1,550 @@
+/*
+ * ExprLowering: the expressions of a checked D program (org.jdtrace.libdtrace.ast after
+ * DFrontEnd.check) as Ir expressions, the step dt_cg.c's expression half takes from parse tree
+ * to DIF. Every D value becomes a JVM long or a String: integers and pointers are longs,
+ * computed in 64 bits as DTrace computes them and narrowed with an explicit Ir.Cast where a
+ * value takes a narrower type (a store into a narrower variable, a cast); records carry each
+ * value's width and signedness, so printing narrows the rest. A string is a String. Variables are resolved to
+ * the consumer's slots in DState here, so the generated code indexes arrays and never looks up a
+ * name.
+ *
+ * Invariants the front end guarantees and this class relies on: every node has its type, names
+ * are resolved, operand types fit their operators. What the type checker accepts but jdtrace
+ * cannot run yet (pointer dereference, struct members, some built-ins and subroutines) is a
+ * compile error here, worded as dtrace's and tagged, never a wrong value at run time.
+ */
+package org.jdtrace.libdtrace.lower;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.BuiltinTypes;
+import org.jdtrace.libdtrace.ast.BuiltinVariable;
+import org.jdtrace.libdtrace.ast.Constant;
+import org.jdtrace.libdtrace.ast.DFunction;
+import org.jdtrace.libdtrace.ast.DType;
+import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.TypeName;
+import org.jdtrace.libdtrace.ast.Variable;
+import org.jdtrace.libdtrace.codegen.Ir;
+import org.jdtrace.libdtrace.codegen.Ir.VKind;
+import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.libdtrace.sema.ConstFold;
+
+final class ExprLowering {
+
+    /**
+     * The subroutines the back end implements (static methods of codegen.Subr), with their
+     * parameters: s a string, i an integer; the result kind comes from the checked type.
+     */
+    private static final Map<DFunction, String> SUBROUTINES = Map.ofEntries(
+            Map.entry(DFunction.STRLEN, "s"), Map.entry(DFunction.STRJOIN, "ss"),
+            Map.entry(DFunction.SUBSTR, "sii"), Map.entry(DFunction.INDEX, "ssi"),
+            Map.entry(DFunction.RINDEX, "ssi"), Map.entry(DFunction.STRSTR, "ss"),
+            Map.entry(DFunction.STRCHR, "si"), Map.entry(DFunction.STRRCHR, "si"),
+            Map.entry(DFunction.LLTOSTR, "ii"), Map.entry(DFunction.STRTOLL, "si"),
+            Map.entry(DFunction.TOUPPER, "s"), Map.entry(DFunction.TOLOWER, "s"),
+            Map.entry(DFunction.BASENAME, "s"), Map.entry(DFunction.DIRNAME, "s"),
+            Map.entry(DFunction.HTONS, "i"), Map.entry(DFunction.HTONL, "i"), Map.entry(DFunction.HTONLL, "i"),
+            Map.entry(DFunction.NTOHS, "i"), Map.entry(DFunction.NTOHL, "i"), Map.entry(DFunction.NTOHLL, "i"),
+            Map.entry(DFunction.RAND, ""), Map.entry(DFunction.COPYINSTR, "ii"),
+            Map.entry(DFunction.SPECULATION, ""));
+
+    private final DState state;
+
+    ExprLowering(DState state) {
+        this.state = state;
+    }
+
+    // ---- entry points ---------------------------------------------------------------------
+
+    /** The expression in its natural representation (String for strings, long otherwise). */
+    Ir.Expr lower(Expr e) throws DTraceException {
+        return switch (e) {
+            case Expr.IntLit i -> new Ir.Const(i.value);
+            case Expr.StrLit s -> new Ir.StrConst(s.value);
+            case Expr.Ident id -> ident(id);
+            case Expr.SelfVar s -> new Ir.Var(Ir.Scope.THREAD, state.tlsSlot(s.name), kind(s.var.type));
+            case Expr.ThisVar t -> new Ir.Var(Ir.Scope.CLAUSE, t.var.id, kind(t.var.type));
+            case Expr.AggRef a -> throw unsupported("aggregation @" + a.name + " used as a value", a.line);
+            case Expr.Index x -> index(x);
+            case Expr.Member m -> throw unsupported("member access ." + m.member, m.line);
+            case Expr.Call c -> call(c);
+            case Expr.Unary u -> unary(u);
+            case Expr.Binary b -> binary(b);
+            case Expr.Assign a -> assign(a);
+            case Expr.Ternary t -> {
+                Ir.Expr cond = lower(t.cond);
+                if (kind(t.type) == VKind.STRING) {
+                    yield new Ir.Ternary(cond, string(t.then), string(t.otherwise));
+                }
+                yield new Ir.Ternary(cond, integer(t.then), integer(t.otherwise));
+            }
+            case Expr.Cast c -> cast(c);
+            case Expr.SizeofType s -> new Ir.Const(sizeOf(s));
+            case Expr.Offsetof o -> throw unsupported("offsetof", o.line);
+            case Expr.Xlate x -> throw unsupported("xlate", x.line);
+        };
+    }
+
+    /** The expression as a string: strings as they are, a {@code char *} read with copyinstr. */
+    Ir.Expr string(Expr e) throws DTraceException {
+        if (isNull(e)) {
+            // a string that is NULL: no string at all, which jdtrace's strings hold as ""
+            return new Ir.StrConst("");
+        }
+        Expr.Call copyin = copyin(e);
+        if (copyin != null) return copyinString(copyin);
+        if (e.type != null && e.type.isPointer()) {
+            return new Ir.Call("copyinstr", List.of(integer(e)), VKind.STRING);
+        }
+        Ir.Expr x = lower(e);
+        if (x.kind() != VKind.STRING) {
+            throw new DTraceException("expression of type " + typeName(e) + " is not a string", "D_OP_INCOMPAT", e.line);
+        }
+        return x;
+    }
+
+    /** NULL, or another pointer constant 0. */
+    private static boolean isNull(Expr e) {
+        return e.type != null && e.type.isPointer() && Long.valueOf(0).equals(ConstFold.value(e));
+    }
+
+    /** The expression as a 64-bit integer. */
+    Ir.Expr integer(Expr e) throws DTraceException {
+        Ir.Expr x = lower(e);
+        if (x.kind() != VKind.LONG) {
+            throw new DTraceException("expression of type " + typeName(e) + " is not an integer", "D_OP_INCOMPAT", e.line);
+        }
+        return x;
+    }
+
+    /** The expression in the representation of {@code t}: string for strings, long otherwise. */
+    Ir.Expr as(Expr e, DType t) throws DTraceException {
+        if (t instanceof DType.Stack && e instanceof Expr.Call c) {
+            return new Ir.StackKey(stackKind(c.function), c.args.isEmpty() ? 0 : stackFrames(c));
+        }
+        return kind(t) == VKind.STRING ? string(e) : integer(e);
+    }
+
+    static Ir.StackKind stackKind(DFunction f) {
+        return switch (f) {
+            case STACK -> Ir.StackKind.KERNEL;
+            case JSTACK -> Ir.StackKind.JAVA;
+            default -> Ir.StackKind.USER;
+        };
+    }
+
+    /** stack(n), ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
+    int stackFrames(Expr.Call c) throws DTraceException {
+        if (integer(c.args.get(0)) instanceof Ir.Const k && k.value() > 0 && k.value() <= Integer.MAX_VALUE) {
+            return (int) k.value();
+        }
+        String tag = c.function == DFunction.STACK ? "D_STACK_SIZE" : "D_USTACK_FRAMES";
+        throw new DTraceException(c.function.dname + "( ) argument #1 must be a non-zero positive integer constant",
+                tag, c.line);
+    }
+
+    // ---- types ----------------------------------------------------------------------------
+
+    static VKind kind(DType t) {
+        return t instanceof DType.Str || (t instanceof DType.Array a && a.element() instanceof DType.Int i
+                && i.size() == 1) ? VKind.STRING : VKind.LONG;
+    }
+
+    /** Bytes of a value of type {@code t} in a record (trace, printf, keys): 0 for strings. */
+    static int width(DType t) {
+        if (t instanceof DType.Int i) return i.size();
+        if (kind(t) == VKind.STRING) return 0;
+        return 8;
+    }
+
+    private int sizeOf(DType t) {
+        return t instanceof DType.Str ? state.options.strsize() : Math.max(t.size(), 0);
+    }
+
+    /** sizeof (type) for the types D knows by name, their pointers and arrays. */
+    private long sizeOf(Expr.SizeofType s) throws DTraceException {
+        TypeName tn = s.target;
+        if (tn.pointers() > 0) return 8;
+        DType t = BuiltinTypes.lookup(tn.base());
+        if (t == null || t.size() <= 0 && !t.isString()) throw unsupported("sizeof (" + tn + ")", s.line);
+        long n = sizeOf(t);
+        for (int d : tn.dims()) n *= Math.max(d, 0);
+        return n;
+    }
+
+    private static String typeName(Expr e) {
+        return e.type == null ? "?" : e.type.name();
+    }
+
+    /** C's narrowing of a value to an integer type narrower than 64 bits. */
+    static Ir.Expr narrow(Ir.Expr e, DType t) {
+        if (t instanceof DType.Int i && i.size() < 8) {
+            if (e instanceof Ir.Cast c && c.width() == i.size() && c.signed() == i.signed()) return e;
+            return new Ir.Cast(e, i.size(), i.signed());
+        }
+        return e;
+    }
+
+    static boolean isUnsigned(DType t) {
+        return unsigned(t);
+    }
+
+    private static boolean unsigned(DType t) {
+        return t instanceof DType.Ptr || (t instanceof DType.Int i && !i.signed());
+    }
+
+    /** The common type of C's usual arithmetic conversions is unsigned. */
+    private static boolean unsignedArithmetic(DType a, DType b) {
+        int sa = promotedSize(a), sb = promotedSize(b);
+        if (sa != sb) return unsigned(sa > sb ? a : b) && Math.max(sa, sb) >= 4;
+        return (unsigned(a) && sa >= 4) || (unsigned(b) && sb >= 4);
+    }
+
+    private static int promotedSize(DType t) {
+        return Math.max(4, t.size());
+    }
+
+    static DTraceException unsupported(String what, int line) {
+        return new DTraceException(what + " is not supported by jdtrace", "D_UNKNOWN", line);
+    }
+
+    // ---- names ----------------------------------------------------------------------------
+
+    private Ir.Expr ident(Expr.Ident id) throws DTraceException {
+        return switch (id.symbol) {
+            case Constant c -> new Ir.Const(c.value());
+            case BuiltinVariable b -> builtin(b, id.line);
+            case Variable v -> globalScalar(v);
+            case null -> throw new DTraceException("failed to resolve " + id.name + ": Unknown variable name",
+                    "D_IDENT_UNDEF", id.line);
+        };
+    }
+
+    private Ir.Var globalScalar(Variable v) {
+        VKind k = kind(v.type);
+        int slot = k == VKind.LONG ? state.longSlot(v.name) : state.stringSlot(v.name);
+        return new Ir.Var(Ir.Scope.GLOBAL, slot, k);
+    }
+
+    private Ir.Expr builtin(BuiltinVariable b, int line) throws DTraceException {
+        if (b.argIndex() >= 0) {
+            return new Ir.BuiltinVar(Ir.Builtin.values()[Ir.Builtin.ARG0.ordinal() + b.argIndex()]);
+        }
+        Ir.Builtin ir = switch (b) {
+            case PID -> Ir.Builtin.PID;
+            case PPID -> Ir.Builtin.PPID;
+            case TID -> Ir.Builtin.TID;
+            case CPU -> Ir.Builtin.CPU;
+            case ID -> Ir.Builtin.ID;
+            case EPID -> Ir.Builtin.EPID;
+            case TIMESTAMP -> Ir.Builtin.TIMESTAMP;
+            case WALLTIMESTAMP -> Ir.Builtin.WALLTIMESTAMP;
+            case VTIMESTAMP -> Ir.Builtin.VTIMESTAMP;
+            case EXECNAME -> Ir.Builtin.EXECNAME;
+            case PROBEPROV -> Ir.Builtin.PROBEPROV;
+            case PROBEMOD -> Ir.Builtin.PROBEMOD;
+            case PROBEFUNC -> Ir.Builtin.PROBEFUNC;
+            case PROBENAME -> Ir.Builtin.PROBENAME;
+            default -> null;
+        };
+        if (ir != null) {
+            Ir.Expr e = new Ir.BuiltinVar(ir);
+            return ir == Ir.Builtin.PID || ir == Ir.Builtin.PPID || ir == Ir.Builtin.TID ? narrow(e, b.type()) : e;
+        }
+        return switch (b) {
+            case UCALLER -> new Ir.Call("ucaller", List.of(), VKind.LONG);
+            case USTACKDEPTH -> new Ir.Call("ustackdepth", List.of(), VKind.LONG);
+            default -> throw unsupported("built-in variable " + b.dname(), line);
+        };
+    }
+
+    private Ir.Expr index(Expr.Index x) throws DTraceException {
+        if (x.base instanceof Expr.Ident id && id.symbol instanceof BuiltinVariable b) {
+            Ir.Expr i = integer(x.keys.get(0));
+            if (b == BuiltinVariable.ARGS) {
+                if (i instanceof Ir.Const c && c.value() >= 0 && c.value() <= 9) {
+                    return new Ir.BuiltinVar(Ir.Builtin.values()[Ir.Builtin.ARG0.ordinal() + (int) c.value()]);
+                }
+                return new Ir.ArgN(i);
+            }
+            if (b == BuiltinVariable.UREGS) {
+                return new Ir.Call("uregs", List.of(i), VKind.LONG);
+            }
+        }
+        if (x.base instanceof Expr.Ident id && id.symbol instanceof Variable v && v.isAssociative()) {
+            return new Ir.AssocRef(state.assocSlot(v.name), keys(x.keys, v.keyTypes), kind(v.type));
+        }
+        if (x.base instanceof Expr.SelfVar s && s.var != null && s.var.keyTypes != null) {
+            // self->a[k]: one dynamic array per name, keyed by the thread first (dtrace's
+            // thread-local arrays are per-thread dynamic variables too)
+            List<Ir.Expr> keys = new ArrayList<>();
+            keys.add(new Ir.BuiltinVar(Ir.Builtin.TID));
+            keys.addAll(keys(x.keys, s.var.keyTypes));
+            return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
+        }
+        if (x.base.type != null && x.base.type.isString()) {
+            // s[i]: the character (a signed char), 0 past the end
+            return new Ir.Cast(new Ir.Call("charAt", List.of(string(x.base), integer(x.keys.get(0))), VKind.LONG), 1, true);
+        }
+        throw unsupported("array and pointer indexing", x.line);
+    }
+
+    private List<Ir.Expr> keys(List<Expr> keys, List<DType> proto) throws DTraceException {
+        List<Ir.Expr> out = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            out.add(as(keys.get(i), i < proto.size() ? proto.get(i) : keys.get(i).type));
+        }
+        return out;
+    }
+
+    // ---- subroutines ------------------------------------------------------------------------
+
+    private Ir.Expr call(Expr.Call c) throws DTraceException {
+        DFunction f = c.function;
+        String sig = f == null ? null : SUBROUTINES.get(f);
+        if (sig == null) {
+            if (f != null && f.isAction()) {
+                throw new DTraceException(f.dname + "( ) may not be used in an expression", "D_ACT_SPEC", c.line);
+            }
+            throw unsupported("subroutine " + c.name + "( )", c.line);
+        }
+        List<Ir.Expr> args = new ArrayList<>();
+        for (int i = 0; i < c.args.size(); i++) {
+            Expr a = c.args.get(i);
+            args.add(i < sig.length() && sig.charAt(i) == 's' ? string(a) : integer(a));
+        }
+        VKind k = kind(c.type);
+        Ir.Expr call = new Ir.Call(f.dname, args, k);
+        return k == VKind.LONG ? narrow(call, c.type) : call;
+    }
+
+    // ---- copyin ------------------------------------------------------------------------------
+
+    /*
+     * copyin(addr, size) returns, in DTrace, a pointer to scratch memory holding the bytes. There
+     * is no D memory model here, so a copyin() result is a value only in the forms that read it
+     * straight away, lowered to one call that copies the bytes in at the firing:
+     * *(T *)copyin(a, n) for an integer T of 1, 2, 4 or 8 bytes (little-endian, T's sign), and
+     * stringof(copyin(a, n)) or a copyin() result where a string is wanted (printf %s, trace,
+     * (char *) casts): the bytes up to the first NUL, at most n. Any other use is refused at
+     * compile time. A bad address faults (BADADDR) like copyinstr, raising dtrace:::ERROR.
+     */
+
+    /** The copyin() call under pointer casts of {@code e}, or null. */
+    private static Expr.Call copyin(Expr e) {
+        while (e instanceof Expr.Cast c && c.type != null && c.type.isPointer()) e = c.operand;
+        return e instanceof Expr.Call c && c.function == DFunction.COPYIN ? c : null;
+    }
+
+    private Ir.Expr copyinString(Expr.Call c) throws DTraceException {
+        return new Ir.Call("copyinbuf", List.of(integer(c.args.get(0)), integer(c.args.get(1))), VKind.STRING);
+    }
+
+    /** *(T *)copyin(addr, n): the first sizeof (T) bytes read as a T. */
+    private Ir.Expr copyinLoad(Expr.Unary u) throws DTraceException {
+        Expr.Call c = copyin(u.operand);
+        if (c == null || !(u.operand.type instanceof DType.Ptr p) || !(p.target() instanceof DType.Int t)
+                || Integer.bitCount(t.size()) != 1 || t.size() > 8) {
+            throw unsupported("pointer dereference (only *(integer type *)copyin(addr, size) is)", u.line);
+        }
+        return new Ir.Call("copyinload", List.of(integer(c.args.get(0)), integer(c.args.get(1)), new Ir.Const(t.size()),
+                new Ir.Const(t.signed() ? 1 : 0)), VKind.LONG);
+    }
+
+    // ---- operators --------------------------------------------------------------------------
+
+    private Ir.Expr unary(Expr.Unary u) throws DTraceException {
+        return switch (u.op) {
+            case PLUS -> integer(u.operand);
+            case NEG -> new Ir.Unary(Ir.UnOp.NEG, integer(u.operand));
+            case BITNOT -> new Ir.Unary(Ir.UnOp.BITNOT, integer(u.operand));
+            case NOT -> u.operand.type.isString()
+                    ? new Ir.StrCompare(Ir.BinOp.EQ, string(u.operand), new Ir.StrConst(""))
+                    : new Ir.Unary(Ir.UnOp.NOT, integer(u.operand));
+            case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
+            case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
+            case STRINGOF -> u.operand.type.isString() || copyin(u.operand) != null ? string(u.operand)
+                    : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
+            case DEREF -> copyinLoad(u);
+            case ADDROF -> throw unsupported("operator &", u.line);
+        };
+    }
+
+    /** ++x is x = x + 1; x++ is (x = x + 1) - 1, narrowed to x's type. */
+    private Ir.Expr incDec(Expr.Unary u) throws DTraceException {
+        DType t = u.operand.type;
+        Ir.Expr target = integer(u.operand);
+        boolean inc = u.op == Expr.UnOp.PRE_INC || u.op == Expr.UnOp.POST_INC;
+        long step = t instanceof DType.Ptr p && p.target().size() > 0 ? p.target().size() : 1;
+        Ir.Expr stored = new Ir.Assign(target, narrow(new Ir.Binary(inc ? Ir.BinOp.ADD : Ir.BinOp.SUB, target,
+                new Ir.Const(step), false), t));
+        if (u.op == Expr.UnOp.PRE_INC || u.op == Expr.UnOp.PRE_DEC) {
+            return stored;
+        }
+        return narrow(new Ir.Binary(inc ? Ir.BinOp.SUB : Ir.BinOp.ADD, stored, new Ir.Const(step), false), t);
+    }
+
+    private static boolean stringish(DType t) {
+        return t.isString() || t.isCharArrayOrPointer();
+    }
+
+    private Ir.Expr binary(Expr.Binary b) throws DTraceException {
+        DType lt = b.left.type, rt = b.right.type;
+        Expr.BinOp op = b.op;
+        if (op == Expr.BinOp.COMMA) {
+            Ir.Expr l = lower(b.left), r = lower(b.right);
+            return new Ir.Call("seq", List.of(l, r), r.kind());
+        }
+        if (op.isLogical()) {
+            return new Ir.Binary(logical(op), condition(b.left), condition(b.right), false);
+        }
+        if (op.isComparison()) {
+            if ((lt.isString() || rt.isString()) && (stringish(lt) || isNull(b.left)) && (stringish(rt) || isNull(b.right))) {
+                return new Ir.StrCompare(binop(op), string(b.left), string(b.right));
+            }
+            // compared in their common type: a narrower one is compared at its width
+            int common = Math.max(promotedSize(lt), promotedSize(rt));
+            boolean uns = unsignedArithmetic(lt, rt);
+            Ir.Expr l = widened(b.left, common), r = widened(b.right, common);
+            if (common < 8) {
+                l = narrow(l, common, !uns);
+                r = narrow(r, common, !uns);
+            }
+            return new Ir.Binary(binop(op), l, r, uns);
+        }
+        int size = b.type instanceof DType.Int i ? i.size() : 8;
+        Ir.Expr l = widened(b.left, size), r = widened(b.right, size);
+        if ((op == Expr.BinOp.ADD || op == Expr.BinOp.SUB) && (lt.isPointer() || rt.isPointer())) {
+            return pointerArithmetic(op, l, lt, r, rt);
+        }
+        boolean uns = unsigned(b.type);
+        return new Ir.Binary(binop(op), l, r, uns);
+    }
+
+    /**
+     * An integer operand converted to a type of {@code size} bytes: a value of a narrower type is
+     * first normalized to its own type (sign- or zero-extended), as dtrace's type conversions do;
+     * arithmetic itself runs in 64 bits.
+     */
+    private Ir.Expr widened(Expr e, int size) throws DTraceException {
+        Ir.Expr x = integer(e);
+        return e.type instanceof DType.Int i && i.size() < size ? narrow(x, e.type) : x;
+    }
+
+    private static Ir.Expr narrow(Ir.Expr e, int size, boolean signed) {
+        return size >= 8 ? e : narrow(e, new DType.Int("", size, signed));
+    }
+
+    /** A condition as a long 0/1 (strings: non-empty). */
+    private Ir.Expr condition(Expr e) throws DTraceException {
+        if (e.type.isString()) {
+            return new Ir.StrCompare(Ir.BinOp.NE, string(e), new Ir.StrConst(""));
+        }
+        return integer(e);
+    }
+
+    /** C's pointer arithmetic: the integer is scaled by the pointed-to size; p - q counts elements. */
+    private static Ir.Expr pointerArithmetic(Expr.BinOp op, Ir.Expr l, DType lt, Ir.Expr r, DType rt) {
+        if (lt.isPointer() && rt.isPointer()) {
+            long size = elementSize(lt);
+            Ir.Expr diff = new Ir.Binary(Ir.BinOp.SUB, l, r, false);
+            return size == 1 ? diff : new Ir.Binary(Ir.BinOp.DIV, diff, new Ir.Const(size), false);
+        }
+        if (lt.isPointer()) {
+            return new Ir.Binary(binop(op), l, scale(r, elementSize(lt)), true);
+        }
+        return new Ir.Binary(Ir.BinOp.ADD, scale(l, elementSize(rt)), r, true);
+    }
+
+    private static long elementSize(DType ptr) {
+        return ptr instanceof DType.Ptr p && p.target().size() > 0 ? p.target().size() : 1;
+    }
+
+    private static Ir.Expr scale(Ir.Expr e, long by) {
+        return by == 1 ? e : new Ir.Binary(Ir.BinOp.MUL, e, new Ir.Const(by), false);
+    }
+
+    private static Ir.BinOp logical(Expr.BinOp op) {
+        return switch (op) {
+            case LAND -> Ir.BinOp.LAND;
+            case LOR -> Ir.BinOp.LOR;
+            default -> Ir.BinOp.LXOR;
+        };
+    }
+
+    static Ir.BinOp binop(Expr.BinOp op) {
+        return switch (op) {
+            case MUL -> Ir.BinOp.MUL;
+            case DIV -> Ir.BinOp.DIV;
+            case MOD -> Ir.BinOp.MOD;
+            case ADD -> Ir.BinOp.ADD;
+            case SUB -> Ir.BinOp.SUB;
+            case SHL -> Ir.BinOp.SHL;
+            case SHR -> Ir.BinOp.SHR;
+            case LT -> Ir.BinOp.LT;
+            case LE -> Ir.BinOp.LE;
+            case GT -> Ir.BinOp.GT;
+            case GE -> Ir.BinOp.GE;
+            case EQ -> Ir.BinOp.EQ;
+            case NE -> Ir.BinOp.NE;
+            case BITAND -> Ir.BinOp.AND;
+            case BITXOR -> Ir.BinOp.XOR;
+            case BITOR -> Ir.BinOp.OR;
+            case LAND -> Ir.BinOp.LAND;
+            case LXOR -> Ir.BinOp.LXOR;
+            case LOR -> Ir.BinOp.LOR;
+            case COMMA -> throw new IllegalArgumentException("comma");
+        };
+    }
+
+    // ---- assignment -------------------------------------------------------------------------
+
+    private Ir.Expr assign(Expr.Assign a) throws DTraceException {
+        DType t = a.target.type;
+        Ir.Expr target = lvalue(a.target);
+        if (a.op == Expr.AssignOp.ASSIGN) {
+            return new Ir.Assign(target, kind(t) == VKind.STRING ? string(a.value)
+                    : narrow(widened(a.value, t.size()), t));
+        }
+        Ir.Expr v = widened(a.value, t.size());
+        Ir.Expr value;
+        if (t.isPointer() && (a.op == Expr.AssignOp.ADD || a.op == Expr.AssignOp.SUB)) {
+            value = new Ir.Binary(binop(a.op.binary), target, scale(v, elementSize(t)), true);
+        } else {
+            boolean uns = a.op == Expr.AssignOp.SHL || a.op == Expr.AssignOp.SHR ? unsigned(t)
+                    : unsignedArithmetic(t, a.value.type);
+            value = new Ir.Binary(binop(a.op.binary), target, v, uns);
+        }
+        return new Ir.Assign(target, narrow(value, t));
+    }
+
+    private Ir.Expr lvalue(Expr target) throws DTraceException {
+        Ir.Expr e = switch (target) {
+            case Expr.Ident id when id.symbol instanceof Variable v -> globalScalar(v);
+            case Expr.SelfVar s -> lower(s);
+            case Expr.ThisVar t -> lower(t);
+            case Expr.Index x -> index(x);
+            default -> throw unsupported("assignment to " + target, target.line);
+        };
+        if (!(e instanceof Ir.Var) && !(e instanceof Ir.AssocRef)) {
+            throw new DTraceException("operator = can only be applied to a writable variable", "D_OP_WRITE",
+                    target.line);
+        }
+        return e;
+    }
+
+    private Ir.Expr cast(Expr.Cast c) throws DTraceException {
+        DType to = c.type;
+        if (to instanceof DType.Void) {
+            return lower(c.operand);
+        }
+        if (kind(to) == VKind.STRING) {
+            return string(c.operand);
+        }
+        Ir.Expr v = widened(c.operand, to.size());
+        return to instanceof DType.Int i && i.size() < 8 ? new Ir.Cast(v, i.size(), i.signed()) : v;
+    }
+}

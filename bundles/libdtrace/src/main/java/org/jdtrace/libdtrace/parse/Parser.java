@@ -1,0 +1,821 @@
+package org.jdtrace.libdtrace.parse;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.BuiltinTypes;
+import org.jdtrace.libdtrace.ast.Clause;
+import org.jdtrace.libdtrace.ast.Decl;
+import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.Expr.AssignOp;
+import org.jdtrace.libdtrace.ast.Expr.BinOp;
+import org.jdtrace.libdtrace.ast.Expr.UnOp;
+import org.jdtrace.libdtrace.ast.Pragma;
+import org.jdtrace.libdtrace.ast.ProbeSpec;
+import org.jdtrace.libdtrace.ast.Script;
+import org.jdtrace.libdtrace.ast.Stmt;
+import org.jdtrace.libdtrace.ast.TopLevel;
+import org.jdtrace.libdtrace.ast.TypeName;
+import org.jdtrace.libdtrace.lex.Lexer;
+import org.jdtrace.libdtrace.lex.Macros;
+import org.jdtrace.libdtrace.lex.Token;
+import org.jdtrace.libdtrace.lex.TokenKind;
+import org.jdtrace.spi.ProbeDescription;
+
+/**
+ * The D parser (dt_grammar.y's job): recursive descent with C's precedence, one token of
+ * lookahead, building the {@link org.jdtrace.libdtrace.ast} tree.
+ *
+ * <p>Grammar, lowest precedence first (all binary levels left-associative):
+ * <pre>
+ * program     := (control-line | declaration | clause)*
+ * clause      := pspec (',' pspec)* ['/' expression '/'] ['{' statements '}']
+ * statements  := (';' | expression (';' | before '}') | 'if' '(' expr ')' stmt-or-block ['else' ...])*
+ * expression  := assignment (',' assignment)*
+ * assignment  := conditional | unary ASSIGN-OP assignment          (right-associative)
+ * conditional := lor ['?' expression ':' conditional]
+ * lor := lxor ('||' lxor)*   lxor := land ('^^' land)*   land := bor ('&&' bor)*
+ * bor := bxor ('|' ...)* ; bxor ('^') ; band ('&') ; equality (== !=) ; relational (&lt; &lt;= &gt; &gt;=) ;
+ * shift (&lt;&lt; &gt;&gt;) ; additive (+ -) ; multiplicative (* / %) ; cast
+ * cast        := '(' type-name ')' cast | unary
+ * unary       := ('++'|'--') unary | ('&amp;'|'*'|'+'|'-'|'~'|'!') cast | 'sizeof' unary
+ *              | 'sizeof' '(' type-name ')' | 'stringof' unary | postfix
+ * postfix     := primary ('[' args ']' | '(' args ')' | '.' id | '->' id | '++' | '--')*
+ * primary     := id | int | char | string | '@'[name] | 'self' | 'this' | '(' expression ')'
+ *              | 'offsetof' '(' type-name ',' id ')' | 'xlate' '&lt;' type-name '&gt;' '(' expression ')'
+ * </pre>
+ * As in dtrace, a '/' inside a predicate ends it when the next non-blank character is end of input,
+ * ';', '{' or '/'; otherwise it divides. In a script read from a file a clause must have a predicate
+ * or a body ("expected predicate and/or actions following probe description"); from -n strings it
+ * need not. Errors are {@link DTraceException}s with tag D_SYNTAX and dtrace's wording
+ * ({@code syntax error near "}"}, {@code syntax error near end of input}).
+ */
+public final class Parser {
+
+    private static final Set<String> RESERVED = Set.of("auto", "break", "case", "char", "const",
+            "continue", "counter", "default", "do", "double", "else", "enum", "extern", "float", "for",
+            "goto", "if", "import", "inline", "int", "long", "offsetof", "probe", "provider", "register",
+            "restrict", "return", "self", "short", "signed", "sizeof", "static", "string", "stringof",
+            "struct", "switch", "this", "translator", "typedef", "union", "unsigned", "void", "volatile",
+            "while", "xlate");
+
+    private static final Set<String> TYPE_KEYWORDS = Set.of("void", "char", "short", "int", "long",
+            "float", "double", "signed", "unsigned", "string", "struct", "union", "enum", "const",
+            "volatile", "restrict");
+
+    private final String sourceName;
+    private final boolean fromFile;
+    private final Set<String> typedefs = new HashSet<>();
+    private final Lexer lexer;
+    private Lexer.Mode mode = Lexer.Mode.TOP;
+    private Token tok;
+    private boolean inPredicate;
+    /** Control lines met inside clause bodies; they join the program after the clause. */
+    private final List<Pragma> innerPragmas = new ArrayList<>();
+    private final Set<Expr> parenthesized = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    /**
+     * @param fromFile true for a script file (-s), false for a program given as a string (-n/-P
+     *        or compile(String)); only files insist that a clause has a predicate or a body
+     */
+    public Parser(String source, String sourceName, Macros macros, boolean fromFile) {
+        this.sourceName = sourceName;
+        this.fromFile = fromFile;
+        this.lexer = new Lexer(source, macros, this::isTypeName);
+    }
+
+    /** Parses a whole program. */
+    public static Script parse(String source, String sourceName, Macros macros, boolean fromFile)
+            throws DTraceException {
+        return new Parser(source, sourceName, macros, fromFile).program();
+    }
+
+    /** Parses one expression (for tests and tools); the whole input must be the expression. */
+    public static Expr parseExpression(String source) throws DTraceException {
+        Parser p = new Parser(source, "<expr>", Macros.of("<expr>", List.of()), false);
+        p.mode = Lexer.Mode.EXPR;
+        p.advance();
+        Expr e = p.expression();
+        if (!p.tok.is(TokenKind.EOF)) {
+            throw p.syntaxError();
+        }
+        return e;
+    }
+
+    boolean isTypeName(String w) {
+        return typedefs.contains(w) || BuiltinTypes.isTypedefName(w);
+    }
+
+    // ---- token plumbing ----------------------------------------------------------------------
+
+    private void advance() throws DTraceException {
+        tok = lexer.next(mode);
+    }
+
+    private Token expect(TokenKind k) throws DTraceException {
+        if (!tok.is(k)) {
+            throw syntaxError();
+        }
+        Token t = tok;
+        advance();
+        return t;
+    }
+
+    private DTraceException syntaxError() {
+        if (inPredicate && tok.is(TokenKind.SLASH)) {
+            try {
+                endsPredicate(); // a '/' closing the predicate too early has its own wording
+            } catch (DTraceException e) {
+                return e;
+            }
+        }
+        return syntaxError(tok);
+    }
+
+    private static DTraceException syntaxError(Token t) {
+        return new DTraceException("syntax error near " + t.near(), "D_SYNTAX", t.line());
+    }
+
+    private String identifier() throws DTraceException {
+        if (!tok.is(TokenKind.IDENT)) {
+            throw syntaxError();
+        }
+        String s = tok.text();
+        advance();
+        return s;
+    }
+
+    // ---- program -----------------------------------------------------------------------------
+
+    private Script program() throws DTraceException {
+        List<TopLevel> items = new ArrayList<>();
+        mode = Lexer.Mode.TOP;
+        advance();
+        while (!tok.is(TokenKind.EOF)) {
+            switch (tok.kind()) {
+                case CONTROL -> {
+                    items.add(control(tok));
+                    advance();
+                }
+                case PSPEC -> {
+                    items.add(clause());
+                    items.addAll(innerPragmas);
+                    innerPragmas.clear();
+                }
+                case IDENT -> {
+                    if (!isDeclStart(tok)) {
+                        throw syntaxError();
+                    }
+                    mode = Lexer.Mode.EXPR;
+                    items.addAll(declaration());
+                    if (!tok.is(TokenKind.SEMI)) {
+                        throw syntaxError();
+                    }
+                    mode = Lexer.Mode.TOP;
+                    advance();
+                }
+                default -> throw syntaxError();
+            }
+        }
+        return new Script(sourceName, items);
+    }
+
+    private static Pragma control(Token t) {
+        String body = t.string();
+        List<String> words = new ArrayList<>();
+        for (String w : body.split("[ \t]+")) {
+            if (!w.isEmpty()) {
+                words.add(w);
+            }
+        }
+        return new Pragma(t.line(), words);
+    }
+
+    private boolean isDeclStart(Token t) {
+        return t.is(TokenKind.IDENT) && (Lexer.isDeclarationKeyword(t.text()) || isTypeName(t.text()));
+    }
+
+    private Clause clause() throws DTraceException {
+        int line = tok.line();
+        List<ProbeSpec> probes = new ArrayList<>();
+        while (true) {
+            Token p = tok;
+            ProbeDescription d;
+            try {
+                d = ProbeDescription.parse(p.string());
+            } catch (IllegalArgumentException e) {
+                throw new DTraceException("invalid probe description \"" + p.string() + "\": Overspecified probe description",
+                        "D_PDESC_INVAL", p.line());
+            }
+            probes.add(new ProbeSpec(p.line(), p.text(), p.string(), d));
+            mode = Lexer.Mode.TOP;
+            advance();
+            if (tok.is(TokenKind.COMMA)) {
+                advance();
+                if (!tok.is(TokenKind.PSPEC)) {
+                    throw syntaxError();
+                }
+                continue;
+            }
+            break;
+        }
+        Expr pred = null;
+        List<Stmt> body = null;
+        if (tok.is(TokenKind.SLASH)) {
+            mode = Lexer.Mode.EXPR;
+            inPredicate = true;
+            advance();
+            pred = expression();
+            if (!tok.is(TokenKind.SLASH)) {
+                throw syntaxError();
+            }
+            inPredicate = false;
+            mode = Lexer.Mode.TOP;
+            advance();
+        }
+        if (tok.is(TokenKind.LBRACE)) {
+            mode = Lexer.Mode.EXPR;
+            advance();
+            body = statements();
+            mode = Lexer.Mode.TOP;
+            expect(TokenKind.RBRACE);
+        } else if (pred == null && fromFile) {
+            throw new DTraceException("expected predicate and/or actions following probe description",
+                    "D_SYNTAX", line);
+        }
+        return new Clause(line, probes, pred, body);
+    }
+
+    /** Statements up to (not including) the closing '}'. */
+    private List<Stmt> statements() throws DTraceException {
+        List<Stmt> out = new ArrayList<>();
+        while (!tok.is(TokenKind.RBRACE)) {
+            if (tok.is(TokenKind.EOF)) {
+                throw syntaxError();
+            }
+            if (tok.is(TokenKind.SEMI)) {
+                out.add(new Stmt.Empty(tok.line()));
+                advance();
+                continue;
+            }
+            if (tok.is(TokenKind.CONTROL)) {
+                innerPragmas.add(control(tok));
+                advance();
+                continue;
+            }
+            if (tok.isWord("if")) {
+                out.add(ifStatement());
+                continue;
+            }
+            int line = tok.line();
+            Expr e = expression();
+            out.add(new Stmt.ExprStmt(line, e));
+            if (tok.is(TokenKind.SEMI)) {
+                advance();
+            } else if (!tok.is(TokenKind.RBRACE)) {
+                throw syntaxError();
+            }
+        }
+        return out;
+    }
+
+    private Stmt ifStatement() throws DTraceException {
+        int line = tok.line();
+        advance();
+        expect(TokenKind.LPAR);
+        Expr cond = expression();
+        expect(TokenKind.RPAR);
+        List<Stmt> then = branch();
+        List<Stmt> otherwise = List.of();
+        if (tok.isWord("else")) {
+            advance();
+            otherwise = tok.isWord("if") ? List.of(ifStatement()) : branch();
+        }
+        return new Stmt.If(line, cond, then, otherwise);
+    }
+
+    private List<Stmt> branch() throws DTraceException {
+        if (tok.is(TokenKind.LBRACE)) {
+            advance();
+            List<Stmt> b = statements();
+            expect(TokenKind.RBRACE);
+            return b;
+        }
+        int line = tok.line();
+        Expr e = expression();
+        expect(TokenKind.SEMI);
+        return List.of(new Stmt.ExprStmt(line, e));
+    }
+
+    // ---- declarations ------------------------------------------------------------------------
+
+    /** One declaration statement (without its ';'), possibly declaring several names. */
+    private List<Decl> declaration() throws DTraceException {
+        int line = tok.line();
+        Decl.Storage storage = Decl.Storage.NONE;
+        switch (tok.text()) {
+            case "self" -> storage = Decl.Storage.SELF;
+            case "this" -> storage = Decl.Storage.THIS;
+            case "typedef" -> storage = Decl.Storage.TYPEDEF;
+            case "inline" -> storage = Decl.Storage.INLINE;
+            case "extern" -> storage = Decl.Storage.EXTERN;
+            case "static", "register", "auto" -> storage = Decl.Storage.STATIC;
+            default -> { }
+        }
+        if (storage != Decl.Storage.NONE) {
+            advance();
+        }
+        List<Decl> tagBody = new ArrayList<>();
+        // 'self x;', 'extern e;': a storage class alone means int, as in C
+        String base = storage != Decl.Storage.NONE && tok.is(TokenKind.IDENT) && !startsTypeName(tok)
+                ? "int" : specifiers(tagBody);
+        List<Decl> out = new ArrayList<>();
+        if (tok.is(TokenKind.SEMI)) {
+            // struct foo { ... }; or enum e { ... };
+            out.add(new Decl(line, storage, TypeName.of(base), null, null, null, tagBody));
+            return out;
+        }
+        while (true) {
+            int pointers = 0;
+            while (tok.is(TokenKind.STAR)) {
+                pointers++;
+                advance();
+            }
+            String name = identifier();
+            List<Integer> dims = new ArrayList<>();
+            List<TypeName> keys = null;
+            while (tok.is(TokenKind.LBRAC)) {
+                advance();
+                if (tok.is(TokenKind.RBRAC)) {
+                    dims.add(-1);
+                } else if (tok.is(TokenKind.INT)) {
+                    dims.add((int) tok.value());
+                    advance();
+                } else {
+                    keys = new ArrayList<>();
+                    keys.add(typeName());
+                    while (tok.is(TokenKind.COMMA)) {
+                        advance();
+                        keys.add(typeName());
+                    }
+                }
+                expect(TokenKind.RBRAC);
+            }
+            Expr init = null;
+            if (tok.is(TokenKind.ASSIGN)) {
+                advance();
+                init = assignment();
+            }
+            if (storage == Decl.Storage.TYPEDEF) {
+                typedefs.add(name);
+            }
+            out.add(new Decl(line, storage, new TypeName(base, pointers, dims), name, keys, init,
+                    out.isEmpty() ? tagBody : List.of()));
+            if (!tok.is(TokenKind.COMMA)) {
+                return out;
+            }
+            advance();
+        }
+    }
+
+    /** Declaration specifiers: type words, or struct/union/enum with an optional body. */
+    private String specifiers(List<Decl> tagBody) throws DTraceException {
+        List<String> words = new ArrayList<>();
+        while (tok.is(TokenKind.IDENT)) {
+            String w = tok.text();
+            if (w.equals("const") || w.equals("volatile") || w.equals("restrict")) {
+                advance();
+                continue;
+            }
+            if (w.equals("struct") || w.equals("union") || w.equals("enum")) {
+                if (!words.isEmpty()) {
+                    throw syntaxError();
+                }
+                advance();
+                String tag = tok.is(TokenKind.IDENT) ? identifier() : "";
+                if (tok.is(TokenKind.LBRACE) && tagBody != null) {
+                    advance();
+                    if (w.equals("enum")) {
+                        enumerators(tagBody);
+                    } else {
+                        members(tagBody);
+                    }
+                    expect(TokenKind.RBRACE);
+                } else if (tag.isEmpty()) {
+                    throw syntaxError();
+                }
+                return w + " " + tag;
+            }
+            boolean typeWord = TYPE_KEYWORDS.contains(w) || (words.isEmpty() && isTypeName(w));
+            if (!typeWord || (isTypeName(w) && !TYPE_KEYWORDS.contains(w) && !words.isEmpty())) {
+                break;
+            }
+            words.add(w);
+            advance();
+            if (isTypeName(w) && !TYPE_KEYWORDS.contains(w)) {
+                break; // a typedef name stands alone
+            }
+        }
+        if (words.isEmpty()) {
+            throw syntaxError();
+        }
+        return String.join(" ", words);
+    }
+
+    private void members(List<Decl> out) throws DTraceException {
+        while (!tok.is(TokenKind.RBRACE)) {
+            int line = tok.line();
+            String base = specifiers(new ArrayList<>());
+            while (true) {
+                int pointers = 0;
+                while (tok.is(TokenKind.STAR)) {
+                    pointers++;
+                    advance();
+                }
+                String name = tok.is(TokenKind.IDENT) ? identifier() : null;
+                List<Integer> dims = new ArrayList<>();
+                while (tok.is(TokenKind.LBRAC)) {
+                    advance();
+                    dims.add(tok.is(TokenKind.INT) ? (int) tok.value() : -1);
+                    if (tok.is(TokenKind.INT)) {
+                        advance();
+                    }
+                    expect(TokenKind.RBRAC);
+                }
+                Expr bits = null;
+                if (tok.is(TokenKind.COLON)) {
+                    advance();
+                    bits = conditional();
+                }
+                out.add(new Decl(line, Decl.Storage.MEMBER, new TypeName(base, pointers, dims), name, null, bits, null));
+                if (!tok.is(TokenKind.COMMA)) {
+                    break;
+                }
+                advance();
+            }
+            expect(TokenKind.SEMI);
+        }
+    }
+
+    private void enumerators(List<Decl> out) throws DTraceException {
+        while (!tok.is(TokenKind.RBRACE)) {
+            int line = tok.line();
+            String name = identifier();
+            Expr value = null;
+            if (tok.is(TokenKind.ASSIGN)) {
+                advance();
+                value = conditional();
+            }
+            out.add(new Decl(line, Decl.Storage.ENUMERATOR, TypeName.of("int"), name, null, value, null));
+            if (!tok.is(TokenKind.COMMA)) {
+                break;
+            }
+            advance();
+        }
+    }
+
+    /** A type name as in a cast: specifiers, then '*'s and '[n]'s (abstract declarator). */
+    private TypeName typeName() throws DTraceException {
+        String base = specifiers(null);
+        int pointers = 0;
+        while (tok.is(TokenKind.STAR)) {
+            pointers++;
+            advance();
+        }
+        List<Integer> dims = new ArrayList<>();
+        while (tok.is(TokenKind.LBRAC)) {
+            advance();
+            if (tok.is(TokenKind.INT)) {
+                dims.add((int) tok.value());
+                advance();
+            } else {
+                dims.add(-1);
+            }
+            expect(TokenKind.RBRAC);
+        }
+        return new TypeName(base, pointers, dims);
+    }
+
+    private boolean startsTypeName(Token t) {
+        return t.is(TokenKind.IDENT) && (TYPE_KEYWORDS.contains(t.text()) || isTypeName(t.text()));
+    }
+
+    // ---- expressions -------------------------------------------------------------------------
+
+    /** expression := assignment (',' assignment)* */
+    public Expr expression() throws DTraceException {
+        Expr e = assignment();
+        while (tok.is(TokenKind.COMMA)) {
+            int line = tok.line();
+            advance();
+            e = new Expr.Binary(line, BinOp.COMMA, e, assignment());
+        }
+        return e;
+    }
+
+    private Expr assignment() throws DTraceException {
+        Expr lhs = conditional();
+        AssignOp op = assignOp(tok.kind());
+        if (op == null) {
+            return lhs;
+        }
+        if (!isUnaryExpression(lhs)) {
+            throw syntaxError();
+        }
+        int line = tok.line();
+        advance();
+        return new Expr.Assign(line, op, lhs, assignment());
+    }
+
+    /** What C's grammar calls a unary-expression: the only thing left of an assignment operator. */
+    private boolean isUnaryExpression(Expr e) {
+        if (parenthesized.contains(e)) {
+            return true;
+        }
+        return !(e instanceof Expr.Binary || e instanceof Expr.Ternary || e instanceof Expr.Assign
+                || e instanceof Expr.Cast);
+    }
+
+    private static AssignOp assignOp(TokenKind k) {
+        return switch (k) {
+            case ASSIGN -> AssignOp.ASSIGN;
+            case ADD_EQ -> AssignOp.ADD;
+            case SUB_EQ -> AssignOp.SUB;
+            case MUL_EQ -> AssignOp.MUL;
+            case DIV_EQ -> AssignOp.DIV;
+            case MOD_EQ -> AssignOp.MOD;
+            case AND_EQ -> AssignOp.AND;
+            case OR_EQ -> AssignOp.OR;
+            case XOR_EQ -> AssignOp.XOR;
+            case SHL_EQ -> AssignOp.SHL;
+            case SHR_EQ -> AssignOp.SHR;
+            default -> null;
+        };
+    }
+
+    private Expr conditional() throws DTraceException {
+        Expr c = binary(0);
+        if (!tok.is(TokenKind.QUESTION)) {
+            return c;
+        }
+        int line = tok.line();
+        advance();
+        Expr a = expression();
+        expect(TokenKind.COLON);
+        Expr b = conditional();
+        return new Expr.Ternary(line, c, a, b);
+    }
+
+    /** Binary operator levels from lowest (0 = ||) to highest (multiplicative). */
+    private static final TokenKind[][] LEVELS = {
+        {TokenKind.LOR}, {TokenKind.LXOR}, {TokenKind.LAND}, {TokenKind.BAR}, {TokenKind.CARET},
+        {TokenKind.AMP}, {TokenKind.EQ, TokenKind.NE},
+        {TokenKind.LT, TokenKind.LE, TokenKind.GT, TokenKind.GE}, {TokenKind.SHL, TokenKind.SHR},
+        {TokenKind.PLUS, TokenKind.MINUS}, {TokenKind.STAR, TokenKind.SLASH, TokenKind.PERCENT},
+    };
+
+    private Expr binary(int level) throws DTraceException {
+        if (level == LEVELS.length) {
+            return cast();
+        }
+        Expr left = binary(level + 1);
+        while (true) {
+            TokenKind k = tok.kind();
+            boolean match = false;
+            for (TokenKind m : LEVELS[level]) {
+                match |= m == k;
+            }
+            if (!match || (k == TokenKind.SLASH && endsPredicate())) {
+                return left;
+            }
+            int line = tok.line();
+            advance();
+            left = new Expr.Binary(line, binOp(k), left, binary(level + 1));
+        }
+    }
+
+    /** In a predicate, a '/' followed by end of input, ';', '{' or '/' closes it. */
+    private boolean endsPredicate() throws DTraceException {
+        if (!inPredicate) {
+            return false;
+        }
+        char c = lexer.nextNonBlankChar();
+        if (c == 0 || c == ';' || c == '{' || c == '/') {
+            if (lexer.openParens() != 0) {
+                throw new DTraceException("closing ) expected in predicate before /", "D_SYNTAX", tok.line());
+            }
+            if (lexer.openBrackets() != 0) {
+                throw new DTraceException("closing ] expected in predicate before /", "D_SYNTAX", tok.line());
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private static BinOp binOp(TokenKind k) {
+        return switch (k) {
+            case LOR -> BinOp.LOR;
+            case LXOR -> BinOp.LXOR;
+            case LAND -> BinOp.LAND;
+            case BAR -> BinOp.BITOR;
+            case CARET -> BinOp.BITXOR;
+            case AMP -> BinOp.BITAND;
+            case EQ -> BinOp.EQ;
+            case NE -> BinOp.NE;
+            case LT -> BinOp.LT;
+            case LE -> BinOp.LE;
+            case GT -> BinOp.GT;
+            case GE -> BinOp.GE;
+            case SHL -> BinOp.SHL;
+            case SHR -> BinOp.SHR;
+            case PLUS -> BinOp.ADD;
+            case MINUS -> BinOp.SUB;
+            case STAR -> BinOp.MUL;
+            case SLASH -> BinOp.DIV;
+            case PERCENT -> BinOp.MOD;
+            default -> throw new IllegalStateException(k.toString());
+        };
+    }
+
+    private Expr cast() throws DTraceException {
+        if (tok.is(TokenKind.LPAR)) {
+            // '(' type-name ')' needs two tokens of lookahead: peek by position.
+            Token open = tok;
+            advance();
+            if (startsTypeName(tok)) {
+                TypeName t = typeName();
+                expect(TokenKind.RPAR);
+                return new Expr.Cast(open.line(), t, cast());
+            }
+            Expr inner = expression();
+            expect(TokenKind.RPAR);
+            parenthesized.add(inner);
+            return postfix(inner);
+        }
+        return unary();
+    }
+
+    private Expr unary() throws DTraceException {
+        int line = tok.line();
+        UnOp op = switch (tok.kind()) {
+            case INC -> UnOp.PRE_INC;
+            case DEC -> UnOp.PRE_DEC;
+            case AMP -> UnOp.ADDROF;
+            case STAR -> UnOp.DEREF;
+            case PLUS -> UnOp.PLUS;
+            case MINUS -> UnOp.NEG;
+            case TILDE -> UnOp.BITNOT;
+            case BANG -> UnOp.NOT;
+            default -> null;
+        };
+        if (op != null) {
+            advance();
+            Expr operand = op.isIncDec() ? unary() : cast();
+            return new Expr.Unary(line, op, operand);
+        }
+        if (tok.isWord("sizeof")) {
+            advance();
+            if (tok.is(TokenKind.LPAR)) {
+                advance();
+                if (startsTypeName(tok)) {
+                    TypeName t = typeName();
+                    expect(TokenKind.RPAR);
+                    return new Expr.SizeofType(line, t);
+                }
+                Expr inner = expression();
+                expect(TokenKind.RPAR);
+                parenthesized.add(inner);
+                return new Expr.Unary(line, UnOp.SIZEOF, postfix(inner));
+            }
+            return new Expr.Unary(line, UnOp.SIZEOF, unary());
+        }
+        if (tok.isWord("stringof")) {
+            advance();
+            return new Expr.Unary(line, UnOp.STRINGOF, unary());
+        }
+        return postfix(primary());
+    }
+
+    private Expr primary() throws DTraceException {
+        Token t = tok;
+        switch (t.kind()) {
+            case INT -> {
+                advance();
+                return new Expr.IntLit(t.line(), t.value(), t.intForm());
+            }
+            case STRING -> {
+                advance();
+                return new Expr.StrLit(t.line(), t.string());
+            }
+            case AGG -> {
+                advance();
+                List<Expr> keys = null;
+                if (tok.is(TokenKind.LBRAC)) {
+                    advance();
+                    keys = arguments(TokenKind.RBRAC);
+                }
+                return new Expr.AggRef(t.line(), t.string(), keys);
+            }
+            case LPAR -> {
+                advance();
+                Expr e = expression();
+                expect(TokenKind.RPAR);
+                parenthesized.add(e);
+                return e;
+            }
+            case IDENT -> {
+                String w = t.text();
+                if (w.equals("self") || w.equals("this")) {
+                    advance();
+                    if (!tok.is(TokenKind.ARROW)) {
+                        throw syntaxError();
+                    }
+                    advance();
+                    String name = identifier();
+                    return w.equals("self") ? new Expr.SelfVar(t.line(), name) : new Expr.ThisVar(t.line(), name);
+                }
+                if (w.equals("offsetof")) {
+                    advance();
+                    expect(TokenKind.LPAR);
+                    TypeName type = typeName();
+                    expect(TokenKind.COMMA);
+                    String member = identifier();
+                    expect(TokenKind.RPAR);
+                    return new Expr.Offsetof(t.line(), type, member);
+                }
+                if (w.equals("xlate")) {
+                    advance();
+                    expect(TokenKind.LT);
+                    TypeName type = typeName();
+                    expect(TokenKind.GT);
+                    expect(TokenKind.LPAR);
+                    Expr e = expression();
+                    expect(TokenKind.RPAR);
+                    return new Expr.Xlate(t.line(), type, e);
+                }
+                if (RESERVED.contains(w)) {
+                    throw syntaxError();
+                }
+                advance();
+                return new Expr.Ident(t.line(), w);
+            }
+            default -> throw syntaxError();
+        }
+    }
+
+    private Expr postfix(Expr e) throws DTraceException {
+        while (true) {
+            int line = tok.line();
+            switch (tok.kind()) {
+                case LBRAC -> {
+                    advance();
+                    List<Expr> keys = arguments(TokenKind.RBRAC);
+                    e = new Expr.Index(line, e, keys);
+                }
+                case LPAR -> {
+                    if (!(e instanceof Expr.Ident id) || parenthesized.contains(e)) {
+                        throw syntaxError();
+                    }
+                    advance();
+                    e = new Expr.Call(e.line, id.name, arguments(TokenKind.RPAR));
+                }
+                case DOT, ARROW -> {
+                    boolean arrow = tok.is(TokenKind.ARROW);
+                    advance();
+                    e = new Expr.Member(line, e, identifier(), arrow);
+                }
+                case INC -> {
+                    advance();
+                    e = new Expr.Unary(line, UnOp.POST_INC, e);
+                }
+                case DEC -> {
+                    advance();
+                    e = new Expr.Unary(line, UnOp.POST_DEC, e);
+                }
+                default -> {
+                    return e;
+                }
+            }
+        }
+    }
+
+    /** Comma-separated assignments up to the closing token (consumed). */
+    private List<Expr> arguments(TokenKind close) throws DTraceException {
+        List<Expr> args = new ArrayList<>();
+        if (tok.is(close)) {
+            advance();
+            return args;
+        }
+        args.add(assignment());
+        while (tok.is(TokenKind.COMMA)) {
+            advance();
+            args.add(assignment());
+        }
+        expect(close);
+        return args;
+    }
+}

@@ -1,0 +1,219 @@
+/*
+ * AggregationPrinter: aggregations as dtrace(1M) prints them (dt_consume.c dt_print_aggs,
+ * dt_print_datum, dt_print_quantize, dt_print_lquantize): each key, then the value, then a
+ * newline. Keys print at their width (" %16lld", " %8d", " %5d", " %3d"; strings "  %-50s";
+ * stacks as their frames on lines of their own, see StackPrinter),
+ * scalar values as " %16lld", histograms as the 40-column '@' bar chart with one zero row
+ * before the first and after the last non-zero bucket.
+ */
+package org.jdtrace.libdtrace.print;
+
+import java.util.List;
+import java.util.function.IntFunction;
+import org.jdtrace.libdtrace.rt.AggKind;
+import org.jdtrace.libdtrace.rt.AggregateTable;
+import org.jdtrace.libdtrace.rt.AggregateTable.Entry;
+import org.jdtrace.libdtrace.rt.Aggregation;
+import org.jdtrace.libdtrace.rt.StackFrames;
+import org.jdtrace.libdtrace.rt.Tuple;
+
+public final class AggregationPrinter {
+
+    private static final String HEADER = String.format("\n%16s %41s %-9s\n", "value",
+            "------------- Distribution -------------", "count");
+    private static final int BAR = 40;
+
+    private AggregationPrinter() {}
+
+    /**
+     * The default format of every entry (printa(@a) and the print at exit); stack keys print
+     * their frames after {@code stackIndent} spaces, the value then following the last frame's line.
+     */
+    public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent) {
+        for (Entry e : entries) {
+            printKeys(out, a, e.key(), stackIndent);
+            printValue(out, a, e.data());
+            out.append('\n');
+        }
+    }
+
+    /** printa("format", @a): keys then value feed the format; %@ conversions take the value. */
+    public static void printFormatted(StringBuilder out, PrintfFormat fmt, Aggregation a, List<Entry> entries) {
+        for (Entry e : entries) {
+            Tuple k = e.key();
+            Object[] args = new Object[k.size() + 1];
+            int[] sizes = new int[k.size() + 1];
+            for (int i = 0; i < k.size(); i++) {
+                args[i] = k.get(i);
+                sizes[i] = i < a.keySizes.length ? a.keySizes[i] : 8;
+            }
+            args[k.size()] = a.scalar(e.data());
+            sizes[k.size()] = 8;
+            fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
+                if (a.kind.histogram()) {
+                    printValue(o, a, e.data());
+                } else {
+                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()), 8);
+                }
+            });
+        }
+    }
+
+    /**
+     * printa with several aggregations: the keys (formatted by the first aggregation's key
+     * widths), then the value of each aggregation; a format's n-th %@ conversion takes the n-th
+     * aggregation (the last one for any beyond).
+     */
+    public static void printJoined(StringBuilder out, PrintfFormat fmt, Aggregation[] aggs,
+                                   List<AggregateTable.JoinedEntry> entries, int stackIndent) {
+        Aggregation first = aggs[0];
+        for (AggregateTable.JoinedEntry e : entries) {
+            Tuple k = e.key();
+            if (fmt == null) {
+                printKeys(out, first, k, stackIndent);
+                for (int i = 0; i < aggs.length; i++) printValue(out, aggs[i], e.data()[i]);
+                out.append('\n');
+                continue;
+            }
+            Object[] args = new Object[k.size()];
+            int[] sizes = new int[k.size()];
+            for (int i = 0; i < k.size(); i++) {
+                args[i] = k.get(i);
+                sizes[i] = i < first.keySizes.length ? first.keySizes[i] : 8;
+            }
+            fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
+                int i = Math.min(idx, aggs.length - 1);
+                Aggregation a = aggs[i];
+                if (a.kind.histogram()) {
+                    printValue(o, a, e.data()[i]);
+                } else {
+                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()[i]), 8);
+                }
+            });
+        }
+    }
+
+    static void printKeys(StringBuilder out, Aggregation a, Tuple key, int stackIndent) {
+        for (int i = 0; i < key.size(); i++) {
+            Object k = key.get(i);
+            if (k instanceof StackFrames st) {
+                StackPrinter.print(out, st.frames(), stackIndent);
+            } else if (k instanceof String s) {
+                out.append("  ");
+                PrintfFormat.pad(out, s, 50, true, false);
+            } else {
+                int w = i < a.keySizes.length && a.keySizes[i] > 0 ? a.keySizes[i] : 8;
+                out.append(' ').append(intAtWidth(k instanceof Long l ? l : 0, w, widthOf(w)));
+            }
+        }
+    }
+
+    static int widthOf(int bytes) {
+        return switch (bytes) {
+            case 1 -> 3;
+            case 2 -> 5;
+            case 4 -> 8;
+            default -> 16;
+        };
+    }
+
+    /** How dtrace prints an integer of a given byte width: 1 and 2 unsigned, 4 and 8 signed. */
+    static String intAtWidth(long v, int bytes, int width) {
+        long x = switch (bytes) {
+            case 1 -> v & 0xff;
+            case 2 -> v & 0xffff;
+            case 4 -> (int) v;
+            default -> v;
+        };
+        String s = Long.toString(x);
+        return s.length() >= width ? s : " ".repeat(width - s.length()) + s;
+    }
+
+    /** The value part of the default format. */
+    public static void printValue(StringBuilder out, Aggregation a, long[] d) {
+        switch (a.kind) {
+            case QUANTIZE -> quantize(out, d);
+            case LQUANTIZE -> lquantize(out, a, d);
+            case LLQUANTIZE -> llquantize(out, a, d);
+            default -> out.append(' ').append(intAtWidth(a.scalar(d), 8, 16));
+        }
+    }
+
+    static void quantize(StringBuilder out, long[] d) {
+        histogram(out, d, AggKind.QUANTIZE_ZEROBUCKET - 1, i -> Long.toString(AggKind.bucketValue(i)));
+    }
+
+    static void lquantize(StringBuilder out, Aggregation a, long[] d) {
+        int levels = a.lqLevels;
+        histogram(out, d, 0, i -> i == 0 ? "< " + a.lqBase
+                : i == levels + 1 ? ">= " + (a.lqBase + levels * a.lqStep)
+                : Long.toString(a.lqBase + (i - 1) * a.lqStep));
+    }
+
+    /** dt_print_llquantize; with no data, the zero bucket and the two after it. */
+    static void llquantize(StringBuilder out, Aggregation a, long[] d) {
+        histogram(out, d, d.length / 2, a.llq::label);
+    }
+
+    /**
+     * dt_print_quantize and friends: the buckets from one before the first non-zero to one after
+     * the last (three from {@code emptyFirst} when all are zero), each with its label and bar.
+     */
+    private static void histogram(StringBuilder out, long[] d, int emptyFirst, IntFunction<String> label) {
+        int n = d.length;
+        int first = 0, last = n - 1;
+        while (first < n && d[first] == 0) first++;
+        if (first == n) {
+            first = emptyFirst;
+            last = emptyFirst + 2;
+        } else {
+            if (first > 0) first--;
+            while (last > 0 && d[last] == 0) last--;
+            if (last < n - 1) last++;
+        }
+        Totals t = totals(d, first, last);
+        out.append(HEADER);
+        for (int i = first; i <= last; i++) {
+            out.append(String.format("%16s ", label.apply(i)));
+            quantline(out, d[i], t);
+        }
+    }
+
+    private record Totals(double total, boolean positives, boolean negatives) {}
+
+    private static Totals totals(long[] d, int first, int last) {
+        double total = 0;
+        boolean pos = false, neg = false;
+        for (int i = first; i <= last; i++) {
+            pos |= d[i] > 0;
+            neg |= d[i] < 0;
+            total += Math.abs((double) d[i]);
+        }
+        return new Totals(total, pos, neg);
+    }
+
+    /** dt_print_quantline: the bar and the count of one bucket. */
+    static void quantline(StringBuilder out, long val, Totals t) {
+        int len = BAR;
+        if (!t.negatives()) {
+            int depth = t.positives() ? (int) (Math.abs((double) val) * len / t.total() + 0.5) : 0;
+            out.append('|').repeat('@', depth).repeat(' ', len - depth);
+            out.append(' ').append(String.format("%-9d", val)).append('\n');
+            return;
+        }
+        if (!t.positives()) {
+            int depth = (int) (Math.abs((double) val) * len / t.total() + 0.5);
+            out.repeat(' ', len - depth).repeat('@', depth).append("| ");
+            out.append(String.format("%-9d", val)).append('\n');
+            return;
+        }
+        len /= 2;
+        int depth = (int) (Math.abs((double) val) * len / t.total() + 0.5);
+        if (val <= 0) {
+            out.repeat(' ', len - depth).repeat('@', depth).append('|').repeat(' ', len);
+        } else {
+            out.repeat(' ', 20).append('|').repeat('@', depth).repeat(' ', len - depth);
+        }
+        out.append(' ').append(String.format("%-9d", val)).append('\n');
+    }
+}

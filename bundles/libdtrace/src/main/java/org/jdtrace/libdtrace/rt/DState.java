@@ -1,0 +1,196 @@
+/*
+ * DState: the D half of one consumer's state (dtrace_state_t plus libdtrace's view of it):
+ * options, aggregation variables, global and thread-local variables, associative arrays, the
+ * per-thread DThreads, and the exit status.
+ *
+ * Variables: scalars live in slot arrays indexed at compile time (longs and strings apart);
+ * associative arrays and self-> variables are dynamic variables in concurrent maps, where
+ * storing 0 (or "") deletes the entry and a missing entry reads as 0, as in DTrace. this->
+ * variables never reach here: they are JVM locals of the generated clause.
+ *
+ * Thread-local (self->) variables are keyed by the firing context's tid, not by the Java
+ * thread, since one Java thread (the pid provider's tracer) fires for many traced threads.
+ */
+package org.jdtrace.libdtrace.rt;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+public final class DState {
+
+    public final Options options = new Options();
+    public final Speculations speculations = new Speculations(options);
+    /** User pcs already symbolised (ustack() records and keys). */
+    public final SymbolCache symbols = new SymbolCache();
+    private final List<Aggregation> aggregations = new ArrayList<>();
+    private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);
+
+    public volatile long[] longs = new long[0];
+    public volatile String[] strings = new String[0];
+    private final List<String> longNames = new ArrayList<>();
+    private final List<String> stringNames = new ArrayList<>();
+    private final List<ConcurrentHashMap<Tuple, Object>> assocs = new ArrayList<>();
+    private final Map<String, Integer> assocNames = new ConcurrentHashMap<>();
+    private final Map<String, Integer> tlsNames = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<TlsKey, Object> tls = new ConcurrentHashMap<>();
+    private volatile ConcurrentHashMap<Tuple, Object>[] assocArray = newAssocArray(0);
+
+    private volatile boolean exitRequested;
+    private volatile int exitStatus;
+    /** Set while END runs: the END clause's exit() still sets the status (DTrace's COOLDOWN). */
+    private volatile boolean ending;
+
+    private record TlsKey(long tid, int var) {}
+
+    private DThread newThread() {
+        DThread t = new DThread(this);
+        threads.add(t);
+        return t;
+    }
+
+    /** This Java thread's buffers in this consumer. */
+    public DThread thread() {
+        return current.get();
+    }
+
+    List<DThread> threads() {
+        return threads;
+    }
+
+    // ---- aggregations
+
+    public synchronized Aggregation aggregation(String name, AggKind kind, int[] keySizes,
+                                                long lqBase, long lqLimit, long lqStep) {
+        for (Aggregation a : aggregations) {
+            if (a.name.equals(name)) return a;
+        }
+        Aggregation a = new Aggregation(aggregations.size(), name, kind, keySizes, lqBase, lqLimit, lqStep);
+        aggregations.add(a);
+        return a;
+    }
+
+    public synchronized Aggregation llquantizeAggregation(String name, int[] keySizes, LogLinear llq) {
+        Aggregation a = findAggregation(name);
+        if (a != null) return a;
+        a = new Aggregation(aggregations.size(), name, keySizes, llq);
+        aggregations.add(a);
+        return a;
+    }
+
+    public synchronized Aggregation findAggregation(String name) {
+        for (Aggregation a : aggregations) if (a.name.equals(name)) return a;
+        return null;
+    }
+
+    public synchronized List<Aggregation> aggregations() {
+        return List.copyOf(aggregations);
+    }
+
+    // ---- scalar globals
+
+    public synchronized int longSlot(String name) {
+        int i = longNames.indexOf(name);
+        if (i >= 0) return i;
+        longNames.add(name);
+        longs = Arrays.copyOf(longs, longNames.size());
+        return longNames.size() - 1;
+    }
+
+    public synchronized int stringSlot(String name) {
+        int i = stringNames.indexOf(name);
+        if (i >= 0) return i;
+        stringNames.add(name);
+        strings = Arrays.copyOf(strings, stringNames.size());
+        return stringNames.size() - 1;
+    }
+
+    // ---- associative arrays
+
+    @SuppressWarnings("unchecked")
+    private static ConcurrentHashMap<Tuple, Object>[] newAssocArray(int n) {
+        return new ConcurrentHashMap[n];
+    }
+
+    public synchronized int assocSlot(String name) {
+        Integer i = assocNames.get(name);
+        if (i != null) return i;
+        assocs.add(new ConcurrentHashMap<>());
+        assocNames.put(name, assocs.size() - 1);
+        assocArray = assocs.toArray(newAssocArray(0));
+        return assocs.size() - 1;
+    }
+
+    public Object assocGet(int slot, Tuple key) {
+        return assocArray[slot].get(key);
+    }
+
+    public void assocPut(int slot, Tuple key, Object value) {
+        if (isZero(value)) assocArray[slot].remove(key);
+        else assocArray[slot].put(key, value);
+    }
+
+    // ---- thread-local (self->)
+
+    public synchronized int tlsSlot(String name) {
+        return tlsNames.computeIfAbsent(name, n -> tlsNames.size());
+    }
+
+    public Object tlsGet(long tid, int slot) {
+        return tls.get(new TlsKey(tid, slot));
+    }
+
+    public void tlsPut(long tid, int slot, Object value) {
+        if (isZero(value)) tls.remove(new TlsKey(tid, slot));
+        else tls.put(new TlsKey(tid, slot), value);
+    }
+
+    static boolean isZero(Object v) {
+        return v == null || (v instanceof Long l && l == 0) || (v instanceof String s && s.isEmpty());
+    }
+
+    // ---- exit
+
+    /** exit(status): the first one wins, except in END, which may still change the status. */
+    public synchronized void exit(int status) {
+        if (!exitRequested || ending) {
+            exitStatus = status;
+            exitRequested = true;
+        }
+    }
+
+    public boolean exitRequested() {
+        return exitRequested;
+    }
+
+    public int exitStatus() {
+        return exitStatus;
+    }
+
+    public void ending(boolean e) {
+        ending = e;
+    }
+
+    // ---- snapshot
+
+    /** The sum over threads of {@code a}'s current-generation data. */
+    public Map<Tuple, long[]> collect(Aggregation a) {
+        Map<Tuple, long[]> m = new java.util.HashMap<>();
+        for (DThread t : threads) t.collect(a, m);
+        return m;
+    }
+
+    /** Takes every thread's principal buffer contents and drop counts (the buffer switch). */
+    public void drainBuffers(List<Record> into, Map<Integer, Long> drops) {
+        for (DThread t : threads) into.addAll(t.buffer.drain(drops));
+    }
+
+    /** Bumps the generation: every thread's data for {@code a} is dropped at its next update. */
+    public void resetThreads(Aggregation a) {
+        a.gen++;
+    }
+}

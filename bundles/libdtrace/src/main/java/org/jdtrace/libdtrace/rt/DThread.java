@@ -1,0 +1,178 @@
+/*
+ * DThread: what one firing (Java) thread owns in one consumer: its principal buffer, its
+ * aggregation buffer (an AggCell per keyless aggregation, a map per keyed one) and the record
+ * under construction of the clause it is running. Everything here is written by that thread
+ * only; the consumer reads the aggregation cells at snapshot time and swaps the principal buffer
+ * at drain time. There is no lock on the aggregation path: count() on a keyless aggregation is a
+ * ThreadLocal read, an array load, a volatile (plain on amd64) generation read and an increment.
+ */
+package org.jdtrace.libdtrace.rt;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+
+public final class DThread {
+
+    private final DState state;
+    final PrincipalBuffer buffer = new PrincipalBuffer();
+    volatile AggCell[] keyless = new AggCell[0];
+    @SuppressWarnings("unchecked")
+    volatile ConcurrentHashMap<Tuple, AggCell>[] keyed = new ConcurrentHashMap[0];
+
+    private Datum[] scratch = new Datum[8];
+    private int n;
+    private int bytes;
+    private long seq;
+    /** speculate(id) ran in the clause under way: its record goes to speculation {@code specId}. */
+    private boolean speculating;
+    private long specId;
+    /** exit() ran in the clause under way: the consumer is told once the clause's record is committed. */
+    private boolean exiting;
+    private int exitStatus;
+
+    DThread(DState state) {
+        this.state = state;
+    }
+
+    /** Starts the record of a clause (dtrace_probe's offset reservation). */
+    public void begin() {
+        n = 0;
+        bytes = 0;
+        speculating = false;
+        exiting = false;
+    }
+
+    /**
+     * exit(status) in the clause under way: requested when its record is committed, as DTrace's
+     * exit is an action the consumer sees in the buffer, so the clause's own data (a printf before
+     * the exit) is never drained after the run ended; a clause that faults exits nothing.
+     */
+    public void exitAtCommit(int status) {
+        exiting = true;
+        exitStatus = status;
+    }
+
+    /** speculate(id): this clause's record is speculative; false if {@code id} is not active. */
+    public boolean speculate(long id) {
+        if (!state.speculations.isActive(id)) return false;
+        speculating = true;
+        specId = id;
+        return true;
+    }
+
+    /** commit(id): the speculation's records join this thread's principal buffer now. */
+    public void commitSpeculation(long id) {
+        for (Record r : state.speculations.commit(id)) {
+            int size = Record.HEADER;
+            for (Datum d : r.data()) size += d.size();
+            buffer.offer(new Record(r.epid(), r.cpu(), System.nanoTime(), seq++, r.data()), size,
+                    state.options.get("bufsize"));
+        }
+    }
+
+    public void add(Datum d) {
+        if (n == scratch.length) scratch = Arrays.copyOf(scratch, n * 2);
+        scratch[n++] = d;
+        bytes += d.size();
+    }
+
+    /** Commits the clause's record to the principal buffer, or counts a drop. */
+    public void commit(int epid, int cpu) {
+        Datum[] data = n == 0 ? NONE : Arrays.copyOf(scratch, n);
+        Record r = new Record(epid, cpu, System.nanoTime(), seq++, data);
+        if (speculating) {
+            speculating = false;
+            state.speculations.record(specId, r, Record.HEADER + bytes);
+        } else {
+            buffer.offer(r, Record.HEADER + bytes, state.options.get("bufsize"));
+        }
+        n = 0;
+        if (exiting) {
+            exiting = false;
+            state.exit(exitStatus);
+        }
+    }
+
+    private static final Datum[] NONE = new Datum[0];
+
+    /** Keyless aggregation update: no allocation once the cell exists. */
+    public void aggregate(Aggregation a, long value, long incr) {
+        AggCell[] cells = keyless;
+        AggCell c;
+        int g = a.gen;
+        if (a.id >= cells.length || (c = cells[a.id]) == null || c.gen != g) {
+            c = newKeyless(a, g);
+        }
+        a.apply(c.data, value, incr);
+    }
+
+    /** count() on a keyless aggregation, the cheapest firing there is. */
+    public void count(Aggregation a) {
+        AggCell[] cells = keyless;
+        AggCell c;
+        if (a.id < cells.length && (c = cells[a.id]) != null && c.gen == a.gen) {
+            c.data[0]++;
+            return;
+        }
+        aggregate(a, 0, 1);
+    }
+
+    private AggCell newKeyless(Aggregation a, int g) {
+        AggCell[] cells = keyless;
+        if (a.id >= cells.length) {
+            cells = Arrays.copyOf(cells, Math.max(a.id + 1, cells.length * 2));
+        }
+        AggCell c = cells[a.id];
+        if (c == null) {
+            c = new AggCell(g, a.identity());
+            cells[a.id] = c;
+        } else {
+            long[] id = a.identity();
+            System.arraycopy(id, 0, c.data, 0, id.length);
+            c.gen = g;
+        }
+        keyless = cells;
+        return c;
+    }
+
+    /** Keyed aggregation update. */
+    @SuppressWarnings("unchecked")
+    public void aggregate(Aggregation a, Tuple key, long value, long incr) {
+        ConcurrentHashMap<Tuple, AggCell>[] maps = keyed;
+        if (a.id >= maps.length || maps[a.id] == null) {
+            if (a.id >= maps.length) maps = Arrays.copyOf(maps, Math.max(a.id + 1, maps.length * 2));
+            maps[a.id] = new ConcurrentHashMap<>();
+            keyed = maps;
+        }
+        ConcurrentHashMap<Tuple, AggCell> m = maps[a.id];
+        int g = a.gen;
+        AggCell c = m.get(key);
+        if (c == null) {
+            c = new AggCell(g, a.identity());
+            m.put(key, c);
+        } else if (c.gen != g) {
+            long[] id = a.identity();
+            System.arraycopy(id, 0, c.data, 0, id.length);
+            c.gen = g;
+        }
+        a.apply(c.data, value, incr);
+    }
+
+    /** Adds this thread's current-generation data for {@code a} into {@code into}. */
+    void collect(Aggregation a, java.util.Map<Tuple, long[]> into) {
+        int g = a.gen;
+        if (a.keyed()) {
+            ConcurrentHashMap<Tuple, AggCell>[] maps = keyed;
+            if (a.id >= maps.length || maps[a.id] == null) return;
+            maps[a.id].forEach((k, c) -> {
+                if (c.gen == g) a.merge(into.computeIfAbsent(k, x -> a.identity()), c.data.clone());
+            });
+        } else {
+            AggCell[] cells = keyless;
+            AggCell c;
+            if (a.id < cells.length && (c = cells[a.id]) != null && c.gen == g) {
+                a.merge(into.computeIfAbsent(Tuple.EMPTY, x -> a.identity()), c.data.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+package org.jdtrace.libdtrace.rt;
+
+import org.jdtrace.libdtrace.print.PrintfFormat;
+
+/**
+ * One data-recording action's record in a principal buffer (a dtrace_recdesc_t and its bytes),
+ * kept as a Java value; {@link #size} is the bytes it would take in DTrace's buffer, which is
+ * what bufsize bounds.
+ */
+public sealed interface Datum {
+
+    int size();
+
+    /** trace() of an integer of {@code width} bytes, signed or not. */
+    record TraceInt(long value, int width, boolean signed) implements Datum {
+        public int size() { return width; }
+    }
+
+    /** trace() of a string; strsize bytes and the NUL in the buffer. */
+    record TraceStr(String value, int strsize) implements Datum {
+        public int size() { return strsize + 1; }
+    }
+
+    /** printf(): the format and its argument values (Long or String) and their widths. */
+    record Printf(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
+    /** system(): the command, formatted as printf() formats, run by the consumer. */
+    record System(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
+    /** freopen(): output goes to the file named by the formatted text ("" : back to stdout). */
+    record Freopen(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+        public int size() { return bytes; }
+    }
+
+    /** printa(): an optional format and the aggregations it prints. */
+    record Printa(PrintfFormat format, Aggregation[] aggs) implements Datum {
+        public int size() { return 4 * aggs.length; }
+    }
+
+    /** clear(@a). */
+    record Clear(Aggregation agg) implements Datum {
+        public int size() { return 4; }
+    }
+
+    /** trunc(@a) (keep &lt; 0: remove all) or trunc(@a, n). */
+    record Trunc(Aggregation agg, long keep, boolean all) implements Datum {
+        public int size() { return 12; }
+    }
+
+    /** setopt(name[, value]): applied when the consumer reaches the record. */
+    record Setopt(String name, String value) implements Datum {
+        public int size() { return 8; }
+    }
+
+    /** ustack(): the frames, innermost first, already symbolised; {@code depth} pcs in the buffer. */
+    record Stack(String[] frames, int depth) implements Datum {
+        public int size() { return 8 * (depth + 1); }
+    }
+
+    /** exit(status). */
+    record Exit(int status) implements Datum {
+        public int size() { return 4; }
+    }
+
+    /** The default ERROR report of a fault, printed on stderr when consumed. */
+    record Error(int epid, String probeId, String message) implements Datum {
+        public int size() { return 0; }
+    }
+}

@@ -1,0 +1,333 @@
+package org.jdtrace.libdtrace.sema;
+
+import java.util.List;
+import java.util.Map;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.DFunction;
+import org.jdtrace.libdtrace.ast.DType;
+import org.jdtrace.libdtrace.ast.Expr;
+
+/**
+ * Prototypes of D's actions and subroutines (dt_open.c's _dtrace_globals signatures) and their
+ * special checks: printf-family format strings against argument types (dt_printf_validate),
+ * printa's aggregation arguments, trace() of void, clear/trunc/normalize on aggregations,
+ * quantize/lquantize parameters.
+ */
+final class Builtins {
+
+    /**
+     * Argument kinds: s = string, i = integer, p = pointer or integer (an address), a = aggregation,
+     * x = any non-void value.
+     */
+    private static String signature(DFunction f) {
+        return switch (f) {
+            case TRACE, PRINT -> "x";
+            case TRACEMEM -> "pii";
+            case STACK, USTACK, JSTACK -> "ii";
+            case SYM, FUNC, MOD, USYM, UFUNC, UMOD, UADDR -> "p";
+            case EXIT, SPECULATE, COMMIT, DISCARD, RAISE, CHILL -> "i";
+            case CLEAR, DENORMALIZE -> "a";
+            case TRUNC, NORMALIZE -> "ai";
+            case SETOPT -> "ss";
+            case COPYOUT -> "ppi";
+            case COPYOUTSTR -> "spi";
+            case ALLOCA -> "i";
+            case BASENAME, DIRNAME, CLEANPATH, STRLEN, TOLOWER, TOUPPER -> "s";
+            case BCOPY, COPYINTO -> "pip";
+            case COPYIN -> "pi";
+            case COPYINSTR -> "pi";
+            case STRJOIN, STRSTR, STRTOK, JSON -> "ss";
+            case SUBSTR -> "sii";
+            case INDEX, RINDEX -> "ssi";
+            case STRCHR, STRRCHR -> "si";
+            case LLTOSTR -> "ii";
+            case STRTOLL -> "si";
+            case HTONS, HTONL, HTONLL, NTOHS, NTOHL, NTOHLL, PROGENYOF, GETMAJOR, GETMINOR -> "i";
+            case INET_NTOA, INET_NTOA6 -> "p";
+            case INET_NTOP -> "ip";
+            default -> "";
+        };
+    }
+
+    private static DType result(DFunction f) {
+        return switch (f) {
+            case STRLEN -> new DType.Int("size_t", 8, false);
+            case BASENAME, DIRNAME, CLEANPATH, STRJOIN, SUBSTR, STRCHR, STRRCHR, STRSTR, STRTOK, LLTOSTR,
+                 TOLOWER, TOUPPER, JSON, COPYINSTR, INET_NTOA, INET_NTOA6, INET_NTOP -> DType.STRING;
+            case INDEX, RINDEX, RAND, SPECULATION, PROGENYOF -> DType.INT;
+            case STRTOLL -> DType.INT64;
+            case HTONS, NTOHS -> new DType.Int("uint16_t", 2, false);
+            case HTONL, NTOHL -> new DType.Int("uint32_t", 4, false);
+            case HTONLL, NTOHLL -> DType.UINT64;
+            case ALLOCA, COPYIN -> new DType.Ptr(DType.VOID);
+            case GETMAJOR -> new DType.Int("major_t", 4, false);
+            case GETMINOR -> new DType.Int("minor_t", 4, false);
+            default -> DType.VOID;
+        };
+    }
+
+    private static String protoName(char kind) {
+        return switch (kind) {
+            case 's' -> "string";
+            case 'i' -> "int";
+            case 'p' -> "uintptr_t";
+            case 'a' -> "aggregation";
+            default -> "any";
+        };
+    }
+
+    private static boolean fits(char kind, DType t) {
+        return switch (kind) {
+            case 's' -> t.isString() || t.isCharArrayOrPointer();
+            case 'i' -> t.isInteger();
+            case 'p' -> t.isScalar();
+            case 'a' -> t instanceof DType.Agg;
+            default -> !(t instanceof DType.Void);
+        };
+    }
+
+    DType check(Checker ck, Expr.Call c, Map<Expr.Call, FormatString> formats) throws DTraceException {
+        DFunction f = c.function;
+        switch (f) {
+            case PRINTF, SYSTEM, FREOPEN -> {
+                formats.put(c, printf(ck, c));
+                return DType.VOID;
+            }
+            case PRINTA -> {
+                printa(ck, c, formats);
+                return DType.VOID;
+            }
+            case TRACE -> {
+                DType t = ck.type(c.args.get(0));
+                if (t instanceof DType.Void) {
+                    throw new DTraceException("trace( ) may not be applied to a void expression", "D_TRACE_VOID", c.line);
+                }
+                if (t instanceof DType.Agg) {
+                    throw new DTraceException("trace( ) may not be applied to a dynamic expression", "D_TRACE_DYN", c.line);
+                }
+                return DType.VOID;
+            }
+            default -> { }
+        }
+        String sig = signature(f);
+        for (int i = 0; i < c.args.size(); i++) {
+            DType t = ck.type(c.args.get(i));
+            char kind = i < sig.length() ? sig.charAt(i) : 'x';
+            if (!fits(kind, t)) {
+                String tag = kind == 'a' ? "D_" + f.dname.toUpperCase() + "_AGGARG" : "D_PROTO_ARG";
+                DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, protoName(kind), t, c.line);
+                throw new DTraceException(e.getMessage(), tag, c.line);
+            }
+        }
+        if (f == DFunction.TRACEMEM) {
+            Long n = ConstFold.value(c.args.get(1));
+            if (n == null || n <= 0) {
+                throw new DTraceException("tracemem( ) argument #2 must be a non-zero positive integral constant expression",
+                        "D_TRACEMEM_SIZE", c.line);
+            }
+        }
+        return result(f);
+    }
+
+    private FormatString printf(Checker ck, Expr.Call c) throws DTraceException {
+        String fn = c.function.dname + "( )";
+        Expr first = c.args.get(0);
+        DType ft = ck.type(first);
+        if (!ft.isString() && !ft.isCharArrayOrPointer()) {
+            throw new DTraceException(fn + " argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: "
+                    + ft.name(), "D_PROTO_ARG", c.line);
+        }
+        if (!(first instanceof Expr.StrLit fmtLit)) {
+            throw new DTraceException(fn + " argument #1 is incompatible with prototype:\n\tprototype: string constant\n\t argument: "
+                    + ft.name(), "D_PRINTF_ARG_FMT", c.line);
+        }
+        if (fmtLit.value.isEmpty() && c.function == DFunction.PRINTF) {
+            throw new DTraceException(fn + " format string is empty", "D_PRINTF_FMT_EMPTY", c.line);
+        }
+        FormatString fmt = FormatString.parse(fmtLit.value, c.line);
+        List<Expr> args = c.args.subList(1, c.args.size());
+        for (Expr a : args) {
+            ck.type(a);
+        }
+        int next = 0;
+        int convNo = 0;
+        for (FormatString.Conversion conv : fmt.conversions()) {
+            convNo++;
+            if (conv.conv() == '@') {
+                throw new DTraceException("%@ conversion requires an aggregation and is not for use with printf( )",
+                        "D_PRINTF_AGG_CONV", c.line);
+            }
+            for (String star : new String[] {conv.widthStar() ? "*" : null, conv.precisionStar() ? ".*" : null}) {
+                if (star == null) {
+                    continue;
+                }
+                if (next >= args.size()) {
+                    throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.name()
+                            + ") is missing a corresponding \"" + star + "\" argument", "D_PRINTF_DYN_PROTO", c.line);
+                }
+                DType st = args.get(next).type;
+                if (!st.isInteger()) {
+                    throw new DTraceException(fn + " argument #" + (next + 2) + " is incompatible with conversion #" + convNo
+                            + " prototype:\n\tconversion: % " + star + " " + conv.name().substring(1) + "\n\t prototype: int\n\t  argument: " + st.name(),
+                            "D_PRINTF_DYN_TYPE", c.line);
+                }
+                next++;
+            }
+            if (next >= args.size()) {
+                throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.name()
+                        + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
+            }
+            checkConversion(fn, conv, convNo, next + 2, args.get(next).type, c.line);
+            next++;
+        }
+        if (next < args.size()) {
+            throw new DTraceException(fn + " prototype mismatch: only " + next + " arguments required by this format string",
+                    "D_PRINTF_ARG_EXTRA", c.line);
+        }
+        return fmt;
+    }
+
+    /** dt_printf.c's per-conversion argument checks, with its prototype descriptions. */
+    static void checkConversion(String fn, FormatString.Conversion conv, int convNo, int argNo, DType t, int line)
+            throws DTraceException {
+        String proto = null;
+        switch (conv.conv()) {
+            case 'd', 'i', 'o', 'u', 'x', 'X' -> {
+                if (!t.isInteger()) {
+                    proto = "char, short, int, long, or long long";
+                }
+            }
+            case 'c' -> {
+                if (!t.isInteger()) {
+                    proto = "char, short, int, long, or long long";
+                }
+            }
+            case 's', 'S' -> {
+                if (!(t.isString() || t.isCharArrayOrPointer() || t instanceof DType.Ptr)) {
+                    proto = "char [] or string (or use stringof)";
+                }
+            }
+            case 'p', 'a', 'A' -> {
+                if (!t.isScalar()) {
+                    proto = "pointer or integer";
+                }
+            }
+            case 'k' -> {
+                if (!(t instanceof DType.Stack)) {
+                    proto = "stack";
+                }
+            }
+            case 'Y', 'T' -> {
+                if (!t.isInteger()) {
+                    proto = "int64_t";
+                }
+            }
+            case 'e', 'E', 'f', 'g', 'G' -> {
+                if (!(t instanceof DType.Float) && !t.isInteger()) {
+                    proto = "double";
+                }
+            }
+            default -> { }
+        }
+        if (proto != null) {
+            throw new DTraceException(fn + " argument #" + argNo + " is incompatible with conversion #" + convNo
+                    + " prototype:\n\tconversion: " + conv.name() + "\n\t prototype: " + proto + "\n\t  argument: "
+                    + t.name(), "D_PRINTF_ARG_TYPE", line);
+        }
+    }
+
+    private void printa(Checker ck, Expr.Call c, Map<Expr.Call, FormatString> formats) throws DTraceException {
+        int firstAgg = 0;
+        FormatString fmt = null;
+        if (c.args.get(0) instanceof Expr.StrLit s) {
+            fmt = FormatString.parse(s.value, c.line);
+            formats.put(c, fmt);
+            firstAgg = 1;
+            ck.type(s);
+            if (c.args.size() < 2) {
+                throw new DTraceException("printa( ) prototype mismatch: 1 args passed, 2 expected", "D_PRINTA_PROTO", c.line);
+            }
+        }
+        Expr.AggRef first = null;
+        for (int i = firstAgg; i < c.args.size(); i++) {
+            Expr a = c.args.get(i);
+            DType t = ck.type(a);
+            if (!(a instanceof Expr.AggRef ar) || ar.keys != null) {
+                throw new DTraceException("printa( ) argument #" + (i + 1) + " is incompatible with prototype:\n\tprototype: aggregation\n\t argument: "
+                        + t.name(), "D_PRINTA_AGGARG", c.line);
+            }
+            if (first == null) {
+                first = ar;
+            } else {
+                List<DType> k1 = first.var.keyTypes;
+                List<DType> k2 = ar.var.keyTypes;
+                if (k1.size() != k2.size()) {
+                    throw new DTraceException("printa( ): @" + first.name + " and @" + ar.name
+                            + " do not have matching key signatures: @" + first.name + " has " + k1.size() + " "
+                            + (k1.size() == 1 ? "key" : "keys") + ", @" + ar.name + " has " + k2.size() + " "
+                            + (k2.size() == 1 ? "key" : "keys"), "D_PRINTA_AGGKEY", c.line);
+                }
+                for (int k = 0; k < k1.size(); k++) {
+                    if (k1.get(k).isString() != k2.get(k).isString()
+                            || (k1.get(k) instanceof DType.Stack) != (k2.get(k) instanceof DType.Stack)) {
+                        throw new DTraceException("printa( ): @" + ar.name + "[ ] key #" + (k + 1) + " is incompatible with @"
+                                + first.name + ":\n\tprototype: " + k1.get(k).name() + "\n\t argument: " + k2.get(k).name(),
+                                "D_PRINTA_AGGPROTO", c.line);
+                    }
+                }
+            }
+        }
+        if (fmt != null) {
+            // conversions before the first %@ take the keys in order
+            int key = 0;
+            int convNo = 0;
+            for (FormatString.Conversion conv : fmt.conversions()) {
+                convNo++;
+                if (conv.conv() == '@') {
+                    continue;
+                }
+                if (key < first.var.keyTypes.size()) {
+                    checkConversion("printa( )", conv, convNo, 2, first.var.keyTypes.get(key), c.line);
+                }
+                key++;
+            }
+        }
+    }
+
+    /** quantize/lquantize/llquantize parameter checks (constants, ranges). */
+    void checkAggregatingArgs(Expr.Call c) throws DTraceException {
+        DFunction f = c.function;
+        if (f == DFunction.LQUANTIZE) {
+            Long lo = constArg(c, 1, "D_LQUANT_BASETYPE");
+            Long hi = constArg(c, 2, "D_LQUANT_LIMTYPE");
+            long step = c.args.size() > 3 ? constArg(c, 3, "D_LQUANT_STEPTYPE") : 1;
+            if (lo < Integer.MIN_VALUE || lo > Integer.MAX_VALUE) {
+                throw new DTraceException("lquantize( ) argument #2 must be a 32-bit quantity", "D_LQUANT_BASEVAL", c.line);
+            }
+            if (hi < Integer.MIN_VALUE || hi > Integer.MAX_VALUE) {
+                throw new DTraceException("lquantize( ) argument #3 must be a 32-bit quantity", "D_LQUANT_LIMVAL", c.line);
+            }
+            if (step <= 0 || step > 0xffff) {
+                throw new DTraceException("lquantize( ) argument #4 must be a non-zero positive 16-bit quantity",
+                        "D_LQUANT_STEPVAL", c.line);
+            }
+            if (hi <= lo) {
+                throw new DTraceException("lquantize( ) argument #3 must be greater than argument #2",
+                        "D_LQUANT_MISMATCH", c.line);
+            }
+        } else if (f == DFunction.LLQUANTIZE) {
+            for (int i = 1; i <= 4; i++) {
+                constArg(c, i, "D_LLQUANT_TYPE");
+            }
+        }
+    }
+
+    private static Long constArg(Expr.Call c, int i, String tag) throws DTraceException {
+        Long v = ConstFold.value(c.args.get(i));
+        if (v == null) {
+            throw new DTraceException(c.function.dname + "( ) argument #" + (i + 1) + " must be an integer constant",
+                    tag, c.line);
+        }
+        return v;
+    }
+}

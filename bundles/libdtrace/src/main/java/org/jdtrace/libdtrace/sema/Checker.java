@@ -1,0 +1,910 @@
+package org.jdtrace.libdtrace.sema;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.BuiltinVariable;
+import org.jdtrace.libdtrace.ast.Clause;
+import org.jdtrace.libdtrace.ast.Constant;
+import org.jdtrace.libdtrace.ast.DFunction;
+import org.jdtrace.libdtrace.ast.DType;
+import org.jdtrace.libdtrace.ast.Decl;
+import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.Expr.AssignOp;
+import org.jdtrace.libdtrace.ast.Expr.BinOp;
+import org.jdtrace.libdtrace.ast.Pragma;
+import org.jdtrace.libdtrace.ast.Script;
+import org.jdtrace.libdtrace.ast.Stmt;
+import org.jdtrace.libdtrace.ast.TopLevel;
+import org.jdtrace.libdtrace.ast.Variable;
+
+/**
+ * The type checker (dt_cook_* and dt_node_* checks of dt_parser.c). Walks the program in source
+ * order, as dtrace does, so a variable's type is fixed by its declaration or first assignment and
+ * a use before that is an error; associative arrays and aggregations get their key signature from
+ * first use. Every expression gets its {@link DType}; identifiers, self->/this-> and @ references
+ * get their {@link Variable}/{@link BuiltinVariable}/{@link Constant}; calls their {@link DFunction}.
+ * Errors use dtrace's D_* tags and wording. One instance per program; not thread-safe.
+ */
+final class Checker {
+
+    private final Script script;
+    private final Types types = new Types();
+    private final Map<String, Variable> globals = new LinkedHashMap<>();
+    private final Map<String, Variable> tls = new LinkedHashMap<>();
+    private final Map<String, Variable> locals = new LinkedHashMap<>();
+    private final Map<String, Variable> aggs = new LinkedHashMap<>();
+    private final Map<String, Constant> constants = new LinkedHashMap<>();
+    private final Map<String, String> options = new LinkedHashMap<>();
+    private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
+    private final Builtins builtins = new Builtins();
+
+    Checker(Script script, java.util.Map<String, Integer> registers) {
+        this.script = script;
+        constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
+        String[] faults = {"UNKNOWN", "BADADDR", "BADALIGN", "ILLOP", "DIVZERO", "NOSCRATCH", "KPRIV", "UPRIV",
+            "TUPOFLOW", "BADSTACK"};
+        for (int i = 0; i < faults.length; i++) {
+            constants.put("DTRACEFLT_" + faults[i], new Constant("DTRACEFLT_" + faults[i], DType.INT, i));
+        }
+        constants.put("DTRACEFLT_LIBRARY", new Constant("DTRACEFLT_LIBRARY", DType.INT, 1000));
+        // the system D library: signal.d and errno.d
+        SystemInlines.SIGNALS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        SystemInlines.ERRNOS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
+        registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+    }
+
+    CheckedProgram check() throws DTraceException {
+        boolean any = false;
+        for (TopLevel t : script.items()) {
+            switch (t) {
+                case Pragma p -> pragma(p);
+                case Decl d -> {
+                    declaration(d);
+                    any = true;
+                }
+                case Clause c -> {
+                    clause(c);
+                    any = true;
+                }
+            }
+        }
+        if (!any && script.pragmas().isEmpty()) {
+            throw new DTraceException("empty D program translation unit", "D_EMPTY", 1);
+        }
+        return new CheckedProgram(script, script.clauses(), options, List.copyOf(globals.values()),
+                List.copyOf(tls.values()), List.copyOf(locals.values()), List.copyOf(aggs.values()), formats);
+    }
+
+    // ---- control lines and declarations -------------------------------------------------------
+
+    private void pragma(Pragma p) throws DTraceException {
+        List<String> w = p.words();
+        if (w.isEmpty() || !w.get(0).equals("pragma") || w.size() < 2 || !w.get(1).equals("D")) {
+            return; // #line, #ident, #pragma ident, non-D pragmas: ignored as dtrace does
+        }
+        if (w.size() < 3) {
+            throw new DTraceException("malformed #pragma D", "D_PRAGMA_MALFORM", p.line());
+        }
+        switch (w.get(2)) {
+            case "option" -> {
+                if (w.size() != 4) {
+                    throw new DTraceException(w.size() < 4 ? "malformed #pragma option"
+                            : "superfluous arguments specified for #pragma option", "D_PRAGMA_MALFORM", p.line());
+                }
+                String[] nv = p.option();
+                options.put(nv[0], nv[1]);
+            }
+            case "attributes", "binding", "depends_on", "ident", "line", "error", "pragma" -> { }
+            default -> throw new DTraceException("invalid control directive: #pragma D " + w.get(2),
+                    "D_PRAGMA_INVAL", p.line());
+        }
+    }
+
+    private void declaration(Decl d) throws DTraceException {
+        if (d.name() == null) {
+            if (d.type().base().startsWith("enum ")) {
+                long next = 0;
+                for (Decl e : d.body()) {
+                    if (e.init() != null) {
+                        type(e.init());
+                        Long v = ConstFold.value(e.init());
+                        if (v == null) {
+                            throw new DTraceException("enumerator '" + e.name()
+                                    + "' must be assigned to an integral constant expression", "D_DECL_ENCONST", e.line());
+                        }
+                        next = v;
+                    }
+                    defineConstant(e.name(), DType.INT, next, e.line());
+                    next++;
+                }
+            }
+            return;
+        }
+        DType t = types.resolve(d.type(), d.line());
+        switch (d.storage()) {
+            case TYPEDEF -> types.typedef(d.name(), t);
+            case INLINE -> {
+                DType vt = type(d.init());
+                if (!assignable(t, vt)) {
+                    throw new DTraceException("inline " + d.name() + " definition uses incompatible types: \""
+                            + t.name() + "\" = \"" + vt.name() + "\"", "D_OP_INCOMPAT", d.line());
+                }
+                Long v = ConstFold.value(d.init());
+                defineConstant(d.name(), t, v == null ? 0 : v, d.line());
+            }
+            case SELF, THIS, NONE, EXTERN, STATIC -> {
+                Map<String, Variable> table = d.storage() == Decl.Storage.SELF ? tls
+                        : d.storage() == Decl.Storage.THIS ? locals : globals;
+                Variable.Scope scope = d.storage() == Decl.Storage.SELF ? Variable.Scope.THREAD_LOCAL
+                        : d.storage() == Decl.Storage.THIS ? Variable.Scope.CLAUSE_LOCAL : Variable.Scope.GLOBAL;
+                if (table.containsKey(d.name()) || (scope == Variable.Scope.GLOBAL && constants.containsKey(d.name()))) {
+                    throw new DTraceException("identifier redeclared: " + d.name(), "D_DECL_IDRED", d.line());
+                }
+                if (scope == Variable.Scope.GLOBAL && (BuiltinVariable.byName(d.name()) != null
+                        || DFunction.byName(d.name()) != null)) {
+                    throw new DTraceException("identifier redefined: " + d.name(), "D_DECL_IDRED", d.line());
+                }
+                if (d.keys() != null && scope == Variable.Scope.CLAUSE_LOCAL) {
+                    throw new DTraceException("associative arrays may not be declared as local variables: "
+                            + d.name(), "D_DECL_LOCASSC", d.line());
+                }
+                Variable v = new Variable(d.name(), scope, table.size(), d.line());
+                v.type = t;
+                v.declared = true;
+                if (d.keys() != null) {
+                    List<DType> keys = new ArrayList<>();
+                    for (var k : d.keys()) {
+                        keys.add(types.resolve(k, d.line()));
+                    }
+                    v.keyTypes = keys;
+                }
+                table.put(d.name(), v);
+            }
+            default -> { }
+        }
+    }
+
+    private void defineConstant(String name, DType t, long v, int line) throws DTraceException {
+        if (constants.containsKey(name) || globals.containsKey(name)) {
+            throw new DTraceException("identifier redeclared: " + name, "D_DECL_IDRED", line);
+        }
+        constants.put(name, new Constant(name, t, v));
+    }
+
+    // ---- clauses and statements -------------------------------------------------------------
+
+    private void clause(Clause c) throws DTraceException {
+        if (c.predicate() != null) {
+            DType t = type(c.predicate());
+            if (!t.isScalar() && !t.isString()) {
+                throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR",
+                        c.predicate().line);
+            }
+        }
+        if (c.body() != null) {
+            statements(c.body());
+        }
+    }
+
+    private void statements(List<Stmt> body) throws DTraceException {
+        for (Stmt s : body) {
+            switch (s) {
+                case Stmt.ExprStmt es -> statement(es.expr());
+                case Stmt.Empty e -> { }
+                case Stmt.If i -> {
+                    DType t = type(i.cond());
+                    if (!t.isScalar() && !t.isString()) {
+                        throw new DTraceException("if condition must be of scalar type", "D_OP_SCALAR", i.line());
+                    }
+                    statements(i.then());
+                    statements(i.otherwise());
+                }
+            }
+        }
+    }
+
+    private void statement(Expr e) throws DTraceException {
+        if (e instanceof Expr.Call c) {
+            call(c, true);
+        } else if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef ar) {
+            aggregation(a, ar);
+        } else {
+            type(e);
+        }
+    }
+
+    // ---- aggregations -----------------------------------------------------------------------
+
+    private void aggregation(Expr.Assign a, Expr.AggRef ar) throws DTraceException {
+        String shown = "@" + ar.name;
+        if (a.op != AssignOp.ASSIGN || !(a.value instanceof Expr.Call call)
+                || DFunction.byName(call.name) == null
+                || DFunction.byName(call.name).kind != DFunction.Kind.AGGREGATING) {
+            throw new DTraceException(shown + " must be assigned the result of an aggregating function",
+                    "D_AGG_FUNC", a.line);
+        }
+        DFunction f = DFunction.byName(call.name);
+        call.function = f;
+        checkCount(call, f);
+        for (int i = 0; i < call.args.size(); i++) {
+            DType t = type(call.args.get(i));
+            if (!t.isScalar()) {
+                throw protoArg(f.dname + "( )", i + 1, "int64_t", t, a.line);
+            }
+        }
+        builtins.checkAggregatingArgs(call);
+        call.type = DType.VOID;
+        List<Expr> keys = ar.keys == null ? List.of() : ar.keys;
+        for (Expr k : keys) {
+            DType kt = key(k);
+            if (kt instanceof DType.Void || kt instanceof DType.Agg) {
+                throw new DTraceException("aggregation key #" + (keys.indexOf(k) + 1) + " may not be of type "
+                        + kt.name(), "D_KEY_TYPE", k.line);
+            }
+        }
+        Variable v = aggs.get(ar.name);
+        if (v == null) {
+            v = new Variable(ar.name, Variable.Scope.AGGREGATION, aggs.size(), ar.line);
+            v.function = f;
+            v.type = DType.INT64;
+            v.keyTypes = keys.stream().map(k -> k.type).toList();
+            aggs.put(ar.name, v);
+        } else {
+            if (v.function != f) {
+                throw new DTraceException("aggregation redefined: " + shown + "\n\t current: " + f.dname
+                        + "( )\n\tprevious: " + v.function.dname + "( )", "D_AGG_REDEF", a.line);
+            }
+            checkKeys(shown, v, keys, a.line);
+        }
+        ar.var = v;
+        ar.type = DType.AGG;
+        a.type = DType.VOID;
+    }
+
+    /** An aggregation key: stack(), ustack() and jstack() are stacks there, else as {@link #type}. */
+    private DType key(Expr k) throws DTraceException {
+        if (k instanceof Expr.Call c && DFunction.byName(c.name) instanceof DFunction f
+                && (f == DFunction.STACK || f == DFunction.USTACK || f == DFunction.JSTACK)) {
+            call(c, false);
+            c.type = DType.STACK;
+            return DType.STACK;
+        }
+        return type(k);
+    }
+
+    // ---- expressions ------------------------------------------------------------------------
+
+    /** Types {@code e} as an rvalue, sets {@code e.type}, and returns it. */
+    DType type(Expr e) throws DTraceException {
+        DType t = compute(e);
+        e.type = t;
+        return t;
+    }
+
+    private DType compute(Expr e) throws DTraceException {
+        return switch (e) {
+            case Expr.IntLit i -> Types.constantType(i.value, i.form);
+            case Expr.StrLit s -> DType.STRING;
+            case Expr.Ident id -> identifier(id);
+            case Expr.SelfVar s -> {
+                Variable v = tls.get(s.name);
+                if (v == null) {
+                    throw undefined("self->" + s.name, s.line);
+                }
+                if (v.keyTypes != null) {
+                    throw new DTraceException("associative array 'self->" + s.name + "' may not be referenced as scalar",
+                            "D_IDENT_BADREF", s.line);
+                }
+                s.var = v;
+                yield v.type;
+            }
+            case Expr.ThisVar s -> {
+                Variable v = locals.get(s.name);
+                if (v == null) {
+                    throw undefined("this->" + s.name, s.line);
+                }
+                s.var = v;
+                yield v.type;
+            }
+            case Expr.AggRef a -> {
+                Variable v = aggs.get(a.name);
+                if (v == null) {
+                    throw undefined("@" + a.name, a.line);
+                }
+                if (a.keys != null) {
+                    for (Expr k : a.keys) {
+                        type(k);
+                    }
+                    checkKeys("@" + a.name, v, a.keys, a.line);
+                }
+                a.var = v;
+                yield DType.AGG;
+            }
+            case Expr.Index x -> index(x, false);
+            case Expr.Member m -> member(m);
+            case Expr.Call c -> call(c, false);
+            case Expr.Unary u -> unary(u);
+            case Expr.Binary b -> binary(b);
+            case Expr.Assign a -> {
+                if (a.target instanceof Expr.AggRef) {
+                    throw new DTraceException("aggregation assignment may only be used as a statement", "D_AGG_SCALAR", a.line);
+                }
+                yield assign(a);
+            }
+            case Expr.Ternary t -> ternary(t);
+            case Expr.Cast c -> cast(c);
+            case Expr.SizeofType s -> {
+                DType t = types.resolve(s.target, s.line);
+                if (t instanceof DType.Void || t instanceof DType.Str || t.size() == 0) {
+                    throw new DTraceException("cannot apply sizeof to an operand of unknown size", "D_SIZEOF_TYPE", s.line);
+                }
+                yield BuiltinTypesHolder.SIZE_T;
+            }
+            case Expr.Offsetof o -> throw new DTraceException("failed to determine offset of " + o.member
+                    + ": Member name not found", "D_UNKNOWN", o.line);
+            case Expr.Xlate x -> throw new DTraceException("translator for " + x.target
+                    + " is not available", "D_XLATE_NONE", x.line);
+        };
+    }
+
+    private static final class BuiltinTypesHolder {
+        static final DType SIZE_T = new DType.Int("size_t", 8, false);
+    }
+
+    private DType identifier(Expr.Ident id) throws DTraceException {
+        BuiltinVariable b = BuiltinVariable.byName(id.name);
+        if (b != null) {
+            id.symbol = b;
+            return b.type();
+        }
+        Constant c = constants.get(id.name);
+        if (c != null) {
+            id.symbol = c;
+            return c.type();
+        }
+        Variable v = globals.get(id.name);
+        if (v == null) {
+            throw undefined(id.name, id.line);
+        }
+        if (v.keyTypes != null) {
+            throw new DTraceException("associative array '" + id.name + "' may not be referenced as scalar",
+                    "D_IDENT_BADREF", id.line);
+        }
+        id.symbol = v;
+        return v.type;
+    }
+
+    private static DTraceException undefined(String name, int line) {
+        return new DTraceException("failed to resolve " + name + ": Unknown variable name", "D_IDENT_UNDEF", line);
+    }
+
+    /** {@code base[keys]} as an rvalue (or, with {@code creating}, the target of an assignment). */
+    private DType index(Expr.Index x, boolean creatingWith) throws DTraceException {
+        for (Expr k : x.keys) {
+            type(k);
+        }
+        if (x.base instanceof Expr.Ident id) {
+            BuiltinVariable b = BuiltinVariable.byName(id.name);
+            if (b != null && b.isArray()) {
+                id.symbol = b;
+                id.type = b.type();
+                if (x.keys.size() != 1) {
+                    throw new DTraceException(id.name + "[ ] prototype mismatch: " + x.keys.size() + " "
+                            + plural(x.keys.size(), "arg") + " passed, 1 expected", "D_PROTO_LEN", x.line);
+                }
+                Expr k = x.keys.get(0);
+                if (b == BuiltinVariable.UREGS && ConstFold.value(k) == null) {
+                    throw new DTraceException("uregs[ ] argument #1 is incompatible with prototype:\n\tprototype: integer constant\n\t argument: "
+                            + k.type.name(), "D_PROTO_ARG", x.line);
+                }
+                if (!k.type.isInteger()) {
+                    throw protoArg(id.name + "[ ]", 1, "int", k.type, x.line);
+                }
+                return b.type();
+            }
+            Variable v = globals.get(id.name);
+            if (v == null) {
+                throw undefined(id.name, id.line);
+            }
+            if (v.keyTypes == null && !indexable(v.type)) {
+                throw new DTraceException("cannot access scalar " + id.name + " as an associative array",
+                        "D_ARR_BADREF", x.line);
+            }
+            id.symbol = v;
+            if (v.keyTypes == null) {
+                id.type = v.type;
+                return element(v.type, x);
+            }
+            id.type = v.type;
+            checkKeys(id.name, v, x.keys, x.line);
+            return v.type;
+        }
+        if (x.base instanceof Expr.SelfVar s) {
+            Variable v = tls.get(s.name);
+            if (v == null) {
+                throw undefined("self->" + s.name, s.line);
+            }
+            if (v.keyTypes == null && !indexable(v.type)) {
+                throw new DTraceException("cannot access scalar self->" + s.name + " as an associative array",
+                        "D_ARR_BADREF", x.line);
+            }
+            s.var = v;
+            if (v.keyTypes == null) {
+                s.type = v.type;
+                return element(v.type, x);
+            }
+            s.type = v.type;
+            checkKeys("self->" + s.name, v, x.keys, x.line);
+            return v.type;
+        }
+        return element(type(x.base), x);
+    }
+
+    /** A scalar variable that [ ] indexes: a string (its characters) or an array. */
+    private static boolean indexable(DType t) {
+        return t instanceof DType.Array || t instanceof DType.Str;
+    }
+
+    private DType element(DType bt, Expr.Index x) throws DTraceException {
+        if (x.keys.size() != 1 || !x.keys.get(0).type.isInteger()) {
+            throw new DTraceException("operator [ ] requires an integral index", "D_OP_INT", x.line);
+        }
+        if (bt instanceof DType.Ptr p) {
+            return p.target();
+        }
+        if (bt instanceof DType.Array a) {
+            Long i = ConstFold.value(x.keys.get(0));
+            if (i != null && a.length() > 0 && (i < 0 || i >= a.length())) {
+                throw new DTraceException("index outside array bounds: " + i + ", max is " + a.length(),
+                        "D_ARR_BOUNDS", x.line);
+            }
+            return a.element();
+        }
+        if (bt instanceof DType.Str) {
+            return DType.CHAR;
+        }
+        throw new DTraceException("operator [ ] may not be applied to operand of type \"" + bt.name() + "\"",
+                "D_OP_ARRFUN", x.line);
+    }
+
+    private void checkKeys(String shown, Variable v, List<Expr> keys, int line) throws DTraceException {
+        List<DType> proto = v.keyTypes;
+        if (keys.size() != proto.size()) {
+            throw new DTraceException(shown + "[ ] prototype mismatch: " + keys.size() + " "
+                    + plural(keys.size(), "key") + " passed, " + proto.size() + " expected", "D_PROTO_LEN", line);
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            DType k = keys.get(i).type;
+            if (!keyCompatible(proto.get(i), k)) {
+                throw new DTraceException(shown + "[ ] key #" + (i + 1) + " is incompatible with prototype:\n\tprototype: "
+                        + proto.get(i).name() + "\n\t      key: " + k.name(), "D_PROTO_ARG", line);
+            }
+        }
+    }
+
+    private static boolean keyCompatible(DType proto, DType k) {
+        if (proto.isInteger() || proto.isPointer()) {
+            return k.isInteger() || k.isPointer();
+        }
+        if (proto.isString()) {
+            return k.isString() || k.isCharArrayOrPointer();
+        }
+        return proto.sameAs(k);
+    }
+
+    private static String plural(int n, String word) {
+        return n == 1 ? word : word + "s";
+    }
+
+    private DType member(Expr.Member m) throws DTraceException {
+        DType bt = type(m.base);
+        if (m.arrow) {
+            if (!(bt instanceof DType.Ptr p)) {
+                throw new DTraceException("operator -> must be applied to a pointer", "D_OP_PTR", m.line);
+            }
+            if (!(p.target() instanceof DType.Tagged)) {
+                throw new DTraceException("operator -> cannot be applied to pointer to type \"" + p.target().name()
+                        + "\"; must be applied to a struct or union pointer", "D_OP_SOU", m.line);
+            }
+        } else if (!(bt instanceof DType.Tagged)) {
+            throw new DTraceException("operator . cannot be applied to type \"" + bt.name()
+                    + "\"; must be applied to a struct or union", "D_OP_SOU", m.line);
+        }
+        throw new DTraceException(m.member + " is not a member of " + (bt instanceof DType.Ptr p ? p.target().name() : bt.name()),
+                "D_TYPE_MEMBER", m.line);
+    }
+
+    // ---- operators ----------------------------------------------------------------------------
+
+    private DType unary(Expr.Unary u) throws DTraceException {
+        String op = u.op.spelling;
+        switch (u.op) {
+            case SIZEOF -> {
+                DType t = type(u.operand);
+                if (t instanceof DType.Void || t.size() == 0 && !t.isString()) {
+                    throw new DTraceException("cannot apply sizeof to an operand of unknown size", "D_SIZEOF_TYPE", u.line);
+                }
+                return BuiltinTypesHolder.SIZE_T;
+            }
+            case STRINGOF -> {
+                DType t = type(u.operand);
+                if (t instanceof DType.Void) {
+                    throw new DTraceException("cannot apply stringof to a value of type void", "D_STRINGOF_TYPE", u.line);
+                }
+                if (!t.isScalar() && !t.isString()) {
+                    throw new DTraceException("stringof operator requires an operand of scalar type", "D_STRINGOF_TYPE", u.line);
+                }
+                return DType.STRING;
+            }
+            case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> {
+                DType t = lvalueType(u.operand, op);
+                if (!t.isScalar()) {
+                    throw new DTraceException("operator " + op + " requires operand of scalar type", "D_OP_SCALAR", u.line);
+                }
+                return t;
+            }
+            case NOT -> {
+                DType t = type(u.operand);
+                if (!t.isScalar()) {
+                    throw new DTraceException("operator ! requires an operand of scalar type", "D_OP_SCALAR", u.line);
+                }
+                return DType.INT;
+            }
+            case BITNOT -> {
+                DType t = type(u.operand);
+                if (!(t instanceof DType.Int i)) {
+                    throw new DTraceException("operator ~ requires an operand of integral type", "D_OP_INT", u.line);
+                }
+                return i;
+            }
+            case NEG, PLUS -> {
+                DType t = type(u.operand);
+                if (!(t instanceof DType.Int i)) {
+                    throw new DTraceException("operator " + op + " requires an operand of arithmetic type", "D_OP_ARITH", u.line);
+                }
+                return i;
+            }
+            case DEREF -> {
+                DType t = type(u.operand);
+                if (t instanceof DType.Ptr p) {
+                    if (p.target() instanceof DType.Void) {
+                        throw new DTraceException("cannot dereference a pointer to void", "D_DEREF_VOID", u.line);
+                    }
+                    return p.target();
+                }
+                if (t instanceof DType.Array a) {
+                    return a.element();
+                }
+                throw new DTraceException("operator * requires an operand of pointer type", "D_DEREF_NONPTR", u.line);
+            }
+            case ADDROF -> {
+                Expr o = u.operand;
+                if (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
+                        || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar))) {
+                    type(o);
+                    throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
+                }
+                DType t = type(o);
+                if (!(o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF)) {
+                    throw new DTraceException("unacceptable operand for unary & operator", "D_ADDROF_LVAL", u.line);
+                }
+                return new DType.Ptr(t);
+            }
+        }
+        throw new IllegalStateException(u.op.toString());
+    }
+
+    /** The type of an existing modifiable variable, for ++/-- and compound assignment. */
+    private DType lvalueType(Expr o, String op) throws DTraceException {
+        if (o instanceof Expr.Ident id && (BuiltinVariable.byName(id.name) != null || constants.containsKey(id.name))) {
+            type(o);
+            throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
+        }
+        if (!(o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
+                || o instanceof Expr.Index || (o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF))) {
+            type(o);
+            throw new DTraceException("operator " + op + " requires modifiable lvalue as an operand", "D_OP_LVAL", o.line);
+        }
+        if (o instanceof Expr.Index ix && ix.base instanceof Expr.Ident bid && BuiltinVariable.byName(bid.name) != null) {
+            type(o);
+            throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
+        }
+        // ++, -- and compound assignment declare a variable not seen before as an int64_t, as dtrace does
+        switch (o) {
+            case Expr.Ident id when !globals.containsKey(id.name) ->
+                    newVariable(globals, id.name, Variable.Scope.GLOBAL, id.line, DType.INT64);
+            case Expr.SelfVar sv when !tls.containsKey(sv.name) ->
+                    newVariable(tls, sv.name, Variable.Scope.THREAD_LOCAL, sv.line, DType.INT64);
+            case Expr.ThisVar tv when !locals.containsKey(tv.name) ->
+                    newVariable(locals, tv.name, Variable.Scope.CLAUSE_LOCAL, tv.line, DType.INT64);
+            case Expr.Index ix when ix.base instanceof Expr.Ident bid && !globals.containsKey(bid.name) -> {
+                for (Expr k : ix.keys) {
+                    type(k);
+                }
+                Variable v = newVariable(globals, bid.name, Variable.Scope.GLOBAL, ix.line, DType.INT64);
+                v.keyTypes = ix.keys.stream().map(k -> k.type).map(Checker::keyType).toList();
+            }
+            default -> { }
+        }
+        return type(o);
+    }
+
+    private DType binary(Expr.Binary b) throws DTraceException {
+        DType l = type(b.left);
+        DType r = type(b.right);
+        String op = b.op.spelling;
+        switch (b.op) {
+            case COMMA -> {
+                return r;
+            }
+            case LAND, LOR, LXOR -> {
+                if (!l.isScalar() || !r.isScalar()) {
+                    throw new DTraceException("operator " + op + " requires operands of scalar type", "D_OP_SCALAR", b.line);
+                }
+                return DType.INT;
+            }
+            case LT, LE, GT, GE, EQ, NE -> {
+                boolean ok = (l.isScalar() && r.isScalar())
+                        || ((l.isString() || l.isCharArrayOrPointer()) && (r.isString() || r.isCharArrayOrPointer()))
+                        || (l.isString() && isNull(b.right)) || (r.isString() && isNull(b.left));
+                if (!ok) {
+                    throw incompatible(l, op, r, b.line);
+                }
+                return DType.INT;
+            }
+            case MOD, SHL, SHR, BITAND, BITOR, BITXOR -> {
+                if (!(l instanceof DType.Int li) || !(r instanceof DType.Int ri)) {
+                    throw new DTraceException("operator " + op + " requires operands of integral type", "D_OP_INT", b.line);
+                }
+                checkDivisor(b);
+                return Types.arithmetic(li, ri);
+            }
+            case MUL, DIV -> {
+                if (!(l instanceof DType.Int li) || !(r instanceof DType.Int ri)) {
+                    throw new DTraceException("operator " + op + " requires operands of arithmetic type", "D_OP_ARITH", b.line);
+                }
+                checkDivisor(b);
+                return Types.arithmetic(li, ri);
+            }
+            case ADD, SUB -> {
+                if (l instanceof DType.Int li && r instanceof DType.Int ri) {
+                    return Types.arithmetic(li, ri);
+                }
+                if (l instanceof DType.Ptr p && r.isInteger()) {
+                    if (p.target() instanceof DType.Void) {
+                        throw incompatible(l, op, r, b.line);
+                    }
+                    return l;
+                }
+                if (b.op == BinOp.ADD && l.isInteger() && r instanceof DType.Ptr p && !(p.target() instanceof DType.Void)) {
+                    return r;
+                }
+                if (b.op == BinOp.SUB && l instanceof DType.Ptr && r instanceof DType.Ptr && l.sameAs(r)) {
+                    return DType.LONG;
+                }
+                if (l.isScalar() && r.isScalar()) {
+                    throw incompatible(l, op, r, b.line);
+                }
+                throw new DTraceException("operator " + op + " requires operands of arithmetic type", "D_OP_ARITH", b.line);
+            }
+        }
+        throw new IllegalStateException(b.op.toString());
+    }
+
+    private static void checkDivisor(Expr.Binary b) throws DTraceException {
+        if ((b.op == BinOp.DIV || b.op == BinOp.MOD) && Long.valueOf(0).equals(ConstFold.value(b.right))) {
+            throw new DTraceException("expression contains division by zero",
+                    "D_DIV_ZERO", b.line);
+        }
+    }
+
+    private static DTraceException incompatible(DType l, String op, DType r, int line) {
+        return new DTraceException("operands have incompatible types: \"" + l.name() + "\" " + op + " \"" + r.name() + "\"",
+                "D_OP_INCOMPAT", line);
+    }
+
+    private DType ternary(Expr.Ternary t) throws DTraceException {
+        DType c = type(t.cond);
+        if (!c.isScalar()) {
+            throw new DTraceException("operator ?: expression must be of scalar type", "D_OP_SCALAR", t.line);
+        }
+        for (Expr branch : List.of(t.then, t.otherwise)) {
+            if (branch instanceof Expr.Call call && DFunction.byName(call.name) != null
+                    && DFunction.byName(call.name).isAction()) {
+                throw new DTraceException("action cannot be used in a conditional context", "D_OP_ACT", t.line);
+            }
+        }
+        DType a = type(t.then);
+        DType b = type(t.otherwise);
+        if (a instanceof DType.Int ai && b instanceof DType.Int bi) {
+            return Types.arithmetic(ai, bi);
+        }
+        if (a.isString() && b.isString() || a.sameAs(b)) {
+            return a;
+        }
+        if ((a.isString() || a.isCharArrayOrPointer()) && (b.isString() || b.isCharArrayOrPointer())) {
+            return DType.STRING;
+        }
+        throw new DTraceException("operator ?: operands must have compatible types", "D_OP_INCOMPAT", t.line);
+    }
+
+    private DType cast(Expr.Cast c) throws DTraceException {
+        DType to = types.resolve(c.target, c.line);
+        DType from = type(c.operand);
+        boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
+                || to instanceof DType.Void;
+        if (!ok) {
+            throw new DTraceException("invalid cast expression: \"" + from.name() + "\" to \"" + to.name() + "\"",
+                    "D_CAST_INVAL", c.line);
+        }
+        return to;
+    }
+
+    // ---- assignment ---------------------------------------------------------------------------
+
+    private DType assign(Expr.Assign a) throws DTraceException {
+        String op = a.op.spelling;
+        if (a.op != AssignOp.ASSIGN) {
+            DType t = lvalueType(a.target, op);
+            DType v = type(a.value);
+            boolean ok = (t.isInteger() && v.isInteger())
+                    || (t.isPointer() && v.isInteger() && (a.op == AssignOp.ADD || a.op == AssignOp.SUB));
+            if (!ok) {
+                throw incompatible(t, op, v, a.line);
+            }
+            return t;
+        }
+        DType v = type(a.value);
+        if (v instanceof DType.Void || v instanceof DType.Agg) {
+            throw new DTraceException("operator = requires an operand of non-void type", "D_OP_VOID", a.line);
+        }
+        Expr target = a.target;
+        switch (target) {
+            case Expr.Ident id -> {
+                if (BuiltinVariable.byName(id.name) != null || constants.containsKey(id.name)) {
+                    throw new DTraceException("operator = can only be applied to a writable variable", "D_OP_WRITE", a.line);
+                }
+                Variable var = globals.get(id.name);
+                if (var == null) {
+                    var = newVariable(globals, id.name, Variable.Scope.GLOBAL, id.line, v);
+                } else if (var.keyTypes != null) {
+                    throw new DTraceException("associative array '" + id.name + "' may not be referenced as scalar",
+                            "D_IDENT_BADREF", id.line);
+                }
+                id.symbol = var;
+                return store(target, var.type, v, a.line);
+            }
+            case Expr.SelfVar s -> {
+                Variable var = tls.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.THREAD_LOCAL, tls.size(), s.line, v));
+                s.var = var;
+                return store(target, var.type, v, a.line);
+            }
+            case Expr.ThisVar s -> {
+                Variable var = locals.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.CLAUSE_LOCAL, locals.size(), s.line, v));
+                s.var = var;
+                return store(target, var.type, v, a.line);
+            }
+            case Expr.Index x when x.base instanceof Expr.Ident || x.base instanceof Expr.SelfVar -> {
+                String name = x.base instanceof Expr.Ident id ? id.name : ((Expr.SelfVar) x.base).name;
+                boolean self = x.base instanceof Expr.SelfVar;
+                Map<String, Variable> table = self ? tls : globals;
+                if (!self && BuiltinVariable.byName(name) != null) {
+                    throw new DTraceException("operator = can only be applied to a writable variable", "D_OP_WRITE", a.line);
+                }
+                if (!table.containsKey(name)) {
+                    for (Expr k : x.keys) {
+                        DType kt = type(k);
+                        if (kt instanceof DType.Void || kt instanceof DType.Agg) {
+                            throw new DTraceException("associative array key may not be of type " + kt.name(), "D_KEY_TYPE", k.line);
+                        }
+                    }
+                    Variable var = fresh(name, self ? Variable.Scope.THREAD_LOCAL : Variable.Scope.GLOBAL, table.size(), x.line, v);
+                    var.keyTypes = x.keys.stream().map(k -> k.type).map(Checker::keyType).toList();
+                    table.put(name, var);
+                }
+                DType et = index(x, true);
+                x.type = et;
+                return store(target, et, v, a.line);
+            }
+            default -> {
+                DType t = type(target);
+                if (!(target instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF) && !(target instanceof Expr.Index)) {
+                    throw new DTraceException("operator = requires modifiable lvalue as an operand", "D_OP_LVAL", a.line);
+                }
+                return store(target, t, v, a.line);
+            }
+        }
+    }
+
+    private static DType keyType(DType t) {
+        return t.isCharArrayOrPointer() && !(t instanceof DType.Ptr) ? DType.STRING : t;
+    }
+
+    private Variable newVariable(Map<String, Variable> table, String name, Variable.Scope scope, int line, DType v) {
+        Variable var = fresh(name, scope, table.size(), line, v);
+        table.put(name, var);
+        return var;
+    }
+
+    private static Variable fresh(String name, Variable.Scope scope, int id, int line, DType valueType) {
+        Variable var = new Variable(name, scope, id, line);
+        var.type = valueType instanceof DType.Array ar && ar.element() instanceof DType.Int i && i.size() == 1
+                ? DType.STRING : valueType;
+        return var;
+    }
+
+    private DType store(Expr target, DType t, DType v, int line) throws DTraceException {
+        target.type = t;
+        if (t instanceof DType.Array) {
+            throw new DTraceException("operator = may not be applied to operand of type \"" + t.name() + "\"", "D_OP_ARRFUN", line);
+        }
+        if (!assignable(t, v)) {
+            throw incompatible(t, "=", v, line);
+        }
+        return t;
+    }
+
+    /** NULL (or another pointer constant 0), which a string may be compared with or set to. */
+    private static boolean isNull(Expr e) {
+        return e.type != null && e.type.isPointer() && Long.valueOf(0).equals(ConstFold.value(e));
+    }
+
+    private static boolean assignable(DType to, DType from) {
+        if (to.isInteger()) {
+            return from.isInteger();
+        }
+        if (to.isString()) {
+            // void * covers NULL, which leaves the string empty
+            return from.isString() || from.isCharArrayOrPointer()
+                    || (from instanceof DType.Ptr p && p.target() instanceof DType.Void);
+        }
+        if (to.isPointer()) {
+            return from.isPointer() || from.isInteger();
+        }
+        return to.sameAs(from);
+    }
+
+    // ---- calls ----------------------------------------------------------------------------------
+
+    private DType call(Expr.Call c, boolean statement) throws DTraceException {
+        DFunction f = DFunction.byName(c.name);
+        if (f == null) {
+            throw new DTraceException("failed to resolve " + c.name + ": Unknown function name", "D_IDENT_UNDEF", c.line);
+        }
+        c.function = f;
+        if (f.kind == DFunction.Kind.AGGREGATING) {
+            throw new DTraceException(f.dname + "( ) may only be used as the value of an aggregation", "D_AGG_FUNC", c.line);
+        }
+        checkCount(c, f);
+        DType t = builtins.check(this, c, formats);
+        c.type = t;
+        return t;
+    }
+
+    static void checkCount(Expr.Call c, DFunction f) throws DTraceException {
+        int n = c.args.size();
+        if (n >= f.minArgs && (f.maxArgs < 0 || n <= f.maxArgs)) {
+            return;
+        }
+        String expected;
+        if (f.minArgs == f.maxArgs) {
+            expected = Integer.toString(f.minArgs);
+        } else if (n < f.minArgs) {
+            expected = "at least " + f.minArgs;
+        } else {
+            expected = "at most " + f.maxArgs;
+        }
+        throw new DTraceException(f.dname + "( ) prototype mismatch: " + n + " " + plural(n, "arg") + " passed, "
+                + expected + " expected", "D_PROTO_LEN", c.line);
+    }
+
+    static DTraceException protoArg(String fn, int argNo, String proto, DType got, int line) {
+        return new DTraceException(fn + " argument #" + argNo + " is incompatible with prototype:\n\tprototype: "
+                + proto + "\n\t argument: " + got.name(), "D_PROTO_ARG", line);
+    }
+}

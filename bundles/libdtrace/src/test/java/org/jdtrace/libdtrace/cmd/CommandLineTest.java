@@ -1,0 +1,63 @@
+package org.jdtrace.libdtrace.cmd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.jdtrace.consumer.Consumer;
+import org.junit.jupiter.api.Test;
+
+class CommandLineTest {
+
+    @Test
+    void clusteredFlagsAndAttachedArguments() throws Exception {
+        CommandLine cl = CommandLine.parse(List.of("-qZn", "BEGIN", "-xbufsize=4m", "-b16k"));
+        assertEquals(List.of(new CommandLine.Option('q', null), new CommandLine.Option('Z', null),
+                new CommandLine.Option('n', "BEGIN"), new CommandLine.Option('x', "bufsize=4m"),
+                new CommandLine.Option('b', "16k")), cl.options);
+        assertEquals(List.of(new CommandLine.Spec('n', "BEGIN")), cl.specs);
+    }
+
+    @Test
+    void operandsInterleaveAndDoubleDashTakesTheNextWord() throws Exception {
+        CommandLine cl = CommandLine.parse(List.of("a", "-s", "x.d", "b", "--", "-e", "-e"));
+        assertEquals(List.of("a", "b", "-e"), cl.operands);
+        assertEquals(List.of(new CommandLine.Spec('s', "x.d")), cl.specs);
+        assertEquals(true, cl.has('e'), "after the operand, parsing goes on");
+    }
+
+    @Test
+    void sixtyFourIsAccepted() throws Exception {
+        assertEquals(CommandLine.Mode.EXEC, CommandLine.parse(List.of("-64", "-n", "BEGIN")).mode);
+        assertThrows(CommandLine.UsageException.class, () -> CommandLine.parse(List.of("-65")));
+    }
+
+    @Test
+    void probeSpecsAreCompletedByKind() {
+        assertEquals("syscall:::", ProbeSpecs.complete("syscall", Consumer.DescriptionKind.PROVIDER));
+        assertEquals(":libc::", ProbeSpecs.complete("libc", Consumer.DescriptionKind.MODULE));
+        assertEquals("pid1:libc::", ProbeSpecs.complete("pid1:libc", Consumer.DescriptionKind.MODULE));
+        assertEquals("::foo:,::bar:", ProbeSpecs.complete("foo, bar", Consumer.DescriptionKind.FUNCTION));
+    }
+
+    @Test
+    void interpreterLineBlankingKeepsLineNumbers() {
+        assertEquals("\nBEGIN\n", Invocation.blankInterpreterLine("#!/usr/sbin/dtrace -s\nBEGIN\n"));
+        assertEquals("BEGIN\n", Invocation.blankInterpreterLine("BEGIN\n"));
+    }
+
+    @Test
+    void lineMarkersAreFolded() {
+        String cpp = "# 1 \"<stdin>\"\n# 1 \"<built-in>\"\n# 1 \"<stdin>\"\n\n\n# 5 \"<stdin>\"\nBEGIN\n";
+        assertEquals("\n\n\n\nBEGIN\n", Preprocessor.foldLineMarkers(cpp));
+    }
+
+    @Test
+    void unmatchedDescriptionInAScriptIsACompileError() {
+        var e = new org.jdtrace.consumer.DTraceException(
+                "invalid probe specifier foo:::bar { }: probe description foo:::bar does not match any probes");
+        assertEquals("failed to compile script x.d: probe description foo:::bar does not match any probes",
+                Diagnostics.compileFailure(new CommandLine.Spec('s', "x.d"), e, false));
+        assertEquals(e.getMessage(), Diagnostics.compileFailure(new CommandLine.Spec('n', "foo:::bar { }"), e, false));
+    }
+}

@@ -1,0 +1,108 @@
+package org.jdtrace.libdtrace.parse;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.AstPrinter;
+import org.jdtrace.libdtrace.ast.Clause;
+import org.jdtrace.libdtrace.ast.Script;
+import org.jdtrace.libdtrace.lex.Macros;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class ParserTest {
+
+    private static String expr(String src) throws DTraceException {
+        return AstPrinter.print(Parser.parseExpression(src));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiterString = " => ", quoteCharacter = '`', value = {
+        "a + b * c => (a + (b * c))",
+        "a - b - c => ((a - b) - c)",
+        "a = b = c => (a = (b = c))",
+        "a || b ^^ c && d => (a || (b ^^ (c && d)))",
+        "a | b ^ c & d => (a | (b ^ (c & d)))",
+        "a == b < c << d + e => (a == (b < (c << (d + e))))",
+        "x ? y : z ? 1 : 2 => (x ? y : (z ? 1 : 2))",
+        "-x++ => (-(x++))",
+        "!~*&x => (!(~(*(&x))))",
+        "(int)x + 1 => (((int)x) + 1)",
+        "(uint64_t)x => ((uint64_t)x)",
+        "(unsigned long long)x => ((unsigned long long)x)",
+        "sizeof (int) + sizeof x => (sizeof(int) + (sizeof x))",
+        "self->x[1, \"k\"] += this->y => (self->x[1, \"k\"] += this->y)",
+        "@a[probefunc, pid] = count() => (@a[probefunc, pid] = count())",
+        "@ = quantize(arg0) => (@ = quantize(arg0))",
+        "printa(\"%s %@d\\n\", @a) => printa(\"%s %@d\\n\", @a)",
+        "curpsinfo->pr_psargs => (curpsinfo->pr_psargs)",
+        "a, b = 1 => (a, (b = 1))",
+        "stringof x => (stringof x)",
+        "'a' + 1 => (97 + 1)",
+    })
+    void precedenceAndAssociativity(String src, String want) throws DTraceException {
+        assertEquals(want, expr(src));
+    }
+
+    @Test
+    void programWithPragmasClausesAndDefaults() throws DTraceException {
+        Script s = Parser.parse("#!/usr/sbin/dtrace -s\n#pragma D option quiet\n#pragma D option bufsize=4m\n"
+                + "syscall::read*:entry, pid$1:a.out:main:entry\n/pid == $1/\n{ x = 1; trace(x) }\n"
+                + "BEGIN { ; }\nprofile:::tick-1sec\n", "t.d", Macros.of("t.d", List.of("77")), false);
+        assertEquals(2, s.pragmas().size());
+        assertEquals("bufsize", s.pragmas().get(1).option()[0]);
+        assertEquals("4m", s.pragmas().get(1).option()[1]);
+        List<Clause> cs = s.clauses();
+        assertEquals(3, cs.size());
+        assertEquals("syscall::read*:entry, pid77:a.out:main:entry /(pid == 77)/ { (x = 1); trace(x); }",
+                AstPrinter.print(cs.get(0)));
+        assertEquals(4, cs.get(0).line());
+        assertEquals(":::BEGIN { ; }", AstPrinter.print(cs.get(1)));
+        assertNull(cs.get(2).body());
+        assertEquals("profile:::tick-1sec", cs.get(2).probes().get(0).description().toString());
+    }
+
+    @Test
+    void predicateSlashDividesUnlessItEndsThePredicate() throws DTraceException {
+        Script s = Parser.parse("BEGIN /a / 2 == 1/ { }", "t", Macros.of("t", List.of()), true);
+        assertEquals("((a / 2) == 1)", AstPrinter.print(s.clauses().get(0).predicate()));
+    }
+
+    @Test
+    void declarations() throws DTraceException {
+        Script s = Parser.parse("int x; self string s; this int t; int a[int, string]; typedef int myint_t;"
+                + " inline int N = 3; BEGIN { y = (myint_t)1; }", "t", Macros.of("t", List.of()), true);
+        assertEquals(6, s.decls().size());
+        assertEquals(2, s.decls().get(3).keys().size());
+        assertEquals("(y = ((myint_t)1));", AstPrinter.print(s.clauses().get(0).body().get(0)));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "BEGIN~{~^trace(1)~^trace(2);~} | 4 | syntax error near \"trace\"",
+        "BEGIN~{~^i = 0;~^i+-;~} | 4 | syntax error near \";\"",
+        "BEGIN~{~^x = 1 + 2 -= 3;~} | 3 | syntax error near \"-=\"",
+        "BEGIN~{~^trace(1); | 3 | syntax error near end of input",
+        "BEGIN~/rand(/~{~} | 2 | closing ) expected in predicate before /",
+        "BEGIN~/x[1/~{~} | 2 | closing ] expected in predicate before /",
+        "BEGIN~{~^trace(args[0]]);~} | 3 | extra ] in input stream",
+        "~profile-1~^exit(0);~} | 2 | expected predicate and/or actions following probe description",
+        "BEGIN~{~^i = 123$pid;~} | 3 | syntax error near \"$pid\"",
+    })
+    void syntaxErrors(String src, int line, String message) {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> Parser.parse(src.replace('~', '\n').replace('^', '\t'), "t.d", Macros.of("t.d", List.of()), true));
+        assertEquals(message, e.getMessage());
+        assertEquals("D_SYNTAX", e.tag());
+        assertEquals(line, e.line());
+    }
+
+    @Test
+    void bodilessClauseIsFineFromAString() throws DTraceException {
+        assertEquals(2, Parser.parse("BEGIN END", "-n", Macros.of("-n", List.of()), false).clauses().size());
+    }
+}

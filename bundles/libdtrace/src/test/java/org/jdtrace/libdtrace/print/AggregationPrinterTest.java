@@ -1,0 +1,121 @@
+package org.jdtrace.libdtrace.print;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.jdtrace.libdtrace.rt.AggKind;
+import org.jdtrace.libdtrace.rt.AggregateTable;
+import org.jdtrace.libdtrace.rt.Aggregation;
+import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.libdtrace.rt.DThread;
+import org.jdtrace.libdtrace.rt.Tuple;
+import org.junit.jupiter.api.Test;
+
+/** Expected texts follow dt_consume.c's formats; the histograms are those of dtrace-utils' aggs/tst.multiaggs3.r. */
+class AggregationPrinterTest {
+
+    private final DState state = new DState();
+    private final AggregateTable table = new AggregateTable(state);
+
+    private static String row(String label, int at, long count) {
+        return String.format("%16s |%s%s %-9d\n", label, "@".repeat(at), " ".repeat(40 - at), count);
+    }
+
+    private static final String HDR = "\n           value  ------------- Distribution ------------- count    \n";
+
+    @Test
+    void quantizeAsDtrace() {
+        Aggregation a = state.aggregation("f", AggKind.QUANTIZE, new int[0], 0, 0, 0);
+        DThread t = state.thread();
+        for (long i = 0; i < 1000; i += 100) t.aggregate(a, i, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
+        String expected = HDR + row("-1", 0, 0) + row("0", 4, 1) + row("1", 0, 0) + row("2", 0, 0) + row("4", 0, 0)
+                + row("8", 0, 0) + row("16", 0, 0) + row("32", 0, 0) + row("64", 4, 1) + row("128", 4, 1)
+                + row("256", 12, 3) + row("512", 16, 4) + row("1024", 0, 0) + "\n";
+        assertEquals(expected, sb.toString());
+    }
+
+    @Test
+    void lquantizeAsDtrace() {
+        Aggregation a = state.aggregation("g", AggKind.LQUANTIZE, new int[0], 0, 1000, 100);
+        DThread t = state.thread();
+        for (long i = 0; i < 1000; i += 100) t.aggregate(a, i, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
+        StringBuilder exp = new StringBuilder(HDR).append(row("< 0", 0, 0));
+        for (int v = 0; v < 1000; v += 100) exp.append(row(String.valueOf(v), 4, 1));
+        exp.append(row(">= 1000", 0, 0)).append("\n");
+        assertEquals(exp.toString(), sb.toString());
+    }
+
+    @Test
+    void negativeValuesAndNegativeCounts() {
+        Aggregation a = state.aggregation("q", AggKind.QUANTIZE, new int[0], 0, 0, 0);
+        DThread t = state.thread();
+        t.aggregate(a, -3, 1);
+        t.aggregate(a, -3, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
+        assertEquals(HDR + row("-4", 0, 0) + row("-2", 40, 2) + row("-1", 0, 0) + "\n", sb.toString());
+        // a negative increment gives a negative count: bars grow to the left of the axis
+        Aggregation n = state.aggregation("n", AggKind.QUANTIZE, new int[0], 0, 0, 0);
+        t.aggregate(n, 1, -2);
+        sb.setLength(0);
+        AggregationPrinter.printAll(sb, n, table.sorted(n), 14);
+        String neg = "%16s %s%s| %-9d\n";
+        assertEquals(HDR + String.format(neg, "0", " ".repeat(40), "", 0)
+                + String.format(neg, "1", "", "@".repeat(40), -2) + String.format(neg, "2", " ".repeat(40), "", 0)
+                + "\n", sb.toString());
+    }
+
+    @Test
+    void scalarsWithKeysSortedByValueThenKey() {
+        Aggregation a = state.aggregation("c", AggKind.COUNT, new int[] {0}, 0, 0, 0);
+        DThread t = state.thread();
+        for (int i = 0; i < 10; i++) t.aggregate(a, Tuple.of("tick-count"), 0, 1);
+        t.aggregate(a, Tuple.of("b"), 0, 1);
+        t.aggregate(a, Tuple.of("a"), 0, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14);
+        String expected = "  a" + " ".repeat(49) + "                1\n"
+                + "  b" + " ".repeat(49) + "                1\n"
+                + "  tick-count" + " ".repeat(40) + "               10\n";
+        assertEquals(expected, sb.toString());
+        assertEquals(69, sb.toString().split("\n")[2].length());
+    }
+
+    @Test
+    void keylessIntKeysAvgAndClearTrunc() {
+        Aggregation cnt = state.aggregation("a", AggKind.COUNT, new int[0], 0, 0, 0);
+        Aggregation avg = state.aggregation("v", AggKind.AVG, new int[] {4}, 0, 0, 0);
+        DThread t = state.thread();
+        t.count(cnt);
+        t.count(cnt);
+        t.aggregate(avg, Tuple.of(-1L), 10, 1);
+        t.aggregate(avg, Tuple.of(-1L), 21, 1);
+        t.aggregate(avg, Tuple.of(7L), 3, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, cnt, table.sorted(cnt), 14);
+        AggregationPrinter.printAll(sb, avg, table.sorted(avg), 14);
+        assertEquals("                2\n        7                3\n       -1               15\n", sb.toString());
+
+        table.clear(cnt);
+        t.count(cnt);
+        assertEquals(1, table.sorted(cnt).get(0).data()[0]);
+        table.trunc(avg, 1, false);
+        List<AggregateTable.Entry> left = table.sorted(avg);
+        assertEquals(1, left.size());
+        assertEquals(-1L, left.get(0).key().get(0));
+    }
+
+    @Test
+    void printaFormatTakesKeysThenValue() {
+        Aggregation a = state.aggregation("s", AggKind.SUM, new int[] {0, 8}, 0, 0, 0);
+        state.thread().aggregate(a, Tuple.of("x", 3L), 40, 1);
+        state.thread().aggregate(a, Tuple.of("x", 3L), 2, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printFormatted(sb, PrintfFormat.parse("%s/%d = %@5d\n"), a, table.sorted(a));
+        assertEquals("x/3 =    42\n", sb.toString());
+    }
+}

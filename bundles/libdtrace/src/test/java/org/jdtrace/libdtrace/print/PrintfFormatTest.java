@@ -1,0 +1,67 @@
+package org.jdtrace.libdtrace.print;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class PrintfFormatTest {
+
+    private static String f(String fmt, Object... args) {
+        int[] sizes = new int[args.length];
+        for (int i = 0; i < args.length; i++) sizes[i] = args[i] instanceof Integer ? 4 : 8;
+        Object[] a = new Object[args.length];
+        for (int i = 0; i < args.length; i++) a[i] = args[i] instanceof Integer n ? (Object) (long) n : args[i];
+        StringBuilder sb = new StringBuilder();
+        PrintfFormat.parse(fmt).format(sb, a, sizes);
+        return sb.toString();
+    }
+
+    @Test
+    void integersAsCPrintf() {
+        assertEquals("42|   42|42   |00042|+42| 42", f("%d|%5d|%-5d|%05d|%+d|% d", 42L, 42L, 42L, 42L, 42L, 42L));
+        assertEquals("-7|  -07|-7   ", f("%i|%5.2d|%-5d", -7L, -7L, -7L));
+        assertEquals("ffffffff|4294967295", f("%x|%u", -1, -1));
+        assertEquals("ffffffffffffffff|18446744073709551615", f("%x|%u", -1L, -1L));
+        assertEquals("0x1f|0X1F|017|0|0", f("%#x|%#X|%#o|%#x|%#o", 31L, 31L, 15L, 0L, 0L));
+        assertEquals("-1|255|-1", f("%hhd|%hhu|%hd", 255L, 255L, 65535L));
+        assertEquals("   12", f("%*d", 5L, 12L));
+        assertEquals("12   |", f("%*d|", -5L, 12L));
+        assertEquals("", f("%.0d", 0L));
+        assertEquals("100%", f("%d%%", 100L));
+        assertEquals("-0009223372036854775808", f("%023d", Long.MIN_VALUE));
+    }
+
+    @Test
+    void stringsAndChars() {
+        assertEquals("[  abc][abc  ][ab]", f("[%5s][%-5s][%.2s]", "abc", "abc", "abc"));
+        assertEquals("hello|", f("%.0s|", "hello"));
+        assertEquals("A|    A", f("%c|%5c", 65L, 65L));
+        assertEquals("a\\nb", f("%S", "a\nb"));
+        assertEquals("0x10", f("%p", 16L));
+    }
+
+    @Test
+    void floatingAsC() {
+        assertEquals("3.141593|3.14|3.141593e+00|3.14159|3.1416", f("%f|%.2f|%e|%g|%.5g", Math.PI, Math.PI, Math.PI, 3.14159, 3.14159));
+        assertEquals("0.0001|1e-05|1.23457e+08|100000|1e+06", f("%g|%g|%g|%g|%g", 0.0001, 0.00001, 123456789.0, 100000.0, 1000000.0));
+        assertEquals("  1.50|1.500000E+00|2.", f("%6.2f|%E|%#.0f", 1.5, 1.5, 2.0));
+    }
+
+    @Test
+    void parsesConversionsAndRejectsBadOnes() {
+        PrintfFormat p = PrintfFormat.parse("%s %@d %*d\n");
+        assertEquals(3, p.conversions().size());
+        assertTrue(p.conversions().get(1).agg());
+        assertEquals(3, p.argCount());
+        assertEquals(PrintfFormat.ArgKind.STRING, p.conversions().get(0).argKind());
+        PrintfFormat w = PrintfFormat.parse("%9@x|%-4@d");
+        assertTrue(w.conversions().get(0).agg());
+        assertEquals(9, w.conversions().get(0).width());
+        assertEquals('x', w.conversions().get(0).conv());
+        assertTrue(w.conversions().get(1).agg() && w.conversions().get(1).minus());
+        assertThrows(IllegalArgumentException.class, () -> PrintfFormat.parse("%q"));
+        assertThrows(IllegalArgumentException.class, () -> PrintfFormat.parse("abc %"));
+    }
+}

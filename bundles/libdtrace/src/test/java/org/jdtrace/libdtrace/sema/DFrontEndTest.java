@@ -1,0 +1,118 @@
+package org.jdtrace.libdtrace.sema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.BuiltinVariable;
+import org.jdtrace.libdtrace.ast.DFunction;
+import org.jdtrace.libdtrace.ast.DType;
+import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.Stmt;
+import org.jdtrace.libdtrace.ast.Variable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class DFrontEndTest {
+
+    private static CheckedProgram check(String src, String... args) throws DTraceException {
+        return DFrontEnd.check(src, "t.d", List.of(args));
+    }
+
+    private static Expr stmt(CheckedProgram p, int clause, int i) {
+        return ((Stmt.ExprStmt) p.clauses().get(clause).body().get(i)).expr();
+    }
+
+    @Test
+    void variablesGetTypesFromFirstAssignment() throws DTraceException {
+        CheckedProgram p = check("#pragma D option quiet\nBEGIN { x = 1; s = execname; self->t = timestamp;"
+                + " this->c = (char)1; a[pid, \"k\"] = 2ULL; @c[probefunc] = count(); @ = lquantize(x, 0, 10, 2); }\n"
+                + "END /x/ { printf(\"%d %s %u\\n\", x + this->c, s, a[1, \"k\"]); printa(@c); exit(0); }");
+        assertEquals(java.util.Collections.singletonMap("quiet", null), p.options());
+        assertEquals(List.of("x", "s", "a"), p.globals().stream().map(Variable::dname).toList());
+        assertEquals(DType.INT, p.globals().get(0).type);
+        assertEquals(DType.STRING, p.globals().get(1).type);
+        assertEquals(List.of(new DType.Int("pid_t", 4, true), DType.STRING), p.globals().get(2).keyTypes);
+        assertEquals(DType.ULLONG, p.globals().get(2).type);
+        assertEquals(DType.UINT64, p.threadLocals().get(0).type);
+        assertEquals(DType.CHAR, p.clauseLocals().get(0).type);
+        assertEquals(DFunction.COUNT, p.aggregations().get(0).function);
+        assertEquals(List.of(DType.STRING), p.aggregations().get(0).keyTypes);
+        assertEquals("", p.aggregations().get(1).name);
+        Expr.Call printf = (Expr.Call) stmt(p, 1, 0);
+        assertSame(DFunction.PRINTF, printf.function);
+        assertEquals(3, p.formats().get(printf).conversions().size());
+        // x + this->c: int + char promotes to int
+        assertEquals(DType.INT, printf.args.get(1).type);
+        Expr.Assign s = (Expr.Assign) stmt(p, 0, 1);
+        assertSame(BuiltinVariable.EXECNAME, ((Expr.Ident) s.value).symbol);
+    }
+
+    @Test
+    void usualArithmeticConversions() throws DTraceException {
+        CheckedProgram p = check("BEGIN { a = 1 + 2u; b = (short)1 * (char)2; c = 1 + 3000000000; d = timestamp - 1;"
+                + " e = 0xffffffff; f = -1L >> 1; }");
+        assertEquals(List.of("unsigned int", "short", "long", "uint64_t", "unsigned int", "long"),
+                p.globals().stream().map(v -> v.type.name()).toList());
+    }
+
+    @Test
+    void macroArgumentsAreIntegersOrIdentifiersOrStrings() throws DTraceException {
+        CheckedProgram p = check("pid$1:a.out:main:entry { x = $1; y = $$2; }", "123", "foo");
+        assertEquals("pid123", p.clauses().get(0).probes().get(0).description().provider());
+        assertEquals(DType.INT, p.globals().get(0).type);
+        assertEquals(DType.STRING, p.globals().get(1).type);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "BEGIN { trace(); } | D_PROTO_LEN | trace( ) prototype mismatch: 0 args passed, 1 expected",
+        "BEGIN { ustack(1, 2, 3); } | D_PROTO_LEN | ustack( ) prototype mismatch: 3 args passed, at most 2 expected",
+        "BEGIN { printf(); } | D_PROTO_LEN | printf( ) prototype mismatch: 0 args passed, at least 1 expected",
+        "BEGIN { trace(x); } | D_IDENT_UNDEF | failed to resolve x: Unknown variable name",
+        "BEGIN { x = 1; x = \"s\"; } | D_OP_INCOMPAT | operands have incompatible types: \"int\" = \"string\"",
+        "BEGIN { x = \"a\" << 1; } | D_OP_INT | operator << requires operands of integral type",
+        "BEGIN { x = 1 / 0; } | D_DIV_ZERO | expression contains division by zero",
+        "BEGIN { x[1, 2] = 1; x[1] = 2; } | D_PROTO_LEN | x[ ] prototype mismatch: 1 key passed, 2 expected",
+        "BEGIN { x = 1; x[1] = 2; } | D_ARR_BADREF | cannot access scalar x as an associative array",
+        "BEGIN { @a = count(); @a = sum(1); } | D_AGG_REDEF | aggregation redefined: @a~^ current: sum( )~^previous: count( )",
+        "BEGIN { printf(\"%d\\n\", \"s\"); } | D_PRINTF_ARG_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: %d~^ prototype: char, short, int, long, or long long~^  argument: string",
+        "BEGIN { printf(\"%d %d\\n\", 1); } | D_PRINTF_ARG_PROTO | printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding value argument",
+        "BEGIN { printf(\"%d\\n\", 1, 2); } | D_PRINTF_ARG_EXTRA | printf( ) prototype mismatch: only 1 arguments required by this format string",
+        "BEGIN { printf(\"%z\"); } | D_SYNTAX | format conversion #1 is undefined: %z",
+        "BEGIN { printf(\"%**d\"); } | D_SYNTAX | format conversion #1 has more than one '*' specified for the output width",
+        "BEGIN { printa(1); } | D_PRINTA_AGGARG | printa( ) argument #1 is incompatible with prototype:~^prototype: aggregation~^ argument: int",
+        "BEGIN { exit(\"x\"); } | D_PROTO_ARG | exit( ) argument #1 is incompatible with prototype:~^prototype: int~^ argument: string",
+        "BEGIN { timestamp = 1; } | D_OP_WRITE | operator = can only be applied to a writable variable",
+        "BEGIN { x = 1 ? \"a\" : 2; } | D_OP_INCOMPAT | operator ?: operands must have compatible types",
+        "BEGIN { x = count(); } | D_AGG_FUNC | count( ) may only be used as the value of an aggregation",
+        "BEGIN { trace(foo(1)); } | D_IDENT_UNDEF | failed to resolve foo: Unknown function name",
+        "BEGIN { @a = lquantize(1, 10, 0); } | D_LQUANT_MISMATCH | lquantize( ) argument #3 must be greater than argument #2",
+        "BEGIN { 1++; } | D_OP_LVAL | operator ++ requires modifiable lvalue as an operand",
+        "BEGIN { x = \"s\"; x++; } | D_OP_SCALAR | operator ++ requires operand of scalar type",
+        "/* nothing */ | D_EMPTY | empty D program translation unit",
+        "#pragma D option a b~BEGIN {} | D_PRAGMA_MALFORM | superfluous arguments specified for #pragma option",
+    })
+    void errorsUseDtraceTagsAndWording(String src, String tag, String message) {
+        // in the table, '~' stands for a newline and '^' for a tab
+        DTraceException e = assertThrows(DTraceException.class, () -> check(src.replace('~', '\n')));
+        assertEquals(tag, e.tag());
+        assertEquals(message.replace('~', '\n').replace('^', '\t'), e.getMessage());
+    }
+
+    @Test
+    void errorLinesPointAtTheOffendingLine() {
+        DTraceException e = assertThrows(DTraceException.class, () -> check("BEGIN\n{\n\tx = 1;\n\ttrace(y);\n}"));
+        assertEquals(4, e.line());
+    }
+
+    @Test
+    void incrementDeclaresAnInt64() throws DTraceException {
+        CheckedProgram p = check("BEGIN /x++ == 0/ { self->y++; }");
+        assertEquals(DType.INT64, p.globals().get(0).type);
+        assertEquals(DType.INT64, p.threadLocals().get(0).type);
+    }
+}

@@ -1,0 +1,117 @@
+package org.jdtrace.libdtrace.sema;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.DType;
+import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.Stmt;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Where D's rules differ from C's: dt_type_promote, ++ on a new variable, strings and NULL, printf checks. */
+class DtraceTypeRulesTest {
+
+    private static List<String> globalTypes(String src) throws DTraceException {
+        return DFrontEnd.check(src, "t.d", List.of()).globals().stream().map(v -> v.type.name()).toList();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        // no promotion to int: the higher rank (bits, +1 if unsigned) wins
+        "(char)1 + (char)2 | char",
+        "(unsigned char)1 + (char)2 | unsigned char",
+        "(char)1 + (unsigned char)2 | unsigned char",
+        "(short)1 * (unsigned char)2 | short",
+        "(unsigned short)1 - (short)2 | unsigned short",
+        "(unsigned int)1 + (long long)2 | long long",
+        "(unsigned long long)1 + (long long)2 | unsigned long long",
+        "(char)1 + 1 | int",
+        "-(unsigned char)1 | unsigned char",
+        "~(short)1 | short",
+        "(char)1 << 2 | int",
+        "1 << (unsigned long long)2 | unsigned long long",
+        "1 ? (char)1 : (unsigned short)2 | unsigned short",
+    })
+    void arithmeticFollowsDtTypePromote(String expr, String type) throws DTraceException {
+        assertEquals(List.of(type), globalTypes("BEGIN { x = " + expr + "; }"));
+    }
+
+    @Test
+    void incrementAndCompoundAssignmentCreateInt64Variables() throws DTraceException {
+        CheckedProgram p = DFrontEnd.check("BEGIN { x++; --y; z += 2; a[1]++; self->t++; this->l++; }", "t.d", List.of());
+        assertEquals(List.of("int64_t", "int64_t", "int64_t", "int64_t"), p.globals().stream().map(v -> v.type.name()).toList());
+        assertEquals(DType.INT64, p.threadLocals().get(0).type);
+        assertEquals(DType.INT64, p.clauseLocals().get(0).type);
+    }
+
+    @Test
+    void stringVariablesIndexToCharacters() throws DTraceException {
+        CheckedProgram p = DFrontEnd.check("BEGIN { s = \"abc\"; c = s[1]; self->t = \"x\"; d = self->t[0]; }", "t.d", List.of());
+        assertEquals(List.of("string", "char", "char"), p.globals().stream().map(v -> v.type.name()).toList());
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DFrontEnd.check("BEGIN { n = 1; c = n[0]; }", "t.d", List.of()));
+        assertEquals("D_ARR_BADREF", e.tag());
+    }
+
+    @Test
+    void stringsCompareWithAndTakeNull() throws DTraceException {
+        assertEquals(List.of("string", "int", "int"),
+                globalTypes("BEGIN { s = \"a\"; s = NULL; x = s != NULL; y = NULL == strchr(s, 'z'); }"));
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DFrontEnd.check("BEGIN { s = \"a\"; x = s == 1; }", "t.d", List.of()));
+        assertEquals("D_OP_INCOMPAT", e.tag());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "BEGIN { x = 1 % 0; } | D_DIV_ZERO | expression contains division by zero",
+        "BEGIN { printf(123); } | D_PROTO_ARG | printf( ) argument #1 is incompatible with prototype:~^prototype: string~^ argument: int",
+        "BEGIN { printf(\"\"); } | D_PRINTF_FMT_EMPTY | printf( ) format string is empty",
+        "BEGIN { printf(\"%?d\\n\", 1, 2); } | D_PRINTF_ARG_EXTRA | printf( ) prototype mismatch: only 1 arguments required by this format string",
+        "BEGIN { printf(\"%s %.*d\\n\", \"foo\"); } | D_PRINTF_DYN_PROTO | printf( ) prototype mismatch: conversion #2 (%d) is missing a corresponding \".*\" argument",
+        "BEGIN { printf(\"%*lld\\n\"); } | D_PRINTF_DYN_PROTO | printf( ) prototype mismatch: conversion #1 (%lld) is missing a corresponding \"*\" argument",
+        "BEGIN { printf(\"%.*d\\n\", \"foo\", 1); } | D_PRINTF_DYN_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: % .* d~^ prototype: int~^  argument: string",
+        "BEGIN { printf(\"%*d\\n\", \"foo\", 1); } | D_PRINTF_DYN_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: % * d~^ prototype: int~^  argument: string",
+        "BEGIN { x = 'abcdefghi'; } | D_CHR_OFLOW | character constant is too long",
+    })
+    void errorsUseDtraceTagsAndWording(String src, String tag, String message) {
+        DTraceException e = assertThrows(DTraceException.class, () -> DFrontEnd.check(src, "t.d", List.of()));
+        assertEquals(tag, e.tag());
+        assertEquals(message.replace("~", "\n").replace("^", "\t"), e.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "'a' | 97 | int",
+        "'\\\"\\ba' | 2230369 | int",
+        "'\\?' | 23615 | int",
+        "'\\'' | 23591 | int",
+        "'\\c' | 23651 | int",
+        "'\\0103' | 2099 | int",
+        "'a\\bcdefgh' | 6991947704341784424 | long",
+    })
+    void characterConstantsDecodeAsDtraceDoes(String constant, long value, String type) throws DTraceException {
+        CheckedProgram p = DFrontEnd.check("BEGIN { x = " + constant + "; }", "t.d", List.of());
+        assertEquals(type, p.globals().get(0).type.name());
+        Expr.Assign a = (Expr.Assign) ((Stmt.ExprStmt) p.clauses().get(0).body().get(0)).expr();
+        assertEquals(value, ConstFold.value(a.value));
+    }
+
+    @Test
+    void modulusTakesTheSignOfBothOperands() {
+        assertEquals(List.of(4L, -4L, -4L, 4L, 0L), List.of(ConstFold.modulus(19, 5), ConstFold.modulus(19, -5),
+                ConstFold.modulus(-19, 5), ConstFold.modulus(-19, -5), ConstFold.modulus(Long.MIN_VALUE, 2)));
+        assertEquals(Long.MAX_VALUE, ConstFold.modulus(Long.MIN_VALUE + 1, Long.MIN_VALUE));
+    }
+
+    @Test
+    void pointerWidthConversionIs16Columns() throws DTraceException {
+        FormatString.Conversion c = FormatString.parse("%?d", 1).conversions().get(0);
+        assertEquals(16, c.width());
+        assertEquals("%d", c.name());
+    }
+}
