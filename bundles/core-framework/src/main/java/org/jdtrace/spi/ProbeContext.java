@@ -66,6 +66,14 @@ public interface ProbeContext {
         return null;
     }
 
+    /**
+     * The firing's time on CLOCK_MONOTONIC in ns (D's timestamp): now, unless the event happened
+     * earlier than it is delivered (kernel events drained from their rings carry their own time).
+     */
+    default long timestamp() {
+        return System.nanoTime();
+    }
+
     /** The errno of the system call that just returned (syscall:::return), else 0. */
     default long errno() {
         return 0;

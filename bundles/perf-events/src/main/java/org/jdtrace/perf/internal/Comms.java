@@ -16,6 +16,29 @@ final class Comms {
     private static final int MAX = 1 << 16;
     private final Map<Integer, String> byTid = new ConcurrentHashMap<>();
 
+    private final Map<Integer, Integer> tgids = new ConcurrentHashMap<>();
+
+    /** The process of thread {@code tid} (Tgid in /proc/TID/status, cached), or tid itself when gone. */
+    int tgid(int tid) {
+        if (tid == 0) return 0;
+        Integer g = tgids.get(tid);
+        if (g != null) return g;
+        int t = tid;
+        try {
+            for (String l : ProcFiles.read(Path.of("/proc/" + tid + "/status")).split("\n")) {
+                if (l.startsWith("Tgid:")) {
+                    t = Integer.parseInt(l.substring(5).strip());
+                    break;
+                }
+            }
+        } catch (Exception e) {
+            // gone: a thread's own id is its best guess
+        }
+        if (tgids.size() > MAX) tgids.clear();
+        tgids.put(tid, t);
+        return t;
+    }
+
     void put(int tid, String comm) {
         if (byTid.size() > MAX) byTid.clear();
         byTid.put(tid, comm);
@@ -25,7 +48,7 @@ final class Comms {
         String c = byTid.get(tid);
         if (c != null) return c;
         try {
-            c = Files.readString(Path.of("/proc/" + pid + "/task/" + tid + "/comm")).strip();
+            c = ProcFiles.read(Path.of("/proc/" + pid + "/task/" + tid + "/comm")).strip();
         } catch (Exception e) {
             c = pid == 0 ? "sched" : "<unknown>";
         }

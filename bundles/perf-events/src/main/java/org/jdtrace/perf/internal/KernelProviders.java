@@ -5,7 +5,10 @@
  * does not, one warning line says how the kernel narrows tracing and nothing is registered: the
  * profile provider keeps its JVM timers and the syscall provider its ptrace path.
  *
- * Hot swap: stopping this bundle unregisters every service here (deactivate); the framework then
+ * Made by PerfEventsImpl's activation itself (not a component of its own: the registrations
+ * must be in place when the bundle has started, before dtrace(1M) compiles anything).
+ *
+ * Hot swap: stopping this bundle unregisters every service here (close()); the framework then
  * retires the providers' probes (their enable()d events are closed by disable()), keeps the
  * enablings, and matches them again when the bundle starts and registers them anew. Whatever is
  * still open is closed by PerfEventsImpl's own deactivate.
@@ -21,22 +24,16 @@ import org.jdtrace.perf.PerfEvents;
 import org.jdtrace.spi.CpuSampler;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
-import org.osgi.service.component.annotations.Activate;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-@Component(immediate = true, service = {})
-public final class KernelProviders {
+final class KernelProviders {
 
     private static final Logger LOG = LoggerFactory.getLogger(KernelProviders.class);
     private final List<ServiceRegistration<?>> registrations = new ArrayList<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
 
-    @Activate
-    public KernelProviders(@Reference PerfEvents perf, @Reference(target = "(isa=amd64)") Isa isa, BundleContext ctx) {
+    KernelProviders(PerfEvents perf, Isa isa, BundleContext ctx) {
         String narrowed = perf.narrowed();
         if (narrowed != null) {
             LOG.warn("kernel events: {}; profile-N samples the JVM and syscall traces only processes under dtrace's control", narrowed);
@@ -53,8 +50,7 @@ public final class KernelProviders {
         }
     }
 
-    @Deactivate
-    void deactivate() {
+    void close() {
         for (ServiceRegistration<?> r : registrations) {
             try {
                 r.unregister();

@@ -39,6 +39,7 @@ import org.jdtrace.perf.PerfException;
 import org.jdtrace.perf.RecordHandler;
 import org.jdtrace.perf.Sample;
 import org.jdtrace.perf.Tracepoint;
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -46,7 +47,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-@Component(service = PerfEvents.class)
+@Component(service = PerfEvents.class, immediate = true)
 public final class PerfEventsImpl implements PerfEvents {
 
     private static final Logger LOG = LoggerFactory.getLogger(PerfEventsImpl.class);
@@ -61,8 +62,15 @@ public final class PerfEventsImpl implements PerfEvents {
     private volatile boolean running = true;
     private final Thread drainer;
 
+    private final KernelProviders providers;
+
+    /** Without a bundle (tests): the service alone, no providers registered. */
+    public PerfEventsImpl(Isa isa) {
+        this(isa, null);
+    }
+
     @Activate
-    public PerfEventsImpl(@Reference(target = "(isa=amd64)") Isa isa) {
+    public PerfEventsImpl(@Reference(target = "(isa=amd64)") Isa isa, BundleContext ctx) {
         Map<String, Integer> numbers = new java.util.HashMap<>();
         isa.abi().syscallNames().forEach((nr, name) -> numbers.put(name, nr));
         Integer peo = numbers.get("perf_event_open"), bpf = numbers.get("bpf");
@@ -72,10 +80,12 @@ public final class PerfEventsImpl implements PerfEvents {
         this.drainer = new Thread(this::drainLoop, "jdtrace-perf-drain");
         drainer.setDaemon(true);
         drainer.start();
+        this.providers = ctx == null ? null : new KernelProviders(this, isa, ctx);
     }
 
     @Deactivate
     public void close() {
+        if (providers != null) providers.close();
         running = false;
         LockSupport.unpark(drainer);
         try {
@@ -198,7 +208,7 @@ public final class PerfEventsImpl implements PerfEvents {
         try {
             // "0-1" or "0,2-3"
             int n = 0;
-            for (String part : Files.readString(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
+            for (String part : ProcFiles.read(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
                 String[] r = part.split("-");
                 n = Math.max(n, Integer.parseInt(r[r.length - 1]) + 1);
             }
@@ -210,7 +220,7 @@ public final class PerfEventsImpl implements PerfEvents {
 
     private static int readInt(String path, int dflt) {
         try {
-            return Integer.parseInt(Files.readString(Path.of(path)).strip());
+            return Integer.parseInt(ProcFiles.read(Path.of(path)).strip());
         } catch (Exception e) {
             return dflt;
         }

@@ -47,7 +47,9 @@ public final class PerfSys {
     // flag bits (the bitfield word at offset 40)
     public static final long F_DISABLED = 1, F_INHERIT = 2, F_EXCLUDE_USER = 1 << 4,
             F_EXCLUDE_KERNEL = 1 << 5, F_EXCLUDE_HV = 1 << 6, F_EXCLUDE_IDLE = 1 << 7,
-            F_COMM = 1 << 9, F_FREQ = 1 << 10, F_TASK = 1 << 13, F_SAMPLE_ID_ALL = 1 << 18;
+            F_COMM = 1 << 9, F_FREQ = 1 << 10, F_TASK = 1 << 13, F_SAMPLE_ID_ALL = 1 << 18,
+            F_USE_CLOCKID = 1 << 25;
+    private static final int CLOCK_MONOTONIC = 1;
     // record types
     public static final int RECORD_LOST = 2, RECORD_COMM = 3, RECORD_EXIT = 4, RECORD_FORK = 7,
             RECORD_SAMPLE = 9;
@@ -107,7 +109,9 @@ public final class PerfSys {
             attr.set(JAVA_LONG, 8, a.config());
             attr.set(JAVA_LONG, 16, a.period());
             attr.set(JAVA_LONG, 24, a.sampleType());
-            attr.set(JAVA_LONG, 40, a.flags() | (a.freq() ? F_FREQ : 0));
+            // every sample's time on CLOCK_MONOTONIC, the clock of System.nanoTime and D's timestamp
+            attr.set(JAVA_LONG, 40, a.flags() | (a.freq() ? F_FREQ : 0) | F_USE_CLOCKID);
+            attr.set(JAVA_INT, 92, CLOCK_MONOTONIC);
             attr.set(JAVA_INT, 48, a.wakeupEvents());
             attr.set(JAVA_LONG, 80, a.regsUser());
             MemorySegment st = arena.allocate(STATE);

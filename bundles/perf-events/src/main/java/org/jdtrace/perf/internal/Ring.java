@@ -92,6 +92,7 @@ final class Ring {
                 s.userDepth = 0;
                 s.userRegsCount = 0;
                 s.raw = MemorySegment.NULL;
+                s.time = 0;
                 if ((sampleType & PerfSys.SAMPLE_IP) != 0) { s.ip = r.get(JAVA_LONG, q); q += 8; }
                 if ((sampleType & PerfSys.SAMPLE_TID) != 0) {
                     s.pid = r.get(JAVA_INT, q);

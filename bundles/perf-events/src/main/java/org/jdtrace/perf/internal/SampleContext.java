@@ -94,6 +94,11 @@ class SampleContext implements ProbeContext {
     }
 
     @Override
+    public long timestamp() {
+        return s.time != 0 ? s.time : System.nanoTime();
+    }
+
+    @Override
     public long[] ustack(int max) {
         return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
     }

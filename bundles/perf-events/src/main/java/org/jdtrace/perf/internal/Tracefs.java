@@ -34,9 +34,9 @@ final class Tracefs {
     private Tracepoint read(String category, String name) {
         Path dir = root().resolve("events").resolve(category).resolve(name);
         try {
-            int id = Integer.parseInt(Files.readString(dir.resolve("id")).strip());
+            int id = Integer.parseInt(ProcFiles.read(dir.resolve("id")).strip());
             Map<String, int[]> fields = new LinkedHashMap<>();
-            Matcher m = FIELD.matcher(Files.readString(dir.resolve("format")));
+            Matcher m = FIELD.matcher(ProcFiles.read(dir.resolve("format")));
             while (m.find()) {
                 String decl = m.group(1).strip();
                 String field = decl.replaceAll("\\[.*\\]$", "");
