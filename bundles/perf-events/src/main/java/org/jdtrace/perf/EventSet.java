@@ -17,9 +17,6 @@ public interface EventSet extends AutoCloseable {
     /** Enables every event (sets opened with {@link EventSpec#disabled()} start disabled). */
     void enable();
 
-    /** Attaches a loaded tracepoint program to every event of the set (PERF_EVENT_IOC_SET_BPF). */
-    void attach(BpfObject program);
-
     @Override
     void close();
 }

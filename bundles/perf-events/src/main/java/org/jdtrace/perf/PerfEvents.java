@@ -33,6 +33,12 @@ public interface PerfEvents {
     /** Loads a tracepoint program; its ld_imm64 map references already hold the maps' fds. */
     BpfObject program(long[] insns, String name);
 
+    /**
+     * Attaches a loaded tracepoint program to {@code tp}: one perf event (a tracepoint's programs
+     * run for every CPU), enabled, no ring. Closing the handle detaches it.
+     */
+    AutoCloseable attach(Tracepoint tp, BpfObject program);
+
     /** The kernel symbol at {@code pc} as {@code function+0xoff} ({@code /proc/kallsyms}), or null. */
     String ksym(long pc);
 }

@@ -4,12 +4,14 @@ import java.util.Map;
 
 /**
  * A kernel tracepoint as tracefs describes it ({@code events/<category>/<name>/{id,format}}): its
- * perf event id and each field of its raw record, by name, as {offset, size, signed ? 1 : 0}.
+ * perf event id and each field of its raw record, by name, as {offset, size, signed ? 1 : 0}, and
+ * each field's C type as the format declares it ({@code const char *}, {@code __data_loc char[]}).
  */
-public record Tracepoint(String category, String name, int id, Map<String, int[]> fields) {
+public record Tracepoint(String category, String name, int id, Map<String, int[]> fields, Map<String, String> types) {
 
     public Tracepoint {
         fields = Map.copyOf(fields);
+        types = Map.copyOf(types);
     }
 
     /** The field's byte offset in the raw record; a PerfException when the kernel's has none. */

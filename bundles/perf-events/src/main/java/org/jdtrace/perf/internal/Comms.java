@@ -44,6 +44,19 @@ final class Comms {
         byTid.put(tid, comm);
     }
 
+    /** Thread {@code tid}'s comm if cached or still in /proc, else {@code dflt}. */
+    String known(int tid, String dflt) {
+        String c = byTid.get(tid);
+        if (c != null) return c;
+        try {
+            c = ProcFiles.read(Path.of("/proc/" + tid + "/comm")).strip();
+        } catch (Exception e) {
+            return dflt;
+        }
+        put(tid, c);
+        return c;
+    }
+
     String get(int pid, int tid) {
         String c = byTid.get(tid);
         if (c != null) return c;

@@ -172,6 +172,22 @@ public final class PerfEventsImpl implements PerfEvents {
         return track(new BpfObjectImpl(fd, 0));
     }
 
+    @Override
+    public AutoCloseable attach(Tracepoint tp, BpfObject program) {
+        int fd = sys.perfEventOpen(new PerfSys.Attr(PerfSys.TYPE_TRACEPOINT, tp.id(), 1, false, 0,
+                PerfSys.F_DISABLED, 0, 0), -1, 0);
+        try {
+            sys.ioctl(fd, PerfSys.IOC_SET_BPF, program.fd());
+            sys.ioctl(fd, PerfSys.IOC_ENABLE, 0);
+        } catch (RuntimeException e) {
+            sys.close(fd);
+            throw e;
+        }
+        BpfObjectImpl handle = new BpfObjectImpl(fd, 0);
+        open.add(handle);
+        return handle;
+    }
+
     private BpfObject track(BpfObjectImpl o) {
         open.add(o);
         return o;
@@ -252,11 +268,6 @@ public final class PerfEventsImpl implements PerfEvents {
         @Override
         public synchronized void enable() {
             for (Ring r : rings) sys.ioctl(r.fd, PerfSys.IOC_ENABLE, 0);
-        }
-
-        @Override
-        public synchronized void attach(BpfObject program) {
-            for (Ring r : rings) sys.ioctl(r.fd, PerfSys.IOC_SET_BPF, program.fd());
         }
 
         synchronized void drain(Sample s) {

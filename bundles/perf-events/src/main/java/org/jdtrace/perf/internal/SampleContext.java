@@ -85,7 +85,8 @@ class SampleContext implements ProbeContext {
 
     @Override
     public String execname() {
-        return comms.get(s.pid, s.tid);
+        // DTrace's execname is the process's name: its main thread's comm (Linux names threads)
+        return comms.get(s.pid, s.pid);
     }
 
     @Override

@@ -36,15 +36,22 @@ final class Tracefs {
         try {
             int id = Integer.parseInt(ProcFiles.read(dir.resolve("id")).strip());
             Map<String, int[]> fields = new LinkedHashMap<>();
+            Map<String, String> types = new LinkedHashMap<>();
             Matcher m = FIELD.matcher(ProcFiles.read(dir.resolve("format")));
             while (m.find()) {
                 String decl = m.group(1).strip();
                 String field = decl.replaceAll("\\[.*\\]$", "");
-                field = field.substring(field.lastIndexOf(' ') + 1).replace("*", "");
+                String type = field.substring(0, field.lastIndexOf(' ') + 1).strip();
+                field = field.substring(field.lastIndexOf(' ') + 1);
+                if (field.startsWith("*")) {
+                    type += " *";
+                    field = field.replace("*", "");
+                }
+                types.put(field, type);
                 fields.put(field, new int[] {Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)),
                         Integer.parseInt(m.group(4))});
             }
-            return new Tracepoint(category, name, id, fields);
+            return new Tracepoint(category, name, id, fields, types);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new PerfException("tracepoint " + category + ":" + name + " does not exist", 2);
         } catch (java.nio.file.AccessDeniedException e) {

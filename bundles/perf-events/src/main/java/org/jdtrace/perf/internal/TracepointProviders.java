@@ -1,5 +1,6 @@
 /*
- * The proc and sched providers on Linux's tracepoints. Until the D issue's translators exist the
+ * The proc and sched providers on Linux's tracepoints (and, in the list all() gives, the
+ * machine-wide syscall provider, KernelSyscallProvider). Until the D issue's translators exist the
  * arguments are raw (arg0.. below, also in the README); where DTrace's args[] are psinfo_t and
  * lwpsinfo_t pointers, the raw argument is the pid or tid they would describe.
  *
@@ -48,7 +49,8 @@ final class TracepointProviders {
     static List<Provider> all(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         return List.of(
                 new TracepointProvider("sched", sched(comms), perf, comms, symbols, abi),
-                new TracepointProvider("proc", proc(comms), perf, comms, symbols, abi));
+                new TracepointProvider("proc", proc(comms), perf, comms, symbols, abi),
+                new KernelSyscallProvider(perf, comms, symbols, abi));
     }
 
     static List<Spec> sched(Comms comms) {
