@@ -110,7 +110,7 @@ final class TracepointProvider implements Provider {
                 g = new Group(tp);
                 g.set = perf.open(new EventSpec(EventSpec.TYPE_TRACEPOINT, tp.id(), 1, false,
                         EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
-                                | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 64, -1, false), g);
+                                | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 128, -1, false), g);
             } catch (PerfException e) {
                 throw new ProviderException("cannot enable " + probe.description() + ": " + e.getMessage());
             }

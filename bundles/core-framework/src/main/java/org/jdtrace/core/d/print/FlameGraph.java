@@ -4,7 +4,7 @@
  *  - folded stacks (-x folded): one line per aggregation entry, "root;...;leaf value", the
  *    format Brendan Gregg's flamegraph.pl, inferno and speedscope read. Frames are functions
  *    (module`function, the +0x offset dropped, as stackcollapse.pl does), so the lines of one
- *    call path merge; a folded line may thus repeat. A stack key is printed outermost frame first (DTrace stores them innermost first); the key's other parts (execname,
+ *    call path merge into one line. A stack key is printed outermost frame first (DTrace stores them innermost first); the key's other parts (execname,
  *    pid...) become frames below the stack, in key order, so @[execname, ustack()] roots each
  *    process's stacks at its name. The value is the aggregation's scalar (count, sum, ...).
  *  - an SVG flame graph (-x flamegraph=FILE.svg) of the same folded stacks: one <rect> per frame
@@ -45,12 +45,14 @@ public final class FlameGraph {
 
     /** The folded lines ("a;b;c 42") of the entries, in their order. */
     public static List<String> fold(Aggregation a, List<AggregateTable.Entry> entries) {
-        List<String> out = new ArrayList<>();
+        Map<String, Long> lines = new java.util.LinkedHashMap<>();
         for (AggregateTable.Entry e : entries) {
             List<String> frames = frames(e.key());
             if (frames.isEmpty()) continue;
-            out.add(String.join(";", frames) + " " + a.scalar(e.data()));
+            lines.merge(String.join(";", frames), a.scalar(e.data()), Long::sum);
         }
+        List<String> out = new ArrayList<>();
+        lines.forEach((k, v) -> out.add(k + " " + v));
         return out;
     }
 
