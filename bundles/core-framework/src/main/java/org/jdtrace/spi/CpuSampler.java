@@ -16,4 +16,7 @@ public interface CpuSampler {
      * {@link ProviderException} with the kernel's reason when it refuses.
      */
     AutoCloseable sample(Probe probe, long intervalNanos);
+
+    /** Fires now every sample taken before the call and not yet delivered (Provider.sync). */
+    void sync();
 }

@@ -43,7 +43,15 @@ public interface Provider {
     /** dtps_disable: the last ECB on {@code probe} went away; stop firing it. */
     void disable(Probe probe);
 
-    /** dtps_destroy: the probe is gone for good. */
+    /**
+     * Fires now every probe event that happened before this call and is still waiting to be
+     * delivered (events drained from kernel rings after the fact). The framework calls it before a
+     * consumer stops tracing (before END), from the consumer's thread, without its lock. Providers
+     * that fire at the event itself have nothing to do.
+     */
+    default void sync() {}
+
+        /** dtps_destroy: the probe is gone for good. */
     default void destroy(Probe probe) {}
 
     /** dtps_getargdesc: the native and translated type of argument {@code index}, or null. */

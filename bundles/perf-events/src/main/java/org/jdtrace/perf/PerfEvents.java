@@ -39,6 +39,12 @@ public interface PerfEvents {
      */
     AutoCloseable attach(Tracepoint tp, BpfObject program);
 
+    /**
+     * Reads every open ring now, on the calling thread (the drain thread does it every few ms):
+     * every record written before the call is handed to its handler before it returns.
+     */
+    void drain();
+
     /** The kernel symbol at {@code pc} as {@code function+0xoff} ({@code /proc/kallsyms}), or null. */
     String ksym(long pc);
 }

@@ -80,6 +80,11 @@ final class KernelSyscallProvider implements Provider {
     }
 
     @Override
+    public void sync() {
+        perf.drain();
+    }
+
+    @Override
     public String name() {
         return NAME;
     }
@@ -181,7 +186,7 @@ final class KernelSyscallProvider implements Provider {
                 b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.BUF_SIZE, 1, "jdtrace_buf");
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
-                        EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 256, -1, false), this);
+                        EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
                 for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd()), "jdtrace_sys_enter");

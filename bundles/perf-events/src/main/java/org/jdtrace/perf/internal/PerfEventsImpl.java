@@ -214,8 +214,8 @@ public final class PerfEventsImpl implements PerfEvents {
         }
     }
 
-    /** Drains every open set now (tests, and the last records before a set closes). */
-    void drainNow() {
+    @Override
+    public void drain() {
         Sample s = new Sample();
         for (EventSetImpl set : sets) set.drain(s);
     }

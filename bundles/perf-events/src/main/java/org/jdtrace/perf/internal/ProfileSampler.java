@@ -39,6 +39,11 @@ final class ProfileSampler implements CpuSampler {
     }
 
     @Override
+    public void sync() {
+        perf.drain();
+    }
+
+    @Override
     public AutoCloseable sample(Probe probe, long intervalNanos) {
         long minInterval = 1_000_000_000L / Math.max(1, perf.maxSampleRate());
         if (intervalNanos < minInterval) {

@@ -73,6 +73,11 @@ final class TracepointProvider implements Provider {
     }
 
     @Override
+    public void sync() {
+        perf.drain();
+    }
+
+    @Override
     public String name() {
         return name;
     }

@@ -157,6 +157,15 @@ public final class ProfileProvider implements Provider {
     }
 
     @Override
+    public void sync() {
+        CpuSampler s;
+        synchronized (timers) {
+            s = sampler;
+        }
+        if (s != null) s.sync();
+    }
+
+    @Override
     public void detach() {
         stopAll();
         registry = null;
