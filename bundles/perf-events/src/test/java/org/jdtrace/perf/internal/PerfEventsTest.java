@@ -62,8 +62,8 @@ class PerfEventsTest {
             p.waitFor();
             Thread.sleep(50);
         }
-        // ~1000 samples a second of one busy CPU; under load fewer, never none
-        assertTrue(mine.get() > 200, "samples of the target: " + mine.get());
+        // ~1000 samples a second of CPU the target gets (a loaded machine gives it less), never none
+        assertTrue(mine.get() > 20, "samples of the target: " + mine.get());
         int a = frames.getOrDefault("ft_burn`hot_a", 0), b = frames.getOrDefault("ft_burn`hot_b", 0);
         assertTrue(a > b && b > 0, "frames " + frames);
     }

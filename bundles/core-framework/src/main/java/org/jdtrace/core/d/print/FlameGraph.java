@@ -30,7 +30,7 @@ import org.jdtrace.core.d.rt.Tuple;
 
 public final class FlameGraph {
 
-    static final int WIDTH = 1200, FRAME_HEIGHT = 16, PAD_TOP = 40, PAD_BOTTOM = 10, PAD_SIDE = 10;
+    public static final int WIDTH = 1200, FRAME_HEIGHT = 16, PAD_TOP = 40, PAD_BOTTOM = 10, PAD_SIDE = 10;
 
     private FlameGraph() {}
 
