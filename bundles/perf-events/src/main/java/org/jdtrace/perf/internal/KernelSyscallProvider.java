@@ -62,7 +62,7 @@ final class KernelSyscallProvider implements Provider {
     private final UserSymbols symbols;
     private final Abi abi;
     private final int maxNr;
-    private ProbeRegistry registry;
+    private volatile ProbeRegistry registry;
     /** [0] entry, [1] return: the enabled probe of each call number. */
     private volatile Probe[][] armed;
     private final int[] masks;
@@ -89,13 +89,44 @@ final class KernelSyscallProvider implements Provider {
         return NAME;
     }
 
+    /**
+     * Makes every probe. fasttrap's ptrace syscall provider retires its probes of the same names
+     * when this provider's service appears, but the framework may attach this one first: names
+     * still held by the other are made again, on a thread of their own, once it has let them go.
+     */
     @Override
-    public synchronized void attach(ProbeRegistry registry) {
-        this.registry = registry;
-        for (Map.Entry<Integer, String> e : abi.syscallNames().entrySet()) {
-            registry.create(NAME, MODULE, e.getValue(), "entry", new Call(e.getKey(), e.getValue(), true));
-            registry.create(NAME, MODULE, e.getValue(), "return", new Call(e.getKey(), e.getValue(), false));
+    public void attach(ProbeRegistry registry) {
+        synchronized (this) {
+            this.registry = registry;
         }
+        if (!createProbes(registry)) {
+            Thread.ofPlatform().daemon().name("jdtrace-syscall-attach").start(() -> {
+                for (int i = 0; i < 500 && this.registry == registry; i++) {
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    if (createProbes(registry)) return;
+                }
+                LOG.warn("syscall: probes still held by another syscall provider");
+            });
+        }
+    }
+
+    /** True when every probe exists. */
+    private boolean createProbes(ProbeRegistry registry) {
+        boolean all = true;
+        for (Map.Entry<Integer, String> e : abi.syscallNames().entrySet()) {
+            for (boolean entry : new boolean[] {true, false}) {
+                try {
+                    registry.create(NAME, MODULE, e.getValue(), entry ? "entry" : "return", new Call(e.getKey(), e.getValue(), entry));
+                } catch (IllegalArgumentException clash) {
+                    all = false;
+                }
+            }
+        }
+        return all;
     }
 
     @Override
@@ -320,11 +351,7 @@ final class KernelSyscallProvider implements Provider {
         }
 
         private static String string(MemorySegment r, long off, int max) {
-            int n = 0;
-            while (n < max && off + n < r.byteSize() && r.get(ValueLayout.JAVA_BYTE, off + n) != 0) n++;
-            byte[] b = new byte[n];
-            MemorySegment.copy(r, ValueLayout.JAVA_BYTE, off, b, 0, n);
-            return new String(b, StandardCharsets.UTF_8);
+            return TracepointProvider.cstring(r, off, (int) Math.min(max, r.byteSize() - off));
         }
     }
 }

@@ -217,7 +217,8 @@ final class TracepointProvider implements Provider {
         return cstring(s.raw, off, len);
     }
 
-    private static String cstring(MemorySegment r, long off, int max) {
+    /** The bytes at {@code off} up to a NUL or {@code max}, as UTF-8. */
+    static String cstring(MemorySegment r, long off, int max) {
         int n = 0;
         while (n < max && r.get(ValueLayout.JAVA_BYTE, off + n) != 0) n++;
         byte[] b = new byte[n];

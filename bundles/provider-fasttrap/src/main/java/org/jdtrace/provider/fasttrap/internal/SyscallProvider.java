@@ -100,7 +100,18 @@ public final class SyscallProvider implements Provider {
         if (machineWide != p) return;
         machineWide = null;
         ProbeRegistry r = registry;
-        if (r != null) createProbes(r);
+        if (r == null || createProbes(r)) return;
+        // the framework has not retired the machine-wide probes yet: make ours once it has
+        Thread.ofPlatform().daemon().name("jdtrace-syscall-fallback").start(() -> {
+            for (int i = 0; i < 500 && machineWide == null && registry == r; i++) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (createProbes(r)) return;
+            }
+        });
     }
 
     @Override
@@ -109,11 +120,19 @@ public final class SyscallProvider implements Provider {
         if (machineWide == null) createProbes(registry);
     }
 
-    private void createProbes(ProbeRegistry registry) {
+    /** True when every probe exists (a name still held by the machine-wide provider is skipped). */
+    private boolean createProbes(ProbeRegistry registry) {
+        boolean all = true;
         for (Map.Entry<Integer, String> e : isa.abi().syscallNames().entrySet()) {
-            registry.create(NAME, MODULE, e.getValue(), "entry", new SyscallProbe(e.getKey(), true));
-            registry.create(NAME, MODULE, e.getValue(), "return", new SyscallProbe(e.getKey(), false));
+            for (boolean entry : new boolean[] {true, false}) {
+                try {
+                    registry.create(NAME, MODULE, e.getValue(), entry ? "entry" : "return", new SyscallProbe(e.getKey(), entry));
+                } catch (IllegalArgumentException clash) {
+                    all = false;
+                }
+            }
         }
+        return all;
     }
 
     @Override
