@@ -29,7 +29,7 @@ measure() {
 }
 
 echo "load before: $(cat /proc/loadavg)"
-b=$(measure 'Attaching' bpftrace -e 'profile:hz:997 { @[cpu] = count(); }')
+b=$(measure 'Attaching' bpftrace -B line -e 'profile:hz:997 { @[cpu] = count(); }')
 j=$(measure 'tracing' "$ROOT/bin/dtrace" -q -n 'BEGIN { printf("tracing\n"); } profile-997 { @[cpu] = count(); }')
 echo "load after: $(cat /proc/loadavg)"
 echo "profile-997 on $(nproc) CPUs for ${SECS}s: bpftrace ${b}% of one CPU, jdtrace ${j}% of one CPU"

@@ -32,7 +32,7 @@ under() {
 
 echo "load before: $(cat /proc/loadavg)"
 untraced=$(for i in $(seq "$RUNS"); do loop; done | median)
-bpf=$(for i in $(seq "$RUNS"); do under x 'Attaching' bpftrace -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'; done | median)
+bpf=$(for i in $(seq "$RUNS"); do under x 'Attaching' bpftrace -B line -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'; done | median)
 jd=$(for i in $(seq "$RUNS"); do under x 'tracing' "$ROOT/bin/dtrace" -q -n 'BEGIN { printf("tracing\n"); } syscall:::entry { @[execname] = count(); }'; done | median)
 echo "load after: $(cat /proc/loadavg)"
 awk -v u="$untraced" -v b="$bpf" -v j="$jd" -v n="$N" 'BEGIN {
