@@ -74,4 +74,24 @@ public interface Abi {
     default long syscallReturn(RegisterFile regs) {
         throw new UnsupportedOperationException("no system call convention for this ISA");
     }
+
+    /**
+     * The perf_event_attr.sample_regs_user mask (perf_regs.h) under which a kernel sample carries
+     * what {@link #fromPerfRegs} needs; 0 when this ISA has none.
+     *
+     * @since 1.2
+     */
+    default long perfRegsUserMask() {
+        return 0;
+    }
+
+    /**
+     * The register file of a kernel sample's user registers, {@code regs[0..count)} in the bit
+     * order of {@link #perfRegsUserMask()}; the registers perf does not sample read 0.
+     *
+     * @since 1.2
+     */
+    default RegisterFile fromPerfRegs(long[] regs, int count) {
+        throw new UnsupportedOperationException("no perf register convention for this ISA");
+    }
 }

@@ -53,6 +53,32 @@ public interface ProbeContext {
         return new long[0];
     }
 
+    /**
+     * Kernel stack program counters (stack()), innermost first, at most {@code max} frames; empty
+     * where the firing has no kernel context (every JVM-side and ptrace probe).
+     */
+    default long[] stack(int max) {
+        return new long[0];
+    }
+
+    /** Symbolises a kernel address as {@code module`function+0xoff}, or null. */
+    default String ksym(long pc) {
+        return null;
+    }
+
+    /**
+     * The firing's time on CLOCK_MONOTONIC in ns (D's timestamp): now, unless the event happened
+     * earlier than it is delivered (kernel events drained from their rings carry their own time).
+     */
+    default long timestamp() {
+        return System.nanoTime();
+    }
+
+    /** The errno of the system call that just returned (syscall:::return), else 0. */
+    default long errno() {
+        return 0;
+    }
+
     /** Symbolises a user address as {@code module`function+0xoff}, or null. */
     default String usym(long pc) {
         return null;

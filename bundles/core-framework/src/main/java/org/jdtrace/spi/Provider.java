@@ -64,6 +64,14 @@ public interface Provider {
      */
     default void commit() {}
 
+    /**
+     * Fires now every probe event that happened before this call and is still waiting to be
+     * delivered (events drained from kernel rings after the fact). The framework calls it before a
+     * consumer stops tracing (before END), from the consumer's thread, without its lock. Providers
+     * that fire at the event itself have nothing to do.
+     */
+    default void sync() {}
+
     /** dtps_destroy: the probe is gone for good. */
     default void destroy(Probe probe) {}
 

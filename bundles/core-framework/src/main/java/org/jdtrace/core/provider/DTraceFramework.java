@@ -473,8 +473,25 @@ public final class DTraceFramework {
         }
     }
 
-    /** Uninstalls every ECB of {@code owner}; nothing of it fires any more except through fireOwn. */
+    /**
+     * Uninstalls every ECB of {@code owner}; nothing of it fires any more except through fireOwn.
+     * Providers that deliver events after the fact (kernel rings) first deliver every event that
+     * happened before this call (Provider.sync, outside the lock: it fires probes).
+     */
     public void deactivate(EcbOwner owner) {
+        if (owner.isActive()) {
+            List<ProviderEntry> all;
+            synchronized (lock) {
+                all = List.copyOf(providerOrder);
+            }
+            for (ProviderEntry e : all) {
+                try {
+                    e.provider().sync();
+                } catch (RuntimeException ex) {
+                    LOG.debug("provider sync failed", ex);
+                }
+            }
+        }
         synchronized (lock) {
             owner.setActive(false);
             owner.setLive(false);

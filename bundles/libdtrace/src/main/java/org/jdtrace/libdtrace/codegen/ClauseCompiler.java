@@ -217,7 +217,10 @@ public final class ClauseCompiler {
         // the clocks are fixed for the whole firing, as dtrace's (read at probe entry)
         for (var clock : clockLocals.entrySet()) {
             switch (clock.getKey()) {
-                case TIMESTAMP -> c.invokestatic(ClassDesc.of("java.lang.System"), "nanoTime", MethodTypeDesc.of(CD_long));
+                case TIMESTAMP -> {
+                    c.aload(L_CTX);
+                    c.invokeinterface(CD_CTX, "timestamp", MethodTypeDesc.of(CD_long));
+                }
                 case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
                 default -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
             }

@@ -191,7 +191,8 @@ public final class Rt {
      * process may be gone, or its mappings changed, when the consumer drains. A probe with no
      * user context (BEGIN, JVM probes) records an empty user stack; at a probe whose context has
      * Java frames (ProbeContext.javaStack: fbt) stack() and jstack() are those frames, already
-     * symbolised; elsewhere there is no kernel stack to walk (no kprobes here), so stack() is
+     * symbolised; stack() is the kernel call chain where the firing has one (kernel samples and
+     * tracepoints: ProbeContext.stack), else
      * empty, as DTrace's is at a pid probe. {@code which} is an Ir.StackKind ordinal.
      */
     public static void stack(DThread t, DState st, ProbeContext ctx, int which, int frames) {
@@ -226,8 +227,18 @@ public final class Rt {
             String[] java = ctx.javaStack(n);
             if (java != null) return java;
         }
-        if (which == Ir.StackKind.KERNEL.ordinal()) return new String[0];
+        if (which == Ir.StackKind.KERNEL.ordinal()) return symboliseKernel(ctx, ctx.stack(n));
         return symbolise(st, ctx, ctx.ustack(n));
+    }
+
+    /** Kernel pcs as ProbeContext.ksym prints them (kallsyms), or in hex. */
+    private static String[] symboliseKernel(ProbeContext ctx, long[] pcs) {
+        String[] frames = new String[pcs.length];
+        for (int i = 0; i < pcs.length; i++) {
+            String s = ctx.ksym(pcs[i]);
+            frames[i] = s == null ? "0x" + Long.toHexString(pcs[i]) : s;
+        }
+        return frames;
     }
 
     /** Each pc as usym prints it (through the consumer's cache), or its address in hex when no object maps it. */

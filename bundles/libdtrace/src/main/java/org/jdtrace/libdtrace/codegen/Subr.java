@@ -165,6 +165,8 @@ public final class Subr {
 
     public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
 
+    public static long errno(ProbeContext ctx) { return ctx.errno(); }
+
     public static long ustackdepth(ProbeContext ctx) { return ctx.ustack(Integer.MAX_VALUE).length; }
 
     // the comma operator: both operands evaluated, the right one's value
@@ -214,7 +216,7 @@ public final class Subr {
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
+            case "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "errno", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }

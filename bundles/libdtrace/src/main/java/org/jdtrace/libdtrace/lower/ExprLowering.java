@@ -257,6 +257,7 @@ final class ExprLowering {
         return switch (b) {
             case UCALLER -> new Ir.Call("ucaller", List.of(), VKind.LONG);
             case USTACKDEPTH -> new Ir.Call("ustackdepth", List.of(), VKind.LONG);
+            case ERRNO -> new Ir.Call("errno", List.of(), VKind.LONG);
             default -> throw unsupported("built-in variable " + b.dname(), line);
         };
     }

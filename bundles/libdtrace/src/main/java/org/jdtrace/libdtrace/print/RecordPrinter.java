@@ -292,16 +292,37 @@ public final class RecordPrinter {
         err.flush();
     }
 
+    /** -x flamegraph=FILE: the stack-keyed aggregations' SVG; a file that cannot be written is one error line. */
+    private void writeFlameGraph(String file, List<String> folded) {
+        try {
+            java.nio.file.Files.writeString(java.nio.file.Path.of(file), FlameGraph.svg(folded, "jdtrace flame graph"));
+        } catch (java.io.IOException | RuntimeException e) {
+            err.print("dtrace: failed to write flame graph " + file + ": " + e.getMessage() + "\n");
+            err.flush();
+        }
+    }
+
     /** dtrace(1M)'s exit path: a newline, then every aggregation printa() did not print. */
     public void printEnd() {
         StringBuilder sb = new StringBuilder("\n");
         List<Aggregation> aggs = new java.util.ArrayList<>(state.aggregations());
         if (state.options.isSet("aggsortrev")) java.util.Collections.reverse(aggs); // dtrace sorts them too
+        boolean folded = state.options.isSet("folded");
+        List<String> flame = new java.util.ArrayList<>();
         for (Aggregation a : aggs) {
+            List<org.jdtrace.libdtrace.rt.AggregateTable.Entry> entries = table.sorted(a);
+            boolean foldable = FlameGraph.foldable(a, entries);
+            if (foldable) flame.addAll(FlameGraph.fold(a, entries));
             if (table.wasPrinted(a)) continue;
-            AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent());
+            if (folded && foldable) {
+                for (String line : FlameGraph.fold(a, entries)) sb.append(line).append('\n');
+            } else {
+                AggregationPrinter.printAll(sb, a, entries, stackIndent());
+            }
         }
         flush(sb);
+        String svg = state.options.getString("flamegraph");
+        if (svg != null && !svg.isEmpty()) writeFlameGraph(svg, flame);
         if (out != stdout) {
             out.close();
             out = stdout;

@@ -6,6 +6,9 @@
  * enable(d)/disable(d), or a number. Unknown names and bad values are rejected with libdtrace's
  * words ("Invalid option name", "Invalid value for specified option").
  *
+ * jdtrace's own: folded (print stack-keyed aggregations at exit as folded stacks) and
+ * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph.
+ *
  * Values are kept as longs (UNSET = Long.MIN_VALUE, like DTRACEOPT_UNSET); reads of the options
  * used on the firing path (quiet, strsize) go through volatile fields.
  */
@@ -32,7 +35,7 @@ public final class Options {
                 "cpp", "ctypes", "dtypes", "knodefs", "kdefs", "udefs", "unodefs", "nolibs", "lazyload",
                 "grabanon", "agghist", "aggpack", "aggzoom", "bufresize_manual", "evaltime_unused",
                 "linkmode_unused", "nspec_unused", "defaultargs", "late", "undef", "define", "incdir",
-                "pgmax_unused", "strip", "encoding_unused", "noresolve"}) {
+                "pgmax_unused", "strip", "encoding_unused", "noresolve", "folded"}) {
             KNOWN.put(b, Kind.BOOL);
         }
         for (String s : new String[] {"bufsize", "aggsize", "dynvarsize", "specsize", "strsize",
@@ -49,7 +52,7 @@ public final class Options {
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
                 "encoding", "version", "libdir", "syslibdir", "ldpath", "modpath", "cpppath",
-                "cpphdrs", "amin", "stdc"}) {
+                "cpphdrs", "amin", "stdc", "flamegraph"}) {
             KNOWN.put(s, Kind.STRING);
         }
     }

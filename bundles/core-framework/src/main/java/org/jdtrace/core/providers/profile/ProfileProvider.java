@@ -1,6 +1,11 @@
 /*
  * The profile provider: profile:::profile-N and profile:::tick-N (see ProfileRate for N and
- * ProfileTimer for how they fire). Like dtrace's, it creates a fixed set of probes when
+ * ProfileTimer for how they fire). profile-N fires through the kernel's sampling clock on every
+ * CPU, in whatever process runs there, while a CpuSampler service is present (the perf-events
+ * bundle offers one where the kernel allows machine-wide sampling); without one it falls back to
+ * ProfileTimer's JVM threads. When the sampler goes away mid-trace (its bundle stops) the
+ * profile-N probes stop firing and stay enabled; when one comes back they fire through it again.
+ * tick-N is always one JVM timer. Like dtrace's, it creates a fixed set of probes when
  * attached (profile-97 ... profile-4999, tick-1 ... tick-5000) and any other valid rate on
  * demand through provide(), so `profile:::tick-97hz` or `tick-1sec` in an enabling makes the
  * probe. Probe names are kept as written: tick-1s and tick-1sec are distinct probes, as in
@@ -18,6 +23,12 @@ import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.Provider;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.jdtrace.spi.CpuSampler;
+import org.jdtrace.spi.ProviderException;
 
 @Component(service = Provider.class, property = "provider.name=profile")
 public final class ProfileProvider implements Provider {
@@ -29,7 +40,71 @@ public final class ProfileProvider implements Provider {
     };
 
     private volatile ProbeRegistry registry;
-    private final Map<Probe, ProfileTimer> timers = new HashMap<>();
+    /** Enabled probes and what fires them now (a ProfileTimer, a sampler's handle, or null while waiting). Guarded by itself. */
+    private final Map<Probe, AutoCloseable> timers = new HashMap<>();
+    private CpuSampler sampler; // guarded by timers
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindSampler")
+    void bindSampler(CpuSampler s) {
+        synchronized (timers) {
+            sampler = s;
+            restartProfiles();
+        }
+    }
+
+    void unbindSampler(CpuSampler s) {
+        synchronized (timers) {
+            if (sampler != s) return;
+            sampler = null;
+            for (Map.Entry<Probe, AutoCloseable> e : timers.entrySet()) {
+                if (rateOf(e.getKey()).kind() == ProfileRate.Kind.PROFILE) {
+                    close(e.getValue());
+                    e.setValue(null); // waits for a sampler to come back
+                }
+            }
+        }
+    }
+
+    /** Every enabled profile-N restarted on the current sampler. */
+    private void restartProfiles() {
+        assert Thread.holdsLock(timers);
+        for (Map.Entry<Probe, AutoCloseable> e : timers.entrySet()) {
+            if (rateOf(e.getKey()).kind() != ProfileRate.Kind.PROFILE) continue;
+            close(e.getValue());
+            try {
+                e.setValue(start(e.getKey()));
+            } catch (RuntimeException ex) {
+                e.setValue(null);
+                org.slf4j.LoggerFactory.getLogger(ProfileProvider.class).warn("{}: {}", e.getKey().name(), ex.getMessage());
+            }
+        }
+    }
+
+    private static ProfileRate rateOf(Probe p) {
+        return (ProfileRate) p.providerArg();
+    }
+
+    /** What fires {@code probe}: the sampler for profile-N when there is one, else a JVM timer. */
+    private AutoCloseable start(Probe probe) {
+        ProfileRate rate = rateOf(probe);
+        CpuSampler s = sampler;
+        if (rate.kind() == ProfileRate.Kind.PROFILE && s != null) {
+            return s.sample(probe, rate.intervalNanos());
+        }
+        ProfileTimer t = new ProfileTimer(probe, rate);
+        t.start();
+        return t;
+    }
+
+    private static void close(AutoCloseable c) {
+        if (c == null) return;
+        try {
+            c.close();
+        } catch (Exception e) {
+            throw e instanceof RuntimeException r ? r : new ProviderException(e.toString());
+        }
+    }
 
     @Override
     public String name() {
@@ -68,26 +143,26 @@ public final class ProfileProvider implements Provider {
 
     @Override
     public void enable(Probe probe) {
-        ProfileTimer t = new ProfileTimer(probe, (ProfileRate) probe.providerArg());
-        ProfileTimer old;
         synchronized (timers) {
-            old = timers.put(probe, t);
+            close(timers.remove(probe));
+            timers.put(probe, start(probe));
         }
-        if (old != null) {
-            old.stop();
-        }
-        t.start();
     }
 
     @Override
     public void disable(Probe probe) {
-        ProfileTimer t;
         synchronized (timers) {
-            t = timers.remove(probe);
+            close(timers.remove(probe));
         }
-        if (t != null) {
-            t.stop();
+    }
+
+    @Override
+    public void sync() {
+        CpuSampler s;
+        synchronized (timers) {
+            s = sampler;
         }
+        if (s != null) s.sync();
     }
 
     @Override
@@ -102,11 +177,9 @@ public final class ProfileProvider implements Provider {
     }
 
     private void stopAll() {
-        Map<Probe, ProfileTimer> copy;
         synchronized (timers) {
-            copy = new HashMap<>(timers);
+            timers.values().forEach(ProfileProvider::close);
             timers.clear();
         }
-        copy.values().forEach(ProfileTimer::stop);
     }
 }

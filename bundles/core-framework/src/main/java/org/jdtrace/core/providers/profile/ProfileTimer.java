@@ -17,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.jdtrace.core.context.JvmProbeContext;
 import org.jdtrace.spi.Probe;
 
-final class ProfileTimer {
+final class ProfileTimer implements AutoCloseable {
 
     private final Probe probe;
     private final ProfileRate rate;
@@ -39,6 +39,11 @@ final class ProfileTimer {
             threads.add(t);
             t.start();
         }
+    }
+
+    @Override
+    public void close() {
+        stop();
     }
 
     void stop() {

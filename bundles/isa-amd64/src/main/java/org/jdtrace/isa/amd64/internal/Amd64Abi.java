@@ -176,4 +176,29 @@ final class Amd64Abi implements Abi {
     public long syscallReturn(RegisterFile regs) {
         return regs.raw()[Amd64Registers.RAX];
     }
+
+    /*
+     * perf_regs.h for x86-64: AX BX CX DX SI DI BP SP IP FLAGS CS SS (bits 0-11), DS ES FS GS (12-15,
+     * refused by the kernel in 64-bit mode), R8..R15 (16-23). PERF_SLOT gives each sampled
+     * register's user_regs_struct slot, in bit order.
+     */
+    private static final long PERF_MASK = 0xff0fffL;
+    private static final int[] PERF_SLOT = {
+        Amd64Registers.RAX, Amd64Registers.RBX, Amd64Registers.RCX, Amd64Registers.RDX,
+        Amd64Registers.RSI, Amd64Registers.RDI, Amd64Registers.RBP, Amd64Registers.RSP,
+        Amd64Registers.RIP, Amd64Registers.EFLAGS, Amd64Registers.CS, Amd64Registers.SS,
+        Amd64Registers.R8, Amd64Registers.R9, Amd64Registers.R10, Amd64Registers.R11,
+        Amd64Registers.R12, Amd64Registers.R13, Amd64Registers.R14, Amd64Registers.R15};
+
+    @Override
+    public long perfRegsUserMask() {
+        return PERF_MASK;
+    }
+
+    @Override
+    public RegisterFile fromPerfRegs(long[] regs, int count) {
+        long[] raw = new long[Amd64Registers.SLOTS];
+        for (int i = 0; i < Math.min(count, PERF_SLOT.length); i++) raw[PERF_SLOT[i]] = regs[i];
+        return new Amd64Registers(raw);
+    }
 }

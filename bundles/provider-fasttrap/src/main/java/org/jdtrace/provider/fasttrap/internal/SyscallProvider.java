@@ -13,6 +13,9 @@ import org.jdtrace.spi.Provider;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +36,12 @@ import org.slf4j.LoggerFactory;
  *
  * Enabling with no process traced at all warns once (the probes would be silently empty).
  *
+ * One syscall provider: where the kernel's events are allowed, the perf-events bundle registers
+ * a machine-wide syscall provider (service property provider.scope=machine). While one is
+ * present this one makes no probes (it retires those it made when one arrives) and the machine-
+ * wide probes answer to syscall:::; when it goes (its bundle stops, or the kernel refuses) this
+ * one makes its probes again: the ptrace path only where the kernel's events are not allowed.
+ *
  * Locking: enable/disable are serialised on this. The handlers read armed[] without a lock: a
  * slot written by enable is seen at the latest after traceSyscalls() (a hand-off to the control
  * thread); a read racing a disable at worst fires once more, as a probe disabled mid-firing does.
@@ -50,6 +59,8 @@ public final class SyscallProvider implements Provider {
     private ProcessTable table;
 
     private volatile ProbeRegistry registry;
+    /** The machine-wide syscall provider while one is registered: this one stands down. */
+    private volatile Provider machineWide;
     /** Enabled probes by number: [0] entry, [1] return. */
     private volatile Probe[][] armed = new Probe[2][0];
     private int enabled;
@@ -76,13 +87,52 @@ public final class SyscallProvider implements Provider {
         return NAME;
     }
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindMachineWide",
+            target = "(&(provider.name=syscall)(provider.scope=machine))")
+    void bindMachineWide(Provider p) {
+        machineWide = p;
+        ProbeRegistry r = registry;
+        if (r != null) r.retire(NAME); // not under this' lock: retire calls disable()
+    }
+
+    void unbindMachineWide(Provider p) {
+        if (machineWide != p) return;
+        machineWide = null;
+        ProbeRegistry r = registry;
+        if (r == null || createProbes(r)) return;
+        // the framework has not retired the machine-wide probes yet: make ours once it has
+        Thread.ofPlatform().daemon().name("jdtrace-syscall-fallback").start(() -> {
+            for (int i = 0; i < 500 && machineWide == null && registry == r; i++) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (createProbes(r)) return;
+            }
+        });
+    }
+
     @Override
     public void attach(ProbeRegistry registry) {
         this.registry = registry;
+        if (machineWide == null) createProbes(registry);
+    }
+
+    /** True when every probe exists (a name still held by the machine-wide provider is skipped). */
+    private boolean createProbes(ProbeRegistry registry) {
+        boolean all = true;
         for (Map.Entry<Integer, String> e : isa.abi().syscallNames().entrySet()) {
-            registry.create(NAME, MODULE, e.getValue(), "entry", new SyscallProbe(e.getKey(), true));
-            registry.create(NAME, MODULE, e.getValue(), "return", new SyscallProbe(e.getKey(), false));
+            for (boolean entry : new boolean[] {true, false}) {
+                try {
+                    registry.create(NAME, MODULE, e.getValue(), entry ? "entry" : "return", new SyscallProbe(e.getKey(), entry));
+                } catch (IllegalArgumentException clash) {
+                    all = false;
+                }
+            }
         }
+        return all;
     }
 
     @Override

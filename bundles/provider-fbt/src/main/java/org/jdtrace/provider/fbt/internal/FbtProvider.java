@@ -479,7 +479,7 @@ public final class FbtProvider implements Provider {
     }
 
     /** Waits until every queued class is retransformed (tests). */
-    public void sync() throws InterruptedException {
+    public void awaitRetransforms() throws InterruptedException {
         try {
             worker.submit(() -> { }).get(60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {

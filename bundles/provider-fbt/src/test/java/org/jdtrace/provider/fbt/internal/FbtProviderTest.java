@@ -200,14 +200,14 @@ class FbtProviderTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8);
         c.go(ps, ps);
-        fbt.sync();
+        fbt.awaitRetransforms();
         work.run();
         c.stop();
         while (c.work() != Consumer.Status.DONE) {
             Thread.sleep(1);
         }
         c.close();
-        fbt.sync();
+        fbt.awaitRetransforms();
         return out.toString(StandardCharsets.UTF_8);
     }
 
@@ -379,14 +379,14 @@ class FbtProviderTest {
             Thread.sleep(1);
         }
         c.close();
-        fbt.sync();
+        fbt.awaitRetransforms();
         assertArrayEquals(before, running(k), "disabled: the original bytes again");
         assertSameCode(original(), running(k));
 
         // enabled again, then the provider stops (the bundle's way out): restored as well
         Consumer c2 = open("fbt:fbt.fixture:*Fixture.add:entry { }");
         c2.go(ps, ps);
-        fbt.sync();
+        fbt.awaitRetransforms();
         assertFalse(java.util.Arrays.equals(before, running(k)));
         framework.removeProvider(fbt);
         fbt.deactivate();
@@ -426,7 +426,7 @@ class FbtProviderTest {
         PrintStream ps = new PrintStream(new ByteArrayOutputStream(), true);
         DTraceException e = assertThrows(DTraceException.class, () -> c.go(ps, ps));
         assertTrue(e.getMessage().contains("more than fbt-max (3) methods"), e.getMessage());
-        fbt.sync();
+        fbt.awaitRetransforms();
         assertSameCode(original(), running(fixture()));
     }
 

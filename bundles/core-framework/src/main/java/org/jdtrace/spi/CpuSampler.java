@@ -1,0 +1,22 @@
+package org.jdtrace.spi;
+
+/**
+ * A source of profile-N firings on every CPU, in whatever runs there (the kernel's sampling
+ * clock; illumos' cyclic on each CPU), offered as a service by the bundle that owns the kernel's
+ * events. The profile provider fires profile-N through it while one is present, and through JVM
+ * timers otherwise. The firings' context gives pid, tid, execname, cpu, arg0 (kernel pc, 0 in
+ * user mode), arg1 (user pc, 0 in the kernel), ustack(), stack() and uregs[].
+ */
+@org.osgi.annotation.versioning.ProviderType
+public interface CpuSampler {
+
+    /**
+     * Starts firing {@code probe} on every CPU every {@code intervalNanos} (clamped, with one
+     * warning, to what the kernel allows). Closing the handle stops it. Throws
+     * {@link ProviderException} with the kernel's reason when it refuses.
+     */
+    AutoCloseable sample(Probe probe, long intervalNanos);
+
+    /** Fires now every sample taken before the call and not yet delivered (Provider.sync). */
+    void sync();
+}

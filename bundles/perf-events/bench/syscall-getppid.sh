@@ -1,0 +1,42 @@
+#!/bin/bash
+# Added cost per system call of machine-wide syscall tracing, side by side with bpftrace, on a
+# tight getppid loop (/work/shared/bench/sys.c, its LOOP time on stderr):
+#   jdtrace:  syscall:::entry { @[execname] = count(); }
+#   bpftrace: tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }
+# Each tracer runs machine-wide while the loop runs (started first, the loop started once it
+# traces). Prints the median LOOP time of RUNS runs untraced and under each tracer, the added
+# ns per call and jdtrace/bpftrace. Root; bpftrace (Debian bpftrace) and gcc.
+#   usage: bench/syscall-getppid.sh [N] [RUNS]      (N defaults to 2,000,000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-2000000}
+RUNS=${2:-3}
+ROOT=$(cd ../.. && pwd)
+mkdir -p target/bench
+gcc -O2 -o target/bench/sys "${SYS_C:-/work/shared/bench/sys.c}"
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+loop() { target/bench/sys "$N" 2>&1 >/dev/null | awk '/^LOOP/ {print $2}'; }
+
+# $1: a command that traces until killed and prints READY_TEXT ($2) on its output once tracing
+under() {
+  local out=target/bench/tracer.out
+  : > "$out"
+  "${@:3}" > "$out" 2>&1 &
+  local pid=$!
+  for _ in $(seq 600); do grep -q "$2" "$out" && break; sleep 0.1; done
+  grep -q "$2" "$out" || { echo "tracer did not start: $(cat "$out")" >&2; kill "$pid"; exit 1; }
+  loop
+  kill -INT "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+echo "load before: $(cat /proc/loadavg)"
+untraced=$(for i in $(seq "$RUNS"); do loop; done | median)
+bpf=$(for i in $(seq "$RUNS"); do under x 'Attaching' bpftrace -B line -e 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'; done | median)
+jd=$(for i in $(seq "$RUNS"); do under x 'tracing' "$ROOT/bin/dtrace" -q -n 'BEGIN { printf("tracing\n"); } syscall:::entry { @[execname] = count(); }'; done | median)
+echo "load after: $(cat /proc/loadavg)"
+awk -v u="$untraced" -v b="$bpf" -v j="$jd" -v n="$N" 'BEGIN {
+  printf "N=%d untraced=%.3fs bpftrace=%.3fs jdtrace=%.3fs\n", n, u, b, j
+  bb = (b - u) / n * 1e9; jj = (j - u) / n * 1e9
+  printf "added per call: bpftrace %.0f ns, jdtrace %.0f ns, jdtrace/bpftrace %.2f\n", bb, jj, (bb > 0 ? jj / bb : 0)
+}'

@@ -1,0 +1,17 @@
+package org.jdtrace.perf;
+
+/**
+ * What to open: a perf_event_attr's essentials. {@code type}/{@code config} as perf_event_open(2)
+ * takes them; {@code period} is a sample period, or a frequency when {@code freq}; the sample
+ * type and flags are PERF_SAMPLE_* and the attr bit field; {@code regsUser} the sample_regs_user
+ * mask; {@code ringPages} the data pages of each ring (a power of two); {@code pid} -1 for every
+ * task on every CPU, or one task (then one event, on any CPU, inherited by its children).
+ */
+public record EventSpec(int type, long config, long period, boolean freq, long sampleType, long flags,
+        long regsUser, int ringPages, int pid, boolean disabled) {
+
+    public static final int TYPE_SOFTWARE = 1, TYPE_TRACEPOINT = 2;
+    public static final long SAMPLE_IP = 1, SAMPLE_TID = 2, SAMPLE_TIME = 4, SAMPLE_CALLCHAIN = 32,
+            SAMPLE_CPU = 128, SAMPLE_RAW = 1024, SAMPLE_REGS_USER = 4096;
+    public static final long FLAG_COMM = 1 << 9, FLAG_TASK = 1 << 13, FLAG_SAMPLE_ID_ALL = 1 << 18;
+}

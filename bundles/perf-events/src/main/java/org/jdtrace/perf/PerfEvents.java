@@ -1,0 +1,50 @@
+package org.jdtrace.perf;
+
+/**
+ * The kernel's perf events and BPF for providers (the role illumos' cyclic subsystem and SDT
+ * probes of its kernel play for profile, proc and sched). Everything opened here belongs to the
+ * caller, which closes it; whatever is still open when this service goes away (bundle stop) is
+ * closed by it.
+ */
+@org.osgi.annotation.versioning.ProviderType
+public interface PerfEvents {
+
+    /** The online CPUs the events cover. */
+    int cpus();
+
+    /**
+     * Null when the events cover the whole machine (root, or perf_event_paranoid -1); otherwise
+     * the one line saying how the kernel narrows them for this user.
+     */
+    String narrowed();
+
+    /** The highest sampling rate the kernel allows (perf_event_max_sample_rate). */
+    int maxSampleRate();
+
+    /** A tracepoint by category and name (tracefs mounted on first use); PerfException when the kernel lacks it. */
+    KernelTracepoint tracepoint(String category, String name);
+
+    /** Opens {@code spec} (on every CPU unless it names a task) and drains its rings into {@code handler}. */
+    EventSet open(EventSpec spec, RecordHandler handler);
+
+    /** A BPF map (BPF_MAP_CREATE). */
+    BpfObject map(int type, int keySize, int valueSize, int maxEntries, String name);
+
+    /** Loads a tracepoint program; its ld_imm64 map references already hold the maps' fds. */
+    BpfObject program(long[] insns, String name);
+
+    /**
+     * Attaches a loaded tracepoint program to {@code tp}: one perf event (a tracepoint's programs
+     * run for every CPU), enabled, no ring. Closing the handle detaches it.
+     */
+    AutoCloseable attach(KernelTracepoint tp, BpfObject program);
+
+    /**
+     * Reads every open ring now, on the calling thread (the drain thread does it every few ms):
+     * every record written before the call is handed to its handler before it returns.
+     */
+    void drain();
+
+    /** The kernel symbol at {@code pc} as {@code function+0xoff} ({@code /proc/kallsyms}), or null. */
+    String ksym(long pc);
+}

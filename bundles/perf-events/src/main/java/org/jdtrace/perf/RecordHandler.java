@@ -1,0 +1,17 @@
+package org.jdtrace.perf;
+
+/**
+ * What the drain thread calls for the records of an {@link EventSet}, on that thread only, one
+ * record at a time, in each CPU's ring order.
+ */
+@org.osgi.annotation.versioning.ConsumerType
+public interface RecordHandler {
+
+    void sample(Sample s);
+
+    /** A process named itself (PERF_RECORD_COMM: exec or prctl), when the events asked for comm records. */
+    default void comm(int pid, int tid, String comm) {}
+
+    /** The kernel lost {@code count} records of CPU {@code cpu}: its ring was full (DTrace's drops). */
+    default void lost(int cpu, long count) {}
+}

@@ -1,0 +1,83 @@
+/*
+ * A small eBPF assembler: the instructions this bundle's generated programs use, as
+ * linux/bpf.h (and the kernel's Documentation/bpf/instruction-set) encodes them: 8 bytes each,
+ * little-endian {u8 opcode; u4 dst, u4 src; s16 off; s32 imm}; ld_imm64 of a map descriptor
+ * takes two slots (src = BPF_PSEUDO_MAP_FD). Jumps name labels; code() resolves them. Not
+ * thread-safe; one instance builds one program.
+ */
+package org.jdtrace.perf.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+final class BpfAsm {
+
+    static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R4 = 4, R5 = 5, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
+    // helper function ids (enum bpf_func_id)
+    static final int MAP_LOOKUP_ELEM = 1, GET_CURRENT_PID_TGID = 14, GET_CURRENT_COMM = 16,
+            PERF_EVENT_OUTPUT = 25, PROBE_READ_USER_STR = 114;
+
+    private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
+    private final Map<Integer, String> jumps = new HashMap<>();
+    private final Map<String, Integer> labels = new HashMap<>();
+
+    private BpfAsm emit(int op, int dst, int src, int off, int imm) {
+        insns.add(new long[] {op, dst, src, off, imm});
+        return this;
+    }
+
+    BpfAsm movImm(int dst, int imm) { return emit(0xb7, dst, 0, 0, imm); }
+    /** 32-bit move: the upper half zeroed (mov32 r, -1 is 0xffffffff). */
+    BpfAsm mov32Imm(int dst, int imm) { return emit(0xb4, dst, 0, 0, imm); }
+    BpfAsm mov(int dst, int src) { return emit(0xbf, dst, src, 0, 0); }
+    BpfAsm addImm(int dst, int imm) { return emit(0x07, dst, 0, 0, imm); }
+    BpfAsm rshImm(int dst, int imm) { return emit(0x77, dst, 0, 0, imm); }
+    BpfAsm ldxDw(int dst, int src, int off) { return emit(0x79, dst, src, off, 0); }
+    BpfAsm ldxW(int dst, int src, int off) { return emit(0x61, dst, src, off, 0); }
+    BpfAsm stxDw(int dst, int off, int src) { return emit(0x7b, dst, src, off, 0); }
+    BpfAsm stxW(int dst, int off, int src) { return emit(0x63, dst, src, off, 0); }
+    BpfAsm stW(int dst, int off, int imm) { return emit(0x62, dst, 0, off, imm); }
+    BpfAsm call(int helper) { return emit(0x85, 0, 0, 0, helper); }
+    BpfAsm exit() { return emit(0x95, 0, 0, 0, 0); }
+
+    BpfAsm ldMap(int dst, int mapFd) {
+        emit(0x18, dst, 1 /* BPF_PSEUDO_MAP_FD */, 0, mapFd);
+        return emit(0, 0, 0, 0, 0);
+    }
+
+    private BpfAsm jump(int op, int dst, int src, int imm, String label) {
+        jumps.put(insns.size(), label);
+        return emit(op, dst, src, 0, imm);
+    }
+
+    BpfAsm ja(String label) { return jump(0x05, 0, 0, 0, label); }
+    BpfAsm jeqImm(int dst, int imm, String label) { return jump(0x15, dst, 0, imm, label); }
+    BpfAsm jneImm(int dst, int imm, String label) { return jump(0x55, dst, 0, imm, label); }
+    BpfAsm jneReg(int dst, int src, String label) { return jump(0x5d, dst, src, 0, label); }
+    BpfAsm jgtImm(int dst, int imm, String label) { return jump(0x25, dst, 0, imm, label); }
+    BpfAsm jsetImm(int dst, int imm, String label) { return jump(0x45, dst, 0, imm, label); }
+
+    BpfAsm label(String name) {
+        if (labels.putIfAbsent(name, insns.size()) != null) throw new IllegalArgumentException("label " + name + " twice");
+        return this;
+    }
+
+    long[] code() {
+        long[] out = new long[insns.size()];
+        for (int i = 0; i < out.length; i++) {
+            long[] in = insns.get(i);
+            long off = in[3];
+            String target = jumps.get(i);
+            if (target != null) {
+                Integer at = labels.get(target);
+                if (at == null) throw new IllegalArgumentException("no label " + target);
+                off = at - i - 1;
+            }
+            out[i] = (in[0] & 0xff) | ((in[1] & 0xf) << 8) | ((in[2] & 0xf) << 12) | ((off & 0xffff) << 16)
+                    | ((in[4] & 0xffffffffL) << 32);
+        }
+        return out;
+    }
+}

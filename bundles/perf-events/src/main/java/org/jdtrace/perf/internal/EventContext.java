@@ -1,0 +1,75 @@
+package org.jdtrace.perf.internal;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.PerfEvents;
+
+/**
+ * A tracepoint firing's context: SampleContext's, with the args the provider read from the raw
+ * record, a string argument ({@code args[0]} of proc:::exec-success), and, for probes that fire
+ * in another thread's name (sched:::on-cpu names the thread coming on CPU), that thread's pid,
+ * tid and execname. reset() before each firing; drain thread only.
+ */
+final class EventContext extends SampleContext {
+
+    private final Comms comms;
+    int pid = -1, tid = -1;
+    String execname;
+    final Object[] objects = new Object[10];
+
+    EventContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        super(perf, comms, symbols, abi);
+        this.comms = comms;
+    }
+
+    void reset() {
+        pid = -1;
+        tid = -1;
+        execname = null;
+        java.util.Arrays.fill(objects, null);
+    }
+
+    /** The firing is in thread {@code t}'s name (its process from /proc, its comm as given or cached). */
+    void as(int t, String comm) {
+        tid = t;
+        pid = comms.tgid(t);
+        execname = comm;
+    }
+
+    void arg(int i, long v) {
+        args[i] = v;
+    }
+
+    void arg(int i, String s) {
+        objects[i] = s;
+    }
+
+    @Override
+    public Object argObject(int i) {
+        return i >= 0 && i < objects.length && objects[i] != null ? objects[i] : arg(i);
+    }
+
+    @Override
+    public long pid() {
+        return pid >= 0 ? pid : super.pid();
+    }
+
+    @Override
+    public long tid() {
+        return tid >= 0 ? tid : super.tid();
+    }
+
+    @Override
+    public String execname() {
+        return execname != null ? execname : super.execname();
+    }
+
+    @Override
+    public long[] ustack(int max) {
+        return tid >= 0 ? new long[0] : super.ustack(max);
+    }
+
+    @Override
+    public long[] stack(int max) {
+        return tid >= 0 ? new long[0] : super.stack(max);
+    }
+}

@@ -1,0 +1,88 @@
+/*
+ * The kernel's text symbols from /proc/kallsyms (real addresses as root; all zeros otherwise,
+ * when stack() frames stay hex), read once on first use, sorted by address. lookup(pc) gives
+ * {@code module`function+0xoff} as DTrace prints kernel frames ({@code vmlinux} for the core
+ * kernel, the module's name for a module's symbol). Immutable after load; safe from any thread.
+ */
+package org.jdtrace.perf.internal;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+final class Kallsyms {
+
+    private final long[] addrs;
+    private final String[] names;
+
+    private Kallsyms(long[] addrs, String[] names) {
+        this.addrs = addrs;
+        this.names = names;
+    }
+
+    static Kallsyms load() {
+        record Sym(long addr, String name) {}
+        List<Sym> syms = new ArrayList<>();
+        try (BufferedReader r = Files.newBufferedReader(Path.of("/proc/kallsyms"))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                int a = line.indexOf(' '), b = line.indexOf(' ', a + 1);
+                if (a < 0 || b < 0) continue;
+                char t = line.charAt(a + 1);
+                if (t != 't' && t != 'T' && t != 'w' && t != 'W') continue;
+                long addr = Long.parseUnsignedLong(line, 0, a, 16);
+                if (addr == 0) continue;
+                String rest = line.substring(b + 1);
+                int tab = rest.indexOf('\t');
+                String name;
+                if (tab < 0) {
+                    name = "vmlinux`" + rest;
+                } else {
+                    String mod = rest.substring(tab + 1).strip();
+                    if (mod.startsWith("[") && mod.endsWith("]")) mod = mod.substring(1, mod.length() - 1);
+                    name = mod + "`" + rest.substring(0, tab);
+                }
+                syms.add(new Sym(addr, name));
+            }
+        } catch (IOException e) {
+            return new Kallsyms(new long[0], new String[0]);
+        }
+        syms.sort((x, y) -> Long.compareUnsigned(x.addr, y.addr));
+        long[] addrs = new long[syms.size()];
+        String[] names = new String[syms.size()];
+        for (int i = 0; i < addrs.length; i++) {
+            addrs[i] = syms.get(i).addr;
+            names[i] = syms.get(i).name;
+        }
+        return new Kallsyms(addrs, names);
+    }
+
+    int size() {
+        return addrs.length;
+    }
+
+    /** {@code module`function+0xoff}, or null below the first symbol. */
+    String lookup(long pc) {
+        int lo = 0, hi = addrs.length - 1, at = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(addrs[mid], pc) <= 0) {
+                at = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        if (at < 0) return null;
+        long off = pc - addrs[at];
+        return off == 0 ? names[at] : names[at] + "+0x" + Long.toHexString(off);
+    }
+
+    @Override
+    public String toString() {
+        return "kallsyms(" + addrs.length + " symbols" + (addrs.length > 0 ? ", first " + Arrays.toString(new String[] {names[0]}) : "") + ")";
+    }
+}

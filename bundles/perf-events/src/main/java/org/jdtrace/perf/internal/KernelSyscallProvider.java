@@ -1,0 +1,357 @@
+/*
+ * The syscall provider for the whole machine: syscall:vmlinux:<name>:entry|return for every call
+ * of the ISA's table (the names the ptrace path uses), fired by two BPF programs attached to
+ * raw_syscalls:sys_enter and sys_exit on every CPU. No process is ever stopped.
+ *
+ * In the kernel (SyscallProgram builds the programs): per call, `armed` (an array map indexed by
+ * the call's number) says whether its entry (bit 0) or return (bit 7) probe is enabled and which
+ * of arguments 0..3 are strings (bits 1..4, from the call's tracefs format: `const char *`
+ * arguments); a disarmed call costs one map lookup. An armed one writes a record (pid/tgid, the
+ * number, comm, the six arguments or the return value, and each string argument read with
+ * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
+ * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
+ * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
+ * captured for argument 1 (copyinstr of any other address faults: nothing else was captured).
+ *
+ * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
+ * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
+ * errno. pid, tid, execname are the calling thread's at the event.
+ *
+ * Lifetime: the maps, programs and events exist only while at least one probe is enabled (the
+ * first enable opens them, the last disable closes them; detach closes them too). A kernel refusal
+ * (BPF verifier, permission) is a ProviderException with the kernel's reason.
+ *
+ * Locking: enable/disable/detach are serialised on this; the drain thread reads `armed` (a
+ * volatile array of probes) without a lock.
+ */
+package org.jdtrace.perf.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.BpfObject;
+import org.jdtrace.perf.EventSet;
+import org.jdtrace.perf.EventSpec;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.perf.PerfException;
+import org.jdtrace.perf.RecordHandler;
+import org.jdtrace.perf.Sample;
+import org.jdtrace.perf.KernelTracepoint;
+import org.jdtrace.spi.FaultException;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeRegistry;
+import org.jdtrace.spi.Provider;
+import org.jdtrace.spi.ProviderException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+final class KernelSyscallProvider implements Provider {
+
+    static final String NAME = "syscall", MODULE = "vmlinux";
+    private static final Logger LOG = LoggerFactory.getLogger(KernelSyscallProvider.class);
+
+    /** A probe's provider argument: the call's number and which end. */
+    record Call(int number, String name, boolean entry) {}
+
+    private final PerfEvents perf;
+    private final Comms comms;
+    private final UserSymbols symbols;
+    private final Abi abi;
+    private final int maxNr;
+    private volatile ProbeRegistry registry;
+    /** [0] entry, [1] return: the enabled probe of each call number. */
+    private volatile Probe[][] armed;
+    private final int[] masks;
+    private int enabled;
+    private Kernel kernel;
+
+    KernelSyscallProvider(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        this.perf = perf;
+        this.comms = comms;
+        this.symbols = symbols;
+        this.abi = abi;
+        this.maxNr = abi.syscallNames().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        this.armed = new Probe[2][maxNr + 1];
+        this.masks = new int[maxNr + 1];
+    }
+
+    @Override
+    public void sync() {
+        perf.drain();
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * Makes every probe. fasttrap's ptrace syscall provider retires its probes of the same names
+     * when this provider's service appears, but the framework may attach this one first: names
+     * still held by the other are made again, on a thread of their own, once it has let them go.
+     */
+    @Override
+    public void attach(ProbeRegistry registry) {
+        synchronized (this) {
+            this.registry = registry;
+        }
+        if (!createProbes(registry)) {
+            Thread.ofPlatform().daemon().name("jdtrace-syscall-attach").start(() -> {
+                for (int i = 0; i < 500 && this.registry == registry; i++) {
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    if (createProbes(registry)) return;
+                }
+                LOG.warn("syscall: probes still held by another syscall provider");
+            });
+        }
+    }
+
+    /** True when every probe exists. */
+    private boolean createProbes(ProbeRegistry registry) {
+        boolean all = true;
+        for (Map.Entry<Integer, String> e : abi.syscallNames().entrySet()) {
+            for (boolean entry : new boolean[] {true, false}) {
+                try {
+                    registry.create(NAME, MODULE, e.getValue(), entry ? "entry" : "return", new Call(e.getKey(), e.getValue(), entry));
+                } catch (IllegalArgumentException clash) {
+                    all = false;
+                }
+            }
+        }
+        return all;
+    }
+
+    @Override
+    public synchronized void detach() {
+        if (kernel != null) kernel.close();
+        kernel = null;
+        enabled = 0;
+        armed = new Probe[2][maxNr + 1];
+        java.util.Arrays.fill(masks, 0);
+        registry = null;
+    }
+
+    @Override
+    public synchronized void enable(Probe probe) {
+        Call c = (Call) probe.providerArg();
+        try {
+            if (kernel == null) kernel = new Kernel();
+            int mask = masks[c.number()] | (c.entry() ? SyscallProgram.ENTRY | stringArgs(c.name()) : SyscallProgram.RETURN);
+            kernel.armed.update(c.number(), mask);
+            masks[c.number()] = mask;
+        } catch (PerfException e) {
+            if (enabled == 0 && kernel != null) {
+                kernel.close();
+                kernel = null;
+            }
+            throw new ProviderException("cannot enable " + probe.description() + ": " + e.getMessage());
+        }
+        Probe[][] a = copy();
+        a[c.entry() ? 0 : 1][c.number()] = probe;
+        armed = a;
+        enabled++;
+    }
+
+    @Override
+    public synchronized void disable(Probe probe) {
+        Call c = (Call) probe.providerArg();
+        if (armed[c.entry() ? 0 : 1][c.number()] != probe || kernel == null) return;
+        int mask = c.entry() ? masks[c.number()] & SyscallProgram.RETURN : masks[c.number()] & ~SyscallProgram.RETURN;
+        masks[c.number()] = mask;
+        Probe[][] a = copy();
+        a[c.entry() ? 0 : 1][c.number()] = null;
+        armed = a;
+        if (--enabled == 0) {
+            kernel.close();
+            kernel = null;
+        } else {
+            kernel.armed.update(c.number(), mask);
+        }
+    }
+
+    private Probe[][] copy() {
+        return new Probe[][] {armed[0].clone(), armed[1].clone()};
+    }
+
+    /** Bits 1..4: which of arguments 0..3 the call's tracefs format declares as strings. */
+    private int stringArgs(String call) {
+        KernelTracepoint tp;
+        try {
+            tp = perf.tracepoint("syscalls", "sys_enter_" + call);
+        } catch (PerfException e) {
+            return 0; // no per-call tracepoint (a compat or unimplemented call): no strings
+        }
+        int bits = 0;
+        for (Map.Entry<String, String> f : tp.types().entrySet()) {
+            String type = f.getValue().replace(" ", "");
+            if (!type.equals("constchar*") && !type.equals("char*")) continue;
+            int arg = (tp.offset(f.getKey()) - 16) / 8;
+            if (arg >= 0 && arg < SyscallProgram.STRINGS) bits |= SyscallProgram.STRING0 << arg;
+        }
+        return bits;
+    }
+
+    /** The kernel side while any probe is enabled: maps, the two programs, the events. */
+    private final class Kernel implements RecordHandler {
+        final BpfObject armed, buf, events, enter, exit;
+        final EventSet output;
+        final AutoCloseable enterEvents, exitEvents;
+        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
+
+        Kernel() {
+            BpfObject a = null, b = null, ev = null, pe = null, px = null;
+            EventSet out = null;
+            AutoCloseable en = null, ex = null;
+            try {
+                KernelTracepoint enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
+                KernelTracepoint exitTp = perf.tracepoint("raw_syscalls", "sys_exit");
+                a = perf.map(PerfSys.MAP_ARRAY, 4, 4, maxNr + 1, "jdtrace_armed");
+                b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.BUF_SIZE, 1, "jdtrace_buf");
+                ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
+                out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
+                        EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
+                int[] fds = out.fds();
+                for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
+                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd()), "jdtrace_sys_enter");
+                px = perf.program(SyscallProgram.exit(exitTp, maxNr, a.fd(), b.fd(), ev.fd()), "jdtrace_sys_exit");
+                en = perf.attach(enterTp, pe);
+                ex = perf.attach(exitTp, px);
+            } catch (RuntimeException e) {
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, px, pe, out, ev, b, a}) close(c);
+                throw e;
+            }
+            this.armed = a;
+            this.buf = b;
+            this.events = ev;
+            this.enter = pe;
+            this.exit = px;
+            this.output = out;
+            this.enterEvents = en;
+            this.exitEvents = ex;
+        }
+
+        void close() {
+            // the programs first (no new records), then the rings (drained on close), then the maps
+            for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enter, exit, output, events, buf, armed}) close(c);
+        }
+
+        private static void close(AutoCloseable c) {
+            if (c == null) return;
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("close failed", e);
+            }
+        }
+
+        @Override
+        public void sample(Sample s) {
+            MemorySegment r = s.raw;
+            if (r.byteSize() < SyscallProgram.EXIT_SIZE) return;
+            int nr = r.get(ValueLayout.JAVA_INT_UNALIGNED, 8);
+            int kind = r.get(ValueLayout.JAVA_INT_UNALIGNED, 12);
+            boolean entry = (kind & SyscallProgram.RETURN_RECORD) == 0;
+            Probe[] slots = KernelSyscallProvider.this.armed[entry ? 0 : 1];
+            Probe p = nr >= 0 && nr < slots.length ? slots[nr] : null;
+            if (p != null) p.fire(ctx.at(s, entry, kind));
+        }
+
+        @Override
+        public void lost(int cpu, long count) {
+            LOG.warn("syscall: {} drops on CPU {}", count, cpu);
+        }
+    }
+
+    /** A syscall firing: the record's thread, args or return value, and captured strings. */
+    static final class SyscallContext extends SampleContext {
+        private boolean entry;
+        private int kind;
+        private long pidTgid;
+        private String comm;
+
+        private final Comms comms;
+
+        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+            super(perf, comms, symbols, abi);
+            this.comms = comms;
+        }
+
+        SyscallContext at(Sample s, boolean entry, int kind) {
+            event(s);
+            this.entry = entry;
+            this.kind = kind;
+            MemorySegment r = s.raw;
+            pidTgid = r.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+            comm = null;
+            if (entry) {
+                for (int i = 0; i < 6; i++) args[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, 32 + 8 * i);
+            } else {
+                args[0] = args[1] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, 32);
+            }
+            return this;
+        }
+
+        @Override
+        public long pid() {
+            return pidTgid >>> 32;
+        }
+
+        @Override
+        public long tid() {
+            return pidTgid & 0xffffffffL;
+        }
+
+        @Override
+        public String execname() {
+            // the process's name (its main thread's comm), as DTrace's execname; the record's comm
+            // is the calling thread's, right for the main thread and for a process already gone
+            if (comm == null) {
+                String thread = string(s.raw, 16, 16);
+                comm = pid() == tid() ? thread : comms.known((int) pid(), thread);
+            }
+            return comm;
+        }
+
+        @Override
+        public long errno() {
+            long r = args[0];
+            return !entry && r < 0 && r >= -4095 ? -r : 0;
+        }
+
+        @Override
+        public long[] ustack(int max) {
+            return new long[0];
+        }
+
+        @Override
+        public long[] stack(int max) {
+            return new long[0];
+        }
+
+        @Override
+        public String copyinstr(long addr, int max) throws FaultException {
+            if (entry) {
+                for (int i = 0; i < SyscallProgram.STRINGS; i++) {
+                    if ((kind & (SyscallProgram.STRING0 << i)) != 0 && args[i] == addr
+                            && s.raw.byteSize() >= SyscallProgram.ENTRY_STRINGS_SIZE) {
+                        return string(s.raw, SyscallProgram.ENTRY_SIZE + SyscallProgram.STRING_SIZE * i,
+                                Math.min(max, SyscallProgram.STRING_SIZE));
+                    }
+                }
+            }
+            throw new FaultException(FaultException.Kind.BADADDR, addr);
+        }
+
+        private static String string(MemorySegment r, long off, int max) {
+            return TracepointProvider.cstring(r, off, (int) Math.min(max, r.byteSize() - off));
+        }
+    }
+}

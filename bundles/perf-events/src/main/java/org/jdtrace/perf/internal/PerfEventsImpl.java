@@ -1,0 +1,333 @@
+/*
+ * The PerfEvents service: owns every perf event, ring and BPF object opened through it, and the
+ * one drain thread that reads the rings (perf's mmap reader; DTrace's buffer switch).
+ *
+ * Draining: every DRAIN_NANOS the thread reads each open set's rings and calls its handler with
+ * each record (samples, comm records, lost counts). The rings are sized so that a burst of that
+ * length fits; a full ring makes the kernel count PERF_RECORD_LOST, which the set adds up and
+ * its handler reports as drops.
+ *
+ * Ownership and cleanup: every EventSetImpl and BpfObjectImpl registers in `open` and leaves it
+ * on close(). deactivate() (bundle stop, framework shutdown) stops the drain thread and closes
+ * whatever is still open, so no perf event or BPF program of jdtrace survives the bundle; the
+ * JVM's exit closes the descriptors in any case (perf events and BPF programs are released with
+ * their last descriptor).
+ *
+ * Locking: each set has its own lock, held by the drain thread while it reads that set's rings
+ * and by close() while it unmaps them, so a ring is never read after its munmap. Handlers run
+ * with it held and must not close their own set from the handler (they never need to).
+ */
+package org.jdtrace.perf.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jdtrace.isa.Isa;
+import org.jdtrace.perf.BpfObject;
+import org.jdtrace.perf.EventSet;
+import org.jdtrace.perf.EventSpec;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.perf.PerfException;
+import org.jdtrace.perf.RecordHandler;
+import org.jdtrace.perf.Sample;
+import org.jdtrace.perf.KernelTracepoint;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+@Component(service = PerfEvents.class, immediate = true)
+public final class PerfEventsImpl implements PerfEvents {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PerfEventsImpl.class);
+    static final long DRAIN_NANOS = 5_000_000;
+
+    private final PerfSys sys;
+    private final Tracefs tracefs = new Tracefs();
+    private final int cpus;
+    private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
+    private final List<EventSetImpl> sets = new CopyOnWriteArrayList<>();
+    private volatile Kallsyms kallsyms;
+    private volatile boolean running = true;
+    private final Thread drainer;
+
+    private final KernelProviders providers;
+
+    /** Without a bundle (tests): the service alone, no providers registered. */
+    public PerfEventsImpl(Isa isa) {
+        this(isa, null);
+    }
+
+    @Activate
+    public PerfEventsImpl(@Reference(target = "(isa=amd64)") Isa isa, BundleContext ctx) {
+        Map<String, Integer> numbers = new java.util.HashMap<>();
+        isa.abi().syscallNames().forEach((nr, name) -> numbers.put(name, nr));
+        Integer peo = numbers.get("perf_event_open"), bpf = numbers.get("bpf");
+        if (peo == null || bpf == null) throw new IllegalStateException("the ISA's system-call table has no perf_event_open or bpf");
+        this.sys = new PerfSys(peo, bpf);
+        this.cpus = onlineCpus();
+        this.drainer = new Thread(this::drainLoop, "jdtrace-perf-drain");
+        drainer.setDaemon(true);
+        drainer.start();
+        this.providers = ctx == null ? null : new KernelProviders(this, isa, ctx);
+    }
+
+    @Deactivate
+    public void close() {
+        if (providers != null) providers.close();
+        running = false;
+        LockSupport.unpark(drainer);
+        try {
+            drainer.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (AutoCloseable c : List.copyOf(open)) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("close failed", e);
+            }
+        }
+    }
+
+    PerfSys sys() {
+        return sys;
+    }
+
+    @Override
+    public int cpus() {
+        return cpus;
+    }
+
+    @Override
+    public String narrowed() {
+        if (PerfSys.root()) return null;
+        int paranoid = readInt("/proc/sys/kernel/perf_event_paranoid", 2);
+        if (paranoid <= -1) return null;
+        return "perf_event_paranoid is " + paranoid + ": tracing only this user's processes, "
+                + (paranoid >= 2 ? "user mode only" : "kernel and user mode") + "; no tracepoints or BPF";
+    }
+
+    @Override
+    public int maxSampleRate() {
+        return readInt("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+    }
+
+    @Override
+    public KernelTracepoint tracepoint(String category, String name) {
+        return tracefs.tracepoint(category, name);
+    }
+
+    @Override
+    public EventSet open(EventSpec spec, RecordHandler handler) {
+        if (!running) throw new PerfException("the perf events service is stopping", 0);
+        EventSetImpl set = new EventSetImpl(spec, handler);
+        try {
+            int n = spec.pid() >= 0 ? 1 : cpus;
+            for (int c = 0; c < n; c++) {
+                long flags = spec.flags() | (spec.disabled() ? PerfSys.F_DISABLED : 0)
+                        | (spec.pid() >= 0 ? PerfSys.F_INHERIT : 0);
+                PerfSys.Attr a = new PerfSys.Attr(spec.type(), spec.config(), spec.period(), spec.freq(),
+                        spec.sampleType(), flags, spec.regsUser(), 0);
+                int fd = sys.perfEventOpen(a, spec.pid(), spec.pid() >= 0 ? -1 : c);
+                MemorySegment m;
+                try {
+                    m = sys.mmap(fd, Ring.PAGE * (1 + spec.ringPages()));
+                } catch (PerfException e) {
+                    sys.close(fd);
+                    throw e;
+                }
+                set.rings.add(new Ring(c, fd, m));
+            }
+        } catch (RuntimeException e) {
+            set.close();
+            throw e;
+        }
+        open.add(set);
+        sets.add(set);
+        return set;
+    }
+
+    @Override
+    public BpfObject map(int type, int keySize, int valueSize, int maxEntries, String name) {
+        int fd = sys.mapCreate(type, keySize, valueSize, maxEntries, name);
+        return track(new BpfObjectImpl(fd, valueSize));
+    }
+
+    @Override
+    public BpfObject program(long[] insns, String name) {
+        int fd = sys.progLoad(insns, name);
+        return track(new BpfObjectImpl(fd, 0));
+    }
+
+    @Override
+    public AutoCloseable attach(KernelTracepoint tp, BpfObject program) {
+        int fd = sys.perfEventOpen(new PerfSys.Attr(PerfSys.TYPE_TRACEPOINT, tp.id(), 1, false, 0,
+                PerfSys.F_DISABLED, 0, 0), -1, 0);
+        try {
+            sys.ioctl(fd, PerfSys.IOC_SET_BPF, program.fd());
+            sys.ioctl(fd, PerfSys.IOC_ENABLE, 0);
+        } catch (RuntimeException e) {
+            sys.close(fd);
+            throw e;
+        }
+        BpfObjectImpl handle = new BpfObjectImpl(fd, 0);
+        open.add(handle);
+        return handle;
+    }
+
+    private BpfObject track(BpfObjectImpl o) {
+        open.add(o);
+        return o;
+    }
+
+    @Override
+    public String ksym(long pc) {
+        Kallsyms k = kallsyms;
+        if (k == null) {
+            synchronized (this) {
+                if ((k = kallsyms) == null) kallsyms = k = Kallsyms.load();
+            }
+        }
+        return k.lookup(pc);
+    }
+
+    private void drainLoop() {
+        Sample s = new Sample();
+        while (running) {
+            long start = System.nanoTime();
+            for (EventSetImpl set : sets) set.drain(s);
+            long wait = DRAIN_NANOS - (System.nanoTime() - start);
+            if (wait > 0) LockSupport.parkNanos(this, wait);
+        }
+    }
+
+    @Override
+    public void drain() {
+        Sample s = new Sample();
+        for (EventSetImpl set : sets) set.drain(s);
+    }
+
+    private static int onlineCpus() {
+        try {
+            // "0-1" or "0,2-3"
+            int n = 0;
+            for (String part : ProcFiles.read(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
+                String[] r = part.split("-");
+                n = Math.max(n, Integer.parseInt(r[r.length - 1]) + 1);
+            }
+            return n;
+        } catch (Exception e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    private static int readInt(String path, int dflt) {
+        try {
+            return Integer.parseInt(ProcFiles.read(Path.of(path)).strip());
+        } catch (Exception e) {
+            return dflt;
+        }
+    }
+
+    final class EventSetImpl implements EventSet {
+        final EventSpec spec;
+        final RecordHandler handler;
+        final List<Ring> rings = new ArrayList<>();
+        private final int nregs;
+        private boolean closed;
+
+        EventSetImpl(EventSpec spec, RecordHandler handler) {
+            this.spec = spec;
+            this.handler = handler;
+            this.nregs = Long.bitCount(spec.regsUser());
+        }
+
+        @Override
+        public synchronized int[] fds() {
+            return rings.stream().mapToInt(r -> r.fd).toArray();
+        }
+
+        @Override
+        public synchronized long lost() {
+            return rings.stream().mapToLong(r -> r.lost).sum();
+        }
+
+        @Override
+        public synchronized void enable() {
+            for (Ring r : rings) sys.ioctl(r.fd, PerfSys.IOC_ENABLE, 0);
+        }
+
+        synchronized void drain(Sample s) {
+            if (closed) return;
+            for (Ring r : rings) {
+                try {
+                    r.drain(spec.sampleType(), nregs, s, handler);
+                } catch (RuntimeException e) {
+                    LOG.warn("perf event handler failed: {}", e.toString());
+                    LOG.debug("handler failure", e);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            sets.remove(this);
+            open.remove(this);
+            synchronized (this) {
+                if (closed) return;
+                // the records still in the rings belong to the trace: read them before closing
+                for (Ring r : rings) sys.ioctl(r.fd, PerfSys.IOC_DISABLE, 0);
+                closed = false;
+                drain(new Sample());
+                closed = true;
+                for (Ring r : rings) {
+                    sys.munmap(r.mapping());
+                    sys.close(r.fd);
+                }
+                rings.clear();
+            }
+        }
+    }
+
+    final class BpfObjectImpl implements BpfObject {
+        private final int valueSize;
+        private volatile int fd;
+
+        BpfObjectImpl(int fd, int valueSize) {
+            this.fd = fd;
+            this.valueSize = valueSize;
+        }
+
+        @Override
+        public int fd() {
+            return fd;
+        }
+
+        @Override
+        public void update(int key, long value) {
+            sys.mapUpdate(fd, key, value, valueSize);
+        }
+
+        @Override
+        public synchronized void close() {
+            open.remove(this);
+            if (fd >= 0) {
+                sys.close(fd);
+                fd = -1;
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+/*
+ * The system calls of the kernel's event facilities, bound with the FFM API (no JNI, no helper
+ * binary): perf_event_open(2) and bpf(2) through libc's syscall(2), and ioctl, mmap, munmap,
+ * close, poll. The two system-call numbers are not known here: they come from the ISA's table
+ * (Abi.syscallNames), so this class holds no number of any ISA.
+ *
+ * Every call that can fail captures errno through Linker.Option.captureCallState("errno") (the
+ * JVM may make system calls of its own before errno is read) and turns a failure into a
+ * PerfException naming the call and the kernel's reason (strerror's words).
+ *
+ * Thread-safety: the method handles are shared; every call allocates its argument block in a
+ * confined arena of its own, so an instance may be used from any thread. These calls are made on
+ * enable/disable paths, never in probe context.
+ *
+ * The struct layouts (perf_event_attr version 7, 128 bytes; bpf_attr for MAP_CREATE,
+ * MAP_*_ELEM and PROG_LOAD) are those of /usr/include/linux/perf_event.h and bpf.h; they are
+ * the same on every 64-bit Linux.
+ */
+package org.jdtrace.perf.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+
+import org.jdtrace.perf.PerfException;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+public final class PerfSys {
+
+    // perf_event_attr.type
+    public static final int TYPE_HARDWARE = 0, TYPE_SOFTWARE = 1, TYPE_TRACEPOINT = 2;
+    // software configs
+    public static final int SW_CPU_CLOCK = 0, SW_DUMMY = 9, SW_BPF_OUTPUT = 10;
+    // sample_type bits
+    public static final long SAMPLE_IP = 1, SAMPLE_TID = 2, SAMPLE_TIME = 4, SAMPLE_CALLCHAIN = 32,
+            SAMPLE_CPU = 128, SAMPLE_PERIOD = 256, SAMPLE_RAW = 1024, SAMPLE_REGS_USER = 4096;
+    // flag bits (the bitfield word at offset 40)
+    public static final long F_DISABLED = 1, F_INHERIT = 2, F_EXCLUDE_USER = 1 << 4,
+            F_EXCLUDE_KERNEL = 1 << 5, F_EXCLUDE_HV = 1 << 6, F_EXCLUDE_IDLE = 1 << 7,
+            F_COMM = 1 << 9, F_FREQ = 1 << 10, F_TASK = 1 << 13, F_SAMPLE_ID_ALL = 1 << 18,
+            F_USE_CLOCKID = 1 << 25;
+    private static final int CLOCK_MONOTONIC = 1;
+    // record types
+    public static final int RECORD_LOST = 2, RECORD_COMM = 3, RECORD_EXIT = 4, RECORD_FORK = 7,
+            RECORD_SAMPLE = 9;
+    // ioctls
+    public static final long IOC_ENABLE = 0x2400, IOC_DISABLE = 0x2401, IOC_SET_BPF = 0x40042408L;
+    public static final int ATTR_SIZE = 128;
+
+    // bpf commands, map and program types
+    public static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
+            BPF_PROG_LOAD = 5;
+    public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6;
+    public static final int PROG_TRACEPOINT = 5;
+
+    private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIBC = LINKER.defaultLookup();
+    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    private static final MemoryLayout STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO_VH = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    private static final MethodHandle SYSCALL5 = call("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle SYSCALL3 = call("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT),
+            Linker.Option.firstVariadicArg(1));
+    private static final MethodHandle IOCTL = call("ioctl",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+    private static final MethodHandle MMAP = call("mmap",
+            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+    private static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    private static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
+            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    private static final MethodHandle GETEUID = LINKER.downcallHandle(LIBC.find("geteuid").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT));
+
+    private final long nrPerfEventOpen, nrBpf;
+
+    /** {@code perfEventOpen} and {@code bpf}: the two calls' numbers in the ISA's table. */
+    public PerfSys(long perfEventOpen, long bpf) {
+        this.nrPerfEventOpen = perfEventOpen;
+        this.nrBpf = bpf;
+    }
+
+    /** What one perf_event_attr asks for (the fields this bundle uses). */
+    public record Attr(int type, long config, long period, boolean freq, long sampleType, long flags,
+            long regsUser, int wakeupEvents) {}
+
+    /** perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC): the event's descriptor. */
+    public int perfEventOpen(Attr a, int pid, int cpu) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(ATTR_SIZE, 8);
+            attr.set(JAVA_INT, 0, a.type());
+            attr.set(JAVA_INT, 4, ATTR_SIZE);
+            attr.set(JAVA_LONG, 8, a.config());
+            attr.set(JAVA_LONG, 16, a.period());
+            attr.set(JAVA_LONG, 24, a.sampleType());
+            // every sample's time on CLOCK_MONOTONIC, the clock of System.nanoTime and D's timestamp
+            attr.set(JAVA_LONG, 40, a.flags() | (a.freq() ? F_FREQ : 0) | F_USE_CLOCKID);
+            attr.set(JAVA_INT, 92, CLOCK_MONOTONIC);
+            attr.set(JAVA_INT, 48, a.wakeupEvents());
+            attr.set(JAVA_LONG, 80, a.regsUser());
+            MemorySegment st = arena.allocate(STATE);
+            long fd = (long) SYSCALL5.invokeExact(st, nrPerfEventOpen, attr, pid, cpu, -1, 8L /* FD_CLOEXEC */);
+            if (fd < 0) throw failure("perf_event_open", st);
+            return (int) fd;
+        } catch (PerfException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    public void ioctl(int fd, long request, long arg) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(STATE);
+            int r = (int) IOCTL.invokeExact(st, fd, request, arg);
+            if (r < 0) throw failure("ioctl", st);
+        } catch (PerfException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** mmap(fd) shared, read-write (the ring's control page and data pages). */
+    public MemorySegment mmap(int fd, long size) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(STATE);
+            MemorySegment p = (MemorySegment) MMAP.invokeExact(st, MemorySegment.NULL, size,
+                    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
+            if (p.address() == -1L) throw failure("mmap", st);
+            return p.reinterpret(size);
+        } catch (PerfException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    public void munmap(MemorySegment m) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(STATE);
+            int r = (int) MUNMAP.invokeExact(st, m, m.byteSize());
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    public void close(int fd) {
+        if (fd < 0) return;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(STATE);
+            int r = (int) CLOSE.invokeExact(st, fd);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** bpf(cmd, attr, size) with attr filled by the caller; the result (a descriptor for creates). */
+    public int bpf(int cmd, MemorySegment attr, String what) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(STATE);
+            long r = (long) SYSCALL3.invokeExact(st, nrBpf, cmd, attr, (int) attr.byteSize());
+            if (r < 0) throw failure(what, st);
+            return (int) r;
+        } catch (PerfException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** BPF_MAP_CREATE: a map's descriptor. */
+    public int mapCreate(int type, int keySize, int valueSize, int maxEntries, String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment a = arena.allocate(72, 8);
+            a.set(JAVA_INT, 0, type);
+            a.set(JAVA_INT, 4, keySize);
+            a.set(JAVA_INT, 8, valueSize);
+            a.set(JAVA_INT, 12, maxEntries);
+            setName(a, 28, name);
+            return bpf(BPF_MAP_CREATE, a, "bpf map " + name);
+        }
+    }
+
+    /** BPF_MAP_UPDATE_ELEM with a 4-byte key and an int or long value. */
+    public void mapUpdate(int mapFd, int key, long value, int valueSize) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment k = arena.allocate(4);
+            k.set(JAVA_INT, 0, key);
+            MemorySegment v = arena.allocate(8, 8);
+            if (valueSize == 4) v.set(JAVA_INT, 0, (int) value);
+            else v.set(JAVA_LONG, 0, value);
+            MemorySegment a = arena.allocate(32, 8);
+            a.set(JAVA_INT, 0, mapFd);
+            a.set(JAVA_LONG, 8, k.address());
+            a.set(JAVA_LONG, 16, v.address());
+            a.set(JAVA_LONG, 24, 0L);
+            bpf(BPF_MAP_UPDATE_ELEM, a, "bpf map update");
+        }
+    }
+
+    /**
+     * BPF_PROG_LOAD of a tracepoint program under the GPL (bpf_perf_event_output and
+     * bpf_probe_read_user_str are GPL-only). A refusal carries the verifier's last log line.
+     */
+    public int progLoad(long[] insns, String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment code = arena.allocate(insns.length * 8L, 8);
+            for (int i = 0; i < insns.length; i++) code.setAtIndex(JAVA_LONG, i, insns[i]);
+            MemorySegment license = arena.allocateFrom("GPL");
+            int logSize = 1 << 16;
+            MemorySegment log = arena.allocate(logSize);
+            MemorySegment a = arena.allocate(128, 8);
+            a.set(JAVA_INT, 0, PROG_TRACEPOINT);
+            a.set(JAVA_INT, 4, insns.length);
+            a.set(JAVA_LONG, 8, code.address());
+            a.set(JAVA_LONG, 16, license.address());
+            a.set(JAVA_INT, 24, 1);
+            a.set(JAVA_INT, 28, logSize);
+            a.set(JAVA_LONG, 32, log.address());
+            setName(a, 48, name);
+            try {
+                return bpf(BPF_PROG_LOAD, a, "bpf program " + name);
+            } catch (PerfException e) {
+                String text = log.getString(0).strip();
+                String last = text.isEmpty() ? "" : text.substring(text.lastIndexOf('\n') + 1);
+                throw new PerfException(e.getMessage() + (last.isEmpty() ? "" : " (verifier: " + last + ")"), e.errno());
+            }
+        }
+    }
+
+    private static void setName(MemorySegment a, long off, String name) {
+        byte[] b = name.getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < Math.min(15, b.length); i++) {
+            byte c = b[i];
+            a.set(JAVA_BYTE, off + i, Character.isLetterOrDigit(c) || c == '_' ? c : (byte) '_');
+        }
+    }
+
+    public static boolean root() {
+        try {
+            return (int) GETEUID.invokeExact() == 0;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    public static String strerror(int errno) {
+        try {
+            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            return s.reinterpret(256).getString(0);
+        } catch (Throwable t) {
+            return "errno " + errno;
+        }
+    }
+
+    private static PerfException failure(String call, MemorySegment st) {
+        int errno = (int) ERRNO_VH.get(st, 0L);
+        return new PerfException(call + " failed: " + strerror(errno), errno);
+    }
+
+    private static MethodHandle call(String name, FunctionDescriptor fd, Linker.Option... more) {
+        Linker.Option[] opts = new Linker.Option[more.length + 1];
+        opts[0] = ERRNO;
+        System.arraycopy(more, 0, opts, 1, more.length);
+        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name)), fd, opts);
+    }
+}

@@ -1,0 +1,156 @@
+/*
+ * One perf event's mmap'd ring (perf_event_mmap_page + 2^n data pages) and the reader of its
+ * records. The kernel writes at data_head; we read from data_tail to data_head (head read with
+ * acquire semantics) and then publish the new tail with release semantics, as perf_event.h's
+ * comment on data_head prescribes. A record that wraps the end of the data area is copied into a
+ * scratch segment first.
+ *
+ * Threading: drain() runs on the service's drain thread only; unmap() is called by EventSetImpl
+ * under the same lock as drain(), so a ring is never read after it is unmapped.
+ */
+package org.jdtrace.perf.internal;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+
+import org.jdtrace.perf.RecordHandler;
+import org.jdtrace.perf.Sample;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+final class Ring {
+
+    static final long PAGE = 4096;
+    private static final VarHandle LONG_VH = ValueLayout.JAVA_LONG.varHandle();
+    private static final long HEAD = 1024, TAIL = 1032;
+    /** PERF_CONTEXT_* markers: any chain entry at or above -4095 (unsigned). */
+    private static final long CONTEXT_KERNEL = -128, CONTEXT_USER = -512, CONTEXT_MAX = -4095;
+
+    final int cpu;
+    final int fd;
+    private final MemorySegment map;
+    private final MemorySegment data;
+    private final long mask;
+    private final MemorySegment scratch = Arena.ofAuto().allocate(65536, 8);
+    long lost;
+
+    Ring(int cpu, int fd, MemorySegment map) {
+        this.cpu = cpu;
+        this.fd = fd;
+        this.map = map;
+        this.data = map.asSlice(PAGE);
+        this.mask = data.byteSize() - 1;
+    }
+
+    MemorySegment mapping() {
+        return map;
+    }
+
+    /** Reads every record written since the last call. Returns the number of records read. */
+    int drain(long sampleType, int nregs, Sample s, RecordHandler h) {
+        long head = (long) LONG_VH.getAcquire(map, HEAD);
+        long tail = map.get(JAVA_LONG, TAIL);
+        int n = 0;
+        while (tail < head) {
+            long off = tail & mask;
+            int size = Short.toUnsignedInt(data.get(JAVA_SHORT, off + 6));
+            if (size < 8) break; // never: a corrupt ring; stop rather than loop
+            MemorySegment rec;
+            long base;
+            if (off + size <= data.byteSize()) {
+                rec = data;
+                base = off;
+            } else {
+                long first = data.byteSize() - off;
+                MemorySegment.copy(data, off, scratch, 0, first);
+                MemorySegment.copy(data, 0, scratch, first, size - first);
+                rec = scratch;
+                base = 0;
+            }
+            record(rec, base, size, sampleType, nregs, s, h);
+            tail += size;
+            n++;
+        }
+        LONG_VH.setRelease(map, TAIL, tail);
+        return n;
+    }
+
+    private void record(MemorySegment r, long p, int size, long sampleType, int nregs, Sample s, RecordHandler h) {
+        int type = r.get(JAVA_INT, p);
+        int misc = Short.toUnsignedInt(r.get(JAVA_SHORT, p + 4));
+        long q = p + 8;
+        switch (type) {
+            case PerfSys.RECORD_SAMPLE -> {
+                s.cpu = cpu;
+                s.user = (misc & 7) == 2;
+                s.kernelDepth = 0;
+                s.userDepth = 0;
+                s.userRegsCount = 0;
+                s.raw = MemorySegment.NULL;
+                s.time = 0;
+                if ((sampleType & PerfSys.SAMPLE_IP) != 0) { s.ip = r.get(JAVA_LONG, q); q += 8; }
+                if ((sampleType & PerfSys.SAMPLE_TID) != 0) {
+                    s.pid = r.get(JAVA_INT, q);
+                    s.tid = r.get(JAVA_INT, q + 4);
+                    q += 8;
+                }
+                if ((sampleType & PerfSys.SAMPLE_TIME) != 0) { s.time = r.get(JAVA_LONG, q); q += 8; }
+                if ((sampleType & PerfSys.SAMPLE_CPU) != 0) { s.cpu = r.get(JAVA_INT, q); q += 8; }
+                if ((sampleType & PerfSys.SAMPLE_PERIOD) != 0) q += 8;
+                if ((sampleType & PerfSys.SAMPLE_CALLCHAIN) != 0) {
+                    long nr = r.get(JAVA_LONG, q);
+                    q += 8;
+                    boolean inUser = false;
+                    for (long i = 0; i < nr; i++, q += 8) {
+                        long pc = r.get(JAVA_LONG, q);
+                        if (Long.compareUnsigned(pc, CONTEXT_MAX) >= 0) {
+                            if (pc == CONTEXT_USER) inUser = true;
+                            else if (pc == CONTEXT_KERNEL) inUser = false;
+                            continue;
+                        }
+                        if (inUser) {
+                            if (s.userDepth < s.userChain.length) s.userChain[s.userDepth++] = pc;
+                        } else if (s.kernelDepth < s.kernelChain.length) {
+                            s.kernelChain[s.kernelDepth++] = pc;
+                        }
+                    }
+                }
+                if ((sampleType & PerfSys.SAMPLE_RAW) != 0) {
+                    int len = r.get(JAVA_INT, q);
+                    s.raw = r.asSlice(q + 4, len);
+                    q += 4 + len;
+                    q = (q + 7) & ~7L; // raw data is padded to 8 bytes with its size word
+                }
+                if ((sampleType & PerfSys.SAMPLE_REGS_USER) != 0) {
+                    long abi = r.get(JAVA_LONG, q);
+                    q += 8;
+                    if (abi != 0) {
+                        int n = Math.min(s.userRegs.length, nregs);
+                        for (int i = 0; i < n; i++, q += 8) s.userRegs[i] = r.get(JAVA_LONG, q);
+                        s.userRegsCount = n;
+                    }
+                }
+                h.sample(s);
+            }
+            case PerfSys.RECORD_COMM -> {
+                int pid = r.get(JAVA_INT, q), tid = r.get(JAVA_INT, q + 4);
+                int len = 0;
+                while (len < 16 && q + 8 + len < p + size && r.get(ValueLayout.JAVA_BYTE, q + 8 + len) != 0) len++;
+                byte[] b = new byte[len];
+                MemorySegment.copy(r, ValueLayout.JAVA_BYTE, q + 8, b, 0, len);
+                h.comm(pid, tid, new String(b, StandardCharsets.UTF_8));
+            }
+            case PerfSys.RECORD_LOST -> {
+                long count = r.get(JAVA_LONG, q + 8);
+                lost += count;
+                h.lost(cpu, count);
+            }
+            default -> { }
+        }
+    }
+}

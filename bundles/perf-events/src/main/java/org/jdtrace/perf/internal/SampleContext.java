@@ -1,0 +1,136 @@
+/*
+ * The probe context of a firing made from a kernel sample (profile-N, and the tracepoint
+ * providers' firings): the process and thread the kernel saw running on that CPU, the CPU, the
+ * pcs and call chains the sample carries. One instance per provider, refilled by at() for each
+ * firing on the drain thread (the only thread that fires these probes), so a firing allocates
+ * nothing until a clause asks for a stack or a string.
+ *
+ * arg0/arg1 are profile's (kernel pc, 0 in user mode / user pc, 0 in the kernel) unless the
+ * provider sets its own args. ustack() is the user part of the kernel's call chain (frame
+ * pointers), stack() the kernel part, symbolised through kallsyms. Memory of the process is not
+ * read here: the sample is drained after the fact, so copyin faults (BADADDR) rather than read
+ * memory that may have changed; the syscall provider captures its strings in the kernel.
+ */
+package org.jdtrace.perf.internal;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.isa.IsaException;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.perf.Sample;
+import org.jdtrace.spi.FaultException;
+import org.jdtrace.spi.ProbeContext;
+
+class SampleContext implements ProbeContext {
+
+    private final PerfEvents perf;
+    private final Comms comms;
+    private final UserSymbols symbols;
+    private final Abi abi;
+    protected Sample s;
+    protected final long[] args = new long[10];
+
+    SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        this.perf = perf;
+        this.comms = comms;
+        this.symbols = symbols;
+        this.abi = abi;
+    }
+
+    /** Fills the context for a profile sample: arg0 kernel pc, arg1 user pc. */
+    SampleContext profile(Sample sample) {
+        this.s = sample;
+        Arrays.fill(args, 0);
+        if (sample.user) args[1] = sample.ip;
+        else args[0] = sample.ip;
+        return this;
+    }
+
+    /** Fills the context for a tracepoint firing with the provider's args. */
+    SampleContext event(Sample sample) {
+        this.s = sample;
+        Arrays.fill(args, 0);
+        return this;
+    }
+
+    @Override
+    public long arg(int i) {
+        return i >= 0 && i < args.length ? args[i] : 0;
+    }
+
+    @Override
+    public long pid() {
+        return s.pid;
+    }
+
+    @Override
+    public long ppid() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/" + s.pid + "/status"))) {
+                if (l.startsWith("PPid:")) return Long.parseLong(l.substring(5).strip());
+            }
+        } catch (Exception e) {
+            // gone
+        }
+        return 0;
+    }
+
+    @Override
+    public long tid() {
+        return s.tid;
+    }
+
+    @Override
+    public String execname() {
+        // DTrace's execname is the process's name: its main thread's comm (Linux names threads)
+        return comms.get(s.pid, s.pid);
+    }
+
+    @Override
+    public int cpu() {
+        return s.cpu;
+    }
+
+    @Override
+    public long timestamp() {
+        return s.time != 0 ? s.time : System.nanoTime();
+    }
+
+    @Override
+    public long[] ustack(int max) {
+        return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
+    }
+
+    @Override
+    public long[] stack(int max) {
+        return Arrays.copyOf(s.kernelChain, Math.max(0, Math.min(max, s.kernelDepth)));
+    }
+
+    @Override
+    public String usym(long pc) {
+        return symbols.lookup(s.pid, pc);
+    }
+
+    @Override
+    public String ksym(long pc) {
+        return perf.ksym(pc);
+    }
+
+    @Override
+    public long ucaller() {
+        return s.userDepth > 1 ? s.userChain[1] : 0;
+    }
+
+    @Override
+    public long uregs(int reg) throws FaultException {
+        if (s.userRegsCount == 0) throw new FaultException(FaultException.Kind.ILLOP, 0);
+        try {
+            return abi.ureg(abi.fromPerfRegs(s.userRegs, s.userRegsCount), reg);
+        } catch (IsaException | UnsupportedOperationException e) {
+            throw new FaultException(FaultException.Kind.ILLOP, 0);
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/*
+ * The two BPF programs of the machine-wide syscall provider (see KernelSyscallProvider), for
+ * raw_syscalls:sys_enter and sys_exit, with the field offsets of this kernel's tracefs formats.
+ *
+ * The record (in the per-CPU scratch map, sent with bpf_perf_event_output):
+ *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
+ *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
+ *   80 char strings[4][256] (entry of a call with string arguments only)
+ * Sizes: entry 80, entry with strings 1104, return 40.
+ */
+package org.jdtrace.perf.internal;
+
+import org.jdtrace.perf.KernelTracepoint;
+
+import static org.jdtrace.perf.internal.BpfAsm.*;
+
+final class SyscallProgram {
+
+    static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
+    static final int STRINGS = 4, STRING_SIZE = 256;
+    static final int ENTRY_SIZE = 80, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 40;
+    static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
+    private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
+
+    private SyscallProgram() {}
+
+    /** The common head: r6 = ctx, r7 = pid_tgid, r8 = number, r9 = armed mask (else to "out"), r7 = record. */
+    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit) {
+        BpfAsm a = new BpfAsm();
+        a.mov(R6, R1)
+                .call(GET_CURRENT_PID_TGID)
+                .mov(R7, R0)
+                .ldxDw(R8, R6, tp.offset("id"))
+                .jgtImm(R8, maxNr, "out")
+                .stxW(R10, -4, R8)
+                .ldMap(R1, armedFd)
+                .mov(R2, R10)
+                .addImm(R2, -4)
+                .call(MAP_LOOKUP_ELEM)
+                .jeqImm(R0, 0, "out")
+                .ldxW(R9, R0, 0)
+                .jsetImm(R9, bit, "armed")
+                .ja("out")
+                .label("armed")
+                .stW(R10, -4, 0)
+                .ldMap(R1, bufFd)
+                .mov(R2, R10)
+                .addImm(R2, -4)
+                .call(MAP_LOOKUP_ELEM)
+                .jeqImm(R0, 0, "out")
+                .stxDw(R0, 0, R7)
+                .stxW(R0, 8, R8)
+                .mov(R7, R0)
+                .mov(R1, R7)
+                .addImm(R1, 16)
+                .movImm(R2, 16)
+                .call(GET_CURRENT_COMM);
+        return a;
+    }
+
+    private static void output(BpfAsm a, int eventsFd) {
+        a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R7);
+    }
+
+    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY);
+        int args = tp.offset("args");
+        a.stxW(R7, 12, R9);
+        for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
+        for (int i = 0; i < STRINGS; i++) {
+            a.jsetImm(R9, STRING0 << i, "s" + i)
+                    .ja("n" + i)
+                    .label("s" + i)
+                    .mov(R1, R7)
+                    .addImm(R1, ENTRY_SIZE + STRING_SIZE * i)
+                    .movImm(R2, STRING_SIZE)
+                    .ldxDw(R3, R6, args + 8 * i)
+                    .call(PROBE_READ_USER_STR)
+                    .label("n" + i);
+        }
+        output(a, eventsFd);
+        a.jsetImm(R9, STRING_BITS, "big")
+                .movImm(R5, ENTRY_SIZE)
+                .ja("send")
+                .label("big")
+                .movImm(R5, ENTRY_STRINGS_SIZE)
+                .label("send")
+                .call(PERF_EVENT_OUTPUT)
+                .label("out")
+                .movImm(R0, 0)
+                .exit();
+        return a.code();
+    }
+
+    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN);
+        a.stW(R7, 12, RETURN_RECORD)
+                .ldxDw(R1, R6, tp.offset("ret"))
+                .stxDw(R7, 32, R1);
+        output(a, eventsFd);
+        a.movImm(R5, EXIT_SIZE)
+                .call(PERF_EVENT_OUTPUT)
+                .label("out")
+                .movImm(R0, 0)
+                .exit();
+        return a.code();
+    }
+}

@@ -1,0 +1,228 @@
+/*
+ * A provider whose probes are kernel tracepoints (illumos' proc and sched providers are SDT probes
+ * of its kernel; Linux's tracepoints play that role). Each probe names the tracepoint that fires
+ * it and a Firing that reads the raw record into DTrace's arguments (and, for probes that fire
+ * in another thread's name such as sched:::on-cpu, the pid/tid/execname of that thread), or
+ * declines the record (proc:::exit fires only for the thread that ends its process).
+ *
+ * Probes exist only for the tracepoints this kernel has (attach() looks each one up; a missing
+ * one makes no probe, so a description of it matches nothing). While at least one probe of a
+ * tracepoint is enabled, one perf event per CPU is open on it (every task, PERF_SAMPLE_RAW, the
+ * call chain for stack()/ustack(), comm records to keep execname current) and its records fire
+ * the enabled probes in order on the drain thread. The last disable closes the events.
+ *
+ * Locking: enable/disable/detach are serialised on this; the drain thread reads a group's armed
+ * probes through a volatile array (copy on write), without a lock.
+ */
+package org.jdtrace.perf.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.EventSet;
+import org.jdtrace.perf.EventSpec;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.perf.PerfException;
+import org.jdtrace.perf.RecordHandler;
+import org.jdtrace.perf.Sample;
+import org.jdtrace.perf.KernelTracepoint;
+import org.jdtrace.spi.ArgDesc;
+import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeRegistry;
+import org.jdtrace.spi.Provider;
+import org.jdtrace.spi.ProviderException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+final class TracepointProvider implements Provider {
+
+    static final String MODULE = "vmlinux";
+    private static final Logger LOG = LoggerFactory.getLogger(TracepointProvider.class);
+
+    /** Reads a record into ctx's args (and overrides); false declines it. Drain thread only. */
+    interface Firing {
+        boolean fill(Sample s, KernelTracepoint tp, EventContext ctx);
+    }
+
+    /** One probe: its function and name, the tracepoint, the reading and the arguments' C types. */
+    record Spec(String function, String name, String category, String tracepoint, Firing firing, String... argTypes) {}
+
+    private final String name;
+    private final List<Spec> specs;
+    private final PerfEvents perf;
+    private final Comms comms;
+    private final UserSymbols symbols;
+    private final Abi abi;
+    private ProbeRegistry registry;
+    private final Map<String, Group> groups = new HashMap<>();
+
+    TracepointProvider(String name, List<Spec> specs, PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        this.name = name;
+        this.specs = specs;
+        this.perf = perf;
+        this.comms = comms;
+        this.symbols = symbols;
+        this.abi = abi;
+    }
+
+    @Override
+    public void sync() {
+        perf.drain();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public synchronized void attach(ProbeRegistry registry) {
+        this.registry = registry;
+        for (Spec s : specs) {
+            try {
+                perf.tracepoint(s.category, s.tracepoint);
+            } catch (PerfException e) {
+                LOG.debug("{}:::{} not offered: {}", name, s.name, e.getMessage());
+                continue;
+            }
+            registry.create(name, MODULE, s.function, s.name, s);
+        }
+    }
+
+    @Override
+    public synchronized void detach() {
+        for (Group g : groups.values()) g.set.close();
+        groups.clear();
+        registry = null;
+    }
+
+    @Override
+    public synchronized void enable(Probe probe) {
+        Spec spec = (Spec) probe.providerArg();
+        String key = spec.category + ":" + spec.tracepoint;
+        Group g = groups.get(key);
+        if (g == null) {
+            KernelTracepoint tp;
+            try {
+                tp = perf.tracepoint(spec.category, spec.tracepoint);
+                g = new Group(tp);
+                g.set = perf.open(new EventSpec(EventSpec.TYPE_TRACEPOINT, tp.id(), 1, false,
+                        EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
+                                | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 128, -1, false), g);
+            } catch (PerfException e) {
+                throw new ProviderException("cannot enable " + probe.description() + ": " + e.getMessage());
+            }
+            groups.put(key, g);
+        }
+        g.add(probe);
+    }
+
+    @Override
+    public synchronized void disable(Probe probe) {
+        Spec spec = (Spec) probe.providerArg();
+        String key = spec.category + ":" + spec.tracepoint;
+        Group g = groups.get(key);
+        if (g == null) return;
+        if (g.remove(probe)) {
+            groups.remove(key);
+            g.set.close();
+        }
+    }
+
+    @Override
+    public ArgDesc argDesc(Probe probe, int index) {
+        Spec s = (Spec) probe.providerArg();
+        return index < s.argTypes.length ? new ArgDesc(index, s.argTypes[index], null) : null;
+    }
+
+    /** The enabled probes of one tracepoint and its events. */
+    private final class Group implements RecordHandler {
+        final KernelTracepoint tp;
+        EventSet set;
+        volatile Probe[] armed = new Probe[0];
+        final EventContext ctx = new EventContext(perf, comms, symbols, abi);
+
+        Group(KernelTracepoint tp) {
+            this.tp = tp;
+        }
+
+        void add(Probe p) {
+            List<Probe> l = new ArrayList<>(Arrays.asList(armed));
+            if (!l.contains(p)) l.add(p);
+            armed = l.toArray(Probe[]::new);
+        }
+
+        /** True when none is left. */
+        boolean remove(Probe p) {
+            List<Probe> l = new ArrayList<>(Arrays.asList(armed));
+            l.remove(p);
+            armed = l.toArray(Probe[]::new);
+            return l.isEmpty();
+        }
+
+        @Override
+        public void sample(Sample s) {
+            for (Probe p : armed) {
+                ctx.event(s);
+                ctx.reset();
+                if (((Spec) p.providerArg()).firing.fill(s, tp, ctx)) p.fire(ctx);
+            }
+        }
+
+        @Override
+        public void comm(int pid, int tid, String comm) {
+            comms.put(tid, comm);
+        }
+
+        @Override
+        public void lost(int cpu, long count) {
+            LOG.warn("{}: {} drops on CPU {}", tp.category() + ":" + tp.name(), count, cpu);
+        }
+    }
+
+    // ---- reading raw records
+
+    static long field(Sample s, KernelTracepoint tp, String f) {
+        int[] d = tp.fields().get(f);
+        if (d == null) return 0;
+        MemorySegment r = s.raw;
+        return switch (d[1]) {
+            case 1 -> d[2] == 1 ? r.get(ValueLayout.JAVA_BYTE, d[0]) : Byte.toUnsignedLong(r.get(ValueLayout.JAVA_BYTE, d[0]));
+            case 2 -> d[2] == 1 ? r.get(ValueLayout.JAVA_SHORT_UNALIGNED, d[0]) : Short.toUnsignedLong(r.get(ValueLayout.JAVA_SHORT_UNALIGNED, d[0]));
+            case 4 -> d[2] == 1 ? r.get(ValueLayout.JAVA_INT_UNALIGNED, d[0]) : Integer.toUnsignedLong(r.get(ValueLayout.JAVA_INT_UNALIGNED, d[0]));
+            default -> r.get(ValueLayout.JAVA_LONG_UNALIGNED, d[0]);
+        };
+    }
+
+    /** A char[N] field, up to its NUL. */
+    static String chars(Sample s, KernelTracepoint tp, String f) {
+        int[] d = tp.fields().get(f);
+        return d == null ? "" : cstring(s.raw, d[0], d[1]);
+    }
+
+    /** A __data_loc char[] field (u32: offset in the low half, length in the high half). */
+    static String dataLoc(Sample s, KernelTracepoint tp, String f) {
+        int[] d = tp.fields().get(f);
+        if (d == null) return "";
+        int loc = s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, d[0]);
+        int off = loc & 0xffff, len = loc >>> 16;
+        if (off + len > s.raw.byteSize()) return "";
+        return cstring(s.raw, off, len);
+    }
+
+    /** The bytes at {@code off} up to a NUL or {@code max}, as UTF-8. */
+    static String cstring(MemorySegment r, long off, int max) {
+        int n = 0;
+        while (n < max && r.get(ValueLayout.JAVA_BYTE, off + n) != 0) n++;
+        byte[] b = new byte[n];
+        MemorySegment.copy(r, ValueLayout.JAVA_BYTE, off, b, 0, n);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,120 @@
+/*
+ * The proc and sched providers on Linux's tracepoints (and, in the list all() gives, the
+ * machine-wide syscall provider, KernelSyscallProvider). Until the D issue's translators exist the
+ * arguments are raw (arg0.. below, also in the README); where DTrace's args[] are psinfo_t and
+ * lwpsinfo_t pointers, the raw argument is the pid or tid they would describe.
+ *
+ * sched (illumos sched provider):
+ *   off-cpu   sched:sched_switch, in the thread leaving the CPU. arg0 = next tid, arg1 = next's
+ *             process, arg2 = prev_state (the leaving thread's state).
+ *   on-cpu    sched:sched_switch, in the name of the thread coming on CPU (pid, tid, execname are
+ *             its; no stacks: it is not running yet). No args, as DTrace's.
+ *   wakeup    sched:sched_wakeup, in the waking thread. arg0 = woken tid, arg1 = woken process,
+ *             arg2 = the CPU it will run on.
+ *   enqueue/dequeue: Linux has no run-queue tracepoints (only kprobes reach them): not offered.
+ *
+ * proc (illumos proc provider):
+ *   exec          syscalls:sys_enter_execve, in the calling process. arg0 = the path's user address.
+ *   exec-success  sched:sched_process_exec, in the new image (execname is the new name).
+ *                 arg0 = 0; the path is in the tracepoint, kept for translators.
+ *   exec-failure  syscalls:sys_exit_execve with a negative return: arg0 = errno.
+ *   create        task:task_newtask without CLONE_THREAD, in the parent. arg0 = the child's pid.
+ *   lwp-create    task:task_newtask with CLONE_THREAD. arg0 = the new tid, arg1 = its process.
+ *   exit          sched:sched_process_exit of the thread that ends its process (group_dead).
+ *                 arg0 = 1 (CLD_EXITED: the tracepoint does not say how it ended).
+ *   lwp-exit      sched:sched_process_exit, every thread. arg0 = tid.
+ *   signal-send   signal:signal_generate, in the sender. arg0 = target tid, arg1 = target
+ *                 process, arg2 = the signal.
+ *   signal-handle signal:signal_deliver, in the receiving thread. arg0 = the signal, arg1 = 0
+ *                 (no siginfo address), arg2 = the handler's address.
+ */
+package org.jdtrace.perf.internal;
+
+import java.util.List;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.spi.Provider;
+
+import static org.jdtrace.perf.internal.TracepointProvider.Spec;
+import static org.jdtrace.perf.internal.TracepointProvider.chars;
+import static org.jdtrace.perf.internal.TracepointProvider.field;
+
+final class TracepointProviders {
+
+    private static final long CLONE_THREAD = 0x10000;
+
+    private TracepointProviders() {}
+
+    static List<Provider> all(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        return List.of(
+                new TracepointProvider("sched", sched(comms), perf, comms, symbols, abi),
+                new TracepointProvider("proc", proc(comms), perf, comms, symbols, abi),
+                new KernelSyscallProvider(perf, comms, symbols, abi));
+    }
+
+    static List<Spec> sched(Comms comms) {
+        return List.of(
+                new Spec("", "off-cpu", "sched", "sched_switch", (s, tp, c) -> {
+                    int next = (int) field(s, tp, "next_pid");
+                    c.arg(0, next);
+                    c.arg(1, comms.tgid(next));
+                    c.arg(2, field(s, tp, "prev_state"));
+                    return true;
+                }, "pid_t", "pid_t", "long"),
+                new Spec("", "on-cpu", "sched", "sched_switch", (s, tp, c) -> {
+                    c.as((int) field(s, tp, "next_pid"), chars(s, tp, "next_comm"));
+                    return true;
+                }),
+                new Spec("", "wakeup", "sched", "sched_wakeup", (s, tp, c) -> {
+                    int woken = (int) field(s, tp, "pid");
+                    c.arg(0, woken);
+                    c.arg(1, comms.tgid(woken));
+                    c.arg(2, field(s, tp, "target_cpu"));
+                    return true;
+                }, "pid_t", "pid_t", "int"));
+    }
+
+    static List<Spec> proc(Comms comms) {
+        return List.of(
+                new Spec("", "exec", "syscalls", "sys_enter_execve", (s, tp, c) -> {
+                    c.arg(0, field(s, tp, "filename"));
+                    return true;
+                }, "uintptr_t"),
+                new Spec("", "exec-success", "sched", "sched_process_exec", (s, tp, c) -> true),
+                new Spec("", "exec-failure", "syscalls", "sys_exit_execve", (s, tp, c) -> {
+                    long ret = field(s, tp, "ret");
+                    c.arg(0, -ret);
+                    return ret < 0;
+                }, "int"),
+                new Spec("", "create", "task", "task_newtask", (s, tp, c) -> {
+                    c.arg(0, field(s, tp, "pid"));
+                    return (field(s, tp, "clone_flags") & CLONE_THREAD) == 0;
+                }, "pid_t"),
+                new Spec("", "lwp-create", "task", "task_newtask", (s, tp, c) -> {
+                    c.arg(0, field(s, tp, "pid"));
+                    c.arg(1, s.pid);
+                    return (field(s, tp, "clone_flags") & CLONE_THREAD) != 0;
+                }, "pid_t", "pid_t"),
+                new Spec("", "exit", "sched", "sched_process_exit", (s, tp, c) -> {
+                    c.arg(0, 1);
+                    return field(s, tp, "group_dead") != 0;
+                }, "int"),
+                new Spec("", "lwp-exit", "sched", "sched_process_exit", (s, tp, c) -> {
+                    c.arg(0, s.tid);
+                    return true;
+                }, "pid_t"),
+                new Spec("", "signal-send", "signal", "signal_generate", (s, tp, c) -> {
+                    int target = (int) field(s, tp, "pid");
+                    c.arg(0, target);
+                    c.arg(1, comms.tgid(target));
+                    c.arg(2, field(s, tp, "sig"));
+                    return true;
+                }, "pid_t", "pid_t", "int"),
+                new Spec("", "signal-handle", "signal", "signal_deliver", (s, tp, c) -> {
+                    c.arg(0, field(s, tp, "sig"));
+                    c.arg(2, field(s, tp, "sa_handler"));
+                    return true;
+                }, "int", "uintptr_t", "uintptr_t"));
+    }
+}

@@ -1,0 +1,143 @@
+package org.jdtrace.perf.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+import org.jdtrace.libdtrace.cmd.DTraceCommandImpl;
+import org.jdtrace.core.consumer.DTraceService;
+import org.jdtrace.libdtrace.DSessionFactoryImpl;
+import org.jdtrace.core.provider.DTraceFramework;
+import org.jdtrace.core.providers.dtrace.DTraceProvider;
+import org.jdtrace.core.providers.profile.ProfileProvider;
+import org.jdtrace.isa.amd64.internal.Amd64Isa;
+import org.jdtrace.spi.Provider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The machine-wide providers under the real framework and D runtime (dtrace(1M)'s command on
+ * them, as the launcher runs it): bad input refused in dtrace's words, and the hot swap of a
+ * bundle stop: removing the providers mid-trace closes every perf event and BPF object of this
+ * JVM (counted in /proc/self/fd and fdinfo) and keeps the enabling, which fires again when they
+ * come back.
+ */
+class KernelProvidersTest {
+
+    final Amd64Isa isa = new Amd64Isa();
+    final PerfEventsImpl perf = new PerfEventsImpl(isa);
+    final DTraceFramework fw = new DTraceFramework();
+    final DTraceService dtrace;
+    final List<Process> started = new ArrayList<>();
+
+    KernelProvidersTest() {
+        fw.addProvider(new DTraceProvider());
+        fw.addProvider(new ProfileProvider());
+        dtrace = new DTraceService(fw, new DSessionFactoryImpl());
+    }
+
+    @AfterEach
+    void tearDown() {
+        started.forEach(Process::destroyForcibly);
+        fw.deactivate();
+        perf.close();
+    }
+
+    List<Provider> providers() {
+        return TracepointProviders.all(perf, new Comms(), new UserSymbols(), isa.abi());
+    }
+
+    /** dtrace(1M) on the framework: {exit status, stdout, stderr}. */
+    String[] run(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        int rc = new DTraceCommandImpl(dtrace).run(List.of(argv), new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), () -> false);
+        return new String[] {Integer.toString(rc), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8)};
+    }
+
+    /** This JVM's perf event, BPF program and BPF map descriptors, by kind (from /proc/self/fd and fdinfo). */
+    static Map<String, Integer> kernelFds() throws Exception {
+        Map<String, Integer> n = new TreeMap<>(Map.of("perf_event", 0, "bpf-prog", 0, "bpf-map", 0));
+        try (var s = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path f : s.toList()) {
+                String link;
+                try {
+                    link = Files.readSymbolicLink(f).toString();
+                } catch (Exception e) {
+                    continue;
+                }
+                for (String k : n.keySet()) {
+                    if (link.contains(k)) n.merge(k, 1, Integer::sum);
+                }
+                if (link.contains("bpf-prog")) {
+                    String info = Files.readString(Path.of("/proc/self/fdinfo/" + f.getFileName()));
+                    assertTrue(info.contains("prog_type:\t5"), "our programs are tracepoint programs: " + info);
+                }
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void aProbeTheKernelLacksMatchesNothingAndBadRatesAreRefused() {
+        providers().forEach(fw::addProvider);
+        String[] r = run("-n", "sched:::enqueue");
+        assertEquals("1", r[0]);
+        assertEquals("dtrace: invalid probe specifier sched:::enqueue: probe description sched:::enqueue does not match any probes\n", r[2]);
+        r = run("-l", "-n", "syscall::openat:entry");
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("syscall           vmlinux                            openat entry"), r[1]);
+    }
+
+    @Test
+    void stoppingTheProvidersMidTraceClosesEveryEventAndStartingThemFiresAgain() throws Exception {
+        Map<String, Integer> baseline = kernelFds();
+        Process p = new ProcessBuilder(PerfEventsTest.bin("ft_sys"), "100000", "loop").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(p);
+        List<Provider> first = providers();
+        first.forEach(fw::addProvider);
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run("-q", "-n",
+                // timestamp is the event's own time (CLOCK_MONOTONIC, System.nanoTime's clock)
+                "syscall::getppid:entry /pid == " + p.pid() + "/ { printf(\"hit %d\\n\", timestamp); } "
+                + "sched:::on-cpu /pid == " + p.pid() + "/ { printf(\"on %d\\n\", timestamp); } tick-5s { exit(0); }"));
+        Thread.sleep(1500);
+        Map<String, Integer> tracing = kernelFds();
+        assertTrue(tracing.get("bpf-prog") >= baseline.get("bpf-prog") + 2 && tracing.get("perf_event") > baseline.get("perf_event"),
+                "while tracing: " + tracing + " baseline " + baseline);
+
+        first.forEach(fw::removeProvider); // what the bundle stop's unregistration does
+        long stopped = System.nanoTime();
+        assertEquals(baseline, kernelFds(), "every perf event and BPF object closed with the providers gone");
+        Thread.sleep(1000);
+        long restarted = System.nanoTime();
+        providers().forEach(fw::addProvider);
+
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        long before = 0, gap = 0, after = 0;
+        for (String line : r[1].split("\n")) {
+            if (!line.startsWith("hit ")) continue;
+            long t = Long.parseLong(line.substring(4));
+            if (t < stopped) before++;
+            else if (t < restarted) gap++;
+            else after++;
+        }
+        assertTrue(before > 10 && after > 10, "hits before " + before + ", after " + after + "\n" + r[1] + r[2]);
+        assertTrue(gap <= 2, "nothing fires while the providers are gone: " + gap);
+        assertTrue(r[1].contains("on "), "sched fired for the process too");
+        Thread.sleep(100);
+        assertEquals(baseline, kernelFds(), "nothing left when the trace ends");
+    }
+}

@@ -1,0 +1,250 @@
+package org.jdtrace.itest;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+
+import org.junit.After;
+import org.junit.Assume;
+import org.junit.Before;
+import org.junit.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * The machine-wide providers of the perf-events bundle as users run them (the distribution's
+ * launcher in a JVM of its own): profile-N against perf(1) on the same program, execname of busy
+ * processes, syscall with strings read in the kernel, errno, proc exec-success, sched on/off-cpu,
+ * and the SVG flame graph parsed frame by frame. Needs root (perf events and BPF for the whole
+ * machine) and perf (linux-perf) for the comparison. Every process a test starts is killed in
+ * {@code @After}.
+ */
+public class KernelEventsTest {
+
+    private final List<Process> started = new ArrayList<>();
+    private final List<Path> files = new ArrayList<>();
+
+    @Before
+    public void root() {
+        Assume.assumeTrue("needs root", "root".equals(System.getProperty("user.name")));
+    }
+
+    @After
+    public void cleanUp() throws IOException {
+        for (Process p : started) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        for (Path f : files) Files.deleteIfExists(f);
+    }
+
+    private static File root0() throws IOException {
+        return new File(System.getProperty("jdtrace.dist")).getCanonicalFile().getParentFile().getParentFile().getParentFile();
+    }
+
+    static String bin(String name) throws IOException {
+        return new File(root0(), "fixtures/target/bin/" + name).getPath();
+    }
+
+    private Path tmp(String suffix) throws IOException {
+        Path f = Files.createTempFile("kernel-itest", suffix);
+        files.add(f);
+        return f;
+    }
+
+    /** Runs dtrace to its end; its stdout (stderr appended to failure messages). */
+    private String[] dtrace(long timeoutSeconds, String... args) throws Exception {
+        Path out = tmp(".out"), err = tmp(".err");
+        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC",
+                "-jar", new File(System.getProperty("jdtrace.dist"), "jdtrace-launcher.jar").getPath()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        started.add(p);
+        assertTrue("dtrace ends: " + String.join(" ", args), p.waitFor(timeoutSeconds, TimeUnit.SECONDS));
+        return new String[] {Files.readString(out), Files.readString(err), Integer.toString(p.exitValue())};
+    }
+
+    private Process start(String... argv) throws IOException {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(p);
+        return p;
+    }
+
+    /** The share (percent) of each leaf function in "frame ... count" blocks of a printa of @[ustack()]. */
+    static Map<String, Double> leafShares(String out) {
+        Map<String, Long> n = new HashMap<>();
+        long total = 0;
+        String leaf = null;
+        for (String line : out.split("\n")) {
+            String t = line.strip();
+            if (t.isEmpty()) {
+                leaf = null;
+                continue;
+            }
+            if (t.matches("\\d+")) {
+                long c = Long.parseLong(t);
+                total += c;
+                if (leaf != null) n.merge(leaf, c, Long::sum);
+                leaf = null;
+            } else if (leaf == null) {
+                leaf = t.replaceAll("\\+0x[0-9a-f]+$", "").replaceAll("^.*`", "");
+            }
+        }
+        Map<String, Double> shares = new HashMap<>();
+        for (var e : n.entrySet()) shares.put(e.getKey(), 100.0 * e.getValue() / total);
+        return shares;
+    }
+
+    @Test
+    public void profileSharesOfTheHottestFunctionsAgreeWithPerf() throws Exception {
+        String burn = bin("ft_burn");
+        String[] r = dtrace(120, "-q", "-n", "profile-997 /pid == $target/ { @[ustack()] = count(); }", "-c", burn + " 3");
+        assertEquals(r[0] + r[1], "0", r[2]);
+        Map<String, Double> ours = leafShares(r[0]);
+
+        Path data = tmp(".perf");
+        Process rec = new ProcessBuilder("perf", "record", "-q", "-F", "997", "-g", "-o", data.toString(), burn, "3")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(rec);
+        assertTrue(rec.waitFor(60, TimeUnit.SECONDS));
+        Process rep = new ProcessBuilder("perf", "report", "-i", data.toString(), "--no-children", "--sort", "sym",
+                "--stdio", "-g", "none").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(rep);
+        String report = new String(rep.getInputStream().readAllBytes());
+        assertTrue(rep.waitFor(60, TimeUnit.SECONDS));
+        Map<String, Double> perf = new HashMap<>();
+        Matcher m = Pattern.compile("(?m)^\\s+([0-9.]+)%\\s+\\[[.k]\\]\\s+(\\S+)").matcher(report);
+        while (m.find()) perf.merge(m.group(2), Double.parseDouble(m.group(1)), Double::sum);
+
+        for (String f : List.of("hot_a", "hot_b", "hot_c")) {
+            double a = ours.getOrDefault(f, 0.0), b = perf.getOrDefault(f, 0.0);
+            assertTrue(f + ": jdtrace " + a + "% vs perf " + b + "%\n" + ours + "\n" + perf, Math.abs(a - b) <= 5.0);
+        }
+        assertTrue("hot_a is the hottest: " + ours, ours.getOrDefault("hot_a", 0.0) > 40);
+    }
+
+    @Test
+    public void profileNamesTheBusyProcessesOfTheMachine() throws Exception {
+        start(bin("ft_burn"), "60"); // killed in @After
+        String[] r = dtrace(120, "-q", "-n", "profile-99 { @[execname] = count(); } tick-3s { exit(0); }");
+        assertEquals(r[0] + r[1], "0", r[2]);
+        Matcher m = Pattern.compile("(?m)^\\s*ft_burn\\s+(\\d+)$").matcher(r[0]);
+        assertTrue("ft_burn sampled: " + r[0] + r[1], m.find() && Long.parseLong(m.group(1)) > 20);
+    }
+
+    @Test
+    public void stackAndKernelPcOfProfileSamples() throws Exception {
+        Path script = tmp(".sh");
+        Files.writeString(script, "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); : > /dev/null; done\n");
+        String[] r = dtrace(120, "-q", "-n",
+                "profile-997 /pid == $target && arg0 != 0/ { @k[stack()] = count(); } "
+                + "profile-997 /pid == $target && arg1 != 0/ { @u[uregs[R_PC] == arg1] = count(); }",
+                "-c", "/bin/sh " + script);
+        assertEquals(r[0] + r[1], "0", r[2]);
+        assertTrue("kernel frames through kallsyms: " + r[0], r[0].contains("vmlinux`"));
+        assertTrue("uregs[R_PC] is the user pc: " + r[0], r[0].matches("(?s).*\\n\\s+1\\s+\\d+\\n.*") && !r[0].matches("(?s).*\\n\\s+0\\s+\\d+\\n.*"));
+    }
+
+    @Test
+    public void syscallStringsAreReadInTheKernelForEveryShortLivedProcess() throws Exception {
+        Path script = tmp(".sh");
+        Files.writeString(script, "sleep 3; i=0; while [ $i -lt 200 ]; do cat /etc/hostname > /dev/null; i=$((i+1)); done\n");
+        String[] r = dtrace(180, "-q", "-n",
+                "syscall::openat:entry /execname == \"cat\" && copyinstr(arg1) == \"/etc/hostname\"/ { printf(\"%s %s\\n\", execname, copyinstr(arg1)); }",
+                "-c", "/bin/sh " + script);
+        assertEquals(r[0] + r[1], "0", r[2]);
+        long lines = r[0].lines().filter(l -> l.equals("cat /etc/hostname")).count();
+        assertEquals(r[0] + r[1], 200, lines);
+    }
+
+    @Test
+    public void syscallReturnGivesErrnoAndEveryProcessIsCounted() throws Exception {
+        String[] r = dtrace(120, "-q", "-n",
+                "syscall::openat:return /pid == $target && errno != 0/ { @e[errno] = count(); } "
+                + "syscall:::entry { @c[execname, probefunc] = count(); } END { printa(\"errno %d %@d\\n\", @e); printa(\"%s %s %@d\\n\", @c); }",
+                "-c", "/bin/cat /no/such/file");
+        assertTrue("ENOENT at return: " + r[0] + r[1], r[0].matches("(?s)(.*\\n)?errno 2 \\d+\n.*"));
+        assertTrue("cat's own calls: " + r[0], r[0].matches("(?s).*\\ncat openat \\d+\\n.*"));
+        assertTrue("a process dtrace does not control: " + r[0], r[0].matches("(?s).*\\njava \\S+ \\d+\\n.*"));
+    }
+
+    @Test
+    public void procExecSuccessNamesEachCommand() throws Exception {
+        Path script = tmp(".sh");
+        Files.writeString(script, "sleep 2; /bin/true; /bin/ls / > /dev/null; /bin/date > /dev/null\n");
+        String[] r = dtrace(120, "-q", "-n", "proc:::exec-success { printf(\"%s\\n\", execname); }", "-c", "/bin/sh " + script);
+        assertEquals(r[0] + r[1], "0", r[2]);
+        // the machine's other execs may come between: the three in order
+        assertTrue(r[0], r[0].matches("(?s)(.*\\n)?true\\n(.*\\n)?ls\\n(.*\\n)?date\\n.*"));
+    }
+
+    @Test
+    public void schedOffCpuToOnCpuQuantizes() throws Exception {
+        String[] r = dtrace(120, "-q", "-n",
+                "sched:::off-cpu { self->ts = timestamp; } sched:::on-cpu /self->ts/ { @[execname] = quantize(timestamp - self->ts); self->ts = 0; } tick-2s { exit(0); }");
+        assertEquals(r[0] + r[1], "0", r[2]);
+        assertTrue("a quantize: " + r[0], r[0].contains("------------- Distribution -------------"));
+    }
+
+    @Test
+    public void flameGraphSvgHoldsEveryFrameAtItsShare() throws Exception {
+        Path svg = tmp(".svg");
+        String[] r = dtrace(120, "-q", "-x", "folded", "-x", "flamegraph=" + svg, "-n",
+                "profile-997 /pid == $target/ { @[ustack()] = count(); }", "-c", bin("ft_burn") + " 2");
+        assertEquals(r[0] + r[1], "0", r[2]);
+        // folded lines: frames root first, ';'-separated, a count
+        Map<String, Long> folded = new HashMap<>();
+        long total = 0;
+        for (String l : r[0].split("\n")) {
+            if (l.isBlank()) continue;
+            assertTrue("folded: " + l, l.matches("\\S.* \\d+"));
+            long n = Long.parseLong(l.substring(l.lastIndexOf(' ') + 1));
+            total += n;
+            String leaf = l.substring(0, l.lastIndexOf(' '));
+            leaf = leaf.substring(leaf.lastIndexOf(';') + 1);
+            folded.merge(leaf, n, Long::sum);
+        }
+        var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(svg.toFile());
+        NodeList gs = doc.getElementsByTagName("g");
+        double allWidth = 0;
+        Map<String, double[]> frames = new HashMap<>();
+        for (int i = 0; i < gs.getLength(); i++) {
+            Element g = (Element) gs.item(i);
+            String title = g.getElementsByTagName("title").item(0).getTextContent();
+            Element rect = (Element) g.getElementsByTagName("rect").item(0);
+            Matcher m = Pattern.compile("(.*) \\((\\d+) samples, ([0-9.]+)%\\)").matcher(title);
+            assertTrue(title, m.matches());
+            double w = Double.parseDouble(rect.getAttribute("width"));
+            if (m.group(1).equals("all")) {
+                allWidth = w;
+                assertEquals(total, Long.parseLong(m.group(2)));
+            }
+            frames.put(m.group(1), new double[] {Long.parseLong(m.group(2)), w, Double.parseDouble(rect.getAttribute("x")),
+                    Double.parseDouble(rect.getAttribute("y"))});
+        }
+        assertTrue(allWidth > 0);
+        for (var e : folded.entrySet()) {
+            double[] f = frames.get(e.getKey());
+            if (f == null) continue; // a leaf also seen deeper in another path: its title sums them
+            assertTrue(e.getKey(), f[0] >= e.getValue());
+        }
+        double[] a = frames.get("ft_burn`hot_a"), main = frames.get("ft_burn`main");
+        assertTrue("hot_a and main are frames: " + frames.keySet(), a != null && main != null);
+        assertEquals("width is the share", a[0] / total * allWidth, a[1], 0.05);
+        assertTrue("hot_a sits on main", a[3] < main[3] && a[2] >= main[2] && a[2] + a[1] <= main[2] + main[1] + 0.01);
+    }
+}
