@@ -102,10 +102,12 @@ public class LauncherBundleTest {
         assertTrue(read(out), lines.stream().allMatch(l -> l.matches(" *\\d+ +fbt +" + APP.replace(".", "\\.") + " +\\S+ (entry|return)")));
         assertTrue(read(out), lines.stream().anyMatch(l -> l.endsWith(" " + APP + ".Calc.add entry")));
 
-        Path out2 = tmp();
-        Process core = dtrace(out2, err, "-l", "-m", "fbt:org.jdtrace.core");
-        assertTrue(core.waitFor(120, TimeUnit.SECONDS));
-        assertEquals("the framework and D runtime are never traced: " + read(out2), 1, core.exitValue());
+        for (String firingPath : List.of("org.jdtrace.core", "org.jdtrace.libdtrace")) {
+            Path out2 = tmp();
+            Process core = dtrace(out2, err, "-l", "-m", "fbt:" + firingPath);
+            assertTrue(core.waitFor(120, TimeUnit.SECONDS));
+            assertEquals("the framework and D runtime are never traced: " + read(out2), 1, core.exitValue());
+        }
     }
 
     @Test

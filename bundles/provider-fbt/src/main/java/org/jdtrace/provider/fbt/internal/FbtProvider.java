@@ -104,7 +104,7 @@ public final class FbtProvider implements Provider {
     static final int SIZE_CHECK = 16_000;
 
     /** Bundles whose code the firing path runs: never traced. */
-    static final Set<String> UNTRACEABLE = Set.of("org.jdtrace.core", "org.jdtrace.provider.fbt",
+    static final Set<String> UNTRACEABLE = Set.of("org.jdtrace.core", "org.jdtrace.libdtrace", "org.jdtrace.provider.fbt",
             "org.apache.felix.framework", "system.bundle", "slf4j.api", "slf4j.simple",
             "org.apache.aries.spifly.dynamic.bundle");
 
