@@ -23,7 +23,7 @@ measure() {
   local t0; t0=$(ticks "$pid")
   sleep "$SECS"
   local t1; t1=$(ticks "$pid")
-  kill -INT "$pid" 2>/dev/null || true
+  kill -TERM "$pid" 2>/dev/null || true  # not INT: a background job of a script ignores SIGINT
   wait "$pid" 2>/dev/null || true
   awk -v a="$t0" -v b="$t1" -v s="$SECS" -v t="$TCK" 'BEGIN {printf "%.2f", (b - a) / t / s * 100}'
 }

@@ -26,7 +26,7 @@ under() {
   for _ in $(seq 600); do grep -q "$2" "$out" && break; sleep 0.1; done
   grep -q "$2" "$out" || { echo "tracer did not start: $(cat "$out")" >&2; kill "$pid"; exit 1; }
   loop
-  kill -INT "$pid" 2>/dev/null || true
+  kill -TERM "$pid" 2>/dev/null || true  # not INT: a background job of a script ignores SIGINT
   wait "$pid" 2>/dev/null || true
 }
 

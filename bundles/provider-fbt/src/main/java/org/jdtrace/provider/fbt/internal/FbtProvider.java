@@ -253,6 +253,13 @@ public final class FbtProvider implements Provider {
 
     @Override
     public void provide(ProbeDescription desc) {
+        // a description that cannot name an fbt probe (another provider's, or a name other than
+        // entry and return: BEGIN, tick-1s) reads no class file; dtrace -n BEGIN read them all
+        if (!org.jdtrace.spi.Glob.matchesPart(desc.provider(), NAME)
+                || !org.jdtrace.spi.Glob.matchesPart(desc.name(), "entry")
+                        && !org.jdtrace.spi.Glob.matchesPart(desc.name(), "return")) {
+            return;
+        }
         synchronized (lock) {
             eager = true;
         }
