@@ -188,8 +188,11 @@ public class KernelEventsTest {
         Files.writeString(script, "sleep 2; /bin/true; /bin/ls / > /dev/null; /bin/date > /dev/null\n");
         String[] r = dtrace(120, "-q", "-n", "proc:::exec-success { printf(\"%s\\n\", execname); }", "-c", "/bin/sh " + script);
         assertEquals(r[0] + r[1], "0", r[2]);
-        // the machine's other execs may come between: the three in order
-        assertTrue(r[0], r[0].matches("(?s)(.*\\n)?true\\n(.*\\n)?ls\\n(.*\\n)?date\\n.*"));
+        // the machine's other execs may come between, and, as in DTrace, events of different
+        // CPUs' buffers need not print in the order they happened: each of the three, once
+        for (String cmd : List.of("true", "ls", "date")) {
+            assertEquals(r[0], 1, r[0].lines().filter(cmd::equals).count());
+        }
     }
 
     @Test
