@@ -17,6 +17,21 @@ public record ProbeDescription(String provider, String module, String function, 
         name = name == null ? "" : name;
     }
 
+    /**
+     * The decimal digits that end a provider name after a non-empty prefix ({@code pid123},
+     * {@code myapp123}: the process a per-process provider name stands for), or "" when it has
+     * none. One reading of that suffix for the framework and every per-process provider.
+     *
+     * @since 1.3
+     */
+    public static String processDigits(String provider) {
+        int d = provider.length();
+        while (d > 0 && Character.isDigit(provider.charAt(d - 1))) {
+            d--;
+        }
+        return d == 0 ? "" : provider.substring(d);
+    }
+
     /** Parses {@code p:m:f:n} with dtrace's right-to-left filling; more than four parts is an error. */
     public static ProbeDescription parse(String spec) {
         Objects.requireNonNull(spec);

@@ -118,11 +118,7 @@ public final class ProbePattern {
         if (kinds[PROVIDER] != EXACT) {
             return false;
         }
-        int d = p.length();
-        while (d > 0 && Character.isDigit(p.charAt(d - 1))) {
-            d--;
-        }
-        return d > 0 && d < p.length();
+        return !org.jdtrace.spi.ProbeDescription.processDigits(p).isEmpty();
     }
 
     @Override

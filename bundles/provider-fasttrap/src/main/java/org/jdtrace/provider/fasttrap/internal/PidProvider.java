@@ -501,10 +501,8 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      * not a positive int is D_PROC_BADPID.
      */
     private static int pidOf(String provider) {
-        int d = provider.length();
-        while (d > 0 && Character.isDigit(provider.charAt(d - 1))) d--;
-        if (d == provider.length()) return 0;
-        String digits = provider.substring(d);
+        String digits = ProbeDescription.processDigits(provider);
+        if (digits.isEmpty()) return 0;
         if (Glob.isGlob(provider) ? !Glob.match(provider, "pid" + digits) : !PID_PROVIDER.matcher(provider).matches()) {
             return 0;
         }

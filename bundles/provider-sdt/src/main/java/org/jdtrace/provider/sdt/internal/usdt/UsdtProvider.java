@@ -114,12 +114,11 @@ public final class UsdtProvider implements Provider, TargetListener {
     @Override
     public void provide(org.jdtrace.spi.ProbeDescription desc) {
         String p = desc.provider();
-        int d = p.length();
-        while (d > 0 && Character.isDigit(p.charAt(d - 1))) d--;
-        if (d == 0 || d == p.length() || p.substring(0, d).equals("pid")) return;
+        String digits = org.jdtrace.spi.ProbeDescription.processDigits(p);
+        if (digits.isEmpty() || p.equals("pid" + digits)) return;
         int pid;
         try {
-            pid = Integer.parseInt(p.substring(d));
+            pid = Integer.parseInt(digits);
         } catch (NumberFormatException e) {
             return;
         }
