@@ -54,10 +54,11 @@ trap cleanup EXIT
 "$DT" -V >/dev/null 2>&1
 
 # timed CMD...: runtest.sh's timeout (TERM, KILL 5 s later, status 124); with -k a dtrace that
-# times out leaves a thread dump of its JVM ($res.jstack) to tell where it hung
+# times out leaves a thread dump of its JVM ($res.jstack) to tell where it hung. CMD runs in a
+# session of its own, so that the signals reach what a test script started in the background too
 timed() {
   local to=$1; shift
-  "$@" & local p=$! n=0
+  setsid "$@" & local p=$! n=0
   while kill -0 "$p" 2>/dev/null && [[ $n -lt $((to * 10)) ]]; do sleep 0.1; n=$((n+1)); done
   if kill -0 "$p" 2>/dev/null; then
     local js; js=$(ls -d "${JAVA_HOME:-/nonexistent}/bin/jstack" /usr/lib/jvm/*/bin/jstack 2>/dev/null | tail -1)
@@ -65,11 +66,22 @@ timed() {
       local j=$p; grep -q jdtrace-launcher "/proc/$p/cmdline" 2>/dev/null || j=$(pgrep -f jdtrace-launcher.jar | head -1)
       [[ -n $j ]] && "$js" "$j" >"$res.jstack" 2>&1
     fi
-    kill -TERM "$p" 2>/dev/null; n=0
+    kill -TERM -- -"$p" 2>/dev/null; n=0
     while kill -0 "$p" 2>/dev/null && [[ $n -lt 50 ]]; do sleep 0.1; n=$((n+1)); done
-    kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; return 124
+    kill -KILL -- -"$p" 2>/dev/null; wait "$p" 2>/dev/null; return 124
   fi
   wait "$p"
+}
+
+# reap_triggers: no trigger outlives its test (one left spinning a CPU for 90 minutes once, from
+# a test script that started it in the background and was killed at its timeout)
+reap_triggers() {
+  local e p
+  for e in /proc/[0-9]*/exe; do
+    p=${e#/proc/}; p=${p%/exe}
+    [[ $(readlink "$e" 2>/dev/null) == "$ROOT/test/triggers/"* ]] && kill -KILL "$p" 2>/dev/null
+  done
+  return 0
 }
 
 # ---- triggers: the C ones with Build's per-trigger CFLAGS, the script ones as they are ----
@@ -141,6 +153,7 @@ run_one() {
         && timed "$to" bash "$src" "$DT" </dev/null >"$res.out" 2>"$res.err" ); rc=$?
   fi
   if [[ -n $tpid ]]; then kill -- -"$tpid" 2>/dev/null; kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null; fi
+  reap_triggers
 
   { cat "$res.out"; if [[ -s $res.err ]]; then echo "-- @@stderr --"; cat "$res.err"; fi; } >"$res.all"
   local rfile=$SUITE/$KIND/$base.$(uname -m).r; [[ -e $rfile ]] || rfile=$SUITE/$KIND/$base.r

@@ -149,6 +149,18 @@ final class Invocation {
     // ---- pass 2: options ----
 
     private void setOptions() throws Fatal {
+        // dtrace_setoptenv("DTRACE_OPT_"): DTRACE_OPT_<NAME>=value sets option name before the
+        // command line does; a name or value that does not take is passed over, as there
+        for (var e : System.getenv().entrySet()) {
+            if (!e.getKey().startsWith("DTRACE_OPT_")) continue;
+            String name = e.getKey().substring("DTRACE_OPT_".length()).toLowerCase(java.util.Locale.ROOT);
+            if (isPreprocessorOption(name)) continue;
+            try {
+                consumer.setOption(name, e.getValue());
+            } catch (DTraceException ignored) {
+                // dtrace_setoptenv ignores what dtrace_setopt refuses
+            }
+        }
         for (CommandLine.Option o : cl.options) {
             switch (o.letter()) {
                 case 'b' -> setOption("bufsize", o.arg(), "-b " + o.arg());
@@ -266,9 +278,9 @@ final class Invocation {
             return null;
         }
         source = blankInterpreterLine(source);
-        if (cl.has('C')) {
+        if (cl.has('C') || consumer.getOption("cpp") != null) {
             try {
-                source = Preprocessor.run(source, path, cl, err);
+                source = Preprocessor.run(source, path, cl, consumer.getOption("stdc"), consumer.getOption("cppargs"), err);
             } catch (Preprocessor.Failure f) {
                 fail("failed to compile script " + s.arg() + ": " + f.getMessage());
             }

@@ -1,12 +1,15 @@
 /*
  * -C: runs the C preprocessor over a script, as dtrace does (dtrace forks cpp(1) too).
  *
- * The script is fed on stdin with its own directory first on the include path (so #include "x.d"
- * finds its neighbours, as cpp does for a named file). cpp's line markers are then folded back:
- * when a marker says the main file goes on at line N, blank lines are added until the output is
- * at line N, so that the compiler's line numbers are the script's own for everything before the
- * first #include and stay close after it. -D, -U, -I and -H are passed through; __SUNW_D and
- * __SUNW_D_VERSION are defined as dtrace defines them.
+ * The script is fed on stdin, named /dev/stdin as dtrace names it (cpp's messages say
+ * "/dev/stdin:17: error: ..."), with its own directory first on the include path (so #include
+ * "x.d" finds its neighbours, as cpp does for a named file). cpp's line markers are then folded
+ * back: when a marker says the main file goes on at line N, blank lines are added until the
+ * output is at line N, so that the compiler's line numbers are the script's own for everything
+ * before the first #include and stay close after it. -D, -U, -I and -H are passed through, and
+ * -xcppargs word by word; __SUNW_D and __SUNW_D_VERSION are defined as dtrace defines them; the
+ * stdc mode picks the dialect as dt_preproc does (s: -traditional-cpp, where __STDC__ is not
+ * defined; a, c, t: -std=c99).
  */
 package org.jdtrace.libdtrace.cmd;
 
@@ -24,7 +27,7 @@ import java.util.regex.Pattern;
 final class Preprocessor {
 
     private static final Pattern MARKER = Pattern.compile("^# (\\d+) \"((?:[^\"\\\\]|\\\\.)*)\"(?: \\d+)*$");
-    private static final String MAIN = "<stdin>";
+    private static final String MAIN = "/dev/stdin";
 
     /** Thrown when cpp fails; its own messages are already on stderr. */
     static final class Failure extends Exception {
@@ -35,14 +38,24 @@ final class Preprocessor {
 
     private Preprocessor() {}
 
-    static String run(String source, Path script, CommandLine cl, PrintStream err)
+    /**
+     * @param stdc    the stdc option (a, c, s, t), or null for dtrace's default (a)
+     * @param cppargs the cppargs option: more arguments for cpp, split at white space; or null
+     */
+    static String run(String source, Path script, CommandLine cl, String stdc, String cppargs, PrintStream err)
             throws Failure {
         Path cpp = findCpp();
         if (cpp == null) {
             throw new Failure("cpp(1) is not installed; -C needs it");
         }
         List<String> cmd = new ArrayList<>(List.of(cpp.toString(), "-D__SUNW_D=1",
-                "-D__SUNW_D_VERSION=0x01060004", "-D__SUNW_D_64"));
+                String.format("-D__SUNW_D_VERSION=0x%08x", org.jdtrace.libdtrace.rt.Options.D_VERSION), "-D__SUNW_D_64",
+                "s".equals(stdc) ? "-traditional-cpp" : "-std=c99"));
+        if (cppargs != null) {
+            for (String a : cppargs.trim().split("\\s+")) {
+                if (!a.isEmpty()) cmd.add(a);
+            }
+        }
         Path dir = script == null ? null : script.toAbsolutePath().getParent();
         if (dir != null) {
             cmd.add("-I" + dir);
@@ -65,7 +78,7 @@ final class Preprocessor {
                 default -> { }
             }
         }
-        cmd.add("-");
+        cmd.add("/dev/stdin");
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(err == System.err ? ProcessBuilder.Redirect.INHERIT : ProcessBuilder.Redirect.PIPE);
         String output;

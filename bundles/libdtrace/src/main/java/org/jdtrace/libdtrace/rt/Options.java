@@ -52,7 +52,7 @@ public final class Options {
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
                 "encoding", "version", "libdir", "syslibdir", "ldpath", "modpath", "cpppath",
-                "cpphdrs", "amin", "stdc", "flamegraph"}) {
+                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph"}) {
             KNOWN.put(s, Kind.STRING);
         }
     }
@@ -97,8 +97,16 @@ public final class Options {
             case NUMBER -> name.equals("cpu") ? parseNumber(value) : nonNegative(parseNumber(value));
             case STRING -> value == null ? UNSET : 0;
         };
-        if (v == BAD || (name.equals("strsize") && v < 2)) {
+        if (v == BAD || (name.equals("strsize") && v < 2) || !validValue(name, value, v)) {
             throw new DTraceException("Invalid value for specified option", "D_PRAGMA_OPTSET", -1);
+        }
+        if (name.equals("iregs") && v < DIF_REGISTERS) {
+            throw new DTraceException("Insufficient registers to generate code", "D_PRAGMA_OPTSET", -1);
+        }
+        if (name.equals("version")) {
+            int n = versionNumber(value);
+            if (n < 0) throw new DTraceException("Version is not properly formatted or is too large", "D_PRAGMA_OPTSET", -1);
+            if (!VERSIONS.contains(n)) throw new DTraceException("Requested version is not supported by compiler", "D_PRAGMA_OPTSET", -1);
         }
         values.put(name, v);
         if (value != null) raw.put(name, value);
@@ -117,6 +125,45 @@ public final class Options {
     }
 
     private static final long BAD = Long.MIN_VALUE + 1;
+
+    /** DIF's integer registers (DIF_DIR_NREGS): iregs may not promise more. */
+    private static final int DIF_REGISTERS = 8;
+
+    /**
+     * The D versions this compiler accepts for -xversion (libdtrace's _dtrace_versions): every one
+     * up to the language it implements, 1.13 (dtrace -V), as DT_VERSION_NUMBER values.
+     */
+    private static final java.util.Set<Integer> VERSIONS = java.util.Set.of(
+            version(1, 0, 0), version(1, 1, 0), version(1, 2, 0), version(1, 2, 1), version(1, 2, 2),
+            version(1, 3, 0), version(1, 4, 0), version(1, 4, 1), version(1, 5, 0), version(1, 6, 0),
+            version(1, 6, 1), version(1, 6, 2), version(1, 6, 3), version(1, 7, 0), version(1, 7, 1),
+            version(1, 8, 0), version(1, 8, 1), version(1, 9, 0), version(1, 9, 1), version(1, 10, 0),
+            version(1, 11, 0), version(1, 12, 0), version(1, 12, 1), version(1, 13, 0));
+
+    /** The D version this compiler implements, as cpp's __SUNW_D_VERSION gives it. */
+    public static final int D_VERSION = version(1, 13, 0);
+
+    private static int version(int major, int minor, int micro) {
+        return (major & 0xff) << 24 | (minor & 0xfff) << 12 | (micro & 0xfff);
+    }
+
+    /** dt_version_str2num: {@code M.m[.u]}, or -1 when malformed or out of range. */
+    static int versionNumber(String s) {
+        if (s == null || !s.matches("\\d{1,9}\\.\\d{1,9}(\\.\\d{1,9})?")) return -1;
+        String[] p = s.split("\\.");
+        int major = Integer.parseInt(p[0]), minor = Integer.parseInt(p[1]), micro = p.length > 2 ? Integer.parseInt(p[2]) : 0;
+        if (major > 0xff || minor > 0xfff || micro > 0xfff) return -1;
+        return version(major, minor, micro);
+    }
+
+    /** Values with a fixed vocabulary (dt_opt_stdc; iregs at least 1). */
+    private static boolean validValue(String name, String value, long v) {
+        return switch (name) {
+            case "stdc" -> value != null && (value.equals("a") || value.equals("c") || value.equals("s") || value.equals("t"));
+            case "iregs" -> v > 0 && v <= DIF_REGISTERS;
+            default -> true;
+        };
+    }
 
     static long parseBool(String value) {
         if (value == null) return 0;

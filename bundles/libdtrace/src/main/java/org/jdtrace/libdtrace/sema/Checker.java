@@ -74,7 +74,13 @@ final class Checker {
             }
         }
         if (!any && script.pragmas().isEmpty()) {
-            throw new DTraceException("empty D program translation unit", "D_EMPTY", 1);
+            // at end-of-input, as dtrace's parser meets it; the front end puts the line in
+            throw new DTraceException("empty D program translation unit", "D_EMPTY", -1);
+        }
+        for (var e : unboundAttributes.entrySet()) {
+            if (!declared(e.getKey())) {
+                throw new DTraceException("unused #pragma attributes", "D_PRAGMA_UNUSED", e.getValue());
+            }
         }
         return new CheckedProgram(script, script.clauses(), options, List.copyOf(globals.values()),
                 List.copyOf(tls.values()), List.copyOf(locals.values()), List.copyOf(aggs.values()), formats);
@@ -82,10 +88,48 @@ final class Checker {
 
     // ---- control lines and declarations -------------------------------------------------------
 
+    /** #pragma D attributes naming an identifier not declared yet: its line (dt_idpragma). */
+    private final Map<String, Integer> unboundAttributes = new LinkedHashMap<>();
+
+    private boolean declared(String name) {
+        return globals.containsKey(name) || tls.containsKey(name) || aggs.containsKey(name)
+                || constants.containsKey(name);
+    }
+
+    private static final List<String> STABILITIES = List.of("internal", "private", "obsolete", "external",
+            "unstable", "evolving", "stable", "standard");
+    private static final List<String> CLASSES = List.of("unknown", "cpu", "platform", "group", "isa", "common");
+
+    /** dtrace_str2attr: {@code name[/name[/class]]}, case-insensitive. */
+    private static boolean attributes(String a) {
+        String[] parts = a.split("/", -1);
+        if (parts.length > 3) return false;
+        for (int i = 0; i < parts.length; i++) {
+            String x = parts[i].toLowerCase(java.util.Locale.ROOT);
+            if (!(i < 2 ? STABILITIES : CLASSES).contains(x)) return false;
+        }
+        return true;
+    }
+
+    private static String unquoted(String word) {
+        return word.length() >= 2 && word.startsWith("\"") && word.endsWith("\"")
+                ? word.substring(1, word.length() - 1) : word;
+    }
+
     private void pragma(Pragma p) throws DTraceException {
         List<String> w = p.words();
-        if (w.isEmpty() || !w.get(0).equals("pragma") || w.size() < 2 || !w.get(1).equals("D")) {
-            return; // #line, #ident, #pragma ident, non-D pragmas: ignored as dtrace does
+        if (w.isEmpty()) return;
+        String directive = w.get(0);
+        if (!directive.equals("pragma")) {
+            // dt_pragma: #line and cpp's "# N file" markers, #ident; anything else (#if, #define
+            // in a program not run through cpp) is an error
+            if (directive.equals("line") || directive.equals("ident") || directive.chars().allMatch(Character::isDigit)) {
+                return;
+            }
+            throw new DTraceException("invalid control directive: #" + directive, "D_PRAGCTL_INVAL", p.line());
+        }
+        if (w.size() < 2 || !w.get(1).equals("D")) {
+            return; // #pragma ident, non-D pragmas: ignored as dtrace does
         }
         if (w.size() < 3) {
             throw new DTraceException("malformed #pragma D", "D_PRAGMA_MALFORM", p.line());
@@ -99,7 +143,40 @@ final class Checker {
                 String[] nv = p.option();
                 options.put(nv[0], nv[1]);
             }
-            case "attributes", "binding", "depends_on", "ident", "line", "error", "pragma" -> { }
+            case "error" -> {
+                // dt_pragma_error: each token and a space; a string token is its text
+                String rest = String.join(" ", w.subList(3, w.size()));
+                throw new DTraceException("#error: " + (rest.isEmpty() ? "" : unquoted(rest) + " "), "D_PRAGERR",
+                        p.line());
+            }
+            case "depends_on" -> {
+                if (w.size() != 5) {
+                    throw new DTraceException("malformed #pragma depends_on <class> <name>", "D_PRAGMA_MALFORM", p.line());
+                }
+                switch (w.get(3)) {
+                    // only a library (-L, a .d file of definitions) may depend on another one
+                    case "library" -> throw new DTraceException("main program may not explicitly depend on a library",
+                            "D_PRAGMA_DEPEND", p.line());
+                    case "provider", "module" -> { }
+                    default -> throw new DTraceException("invalid class " + w.get(3)
+                            + " specified by #pragma depends_on", "D_PRAGMA_INVAL", p.line());
+                }
+            }
+            case "attributes" -> {
+                if (w.size() != 5) {
+                    throw new DTraceException("malformed #pragma attributes <attributes> <ident>", "D_PRAGMA_MALFORM",
+                            p.line());
+                }
+                if (!attributes(w.get(3))) {
+                    throw new DTraceException("invalid attributes specified by #pragma attributes", "D_PRAGMA_INVAL",
+                            p.line());
+                }
+                String ident = w.get(4);
+                // provider attributes (name:...) are the provider's business; an identifier must be
+                // declared by the end of the program
+                if (ident.indexOf(':') < 0 && !declared(ident)) unboundAttributes.putIfAbsent(ident, p.line());
+            }
+            case "binding", "ident", "line", "pragma" -> { }
             default -> throw new DTraceException("invalid control directive: #pragma D " + w.get(2),
                     "D_PRAGMA_INVAL", p.line());
         }

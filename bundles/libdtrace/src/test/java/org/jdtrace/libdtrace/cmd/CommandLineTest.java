@@ -2,6 +2,7 @@ package org.jdtrace.libdtrace.cmd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.jdtrace.consumer.Consumer;
@@ -46,9 +47,23 @@ class CommandLineTest {
         assertEquals("BEGIN\n", Invocation.blankInterpreterLine("BEGIN\n"));
     }
 
+    /** cpp itself (gcc's, as dtrace runs it): stdc picks the dialect, messages name /dev/stdin. */
+    @Test
+    void preprocessorDialectAndMessagesAreDtraces() throws Exception {
+        CommandLine cl = CommandLine.parse(List.of("-C", "-DVALUE=5", "-n", "BEGIN"));
+        String src = "#ifdef __STDC__\nstdc VALUE\n#else\ntraditional VALUE\n#endif\n";
+        var err = new java.io.ByteArrayOutputStream();
+        var ps = new java.io.PrintStream(err, true);
+        assertEquals("\nstdc 5\n", Preprocessor.run(src, null, cl, null, null, ps).replaceAll("\n+", "\n"));
+        assertEquals("\ntraditional 5\n", Preprocessor.run(src, null, cl, "s", null, ps).replaceAll("\n+", "\n"));
+        assertEquals("x 7\n", Preprocessor.run("x Y\n", null, cl, null, "-DY=7 -UZ", ps).replaceAll("\n+", "\n"));
+        assertThrows(Preprocessor.Failure.class, () -> Preprocessor.run("\n#if\n", null, cl, null, null, ps));
+        assertTrue(err.toString().startsWith("/dev/stdin:2:"), err.toString());
+    }
+
     @Test
     void lineMarkersAreFolded() {
-        String cpp = "# 1 \"<stdin>\"\n# 1 \"<built-in>\"\n# 1 \"<stdin>\"\n\n\n# 5 \"<stdin>\"\nBEGIN\n";
+        String cpp = "# 1 \"/dev/stdin\"\n# 1 \"<built-in>\"\n# 1 \"/dev/stdin\"\n\n\n# 5 \"/dev/stdin\"\nBEGIN\n";
         assertEquals("\n\n\n\nBEGIN\n", Preprocessor.foldLineMarkers(cpp));
     }
 

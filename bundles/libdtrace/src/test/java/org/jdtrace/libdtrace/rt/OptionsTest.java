@@ -25,6 +25,29 @@ class OptionsTest {
     }
 
     @Test
+    void versionStdcAndIregsTakeOnlyWhatLibdtraceTakes() throws DTraceException {
+        o.set("version", "1.6.3");
+        o.set("version", "1.13");
+        assertEquals("Requested version is not supported by compiler",
+                assertThrows(DTraceException.class, () -> o.set("version", "99.1")).getMessage());
+        assertEquals("Requested version is not supported by compiler",
+                assertThrows(DTraceException.class, () -> o.set("version", "1.6.9")).getMessage());
+        assertEquals("Version is not properly formatted or is too large",
+                assertThrows(DTraceException.class, () -> o.set("version", "1.x")).getMessage());
+        assertEquals("Version is not properly formatted or is too large",
+                assertThrows(DTraceException.class, () -> o.set("version", "1.4096")).getMessage());
+        for (String m : new String[] {"a", "c", "s", "t"}) o.set("stdc", m);
+        assertEquals("Invalid value for specified option",
+                assertThrows(DTraceException.class, () -> o.set("stdc", "X")).getMessage());
+        o.set("iregs", "8");
+        assertEquals("Invalid value for specified option",
+                assertThrows(DTraceException.class, () -> o.set("iregs", "9")).getMessage());
+        assertEquals("Insufficient registers to generate code",
+                assertThrows(DTraceException.class, () -> o.set("iregs", "4")).getMessage());
+        assertEquals(0x0100d000, Options.D_VERSION, "1.13 as DT_VERSION_NUMBER encodes it");
+    }
+
+    @Test
     void sizesTakeSuffixes() throws DTraceException {
         o.set("bufsize", "4m");
         assertEquals(4L << 20, o.get("bufsize"));

@@ -95,12 +95,36 @@ class DFrontEndTest {
         "BEGIN { x = \"s\"; x++; } | D_OP_SCALAR | operator ++ requires operand of scalar type",
         "/* nothing */ | D_EMPTY | empty D program translation unit",
         "#pragma D option a b~BEGIN {} | D_PRAGMA_MALFORM | superfluous arguments specified for #pragma option",
+        "#if 0~#endif~BEGIN {} | D_PRAGCTL_INVAL | invalid control directive: #if",
+        "#define X 1~BEGIN {} | D_PRAGCTL_INVAL | invalid control directive: #define",
+        "#pragma D error \"stop here\"~BEGIN {} | D_PRAGERR | '#error: stop here '",
+        "#pragma D depends_on library net.d~BEGIN {} | D_PRAGMA_DEPEND | main program may not explicitly depend on a library",
+        "#pragma D depends_on thing x~BEGIN {} | D_PRAGMA_INVAL | invalid class thing specified by #pragma depends_on",
+        "#pragma D attributes Sturdy/Stable foo~BEGIN {} | D_PRAGMA_INVAL | invalid attributes specified by #pragma attributes",
+        "#pragma D attributes Stable~BEGIN {} | D_PRAGMA_MALFORM | malformed #pragma attributes <attributes> <ident>",
+        "#pragma D attributes Stable/Stable/Common nothere~BEGIN {} | D_PRAGMA_UNUSED | unused #pragma attributes",
     })
     void errorsUseDtraceTagsAndWording(String src, String tag, String message) {
         // in the table, '~' stands for a newline and '^' for a tab
         DTraceException e = assertThrows(DTraceException.class, () -> check(src.replace('~', '\n')));
         assertEquals(tag, e.tag());
         assertEquals(message.replace('~', '\n').replace('^', '\t'), e.getMessage());
+    }
+
+    @Test
+    void pragmasThatTakeEffect() throws DTraceException {
+        // attributes of an identifier declared before or after the pragma; of a provider; cpp's markers and #line
+        check("int x;\n#pragma D attributes Evolving/Evolving/Common x\nBEGIN { x = 1; }");
+        check("#pragma D attributes Stable/Stable/ISA y\nint y;\nBEGIN { y = 1; }");
+        check("#pragma D attributes Stable/Stable/Common myprov:::\nBEGIN {}");
+        check("# 1 \"/dev/stdin\"\n#line 4\n#ident \"x\"\n#pragma D depends_on provider syscall\nBEGIN {}");
+    }
+
+    @Test
+    void anEmptyProgramIsReportedAtEndOfInput() {
+        DTraceException e = assertThrows(DTraceException.class, () -> check("/* a comment */\n\n\n"));
+        assertEquals("D_EMPTY", e.tag());
+        assertEquals(4, e.line());
     }
 
     @Test
