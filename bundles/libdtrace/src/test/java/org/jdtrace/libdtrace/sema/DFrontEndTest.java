@@ -117,6 +117,7 @@ class DFrontEndTest {
         check("int x;\n#pragma D attributes Evolving/Evolving/Common x\nBEGIN { x = 1; }");
         check("#pragma D attributes Stable/Stable/ISA y\nint y;\nBEGIN { y = 1; }");
         check("#pragma D attributes Stable/Stable/Common myprov:::\nBEGIN {}");
+        check("#pragma D attributes Evolving/Evolving/Common provider myapp provider\nBEGIN {}");
         check("# 1 \"/dev/stdin\"\n#line 4\n#ident \"x\"\n#pragma D depends_on provider syscall\nBEGIN {}");
     }
 
