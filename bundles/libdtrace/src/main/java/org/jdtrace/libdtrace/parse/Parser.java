@@ -181,6 +181,10 @@ public final class Parser {
                 default -> throw syntaxError();
             }
         }
+        if (items.isEmpty()) {
+            // at end-of-input, where dtrace's parser meets it
+            throw new DTraceException("empty D program translation unit", "D_EMPTY", tok.line());
+        }
         return new Script(sourceName, items);
     }
 

@@ -59,23 +59,13 @@ final class Checker {
     }
 
     CheckedProgram check() throws DTraceException {
-        boolean any = false;
+        // an empty program (no item at all) is the parser's D_EMPTY
         for (TopLevel t : script.items()) {
             switch (t) {
                 case Pragma p -> pragma(p);
-                case Decl d -> {
-                    declaration(d);
-                    any = true;
-                }
-                case Clause c -> {
-                    clause(c);
-                    any = true;
-                }
+                case Decl d -> declaration(d);
+                case Clause c -> clause(c);
             }
-        }
-        if (!any && script.pragmas().isEmpty()) {
-            // at end-of-input, as dtrace's parser meets it; the front end puts the line in
-            throw new DTraceException("empty D program translation unit", "D_EMPTY", -1);
         }
         for (var e : unboundAttributes.entrySet()) {
             if (!declared(e.getKey())) {

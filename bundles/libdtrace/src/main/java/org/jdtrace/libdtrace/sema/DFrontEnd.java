@@ -52,12 +52,6 @@ public final class DFrontEnd {
     public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile,
             java.util.Map<String, Integer> registers) throws DTraceException {
         Script script = Parser.parse(source, sourceName, macros, fromFile);
-        try {
-            return new Checker(script, registers).check();
-        } catch (DTraceException e) {
-            if (e.line() != -1 || !"D_EMPTY".equals(e.tag())) throw e;
-            // reported at end-of-input, the line after the last newline, as dtrace's parser does
-            throw new DTraceException(e.getMessage(), e.tag(), (int) source.chars().filter(c -> c == '\n').count() + 1);
-        }
+        return new Checker(script, registers).check();
     }
 }
