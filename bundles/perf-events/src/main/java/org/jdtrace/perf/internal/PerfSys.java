@@ -65,28 +65,38 @@ public final class PerfSys {
 
     private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
 
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final SymbolLookup LIBC = LINKER.defaultLookup();
-    private static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+    // The downcall handles are made on first use (a holder class): making one spins classes and
+    // costs milliseconds, and start-up (a bundle start that only registers providers) needs none.
+    private static final class Libc {
+        static final Linker LINKER = Linker.nativeLinker();
+        static final SymbolLookup LIBC = LINKER.defaultLookup();
+        static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+
+        static final MethodHandle SYSCALL5 = call("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1));
+        static final MethodHandle SYSCALL3 = call("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT),
+                Linker.Option.firstVariadicArg(1));
+        static final MethodHandle IOCTL = call("ioctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
+        static final MethodHandle MMAP = call("mmap",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
+        static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+        private static MethodHandle call(String name, FunctionDescriptor fd, Linker.Option... more) {
+            Linker.Option[] opts = new Linker.Option[more.length + 1];
+            opts[0] = ERRNO;
+            System.arraycopy(more, 0, opts, 1, more.length);
+            return LINKER.downcallHandle(LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name)), fd, opts);
+        }
+    }
+
     private static final MemoryLayout STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO_VH = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-
-    private static final MethodHandle SYSCALL5 = call("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
-            Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle SYSCALL3 = call("syscall",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT),
-            Linker.Option.firstVariadicArg(1));
-    private static final MethodHandle IOCTL = call("ioctl",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
-    private static final MethodHandle MMAP = call("mmap",
-            FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-    private static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
-            FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    private static final MethodHandle GETEUID = LINKER.downcallHandle(LIBC.find("geteuid").orElseThrow(),
-            FunctionDescriptor.of(JAVA_INT));
 
     private final long nrPerfEventOpen, nrBpf;
 
@@ -115,7 +125,7 @@ public final class PerfSys {
             attr.set(JAVA_INT, 48, a.wakeupEvents());
             attr.set(JAVA_LONG, 80, a.regsUser());
             MemorySegment st = arena.allocate(STATE);
-            long fd = (long) SYSCALL5.invokeExact(st, nrPerfEventOpen, attr, pid, cpu, -1, 8L /* FD_CLOEXEC */);
+            long fd = (long) Libc.SYSCALL5.invokeExact(st, nrPerfEventOpen, attr, pid, cpu, -1, 8L /* FD_CLOEXEC */);
             if (fd < 0) throw failure("perf_event_open", st);
             return (int) fd;
         } catch (PerfException e) {
@@ -128,7 +138,7 @@ public final class PerfSys {
     public void ioctl(int fd, long request, long arg) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int r = (int) IOCTL.invokeExact(st, fd, request, arg);
+            int r = (int) Libc.IOCTL.invokeExact(st, fd, request, arg);
             if (r < 0) throw failure("ioctl", st);
         } catch (PerfException e) {
             throw e;
@@ -141,7 +151,7 @@ public final class PerfSys {
     public MemorySegment mmap(int fd, long size) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            MemorySegment p = (MemorySegment) MMAP.invokeExact(st, MemorySegment.NULL, size,
+            MemorySegment p = (MemorySegment) Libc.MMAP.invokeExact(st, MemorySegment.NULL, size,
                     PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
             if (p.address() == -1L) throw failure("mmap", st);
             return p.reinterpret(size);
@@ -155,7 +165,7 @@ public final class PerfSys {
     public void munmap(MemorySegment m) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int r = (int) MUNMAP.invokeExact(st, m, m.byteSize());
+            int r = (int) Libc.MUNMAP.invokeExact(st, m, m.byteSize());
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
@@ -165,7 +175,7 @@ public final class PerfSys {
         if (fd < 0) return;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int r = (int) CLOSE.invokeExact(st, fd);
+            int r = (int) Libc.CLOSE.invokeExact(st, fd);
         } catch (Throwable t) {
             throw new IllegalStateException(t);
         }
@@ -175,7 +185,7 @@ public final class PerfSys {
     public int bpf(int cmd, MemorySegment attr, String what) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            long r = (long) SYSCALL3.invokeExact(st, nrBpf, cmd, attr, (int) attr.byteSize());
+            long r = (long) Libc.SYSCALL3.invokeExact(st, nrBpf, cmd, attr, (int) attr.byteSize());
             if (r < 0) throw failure(what, st);
             return (int) r;
         } catch (PerfException e) {
@@ -253,17 +263,21 @@ public final class PerfSys {
         }
     }
 
+    /** Effective uid 0, from /proc/self/status ("Uid: real effective saved fs"): no downcall. */
     public static boolean root() {
         try {
-            return (int) GETEUID.invokeExact() == 0;
-        } catch (Throwable t) {
-            return false;
+            for (String line : ProcFiles.read(java.nio.file.Path.of("/proc/self/status")).split("\n")) {
+                if (line.startsWith("Uid:")) return line.substring(4).trim().split("\\s+")[1].equals("0");
+            }
+        } catch (Exception e) {
+            // not Linux's /proc: not root as far as we can tell
         }
+        return false;
     }
 
     public static String strerror(int errno) {
         try {
-            MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Libc.STRERROR.invokeExact(errno);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             return "errno " + errno;
@@ -273,12 +287,5 @@ public final class PerfSys {
     private static PerfException failure(String call, MemorySegment st) {
         int errno = (int) ERRNO_VH.get(st, 0L);
         return new PerfException(call + " failed: " + strerror(errno), errno);
-    }
-
-    private static MethodHandle call(String name, FunctionDescriptor fd, Linker.Option... more) {
-        Linker.Option[] opts = new Linker.Option[more.length + 1];
-        opts[0] = ERRNO;
-        System.arraycopy(more, 0, opts, 1, more.length);
-        return LINKER.downcallHandle(LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name)), fd, opts);
     }
 }
