@@ -181,6 +181,53 @@ class FbtProviderTest {
                         }));
     }
 
+    @Test
+    void argsTypedFromMethodDescriptors() throws Exception {
+        Object f = fixture().getConstructor(int.class).newInstance(5);
+        String out = trace("""
+                fbt:fbt.fixture:*Fixture.greet:entry {
+                    printf("greet [%s] [%s] %d %d\\n", args[0], stringof(args[0]), args[1], sizeof (args[1]));
+                    @[args[0]] = count();
+                }
+                fbt:fbt.fixture:*Fixture.greet:return { printf("greet returns [%s]\\n", args[1]); }
+                fbt:fbt.fixture:*Fixture.add:entry { printf("add %s %d %d\\n", stringof(args[0]), args[1], sizeof (args[1])); }
+                fbt:fbt.fixture:*Fixture.prims:entry {
+                    printf("prims %d %d %d %d %d %d\\n", args[0], args[1], args[2], args[3], args[4], args[5]);
+                    printf("sizes %d %d %d %d %d %d\\n", sizeof (args[0]), sizeof (args[1]), sizeof (args[2]),
+                        sizeof (args[3]), sizeof (args[4]), sizeof (args[5]));
+                }
+                END { printa("key [%s] %@d\\n", @); }
+                """, () -> {
+            call("greet", new Class<?>[] {String.class, long.class, double.class}, null, "bob", 7L, 2.5);
+            call("greet", new Class<?>[] {String.class, long.class, double.class}, null, "bob", 8L, 2.5);
+            call("add", new Class<?>[] {int.class}, f, -3);
+            call("prims", new Class<?>[] {byte.class, char.class, short.class, int.class, long.class, boolean.class},
+                    null, (byte) -1, (char) 0xffff, (short) -2, -3, -4L, true);
+        });
+        assertTrue(out.contains("greet [bob] [bob] 7 8\n"), out);
+        assertTrue(out.contains("greet [bob] [bob] 8 8\n"), out);
+        assertTrue(out.contains("greet returns [hi bob]\n"), out);
+        String self = FIXTURE + "@" + Integer.toHexString(System.identityHashCode(f));
+        assertTrue(out.contains("add " + self + " -3 4\n"), out);
+        assertTrue(out.contains("prims -1 65535 -2 -3 -4 1\n"), out);
+        assertTrue(out.contains("sizes 1 2 2 4 8 1\n"), out);
+        assertTrue(out.contains("key [bob] 2\n"), out);
+    }
+
+    @Test
+    void argsOfProbesWithDifferentTypesAreRefused() throws Exception {
+        // greet's args[0] is a string, add's the Fixture (this): DTrace's answer to a description
+        // set whose probes' signatures differ
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> open("fbt:fbt.fixture:*Fixture.greet:entry, fbt:fbt.fixture:*Fixture.add:entry { trace(args[0]); }"));
+        assertEquals("D_ARGS_MULTI", e.tag());
+        assertTrue(e.getMessage().startsWith("args[ ] may not be referenced because probe description"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("matches an unstable set of probes"), e.getMessage());
+        // argN needs no types; a probe with no args[1] (check(int)) beside others differs too
+        open("fbt:fbt.fixture:*Fixture.greet:entry, fbt:fbt.fixture:*Fixture.add:entry { trace(arg0); }");
+        assertThrows(DTraceException.class, () -> open("fbt:fbt.fixture::entry { trace(args[1]); }"));
+    }
+
     private Consumer open(String program, String... options) throws Exception {
         Consumer c = new DTraceService(framework, new DSessionFactoryImpl()).open();
         consumers.add(c);
@@ -277,7 +324,7 @@ class FbtProviderTest {
         }
         // the overloads of over are one function; no <clinit>
         assertEquals(2, names.stream().filter(n -> n.startsWith(FIXTURE + ".over:")).count());
-        assertEquals(16, names.size(), names.toString()); // and Huge.big, Odd.pick
+        assertEquals(18, names.size(), names.toString()); // and Huge.big, Odd.pick
         assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:nosuch.Class.m:")).isEmpty());
     }
 
