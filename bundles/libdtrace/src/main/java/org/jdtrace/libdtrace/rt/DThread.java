@@ -16,9 +16,13 @@ public final class DThread {
     private final DState state;
     final PrincipalBuffer buffer = new PrincipalBuffer();
     volatile AggCell[] keyless = new AggCell[0];
-    @SuppressWarnings("unchecked")
     /** Per keyed aggregation: its cells by key, the Tuple, or for a one-key aggregation the key itself. */
+    @SuppressWarnings("unchecked")
     volatile ConcurrentHashMap<Object, AggCell>[] keyed = new ConcurrentHashMap[0];
+
+    /** Per one-key aggregation: the key object of this thread's last firing and its cell (this thread only). */
+    private Object[] lastKey = new Object[0];
+    private AggCell[] lastCell = new AggCell[0];
 
     private Datum[] scratch = new Datum[8];
     private int n;
@@ -147,10 +151,22 @@ public final class DThread {
      * a string key such as probefunc allocates nothing once its cell exists.
      */
     public void aggregate1(Aggregation a, Object key, long value, long incr) {
-        aggregateKey(a, key, value, incr);
+        // the same key object as this thread's last firing (probefunc of one probe): its cell
+        AggCell c;
+        if (a.id < lastKey.length && lastKey[a.id] == key && (c = lastCell[a.id]).gen == a.gen) {
+            a.apply(c.data, value, incr);
+            return;
+        }
+        c = aggregateKey(a, key, value, incr);
+        if (a.id >= lastKey.length) {
+            lastKey = Arrays.copyOf(lastKey, Math.max(a.id + 1, lastKey.length * 2));
+            lastCell = Arrays.copyOf(lastCell, lastKey.length);
+        }
+        lastKey[a.id] = key;
+        lastCell[a.id] = c;
     }
 
-    private void aggregateKey(Aggregation a, Object key, long value, long incr) {
+    private AggCell aggregateKey(Aggregation a, Object key, long value, long incr) {
         ConcurrentHashMap<Object, AggCell>[] maps = keyed;
         if (a.id >= maps.length || maps[a.id] == null) {
             if (a.id >= maps.length) maps = Arrays.copyOf(maps, Math.max(a.id + 1, maps.length * 2));
@@ -169,6 +185,7 @@ public final class DThread {
             c.gen = g;
         }
         a.apply(c.data, value, incr);
+        return c;
     }
 
     /** Adds this thread's current-generation data for {@code a} into {@code into}. */
