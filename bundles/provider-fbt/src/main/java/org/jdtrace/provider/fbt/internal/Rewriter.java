@@ -17,11 +17,15 @@
  *     ldc <hook return>; ldc site; ldc bci; <long, Object> of the value (0L, null for void)
  *     invokevirtual MethodHandle.invokeExact(int, int, long, Object)void
  * bci is the return instruction's offset in the original code (javap's numbering), -1 when the
- * method ends by a throw (then the value is the Throwable). In a constructor the handler starts
- * after its super() or this() call: before that `this` is uninitialised, and a handler covering
- * it would need a stack map frame with flagThisUninit, which the ClassFile API does not write;
- * a throw from the argument evaluation of super(...) or from the super constructor itself does
- * not fire return.
+ * method ends by a throw (then the value is the Throwable). A constructor has two handlers: one
+ * over its code before its super() or this() call, where `this` is uninitialised (the handler's
+ * stack map frame has uninitializedThis, so flagThisUninit, and the handler only fires return
+ * and rethrows: the verifier allows nothing else there), and one over the code after the call.
+ * So a throw before super() or in the evaluation of its arguments fires return. The call itself
+ * is covered by neither: after it `this` is initialised, and no handler frame can accept both
+ * states (HotSpot refuses it: "Stack map does not match the one at exception handler"), so a
+ * throw out of the super constructor (or this()) does not fire this constructor's return; it
+ * fires the super constructor's, where that is traced.
  *
  * The hook constant is a dynamic constant resolved once per class through JDK bootstraps only,
  * so any class loader can resolve it whatever it imports:
@@ -213,6 +217,7 @@ final class Rewriter {
         private final boolean isInit;
         private final MethodTypeDesc type;
         private Label start;
+        private Label beforeSuper;
         private Label initialised;
         private int bci;
         /** In a constructor: the element index of the super() or this() call, -1 if none found. */
@@ -299,6 +304,9 @@ final class Rewriter {
                     ret(b, bci, k, tmp);
                 }
             }
+            if (index == superCall && sites.ret() >= 0) {
+                beforeSuper = b.newBoundLabel();
+            }
             b.with(e);
             if (e instanceof Instruction i) {
                 bci += i.sizeInBytes();
@@ -314,13 +322,18 @@ final class Rewriter {
                 return;
             }
             Label end = b.newBoundLabel();
-            if (isInit) {
-                // a handler may not cover code where `this` is uninitialised unless its stack map
-                // says so, which the ClassFile API's generator does not write: a constructor's
-                // throw fires return from its super() or this() call on
-                if (initialised != null) {
-                    thrown(b, initialised, end);
-                }
+            if (isInit && initialised != null) {
+                // two handlers: one over the code before the super() or this() call, where
+                // `this` is uninitialised (its frame says so, flagThisUninit; the handler never
+                // touches `this`, it only rethrows, as the verifier requires), one over the code
+                // after it. The call itself cannot be covered: after it `this` is initialised,
+                // and no handler frame accepts both states (HotSpot: "Stack map does not match
+                // the one at exception handler"), so a throw out of the super constructor
+                // itself does not fire this constructor's return.
+                thrown(b, start, beforeSuper);
+                thrown(b, initialised, end);
+            } else if (isInit) {
+                thrown(b, start, end); // no super() call found: `this` is never initialised here
             } else {
                 thrown(b, start, end);
             }

@@ -126,6 +126,15 @@ class FbtProviderTest {
             j.putNextEntry(new JarEntry(entry));
             j.write(original());
             j.closeEntry();
+            for (Class<?> c : new Class<?>[] {org.jdtrace.provider.fbt.fixture.Base.class,
+                    org.jdtrace.provider.fbt.fixture.Early.class}) {
+                String e = c.getName().replace('.', '/') + ".class";
+                j.putNextEntry(new JarEntry(e));
+                try (InputStream in = c.getClassLoader().getResourceAsStream(e)) {
+                    in.transferTo(j);
+                }
+                j.closeEntry();
+            }
             j.putNextEntry(new JarEntry(HUGE + ".class"));
             j.write(huge());
             j.closeEntry();
@@ -324,7 +333,7 @@ class FbtProviderTest {
         }
         // the overloads of over are one function; no <clinit>
         assertEquals(2, names.stream().filter(n -> n.startsWith(FIXTURE + ".over:")).count());
-        assertEquals(18, names.size(), names.toString()); // and Huge.big, Odd.pick
+        assertEquals(24, names.size(), names.toString()); // and Huge.big, Odd.pick, Base.<init>, Early.<init>, Early.check
         assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:nosuch.Class.m:")).isEmpty());
     }
 
@@ -369,6 +378,38 @@ class FbtProviderTest {
         assertEquals("ctor -1", lines[4]);
         assertTrue(lines[5].startsWith("ctor threw java.lang.IllegalArgumentException@"), out);
         assertEquals(6, lines.length, out);
+    }
+
+    @Test
+    void aConstructorFiresReturnWhenItThrowsBeforeItsSuperCall() throws Exception {
+        Class<?> early = bundle.loadClass("org.jdtrace.provider.fbt.fixture.Early");
+        String out = trace("""
+                fbt:fbt.fixture:*Early.<init>:entry { printf("early %d\\n", arg0); }
+                fbt:fbt.fixture:*Early.<init>:return /arg0 == -1/ { printf("early threw %s\\n", copyinstr(arg1)); }
+                fbt:fbt.fixture:*Early.<init>:return /arg0 != -1/ { printf("early returned\\n"); }
+                fbt:fbt.fixture:*Base.<init>:return /arg0 == -1/ { printf("base threw %s\\n", copyinstr(arg1)); }
+                """, () -> {
+            for (int v : new int[] {-1, 7, 13, 1}) {
+                try {
+                    early.getConstructor(int.class).newInstance(v);
+                } catch (InvocationTargetException e) {
+                    // the constructor's own exception, unchanged by the probes
+                    assertEquals(switch (v) {
+                        case -1 -> IllegalArgumentException.class;
+                        case 7 -> IllegalStateException.class;
+                        default -> UnsupportedOperationException.class;
+                    }, e.getCause().getClass());
+                }
+            }
+        });
+        assertEquals(List.of(
+                "early -1", "early threw java.lang.IllegalArgumentException@",  // before super()
+                "early 7", "early threw java.lang.IllegalStateException@",      // in super's argument
+                // in the super constructor: its own return fires; Early's cannot (no handler may
+                // cover the super() call itself: the JVM's verifier refuses it, see Rewriter)
+                "early 13", "base threw java.lang.UnsupportedOperationException@",
+                "early 1", "early returned"),
+                out.strip().lines().map(l -> l.replaceFirst("@[0-9a-f]+$", "@")).toList(), out);
     }
 
     @Test
