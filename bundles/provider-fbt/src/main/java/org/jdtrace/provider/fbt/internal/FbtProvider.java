@@ -14,6 +14,14 @@
  * a name are one function (one entry and one return probe, fired by each); constructors are
  * Class.<init>; static initialisers and bridge methods have no probes.
  *
+ * Argument types (dtps_getargdesc, which the D compiler types args[] from): from the method
+ * descriptor, `this` first for instance methods but constructors; primitives as the D integer
+ * of their width and sign (byte int8_t, char uint16_t, boolean uint8_t, short, int, long;
+ * float and double by name, which D reads as int64_t: their value truncated), String as D's
+ * "string", any other reference as its Java class name (a handle D reads with stringof). At
+ * return: arg0 int (the offset), arg1 the return type. Overloads that differ: java.lang.Object
+ * if both are references, else int64_t.
+ *
  * Never traced (fbt refusing to trace itself, as fbt_provide_module skips the modules it
  * needs): the system bundle, the framework and D runtime (org.jdtrace.core), this provider, and
  * the logging bundles the firing path may call; their functions are absent from the list.

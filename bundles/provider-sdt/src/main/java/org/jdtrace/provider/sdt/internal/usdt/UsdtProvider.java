@@ -20,6 +20,8 @@
  * disable: the holds are closed and the semaphores get their 1 back, unless the object or the
  * process is gone. The hit (probe context: lock-free, allocation-free): Probe.fire with
  * fasttrap's reused context whose args come from the notes' operand specs through the Abi.
+ * argDesc: the types a dtrace -h header declared (its .note.jdtrace notes, see UsdtScan), else
+ * the operand's size and sign.
  *
  * Every way out: the framework retires every probe of this provider when its service goes
  * (bundle stopped or uninstalled, Fasttrap or Isa gone: static references, so this component
