@@ -29,6 +29,14 @@ public interface DSession {
     DProgram compile(String source, String sourceName, List<String> macroArgs) throws DTraceException;
 
     /**
+     * The framework's probe table as the compiler sees it: {@code args[]} of a clause is typed from
+     * the argument descriptions of the probes its descriptions match (dt_idcook_args). Set once,
+     * before the first compile; without it {@code args[]} is int64_t. Since 1.1.
+     */
+    default void probeArgs(ProbeArgs lookup) {
+    }
+
+    /**
      * A statement list for -n/-P/-m/-f/-i descriptions with no clause: the default action
      * (trace nothing but print the CPU/ID/FUNCTION:NAME line).
      */

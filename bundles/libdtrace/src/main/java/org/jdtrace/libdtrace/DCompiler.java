@@ -105,7 +105,7 @@ public final class DCompiler implements FrontEnd {
             throws DTraceException {
         Options options = session.state().options;
         CheckedProgram program = DFrontEnd.check(source, sourceName, macros(options, sourceName, macroArgs),
-                isScript(sourceName, macroArgs), registers);
+                isScript(sourceName, macroArgs), registers, session.probeArgs());
         applyPragmas(session, program);
         ClauseLowering lowering = new ClauseLowering(session.state());
         List<Statement> statements = new ArrayList<>();

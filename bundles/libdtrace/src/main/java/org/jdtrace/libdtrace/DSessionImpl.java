@@ -53,6 +53,7 @@ public final class DSessionImpl implements DSession {
     private RecordPrinter printer;
     private boolean active;
     private boolean destructive;
+    private volatile org.jdtrace.engine.ProbeArgs probeArgs;
 
     public DSessionImpl(FrontEnd frontEnd) {
         this.frontEnd = frontEnd;
@@ -80,6 +81,16 @@ public final class DSessionImpl implements DSession {
     @Override
     public String getOption(String name) {
         return state.options.getString(name);
+    }
+
+    @Override
+    public void probeArgs(org.jdtrace.engine.ProbeArgs lookup) {
+        probeArgs = lookup;
+    }
+
+    /** What the compiler types args[] from (null: nothing, args[] is int64_t). */
+    org.jdtrace.engine.ProbeArgs probeArgs() {
+        return probeArgs;
     }
 
     @Override

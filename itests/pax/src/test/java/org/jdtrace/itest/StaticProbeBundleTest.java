@@ -152,7 +152,7 @@ public class StaticProbeBundleTest {
             List<ProbeInfo> probes = c.list(listing);
             assertEquals(1, probes.size());
             assertEquals(TEST_BUNDLE, probes.get(0).module());
-            assertEquals(List.of("long", "char *"), probes.get(0).args());
+            assertEquals(List.of("long", "string"), probes.get(0).args());
 
             b.stop();
             assertRetired(c, listing);

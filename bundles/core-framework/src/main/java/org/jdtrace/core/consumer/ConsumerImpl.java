@@ -61,6 +61,20 @@ final class ConsumerImpl implements Consumer {
         this.session = session;
         this.onClose = onClose;
         this.state = new ConsumerState(framework, session, this::wake);
+        session.probeArgs(this::argDescs);
+    }
+
+    /** dtrace_probe_info for the compiler: the argument types of each probe {@code d} matches now. */
+    private List<List<ArgDesc>> argDescs(ProbeDescription d) {
+        List<List<ArgDesc>> out = new ArrayList<>();
+        try {
+            for (Probe p : framework.match(d)) {
+                out.add(framework.argDescs(p));
+            }
+        } catch (RuntimeException e) {
+            return List.of(); // exec() reports what a provider could not do
+        }
+        return out;
     }
 
     @Override

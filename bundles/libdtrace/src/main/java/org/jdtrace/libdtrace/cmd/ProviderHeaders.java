@@ -18,6 +18,11 @@
  * linked with the -G object) works unchanged; the object files named after the options are left
  * as they are (their notes are already in them).
  *
+ * Declared types: the notes carry sizes only, so each probe macro also writes a note of its own
+ * section .note.jdtrace (owner "jdtrace"; provider, probe, and each argument's type as declared,
+ * `string` as `char *`) beside its stapsdt note; the USDT provider reads it to type args[] as
+ * declared (dtrace -lv shows those types). Nothing else reads that section.
+ *
  * A definition with an error: "failed to compile script x.d: line N: ..." (D_SYNTAX, or
  * D_DECL_TYPE for a type this generator does not know; shown with -xerrtags), exit 1. -h or -G
  * without -s: a usage error (exit 2).
@@ -270,6 +275,7 @@ final class ProviderHeaders {
                     .append("    \"993: .8byte 990b\\n.8byte _.stapsdt.base\\n.8byte ").append(sem).append("\\n\" \\\n")
                     .append("    \".asciz \\\"").append(p.provider()).append("\\\"\\n.asciz \\\"").append(p.name()).append("\\\"\\n\" \\\n")
                     .append("    \".asciz \\\"").append(argfmt).append("\\\"\\n994: .balign 4\\n.popsection\\n\" \\\n")
+                    .append(typesNote(p))
                     .append("    _JDTRACE_SDT_BASE");
             if (!operands.isEmpty()) h.append(" \\\n    :: ").append(operands);
             h.append(")\n");
@@ -277,6 +283,25 @@ final class ProviderHeaders {
         }
         h.append("#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
         return h.toString();
+    }
+
+    /** The note section that carries the declared argument types (see the theory above). */
+    static final String TYPES_SECTION = ".note.jdtrace";
+
+    /**
+     * The probe's declared argument types as a note of {@link #TYPES_SECTION} (owner "jdtrace",
+     * type 1; desc: provider, probe name as declared, then each type, each NUL-terminated), which
+     * the USDT provider reads to type args[]; SystemTap's readers never look at this section.
+     */
+    private static String typesNote(ProbeDecl p) {
+        StringBuilder t = new StringBuilder();
+        for (String type : p.types()) {
+            t.append(".asciz \\\"").append(type.equals("string") ? "char *" : type).append("\\\"\\n");
+        }
+        return "    \".pushsection " + TYPES_SECTION + ",\\\"?\\\",\\\"note\\\"\\n.balign 4\\n\" \\\n"
+                + "    \".4byte 996f-995f, 998f-997f, 1\\n995: .asciz \\\"jdtrace\\\"\\n996: .balign 4\\n\" \\\n"
+                + "    \"997: .asciz \\\"" + p.provider() + "\\\"\\n.asciz \\\"" + p.name() + "\\\"\\n" + t
+                + "998: .balign 4\\n.popsection\\n\" \\\n";
     }
 
     /** The C source of the -G object: every semaphore, defined. */

@@ -378,7 +378,14 @@ public final class ClauseCompiler {
             c.invokevirtual(CD_THREAD, "count", MethodTypeDesc.of(CD_void, CD_AGG));
             return;
         }
-        if (!a.keys().isEmpty()) {
+        boolean oneKey = a.keys().size() == 1;
+        if (oneKey) {
+            // the key itself finds the cell: no array, no Tuple (a string key allocates nothing)
+            expr(c, a.keys().get(0));
+            if (a.keys().get(0).kind() == VKind.LONG) {
+                c.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+            }
+        } else if (!a.keys().isEmpty()) {
             boxedArray(c, a.keys());
             c.invokestatic(CD_RT, "tuple", MethodTypeDesc.of(CD_TUPLE, CD_OBJS));
         }
@@ -386,7 +393,9 @@ public final class ClauseCompiler {
         else c.lconst_0();
         if (a.incr() != null) expr(c, a.incr());
         else c.lconst_1();
-        if (a.keys().isEmpty()) {
+        if (oneKey) {
+            c.invokevirtual(CD_THREAD, "aggregate1", MethodTypeDesc.of(CD_void, CD_AGG, CD_Object, CD_long, CD_long));
+        } else if (a.keys().isEmpty()) {
             c.invokevirtual(CD_THREAD, "aggregate", MethodTypeDesc.of(CD_void, CD_AGG, CD_long, CD_long));
         } else {
             c.invokevirtual(CD_THREAD, "aggregate", MethodTypeDesc.of(CD_void, CD_AGG, CD_TUPLE, CD_long, CD_long));

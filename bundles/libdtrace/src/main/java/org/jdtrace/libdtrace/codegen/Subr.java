@@ -118,6 +118,12 @@ public final class Subr {
 
     public static long rand() { return java.util.concurrent.ThreadLocalRandom.current().nextInt() & 0xffffffffL; }
 
+    /** args[i] of a probe whose argument i is a string (a Java String): the provider's text. */
+    public static String argstr(ProbeContext ctx, long i) {
+        Object o = ctx.argObject((int) i);
+        return o instanceof String s ? s : o == null ? "" : String.valueOf(o);
+    }
+
     public static String copyinstr(ProbeContext ctx, long addr) { return ctx.copyinstr(addr, 256); }
 
     public static String copyinstr(ProbeContext ctx, long addr, long max) { return ctx.copyinstr(addr, (int) max); }
@@ -216,7 +222,7 @@ public final class Subr {
     /** Subroutines that take the probe context as a hidden first argument. */
     static boolean needsContext(String name) {
         return switch (name) {
-            case "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "errno", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
+            case "argstr", "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "errno", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
             default -> false;
         };
     }

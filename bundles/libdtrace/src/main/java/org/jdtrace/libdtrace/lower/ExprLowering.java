@@ -266,10 +266,15 @@ final class ExprLowering {
         if (x.base instanceof Expr.Ident id && id.symbol instanceof BuiltinVariable b) {
             Ir.Expr i = integer(x.keys.get(0));
             if (b == BuiltinVariable.ARGS) {
-                if (i instanceof Ir.Const c && c.value() >= 0 && c.value() <= 9) {
-                    return new Ir.BuiltinVar(Ir.Builtin.values()[Ir.Builtin.ARG0.ordinal() + (int) c.value()]);
+                // args[i] typed from the probes' argument descriptions (sema's ArgTypes): a
+                // string is the provider's text for it, a narrower integer is cut to its type
+                if (i instanceof Ir.Const c && x.type != null && x.type.isString()) {
+                    return new Ir.Call("argstr", List.of(c), VKind.STRING);
                 }
-                return new Ir.ArgN(i);
+                Ir.Expr v = i instanceof Ir.Const c && c.value() >= 0 && c.value() <= 9
+                        ? new Ir.BuiltinVar(Ir.Builtin.values()[Ir.Builtin.ARG0.ordinal() + (int) c.value()])
+                        : new Ir.ArgN(i);
+                return x.type instanceof DType.Int t && t.size() < 8 ? narrow(v, t) : v;
             }
             if (b == BuiltinVariable.UREGS) {
                 return new Ir.Call("uregs", List.of(i), VKind.LONG);
@@ -367,7 +372,8 @@ final class ExprLowering {
                     : new Ir.Unary(Ir.UnOp.NOT, integer(u.operand));
             case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
             case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
-            case STRINGOF -> u.operand.type.isString() || copyin(u.operand) != null ? string(u.operand)
+            // stringof(pointer) reads the string it points to (a Java object's handle: its text)
+            case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || copyin(u.operand) != null ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
             case DEREF -> copyinLoad(u);
             case ADDROF -> throw unsupported("operator &", u.line);

@@ -16,8 +16,13 @@ public final class DThread {
     private final DState state;
     final PrincipalBuffer buffer = new PrincipalBuffer();
     volatile AggCell[] keyless = new AggCell[0];
+    /** Per keyed aggregation: its cells by key, the Tuple, or for a one-key aggregation the key itself. */
     @SuppressWarnings("unchecked")
-    volatile ConcurrentHashMap<Tuple, AggCell>[] keyed = new ConcurrentHashMap[0];
+    volatile ConcurrentHashMap<Object, AggCell>[] keyed = new ConcurrentHashMap[0];
+
+    /** Per one-key aggregation: the key object of this thread's last firing and its cell (this thread only). */
+    private Object[] lastKey = new Object[0];
+    private AggCell[] lastCell = new AggCell[0];
 
     private Datum[] scratch = new Datum[8];
     private int n;
@@ -138,13 +143,37 @@ public final class DThread {
     /** Keyed aggregation update. */
     @SuppressWarnings("unchecked")
     public void aggregate(Aggregation a, Tuple key, long value, long incr) {
-        ConcurrentHashMap<Tuple, AggCell>[] maps = keyed;
+        aggregateKey(a, key, value, incr);
+    }
+
+    /**
+     * An aggregation with one key: the cell is found by the key itself (a String or a Long), so
+     * a string key such as probefunc allocates nothing once its cell exists.
+     */
+    public void aggregate1(Aggregation a, Object key, long value, long incr) {
+        // the same key object as this thread's last firing (probefunc of one probe): its cell
+        AggCell c;
+        if (a.id < lastKey.length && lastKey[a.id] == key && (c = lastCell[a.id]).gen == a.gen) {
+            a.apply(c.data, value, incr);
+            return;
+        }
+        c = aggregateKey(a, key, value, incr);
+        if (a.id >= lastKey.length) {
+            lastKey = Arrays.copyOf(lastKey, Math.max(a.id + 1, lastKey.length * 2));
+            lastCell = Arrays.copyOf(lastCell, lastKey.length);
+        }
+        lastKey[a.id] = key;
+        lastCell[a.id] = c;
+    }
+
+    private AggCell aggregateKey(Aggregation a, Object key, long value, long incr) {
+        ConcurrentHashMap<Object, AggCell>[] maps = keyed;
         if (a.id >= maps.length || maps[a.id] == null) {
             if (a.id >= maps.length) maps = Arrays.copyOf(maps, Math.max(a.id + 1, maps.length * 2));
             maps[a.id] = new ConcurrentHashMap<>();
             keyed = maps;
         }
-        ConcurrentHashMap<Tuple, AggCell> m = maps[a.id];
+        ConcurrentHashMap<Object, AggCell> m = maps[a.id];
         int g = a.gen;
         AggCell c = m.get(key);
         if (c == null) {
@@ -156,16 +185,20 @@ public final class DThread {
             c.gen = g;
         }
         a.apply(c.data, value, incr);
+        return c;
     }
 
     /** Adds this thread's current-generation data for {@code a} into {@code into}. */
     void collect(Aggregation a, java.util.Map<Tuple, long[]> into) {
         int g = a.gen;
         if (a.keyed()) {
-            ConcurrentHashMap<Tuple, AggCell>[] maps = keyed;
+            ConcurrentHashMap<Object, AggCell>[] maps = keyed;
             if (a.id >= maps.length || maps[a.id] == null) return;
             maps[a.id].forEach((k, c) -> {
-                if (c.gen == g) a.merge(into.computeIfAbsent(k, x -> a.identity()), c.data.clone());
+                if (c.gen == g) {
+                    Tuple t = k instanceof Tuple kt ? kt : Tuple.of(k);
+                    a.merge(into.computeIfAbsent(t, x -> a.identity()), c.data.clone());
+                }
             });
         } else {
             AggCell[] cells = keyless;

@@ -41,6 +41,8 @@ final class Checker {
     private final Map<String, String> options = new LinkedHashMap<>();
     private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
     private final Builtins builtins = new Builtins();
+    private ArgTypes argTypes = new ArgTypes(null);
+    private Clause clause;
 
     Checker(Script script, java.util.Map<String, Integer> registers) {
         this.script = script;
@@ -56,6 +58,12 @@ final class Checker {
         SystemInlines.ERRNOS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
         registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+    }
+
+    /** args[] typed from the probes each clause matches (see ArgTypes). */
+    Checker probeArgs(org.jdtrace.engine.ProbeArgs lookup) {
+        argTypes = new ArgTypes(lookup);
+        return this;
     }
 
     CheckedProgram check() throws DTraceException {
@@ -258,6 +266,7 @@ final class Checker {
     // ---- clauses and statements -------------------------------------------------------------
 
     private void clause(Clause c) throws DTraceException {
+        clause = c;
         if (c.predicate() != null) {
             DType t = type(c.predicate());
             if (!t.isScalar() && !t.isString()) {
@@ -484,7 +493,9 @@ final class Checker {
                 if (!k.type.isInteger()) {
                     throw protoArg(id.name + "[ ]", 1, "int", k.type, x.line);
                 }
-                return b.type();
+                Long at = b == BuiltinVariable.ARGS ? ConstFold.value(k) : null;
+                DType typed = at == null ? null : argTypes.type(clause, (int) Math.min(at, Integer.MAX_VALUE), x.line);
+                return typed != null ? typed : b.type();
             }
             Variable v = globals.get(id.name);
             if (v == null) {

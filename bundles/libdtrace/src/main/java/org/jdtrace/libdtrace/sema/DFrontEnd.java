@@ -51,7 +51,16 @@ public final class DFrontEnd {
      */
     public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile,
             java.util.Map<String, Integer> registers) throws DTraceException {
+        return check(source, sourceName, macros, fromFile, registers, null);
+    }
+
+    /**
+     * As above, with {@code args[]} of each clause typed from the argument descriptions of the
+     * probes its descriptions match ({@code probeArgs}; null: int64_t, see ArgTypes).
+     */
+    public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile,
+            java.util.Map<String, Integer> registers, org.jdtrace.engine.ProbeArgs probeArgs) throws DTraceException {
         Script script = Parser.parse(source, sourceName, macros, fromFile);
-        return new Checker(script, registers).check();
+        return new Checker(script, registers).probeArgs(probeArgs).check();
     }
 }

@@ -3,7 +3,7 @@
  * in a ThreadLocal): the arguments of the firing plus the framework's own JVM context of the
  * thread (pid, tid, execname, cpu), to which it delegates.
  *
- * Arguments: a primitive (a Long from Rewriter) is its value; a reference is its identity
+ * Arguments: a primitive (a long from Rewriter) is its value; a reference is its identity
  * hash code (0 for null): an opaque handle that copyinstr() turns back into text, the String's
  * characters or Class@hash for any other object (Object.toString's form, computed from
  * getClass().getName() and System.identityHashCode without calling the program's code).
@@ -54,22 +54,15 @@ final class FbtContext implements ProbeContext {
         this.base = base;
     }
 
-    void setArgs(Object[] values, int at) {
-        int n = values == null ? 0 : Math.min(values.length, NARGS);
-        for (int i = 0; i < n; i++) {
-            set(i, values[i]);
-        }
-        for (int i = n; i < NARGS; i++) {
-            args[i] = 0;
-            refs[i] = null;
-        }
-        bci = at;
+    /** The probe's bytecode offset (0 at entry, the return site at return). */
+    void at(int where) {
+        bci = where;
     }
 
-    void setReturn(int at, Object value) {
+    void setReturn(int at, long value, Object ref) {
         args[0] = at;
         refs[0] = null;
-        set(1, value);
+        set(1, value, ref);
         for (int i = 2; i < NARGS; i++) {
             args[i] = 0;
             refs[i] = null;
@@ -77,13 +70,14 @@ final class FbtContext implements ProbeContext {
         bci = at;
     }
 
-    private void set(int i, Object v) {
-        if (v instanceof Long l) {
-            args[i] = l;
+    /** Argument {@code i}: {@code ref}'s handle when it is not null, else {@code v}. */
+    void set(int i, long v, Object ref) {
+        if (ref == null) {
+            args[i] = v;
             refs[i] = null;
         } else {
-            args[i] = v == null ? 0 : System.identityHashCode(v) & 0xffff_ffffL;
-            refs[i] = v;
+            args[i] = System.identityHashCode(ref) & 0xffff_ffffL;
+            refs[i] = ref;
         }
     }
 

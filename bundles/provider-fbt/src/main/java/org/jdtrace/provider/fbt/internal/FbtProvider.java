@@ -14,6 +14,14 @@
  * a name are one function (one entry and one return probe, fired by each); constructors are
  * Class.<init>; static initialisers and bridge methods have no probes.
  *
+ * Argument types (dtps_getargdesc, which the D compiler types args[] from): from the method
+ * descriptor, `this` first for instance methods but constructors; primitives as the D integer
+ * of their width and sign (byte int8_t, char uint16_t, boolean uint8_t, short, int, long;
+ * float and double by name, which D reads as int64_t: their value truncated), String as D's
+ * "string", any other reference as its Java class name (a handle D reads with stringof). At
+ * return: arg0 int (the offset), arg1 the return type. Overloads that differ: java.lang.Object
+ * if both are references, else int64_t.
+ *
  * Never traced (fbt refusing to trace itself, as fbt_provide_module skips the modules it
  * needs): the system bundle, the framework and D runtime (org.jdtrace.core), this provider, and
  * the logging bundles the firing path may call; their functions are absent from the list.
@@ -561,7 +569,7 @@ public final class FbtProvider implements Provider {
             List<String> params = params(o, f.method.equals("<init>") ? null : f.owner.binaryName);
             String t = index < params.size() ? params.get(index) : null;
             if (type == null) type = t;
-            else if (t == null || !t.equals(type)) type = "java.lang.Object";
+            else if (t == null || !t.equals(type)) type = merged(type, t);
             if (type == null) return null;
         }
         return type == null ? null : new ArgDesc(index, type, null);
@@ -572,9 +580,23 @@ public final class FbtProvider implements Provider {
         for (FbtClass.Overload o : f.overloads) {
             java.lang.constant.MethodTypeDesc d = java.lang.constant.MethodTypeDesc.ofDescriptor(o.descriptor());
             String r = javaName(d.returnType());
-            t = t == null || t.equals(r) ? r : "java.lang.Object";
+            t = t == null || t.equals(r) ? r : merged(t, r);
         }
         return t;
+    }
+
+    /**
+     * The type of an argument that overloads of one function declare differently: a reference
+     * if both are (java.lang.Object), else the 64-bit value as it is passed (a primitive widened,
+     * a reference's handle).
+     */
+    private static String merged(String a, String b) {
+        if (b == null) return "int64_t";
+        return isReference(a) && isReference(b) ? "java.lang.Object" : "int64_t";
+    }
+
+    private static boolean isReference(String t) {
+        return t.equals("string") || t.contains(".") || t.endsWith("[]");
     }
 
     /** The D-visible parameter types of an overload, {@code this} first for instance methods. */
@@ -588,9 +610,26 @@ public final class FbtProvider implements Provider {
     }
 
     private static String javaName(java.lang.constant.ClassDesc d) {
-        if (d.isPrimitive()) return d.displayName();
-        if (d.isArray()) return javaName(d.componentType()) + "[]";
+        if (d.isPrimitive()) {
+            // D's integer of the value's width and sign; float and double stay by name (D has no
+            // floating point: args[] is their value truncated to int64_t)
+            return switch (d.descriptorString()) {
+                case "B" -> "int8_t";
+                case "C" -> "uint16_t";
+                case "Z" -> "uint8_t";
+                default -> d.displayName();
+            };
+        }
+        if (d.isArray()) return className(d.componentType()) + "[]";
         if (d.descriptorString().equals("Ljava/lang/String;")) return "string";
+        String s = d.descriptorString();
+        return s.substring(1, s.length() - 1).replace('/', '.');
+    }
+
+    /** Java's name of a class (int, java.lang.String, int[]), for array types. */
+    private static String className(java.lang.constant.ClassDesc d) {
+        if (d.isPrimitive()) return d.displayName();
+        if (d.isArray()) return className(d.componentType()) + "[]";
         String s = d.descriptorString();
         return s.substring(1, s.length() - 1).replace('/', '.');
     }

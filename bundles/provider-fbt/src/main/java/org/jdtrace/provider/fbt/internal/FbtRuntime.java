@@ -1,9 +1,11 @@
 /*
  * FbtRuntime: what rewritten code calls (fbt_invop: the trap handler that finds the probe of
- * the patched address and calls dtrace_probe). Rewritten methods reach it through two
- * MutableCallSites kept in the system properties under Rewriter.ENTRY_KEY and RETURN_KEY, made
- * by the first provider of the JVM and reused by every later one (provider-fbt stopped and
- * started again), so a class rewritten by any incarnation resolves to the current target.
+ * the patched address and calls dtrace_probe). Rewritten methods reach it through MutableCallSites
+ * kept in the system properties under Rewriter.ENTRY_KEY + n (one per arity n = 0..10) and
+ * RETURN_KEY, made by the first provider of the JVM and reused by every later one (provider-fbt
+ * stopped and started again), so a class rewritten by any incarnation resolves to the current
+ * target. Every entry site's target is the one entry method with the missing pairs bound to
+ * (0L, null).
  * bind() points them at this instance; unbind() at a no-op, so code that still runs rewritten
  * after the provider went (it never should: every class is restored first) calls nothing.
  *
@@ -11,8 +13,8 @@
  * the site table maps it back to the Probe: an array written under sitesLock and published by
  * the volatile write of its field after each change (copied only to grow). A site whose probe was destroyed, or that is not enabled, returns at once.
  *
- * Probe context: lock-free and allocation-free apart from what the rewritten code boxes for
- * it: the per-thread FbtContext is reused; a firing nested on the same thread (a probe in code
+ * Probe context: lock-free and allocation-free (the rewritten code passes primitives as longs and
+ * references as they are, nothing boxed; the per-thread FbtContext is reused once made); a firing nested on the same thread (a probe in code
  * the firing path called) is dropped by its busy flag, so fbt can never recurse.
  */
 package org.jdtrace.provider.fbt.internal;
@@ -28,8 +30,19 @@ import org.jdtrace.spi.ProbeRegistry;
 
 final class FbtRuntime {
 
-    static final MethodType ENTRY = MethodType.methodType(void.class, int.class, Object[].class);
-    static final MethodType RETURN = MethodType.methodType(void.class, int.class, int.class, Object.class);
+    /** The one entry method: site, then (long, Object) for each of the 10 arguments. */
+    static final MethodType ENTRY = entryType(Rewriter.MAX_ARGS);
+    static final MethodType RETURN = MethodType.methodType(void.class, int.class, int.class, long.class, Object.class);
+
+    static MethodType entryType(int n) {
+        Class<?>[] p = new Class<?>[1 + 2 * n];
+        p[0] = int.class;
+        for (int i = 0; i < n; i++) {
+            p[1 + 2 * i] = long.class;
+            p[2 + 2 * i] = Object.class;
+        }
+        return MethodType.methodType(void.class, p);
+    }
 
     private final ProbeRegistry registry;
     private final ThreadLocal<FbtContext> contexts;
@@ -90,12 +103,17 @@ final class FbtRuntime {
     /** Points the JVM's fbt call sites at this runtime. */
     void bind() {
         try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            MutableCallSite e = callSite(Rewriter.ENTRY_KEY, ENTRY);
-            MutableCallSite r = callSite(Rewriter.RETURN_KEY, RETURN);
-            e.setTarget(l.findVirtual(FbtRuntime.class, "entry", ENTRY).bindTo(this));
-            r.setTarget(l.findVirtual(FbtRuntime.class, "ret", RETURN).bindTo(this));
-            MutableCallSite.syncAll(new MutableCallSite[] {e, r});
+            MethodHandle entry = MethodHandles.lookup().findVirtual(FbtRuntime.class, "entry", ENTRY).bindTo(this);
+            MutableCallSite[] all = new MutableCallSite[Rewriter.MAX_ARGS + 2];
+            for (int n = 0; n <= Rewriter.MAX_ARGS; n++) {
+                Object[] rest = new Object[2 * (Rewriter.MAX_ARGS - n)];
+                for (int i = 0; i < rest.length; i += 2) rest[i] = 0L;
+                all[n] = callSite(Rewriter.ENTRY_KEY + n, entryType(n));
+                all[n].setTarget(MethodHandles.insertArguments(entry, 1 + 2 * n, rest));
+            }
+            all[Rewriter.MAX_ARGS + 1] = callSite(Rewriter.RETURN_KEY, RETURN);
+            all[Rewriter.MAX_ARGS + 1].setTarget(MethodHandles.lookup().findVirtual(FbtRuntime.class, "ret", RETURN).bindTo(this));
+            MutableCallSite.syncAll(all);
         } catch (ReflectiveOperationException x) {
             throw new IllegalStateException(x);
         }
@@ -103,34 +121,47 @@ final class FbtRuntime {
 
     /** The call sites call nothing any more. */
     void unbind() {
-        MutableCallSite e = callSite(Rewriter.ENTRY_KEY, ENTRY);
-        MutableCallSite r = callSite(Rewriter.RETURN_KEY, RETURN);
-        MethodHandle noEntry = MethodHandles.empty(ENTRY);
-        MethodHandle noReturn = MethodHandles.empty(RETURN);
-        e.setTarget(noEntry);
-        r.setTarget(noReturn);
-        MutableCallSite.syncAll(new MutableCallSite[] {e, r});
+        MutableCallSite[] all = new MutableCallSite[Rewriter.MAX_ARGS + 2];
+        for (int n = 0; n <= Rewriter.MAX_ARGS; n++) {
+            all[n] = callSite(Rewriter.ENTRY_KEY + n, entryType(n));
+            all[n].setTarget(MethodHandles.empty(entryType(n)));
+        }
+        all[Rewriter.MAX_ARGS + 1] = callSite(Rewriter.RETURN_KEY, RETURN);
+        all[Rewriter.MAX_ARGS + 1].setTarget(MethodHandles.empty(RETURN));
+        MutableCallSite.syncAll(all);
     }
 
     // ---- probe context: called by rewritten code ----
 
-    /** An entry site fired: {@code args} as Rewriter passes them (null when none). */
-    void entry(int site, Object[] args) {
+    /** An entry site fired: each argument as Rewriter passes it, a long beside null or 0L beside a reference. */
+    void entry(int site, long a0, Object o0, long a1, Object o1, long a2, Object o2, long a3, Object o3,
+            long a4, Object o4, long a5, Object o5, long a6, Object o6, long a7, Object o7, long a8, Object o8,
+            long a9, Object o9) {
         Probe p = enabled(site);
         if (p == null) return;
         FbtContext c = contexts.get();
         if (c.busy) return;
-        c.setArgs(args, 0);
+        c.set(0, a0, o0);
+        c.set(1, a1, o1);
+        c.set(2, a2, o2);
+        c.set(3, a3, o3);
+        c.set(4, a4, o4);
+        c.set(5, a5, o5);
+        c.set(6, a6, o6);
+        c.set(7, a7, o7);
+        c.set(8, a8, o8);
+        c.set(9, a9, o9);
+        c.at(0);
         fire(p, c);
     }
 
-    /** A return site fired: {@code bci} of the return (-1: a throw), the value boxed or the Throwable. */
-    void ret(int site, int bci, Object value) {
+    /** A return site fired: {@code bci} of the return (-1: a throw), the value (a long beside null, or 0L beside a reference or the Throwable). */
+    void ret(int site, int bci, long value, Object ref) {
         Probe p = enabled(site);
         if (p == null) return;
         FbtContext c = contexts.get();
         if (c.busy) return;
-        c.setReturn(bci, value);
+        c.setReturn(bci, value, ref);
         fire(p, c);
     }
 

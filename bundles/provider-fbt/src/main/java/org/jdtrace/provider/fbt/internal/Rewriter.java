@@ -4,28 +4,33 @@
  * stands for fbt's patch of a function's prologue and return sites (fbt_enable writing the
  * trap instruction over the instruction it saved).
  *
- * For a method with an enabled entry site:
- *     ldc <hook entry>                // a MethodHandle constant, see below
- *     ldc site; <args as Object[]>    // null when none; primitives as Long (int-like, char,
- *     invokevirtual MethodHandle.invokeExact(int, Object[])void //   boolean widened, float and
- *                                     //   double truncated), references as they are; `this`
- *                                     //   first for instance methods, except in constructors,
- *                                     //   where it is not yet initialised
+ * For a method with an enabled entry site, n its D arguments (`this` first for instance methods,
+ * except in constructors, where it is not yet initialised; then the parameters; at most 10):
+ *     ldc <hook entry n>              // a MethodHandle constant, see below
+ *     ldc site; n times <long, Object>
+ *     invokevirtual MethodHandle.invokeExact(int, (long, Object) x n)void
+ * Each argument is a pair: a primitive as a long (int-like, char and boolean widened, float and
+ * double truncated) beside null, a reference as 0L beside it. Nothing is allocated or boxed:
+ * one call shape per arity, so the firing path allocates nothing (house rule for probe context).
  * For a method with an enabled return site, before every return instruction (the value kept in
- * a new local) and in a catch-all handler over the whole original body (rethrowing):
- *     ldc <hook return>; ldc site; ldc bci; <value boxed, or null>
- *     invokevirtual MethodHandle.invokeExact(int, int, Object)void
+ * a new local) and in a catch-all handler over the original body (rethrowing):
+ *     ldc <hook return>; ldc site; ldc bci; <long, Object> of the value (0L, null for void)
+ *     invokevirtual MethodHandle.invokeExact(int, int, long, Object)void
  * bci is the return instruction's offset in the original code (javap's numbering), -1 when the
- * method ends by a throw (then the value is the Throwable). In a constructor the handler starts
- * after its super() or this() call: before that `this` is uninitialised, and a handler covering
- * it would need a stack map frame with flagThisUninit, which the ClassFile API does not write;
- * a throw from the argument evaluation of super(...) or from the super constructor itself does
- * not fire return.
+ * method ends by a throw (then the value is the Throwable). A constructor has two handlers: one
+ * over its code before its super() or this() call, where `this` is uninitialised (the handler's
+ * stack map frame has uninitializedThis, so flagThisUninit, and the handler only fires return
+ * and rethrows: the verifier allows nothing else there), and one over the code after the call.
+ * So a throw before super() or in the evaluation of its arguments fires return. The call itself
+ * is covered by neither: after it `this` is initialised, and no handler frame can accept both
+ * states (HotSpot refuses it: "Stack map does not match the one at exception handler"), so a
+ * throw out of the super constructor (or this()) does not fire this constructor's return; it
+ * fires the super constructor's, where that is traced.
  *
  * The hook constant is a dynamic constant resolved once per class through JDK bootstraps only,
  * so any class loader can resolve it whatever it imports:
  *     ConstantBootstraps.invoke(CallSite.dynamicInvoker,
- *         invoke(Properties.get, invoke(System.getProperties), "org.jdtrace.fbt.entry"))
+ *         invoke(Properties.get, invoke(System.getProperties), "org.jdtrace.fbt.entry.2"))
  * i.e. the dynamic invoker of a MutableCallSite that FbtRuntime keeps in the system properties
  * for the life of the JVM; the provider sets its target. A constant MethodHandle invoked exactly
  * is inlined by the JIT, so the call costs what the target costs.
@@ -40,7 +45,6 @@
 package org.jdtrace.provider.fbt.internal;
 
 import static java.lang.constant.ConstantDescs.CD_CallSite;
-import static java.lang.constant.ConstantDescs.CD_Long;
 import static java.lang.constant.ConstantDescs.CD_MethodHandle;
 import static java.lang.constant.ConstantDescs.CD_Object;
 import static java.lang.constant.ConstantDescs.CD_int;
@@ -78,20 +82,37 @@ import java.util.Map;
 
 final class Rewriter {
 
-    /** System property keys of the two MutableCallSites (FbtRuntime). */
-    static final String ENTRY_KEY = "org.jdtrace.fbt.entry";
-    static final String RETURN_KEY = "org.jdtrace.fbt.return";
+    /** The most D arguments an entry probe passes (arg0..arg9). */
+    static final int MAX_ARGS = 10;
 
-    static final MethodTypeDesc ENTRY_TYPE = MethodTypeDesc.of(CD_void, CD_int, CD_Object.arrayType());
-    static final MethodTypeDesc RETURN_TYPE = MethodTypeDesc.of(CD_void, CD_int, CD_int, CD_Object);
+    /** System property keys of the MutableCallSites (FbtRuntime): entry by arity (+ n), return. */
+    static final String ENTRY_KEY = "org.jdtrace.fbt.entry.";
+    static final String RETURN_KEY = "org.jdtrace.fbt.return.2";
+
+    static final MethodTypeDesc RETURN_TYPE = MethodTypeDesc.of(CD_void, CD_int, CD_int, CD_long, CD_Object);
 
     private static final ClassDesc CD_Properties = ClassDesc.of("java.util.Properties");
     private static final DynamicConstantDesc<?> PROPERTIES = DynamicConstantDesc.ofNamed(
             ConstantDescs.BSM_INVOKE, "_", CD_Properties,
             MethodHandleDesc.ofMethod(DirectMethodHandleDesc.Kind.STATIC, ClassDesc.of("java.lang.System"),
                     "getProperties", MethodTypeDesc.of(CD_Properties)));
-    static final DynamicConstantDesc<?> ENTRY_HOOK = hook(ENTRY_KEY);
+    static final DynamicConstantDesc<?>[] ENTRY_HOOKS = new DynamicConstantDesc<?>[MAX_ARGS + 1];
     static final DynamicConstantDesc<?> RETURN_HOOK = hook(RETURN_KEY);
+
+    static {
+        for (int n = 0; n <= MAX_ARGS; n++) ENTRY_HOOKS[n] = hook(ENTRY_KEY + n);
+    }
+
+    /** The entry hook's type for {@code n} arguments: (int site, (long, Object) x n)void. */
+    static MethodTypeDesc entryType(int n) {
+        ClassDesc[] p = new ClassDesc[1 + 2 * n];
+        p[0] = CD_int;
+        for (int i = 0; i < n; i++) {
+            p[1 + 2 * i] = CD_long;
+            p[2 + 2 * i] = CD_Object;
+        }
+        return MethodTypeDesc.of(CD_void, p);
+    }
 
     /** The lowest class-file version fbt rewrites, and the one it raises older ones to. */
     static final int MIN_MAJOR = 50;
@@ -196,6 +217,7 @@ final class Rewriter {
         private final boolean isInit;
         private final MethodTypeDesc type;
         private Label start;
+        private Label beforeSuper;
         private Label initialised;
         private int bci;
         /** In a constructor: the element index of the super() or this() call, -1 if none found. */
@@ -243,32 +265,26 @@ final class Rewriter {
         }
 
         private void entry(CodeBuilder b) {
-            b.ldc(ENTRY_HOOK);
+            int n = Math.min(MAX_ARGS, type.parameterCount() + (isStatic || isInit ? 0 : 1));
+            b.ldc(ENTRY_HOOKS[n]);
             b.loadConstant(sites.entry());
-            int n = type.parameterCount() + (isStatic || isInit ? 0 : 1);
-            if (n == 0) {
-                b.aconst_null();
-            } else {
-                b.loadConstant(n);
-                b.anewarray(CD_Object);
-                int slot = 0;
-                int i = 0;
-                if (!isStatic) {
-                    if (!isInit) {
-                        b.dup().loadConstant(i++).aload(0).aastore();
-                    }
-                    slot = 1;
+            int i = 0;
+            int slot = 0;
+            if (!isStatic) {
+                if (!isInit) {
+                    b.lconst_0().aload(0);
+                    i++;
                 }
-                for (ClassDesc p : type.parameterList()) {
-                    TypeKind k = TypeKind.from(p);
-                    b.dup().loadConstant(i++);
-                    b.loadLocal(k, slot);
-                    box(b, k);
-                    b.aastore();
-                    slot += k.slotSize();
-                }
+                slot = 1;
             }
-            b.invokevirtual(CD_MethodHandle, "invokeExact", ENTRY_TYPE);
+            for (ClassDesc p : type.parameterList()) {
+                if (i++ >= n) break;
+                TypeKind k = TypeKind.from(p);
+                b.loadLocal(k, slot);
+                pair(b, k);
+                slot += k.slotSize();
+            }
+            b.invokevirtual(CD_MethodHandle, "invokeExact", entryType(n));
         }
 
         @Override
@@ -288,6 +304,9 @@ final class Rewriter {
                     ret(b, bci, k, tmp);
                 }
             }
+            if (index == superCall && sites.ret() >= 0) {
+                beforeSuper = b.newBoundLabel();
+            }
             b.with(e);
             if (e instanceof Instruction i) {
                 bci += i.sizeInBytes();
@@ -303,13 +322,18 @@ final class Rewriter {
                 return;
             }
             Label end = b.newBoundLabel();
-            if (isInit) {
-                // a handler may not cover code where `this` is uninitialised unless its stack map
-                // says so, which the ClassFile API's generator does not write: a constructor's
-                // throw fires return from its super() or this() call on
-                if (initialised != null) {
-                    thrown(b, initialised, end);
-                }
+            if (isInit && initialised != null) {
+                // two handlers: one over the code before the super() or this() call, where
+                // `this` is uninitialised (its frame says so, flagThisUninit; the handler never
+                // touches `this`, it only rethrows, as the verifier requires), one over the code
+                // after it. The call itself cannot be covered: after it `this` is initialised,
+                // and no handler frame accepts both states (HotSpot: "Stack map does not match
+                // the one at exception handler"), so a throw out of the super constructor
+                // itself does not fire this constructor's return.
+                thrown(b, start, beforeSuper);
+                thrown(b, initialised, end);
+            } else if (isInit) {
+                thrown(b, start, end); // no super() call found: `this` is never initialised here
             } else {
                 thrown(b, start, end);
             }
@@ -330,31 +354,22 @@ final class Rewriter {
             b.loadConstant(sites.ret());
             b.loadConstant(at);
             if (k == null) {
-                b.aconst_null();
+                b.lconst_0().aconst_null();
             } else {
                 b.loadLocal(k, tmp);
-                box(b, k);
+                pair(b, k);
             }
             b.invokevirtual(CD_MethodHandle, "invokeExact", RETURN_TYPE);
         }
 
-        /** The value on the stack as an Object: a primitive widened (or truncated) to a Long. */
-        private static void box(CodeBuilder b, TypeKind k) {
+        /** The value on the stack as the pair (long, Object): a primitive widened or truncated beside null, a reference beside 0L. */
+        private static void pair(CodeBuilder b, TypeKind k) {
             switch (k) {
-                case REFERENCE -> { }
-                case LONG -> b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
-                case FLOAT -> {
-                    b.f2l();
-                    b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
-                }
-                case DOUBLE -> {
-                    b.d2l();
-                    b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
-                }
-                default -> {
-                    b.i2l();
-                    b.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
-                }
+                case REFERENCE -> b.lconst_0().dup2_x1().pop2(); // ref -> 0L, ref
+                case LONG -> b.aconst_null();
+                case FLOAT -> b.f2l().aconst_null();
+                case DOUBLE -> b.d2l().aconst_null();
+                default -> b.i2l().aconst_null();
             }
         }
 

@@ -126,6 +126,15 @@ class FbtProviderTest {
             j.putNextEntry(new JarEntry(entry));
             j.write(original());
             j.closeEntry();
+            for (Class<?> c : new Class<?>[] {org.jdtrace.provider.fbt.fixture.Base.class,
+                    org.jdtrace.provider.fbt.fixture.Early.class}) {
+                String e = c.getName().replace('.', '/') + ".class";
+                j.putNextEntry(new JarEntry(e));
+                try (InputStream in = c.getClassLoader().getResourceAsStream(e)) {
+                    in.transferTo(j);
+                }
+                j.closeEntry();
+            }
             j.putNextEntry(new JarEntry(HUGE + ".class"));
             j.write(huge());
             j.closeEntry();
@@ -179,6 +188,53 @@ class FbtProviderTest {
                                     .labelBinding(other).aconst_null().checkcast(b)
                                     .labelBinding(join).areturn();
                         }));
+    }
+
+    @Test
+    void argsTypedFromMethodDescriptors() throws Exception {
+        Object f = fixture().getConstructor(int.class).newInstance(5);
+        String out = trace("""
+                fbt:fbt.fixture:*Fixture.greet:entry {
+                    printf("greet [%s] [%s] %d %d\\n", args[0], stringof(args[0]), args[1], sizeof (args[1]));
+                    @[args[0]] = count();
+                }
+                fbt:fbt.fixture:*Fixture.greet:return { printf("greet returns [%s]\\n", args[1]); }
+                fbt:fbt.fixture:*Fixture.add:entry { printf("add %s %d %d\\n", stringof(args[0]), args[1], sizeof (args[1])); }
+                fbt:fbt.fixture:*Fixture.prims:entry {
+                    printf("prims %d %d %d %d %d %d\\n", args[0], args[1], args[2], args[3], args[4], args[5]);
+                    printf("sizes %d %d %d %d %d %d\\n", sizeof (args[0]), sizeof (args[1]), sizeof (args[2]),
+                        sizeof (args[3]), sizeof (args[4]), sizeof (args[5]));
+                }
+                END { printa("key [%s] %@d\\n", @); }
+                """, () -> {
+            call("greet", new Class<?>[] {String.class, long.class, double.class}, null, "bob", 7L, 2.5);
+            call("greet", new Class<?>[] {String.class, long.class, double.class}, null, "bob", 8L, 2.5);
+            call("add", new Class<?>[] {int.class}, f, -3);
+            call("prims", new Class<?>[] {byte.class, char.class, short.class, int.class, long.class, boolean.class},
+                    null, (byte) -1, (char) 0xffff, (short) -2, -3, -4L, true);
+        });
+        assertTrue(out.contains("greet [bob] [bob] 7 8\n"), out);
+        assertTrue(out.contains("greet [bob] [bob] 8 8\n"), out);
+        assertTrue(out.contains("greet returns [hi bob]\n"), out);
+        String self = FIXTURE + "@" + Integer.toHexString(System.identityHashCode(f));
+        assertTrue(out.contains("add " + self + " -3 4\n"), out);
+        assertTrue(out.contains("prims -1 65535 -2 -3 -4 1\n"), out);
+        assertTrue(out.contains("sizes 1 2 2 4 8 1\n"), out);
+        assertTrue(out.contains("key [bob] 2\n"), out);
+    }
+
+    @Test
+    void argsOfProbesWithDifferentTypesAreRefused() throws Exception {
+        // greet's args[0] is a string, add's the Fixture (this): DTrace's answer to a description
+        // set whose probes' signatures differ
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> open("fbt:fbt.fixture:*Fixture.greet:entry, fbt:fbt.fixture:*Fixture.add:entry { trace(args[0]); }"));
+        assertEquals("D_ARGS_MULTI", e.tag());
+        assertTrue(e.getMessage().startsWith("args[ ] may not be referenced because probe description"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("matches an unstable set of probes"), e.getMessage());
+        // argN needs no types; a probe with no args[1] (check(int)) beside others differs too
+        open("fbt:fbt.fixture:*Fixture.greet:entry, fbt:fbt.fixture:*Fixture.add:entry { trace(arg0); }");
+        assertThrows(DTraceException.class, () -> open("fbt:fbt.fixture::entry { trace(args[1]); }"));
     }
 
     private Consumer open(String program, String... options) throws Exception {
@@ -277,7 +333,7 @@ class FbtProviderTest {
         }
         // the overloads of over are one function; no <clinit>
         assertEquals(2, names.stream().filter(n -> n.startsWith(FIXTURE + ".over:")).count());
-        assertEquals(16, names.size(), names.toString()); // and Huge.big, Odd.pick
+        assertEquals(24, names.size(), names.toString()); // and Huge.big, Odd.pick, Base.<init>, Early.<init>, Early.check
         assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:nosuch.Class.m:")).isEmpty());
     }
 
@@ -322,6 +378,38 @@ class FbtProviderTest {
         assertEquals("ctor -1", lines[4]);
         assertTrue(lines[5].startsWith("ctor threw java.lang.IllegalArgumentException@"), out);
         assertEquals(6, lines.length, out);
+    }
+
+    @Test
+    void aConstructorFiresReturnWhenItThrowsBeforeItsSuperCall() throws Exception {
+        Class<?> early = bundle.loadClass("org.jdtrace.provider.fbt.fixture.Early");
+        String out = trace("""
+                fbt:fbt.fixture:*Early.<init>:entry { printf("early %d\\n", arg0); }
+                fbt:fbt.fixture:*Early.<init>:return /arg0 == -1/ { printf("early threw %s\\n", copyinstr(arg1)); }
+                fbt:fbt.fixture:*Early.<init>:return /arg0 != -1/ { printf("early returned\\n"); }
+                fbt:fbt.fixture:*Base.<init>:return /arg0 == -1/ { printf("base threw %s\\n", copyinstr(arg1)); }
+                """, () -> {
+            for (int v : new int[] {-1, 7, 13, 1}) {
+                try {
+                    early.getConstructor(int.class).newInstance(v);
+                } catch (InvocationTargetException e) {
+                    // the constructor's own exception, unchanged by the probes
+                    assertEquals(switch (v) {
+                        case -1 -> IllegalArgumentException.class;
+                        case 7 -> IllegalStateException.class;
+                        default -> UnsupportedOperationException.class;
+                    }, e.getCause().getClass());
+                }
+            }
+        });
+        assertEquals(List.of(
+                "early -1", "early threw java.lang.IllegalArgumentException@",  // before super()
+                "early 7", "early threw java.lang.IllegalStateException@",      // in super's argument
+                // in the super constructor: its own return fires; Early's cannot (no handler may
+                // cover the super() call itself: the JVM's verifier refuses it, see Rewriter)
+                "early 13", "base threw java.lang.UnsupportedOperationException@",
+                "early 1", "early returned"),
+                out.strip().lines().map(l -> l.replaceFirst("@[0-9a-f]+$", "@")).toList(), out);
     }
 
     @Test

@@ -198,7 +198,8 @@ public final class JsdtProvider implements Provider, StaticProbeTable.Listener {
     public ArgDesc argDesc(Probe probe, int index) {
         if (probe.providerArg() instanceof StaticProbe s && index >= 0 && index < s.args().size()) {
             ArgType t = s.args().get(index);
-            return new ArgDesc(index, t.cType(), null);
+            // a Java String is a D string in args[] (argN stays the handle copyinstr() reads)
+            return new ArgDesc(index, t == ArgType.STRING ? "string" : t.cType(), null);
         }
         return null;
     }

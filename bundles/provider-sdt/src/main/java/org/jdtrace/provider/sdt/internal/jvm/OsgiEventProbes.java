@@ -3,9 +3,9 @@
  * Java probe API like any bundle's (their module is this bundle's symbolic name):
  *
  *   bundle-installed, -resolved, -starting, -started, -stopping, -stopped, -updated,
- *   -unresolved, -uninstalled        (char *symbolic_name, long bundle_id, char *location)
+ *   -unresolved, -uninstalled        (string symbolic_name, long bundle_id, string location)
  *   service-registered, -modified, -unregistering
- *                                    (char *objectClass, long service_id, char *symbolic_name)
+ *                                    (string objectClass, long service_id, string symbolic_name)
  *
  * objectClass is the service's interfaces joined with ","; symbolic_name for a service is the
  * registering bundle's. A bundle with no symbolic name shows its location. The listeners are

@@ -12,7 +12,8 @@ import org.jdtrace.isa.SdtArgument;
  * A USDT probe's provider argument (fasttrap_probe_t of a USDT probe): its process, the object
  * its notes come from, every site (one note each: the same provider:name may sit at several
  * places of one function), the arguments its notes describe (null when a spec could not be
- * read: the probe fires without arguments) and, while enabled, its holds on the tracepoints.
+ * read: the probe fires without arguments), the argument types dtrace -h declared (null when
+ * the object does not say: typed by size) and, while enabled, its holds on the tracepoints.
  * {@code gone}: the object was unmapped or the process is defunct; nothing may be written to
  * it any more (semaphores are dropped, not decremented).
  */
@@ -25,15 +26,18 @@ final class UsdtProbe {
     final TargetObject object;
     final List<SiteSpec> sites;
     final SdtArgument[] args;
+    final List<String> declaredTypes;
     final ArgumentReader reader;
     final List<Site> held = new CopyOnWriteArrayList<>();
     volatile boolean gone;
 
-    UsdtProbe(UsdtProcess process, TargetObject object, List<SiteSpec> sites, SdtArgument[] args, ArgumentReader reader) {
+    UsdtProbe(UsdtProcess process, TargetObject object, List<SiteSpec> sites, SdtArgument[] args,
+            List<String> declaredTypes, ArgumentReader reader) {
         this.process = process;
         this.object = object;
         this.sites = List.copyOf(sites);
         this.args = args;
+        this.declaredTypes = declaredTypes == null ? null : List.copyOf(declaredTypes);
         this.reader = reader;
     }
 

@@ -20,6 +20,8 @@
  * disable: the holds are closed and the semaphores get their 1 back, unless the object or the
  * process is gone. The hit (probe context: lock-free, allocation-free): Probe.fire with
  * fasttrap's reused context whose args come from the notes' operand specs through the Abi.
+ * argDesc: the types a dtrace -h header declared (its .note.jdtrace notes, see UsdtScan), else
+ * the operand's size and sign.
  *
  * Every way out: the framework retires every probe of this provider when its service goes
  * (bundle stopped or uninstalled, Fasttrap or Isa gone: static references, so this component
@@ -202,7 +204,7 @@ public final class UsdtProvider implements Provider, TargetListener {
             SdtArgument[] args = p.args();
             ArgumentReader reader = args == null ? (hit, i) -> 0
                     : (hit, i) -> i < args.length ? abi.sdtArgumentValue(args[i], hit.regs(), hit.memory(), symbols) : 0;
-            UsdtProbe u = new UsdtProbe(up, o, p.sites(), args, reader);
+            UsdtProbe u = new UsdtProbe(up, o, p.sites(), args, p.types(), reader);
             Probe probe = r.create(p.provider(), p.module(), p.function(), p.name(), u);
             if (!p.noteName().equals(p.name())) r.aliasName(probe, p.noteName()); // function__entry too
             made.add(probe);
@@ -250,6 +252,7 @@ public final class UsdtProvider implements Provider, TargetListener {
     public ArgDesc argDesc(Probe probe, int index) {
         UsdtProbe u = (UsdtProbe) probe.providerArg();
         if (u.args == null || index < 0 || index >= u.args.length) return null;
-        return new ArgDesc(index, UsdtScan.nativeType(u.args[index]), null);
+        String declared = u.declaredTypes != null ? u.declaredTypes.get(index) : null;
+        return new ArgDesc(index, declared != null ? declared : UsdtScan.nativeType(u.args[index]), null);
     }
 }

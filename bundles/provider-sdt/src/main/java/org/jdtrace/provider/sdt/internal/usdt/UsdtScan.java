@@ -15,6 +15,13 @@
  * lie inside a writable PT_LOAD segment of the object is refused with one warning line and the
  * probe made without it: it is never written.
  *
+ * Types: a note's specs give each argument's size and sign only (args[] as int32_t, uint64_t...).
+ * An object built with jdtrace's dtrace -h also has the types the provider definition declared,
+ * in notes of its own section .note.jdtrace (one per probe: provider, name, types; see
+ * libdtrace's ProviderHeaders); where one names the probe with as many types as it has
+ * arguments, args[] has the declared types (char *, int), as with DTrace's -h/-G build. A
+ * build with systemtap's sdt.h, or a type list of another length, keeps the sized types.
+ *
  * Arguments: each note's specs go through the ISA's Abi (Abi.parseSdtArgument). A spec it
  * cannot read refuses that probe's arguments (the probe fires, args are 0) with one warning
  * line; the other probes keep theirs. Symbols in specs resolve in the object (+ bias).
@@ -46,7 +53,10 @@ final class UsdtScan {
 
     /** One probe to create: its four names, the note's name as written, sites, arguments. */
     record Planned(String provider, String module, String function, String name, String noteName,
-            List<UsdtProbe.SiteSpec> sites, SdtArgument[] args) {}
+            List<UsdtProbe.SiteSpec> sites, SdtArgument[] args, List<String> types) {}
+
+    /** The section dtrace -h's macros write the declared argument types to (ProviderHeaders). */
+    static final String TYPES_SECTION = ".note.jdtrace";
 
     private UsdtScan() {}
 
@@ -70,6 +80,7 @@ final class UsdtScan {
             return List.of();
         }
         String module = o.path().getFileName().toString();
+        Map<String, List<String>> declared = declaredTypes(t, elf, module);
         Map<String, Planned> byKey = new LinkedHashMap<>();
         for (SdtNote n : notes) {
             long pc = n.pc(base) + o.bias();
@@ -95,13 +106,65 @@ final class UsdtScan {
             Planned p = byKey.get(key);
             UsdtProbe.SiteSpec site = new UsdtProbe.SiteSpec(pc, sem);
             if (p == null) {
+                SdtArgument[] args = arguments(t, module, n, abi);
+                List<String> types = declared.get(n.provider() + "\0" + n.name());
                 byKey.put(key, new Planned(provider, module, fn, name, n.name(), new ArrayList<>(List.of(site)),
-                        arguments(t, module, n, abi)));
+                        args, args != null && types != null && types.size() == args.length ? types : null));
             } else if (!p.sites().contains(site)) {
                 p.sites().add(site);
             }
         }
         return List.copyOf(byKey.values());
+    }
+
+    /**
+     * The argument types dtrace -h declared, by provider and probe name as written ("\0"
+     * between): the notes of {@link #TYPES_SECTION} (owner "jdtrace", type 1; desc: provider,
+     * name, each type, NUL-terminated). A section that does not read as such is ignored with
+     * one warning: the probes are then typed by size, as without it.
+     */
+    static Map<String, List<String>> declaredTypes(TracedTarget t, ElfFile elf, String module) {
+        Map<String, List<String>> out = new java.util.HashMap<>();
+        try {
+            for (org.jdtrace.elf.ElfSection s : elf.sections()) {
+                if (s.type() != org.jdtrace.elf.ElfSection.SHT_NOTE || !s.name().equals(TYPES_SECTION)) continue;
+                java.nio.ByteBuffer b = elf.contents(s);
+                while (b.remaining() >= 12) {
+                    int namesz = b.getInt();
+                    int descsz = b.getInt();
+                    int type = b.getInt();
+                    if (namesz < 0 || descsz < 0 || align4(namesz) + (long) align4(descsz) > b.remaining()) {
+                        throw new IllegalArgumentException("truncated note");
+                    }
+                    byte[] name = new byte[namesz];
+                    b.get(name);
+                    b.position(b.position() + align4(namesz) - namesz);
+                    byte[] desc = new byte[descsz];
+                    b.get(desc);
+                    b.position(b.position() + align4(descsz) - descsz);
+                    if (type != 1 || !new String(name, java.nio.charset.StandardCharsets.ISO_8859_1).equals("jdtrace\0")) continue;
+                    List<String> parts = new ArrayList<>();
+                    int from = 0;
+                    for (int i = 0; i < desc.length; i++) {
+                        if (desc[i] == 0) {
+                            parts.add(new String(desc, from, i - from, java.nio.charset.StandardCharsets.UTF_8));
+                            from = i + 1;
+                        }
+                    }
+                    if (parts.size() >= 2) {
+                        out.putIfAbsent(parts.get(0) + "\0" + parts.get(1), List.copyOf(parts.subList(2, parts.size())));
+                    }
+                }
+            }
+        } catch (ElfException | RuntimeException e) {
+            LOG.warn("pid{}: {}: declared argument types unreadable, typed by size: {}", t.pid(), module, e.getMessage());
+            return Map.of();
+        }
+        return out;
+    }
+
+    private static int align4(int n) {
+        return (n + 3) & ~3;
     }
 
     private static boolean writable(List<ElfSegment> segments, long vaddr) {

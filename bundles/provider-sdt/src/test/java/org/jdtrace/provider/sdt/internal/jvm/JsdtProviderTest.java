@@ -85,7 +85,7 @@ class JsdtProviderTest {
         assertEquals(2, l.size());
         ProbeInfo q = l.get(0);
         assertEquals(List.of("unitlist", "java", "", "query-start"), List.of(q.provider(), q.module(), q.function(), q.name()));
-        assertEquals(List.of("char *", "int"), q.args());
+        assertEquals(List.of("string", "int"), q.args());
         assertEquals(List.of(), l.get(1).args());
         assertSame(p, StaticProvider.define(JsdtProviderTest.class, "unitlist"), "declaring again gives the same provider");
         assertSame(p.probes().get(0), p.probe("query-start", STRING, INT), "and the same probe");
@@ -117,6 +117,21 @@ class JsdtProviderTest {
         tick.fire(12345L, 6, 7); // a long where a string is declared: its digits
         assertEquals("a 5 -7 java\nbb 2 3 java\nc 4 5 java\n12345 6 7 java\n\n", finish(c));
         assertFalse(tick.isEnabled(), "disarmed when the consumer is gone");
+    }
+
+    @Test
+    void aStringArgumentIsADStringInArgs() throws Exception {
+        StaticProbe q = StaticProvider.define(JsdtProviderTest.class, "unitargs").probe("query", STRING, INT, LONG);
+        Consumer c = trace("unitargs:::query { printf(\"%s|%s|%d|%d|%d\\n\", args[0], stringof(args[0]), args[1],"
+                + " sizeof (args[1]), args[2]); @[args[0]] = count(); }");
+        q.fire("select 1", -2, -3L);
+        q.fire("select 1", 7, 1L << 40);
+        q.fire("select 2", 0, 0);
+        String o = finish(c);
+        assertTrue(o.contains("select 1|select 1|-2|4|-3\n"), o);
+        assertTrue(o.contains("select 1|select 1|7|4|1099511627776\n"), o);
+        // the aggregation keyed by the string, printed at the end (no END here: no dtrace provider)
+        assertTrue(o.matches("(?s).*\n  select 1 +2\n.*") && o.matches("(?s).*\n  select 2 +1\n.*"), o);
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -83,9 +84,25 @@ class HeaderTest {
                 r.out().lines().filter(l -> l.startsWith("start") || l.startsWith("done")).toList(), r.toString());
         assertTrue(r.out().contains("costly 3\n"), r.toString());
 
-        Platform.Run l = platform.run("-lv", "-n", "myapp$target:::query-done", "-c", dir.resolve("app") + " 0");
+        // args[] typed as the definition declares them (the header's .note.jdtrace): char * read
+        // with copyinstr, printed as a pointer; int sign-extended from 32 bits
+        Platform.Run a = platform.run("-q", "-n",
+                "myapp$target:::query-start { printf(\"typed %s %d %d %d %d %s\\n\", copyinstr(args[0]), args[1], sizeof (args[1]),"
+                        + " sizeof (args[0]), args[1] < 0, args[0] == arg0 && args[0] != 0 ? \"ptr\" : \"?\"); }"
+                        + " myapp$target:::query-done { printf(\"typed %d %d\\n\", args[1], sizeof (args[1])); }",
+                "-c", dir.resolve("app") + " 2");
+        assertEquals(0, a.await(), a.toString());
+        assertEquals(List.of("typed select 0 4 8 0 ptr", "typed -7 2", "typed select -1 4 8 1 ptr", "typed -7 2"),
+                a.out().lines().filter(x -> x.startsWith("typed")).toList(), a.toString());
+        Platform.Run ptr = platform.run("-q", "-n", "myapp$target:::query-start { printf(\"typed %p\\n\", args[0]); }",
+                "-c", dir.resolve("app") + " 1");
+        assertEquals(0, ptr.await(), ptr.toString());
+        assertTrue(Pattern.compile("^typed 0x[0-9a-f]+$", Pattern.MULTILINE).matcher(ptr.out()).find(), ptr.toString());
+
+        Platform.Run l = platform.run("-lv", "-n", "myapp$target:::query-*", "-c", dir.resolve("app") + " 0");
         assertEquals(0, l.await(), l.toString());
-        assertTrue(l.out().contains("args[0]: uint64_t") && l.out().contains("args[1]: int16_t"), l.toString());
+        assertTrue(l.out().contains("args[0]: char *") && l.out().contains("args[1]: int\n"), l.toString());
+        assertTrue(l.out().contains("args[0]: unsigned long") && l.out().contains("args[1]: short"), l.toString());
     }
 
     @Test

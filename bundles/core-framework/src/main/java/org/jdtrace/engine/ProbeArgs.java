@@ -1,0 +1,18 @@
+package org.jdtrace.engine;
+
+import java.util.List;
+import org.jdtrace.spi.ArgDesc;
+import org.jdtrace.spi.ProbeDescription;
+
+/**
+ * What the D compiler asks the framework while it types a clause (dtrace_probe_info): the
+ * argument descriptions of every probe a description matches now, one list per probe (each in
+ * index order, as the providers' dtps_getargdesc give them). Implemented by the framework; called
+ * on the compiler's thread, never in probe context.
+ */
+@FunctionalInterface
+public interface ProbeArgs {
+
+    /** One list per matched probe; empty when the description matches nothing (yet). */
+    List<List<ArgDesc>> argDescs(ProbeDescription description);
+}
