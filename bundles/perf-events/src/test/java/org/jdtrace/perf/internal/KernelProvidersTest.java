@@ -204,4 +204,53 @@ class KernelProvidersTest {
         // (a few may be dropped at this rate on a loaded machine, never half of B's)
         assertTrue((Long) r[1] > 3L * n / 2, "without the filter both processes' calls arrive: " + r[1]);
     }
+
+    @Test
+    void recordsOfDifferentCpusPrintInEventOrder() throws Exception {
+        providers().forEach(fw::addProvider);
+        // two processes pinned to CPUs 0 and 1, each a getppid every 5 ms: every drain holds
+        // records of both rings, which print merged by their time
+        List<Process> ps = new ArrayList<>();
+        for (int cpu = 0; cpu < 2; cpu++) {
+            Process p = new ProcessBuilder("taskset", "-c", Integer.toString(cpu % perf.cpus()), "sh", "-c",
+                    "read x; exec " + PerfEventsTest.bin("ft_sys") + " 150 loop")
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+            started.add(p);
+            ps.add(p);
+        }
+        long a = ps.get(0).pid(), b = ps.get(1).pid();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                + "syscall::getppid:entry /pid == " + a + " || pid == " + b + "/ { printf(\"%d %d\\n\", cpu, timestamp); } "
+                + "syscall::exit_group:entry /pid == " + a + " || pid == " + b + "/ { done++; } "
+                + "syscall::exit_group:entry /done == 2/ { exit(0); }"));
+        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        for (Process p : ps) {
+            p.getOutputStream().write('\n');
+            p.getOutputStream().flush();
+        }
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        long last = 0;
+        int lines = 0, switches = 0, prevCpu = -1;
+        java.util.Set<Integer> cpus = new java.util.HashSet<>();
+        for (String line : r[1].split("\n")) {
+            if (line.equals("ready") || line.isEmpty()) continue;
+            String[] f = line.split(" ");
+            int cpu = Integer.parseInt(f[0]);
+            long t = Long.parseLong(f[1]);
+            assertTrue(t >= last, "line " + lines + " is older than the one before it:\n" + r[1]);
+            if (prevCpu >= 0 && cpu != prevCpu) switches++;
+            prevCpu = cpu;
+            cpus.add(cpu);
+            last = t;
+            lines++;
+        }
+        assertTrue(lines >= 600, lines + " lines\n" + r[2]);
+        if (perf.cpus() > 1) {
+            assertEquals(2, cpus.size(), "both CPUs' rings: " + cpus);
+            assertTrue(switches > 100, "the CPUs' records interleave: " + switches);
+        }
+    }
 }
