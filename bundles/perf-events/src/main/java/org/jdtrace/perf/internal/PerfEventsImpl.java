@@ -188,6 +188,12 @@ public final class PerfEventsImpl implements PerfEvents {
     }
 
     @Override
+    public BpfObject perfEventProgram(long[] insns, String name) {
+        int fd = sys.progLoad(PerfSys.PROG_PERF_EVENT, insns, name);
+        return track(new BpfObjectImpl(fd, 0));
+    }
+
+    @Override
     public AutoCloseable attach(KernelTracepoint tp, BpfObject program) {
         int fd = sys.perfEventOpen(new PerfSys.Attr(PerfSys.TYPE_TRACEPOINT, tp.id(), 1, false, 0,
                 PerfSys.F_DISABLED, 0, 0), -1, 0);
@@ -347,6 +353,11 @@ public final class PerfEventsImpl implements PerfEvents {
         @Override
         public synchronized long lost() {
             return rings.stream().mapToLong(r -> r.lost).sum();
+        }
+
+        @Override
+        public synchronized void attach(BpfObject program) {
+            for (Ring r : rings) sys.ioctl(r.fd, PerfSys.IOC_SET_BPF, program.fd());
         }
 
         @Override
