@@ -253,4 +253,51 @@ class KernelProvidersTest {
             assertTrue(switches > 100, "the CPUs' records interleave: " + switches);
         }
     }
+
+    @Test
+    void procExecCapturesThePathAndProcExitGivesTheReason() throws Exception {
+        providers().forEach(fw::addProvider);
+        Path dir = Files.createTempDirectory("jdtrace-core");
+        try {
+            // A runs /bin/true (a child's exec, then exits 3; B is killed; C dumps core (in dir)
+            String[] scripts = {"read x; /bin/true; exit 3", "read x; kill -KILL $$",
+                "cd " + dir + "; ulimit -c unlimited; read x; kill -QUIT $$"};
+            List<Process> ps = new ArrayList<>();
+            for (String sc : scripts) {
+                Process p = new ProcessBuilder("sh", "-c", sc).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectErrorStream(true).start();
+                started.add(p);
+                ps.add(p);
+            }
+            long a = ps.get(0).pid(), b = ps.get(1).pid(), c = ps.get(2).pid();
+            String mine = "pid == " + a + " || pid == " + b + " || pid == " + c;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                    "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                    // (the child is gone by the time the record is read: its ppid is no longer known)
+                    + "proc:::exec /execname == \"sh\" && copyinstr(arg0) == \"/bin/true\"/ { printf(\"exec %s\\n\", copyinstr(arg0)); } "
+                    + "proc:::exit /" + mine + "/ { printf(\"exit %d %d\\n\", pid, arg0); n++; } "
+                    + "proc:::exit /n == 3/ { exit(0); }"));
+            for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+            for (Process p : ps) {
+                p.getOutputStream().write('\n');
+                p.getOutputStream().flush();
+            }
+            assertEquals(3, ps.get(0).waitFor());
+            String[] r = trace.get();
+            assertEquals("0", r[0], r[2]);
+            String expected = "ready\nexec /bin/true\n";
+            assertTrue(r[1].startsWith(expected), r[1]);
+            List<String> exits = new ArrayList<>(List.of(r[1].substring(expected.length()).split("\n")));
+            java.util.Collections.sort(exits);
+            List<String> want = new ArrayList<>(List.of("exit " + a + " 1", "exit " + b + " 2", "exit " + c + " 3"));
+            java.util.Collections.sort(want);
+            assertEquals(want, exits, "CLD_EXITED, CLD_KILLED, CLD_DUMPED\n" + r[1] + r[2]);
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) Files.delete(f);
+            }
+            Files.delete(dir);
+        }
+    }
 }
