@@ -44,6 +44,11 @@ final class BpfAsm {
     BpfAsm call(int helper) { return emit(0x85, 0, 0, 0, helper); }
     BpfAsm exit() { return emit(0x95, 0, 0, 0, 0); }
 
+    /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
+    BpfAsm lookupKey0(int mapFd) {
+        return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
+    }
+
     BpfAsm ldMap(int dst, int mapFd) {
         emit(0x18, dst, 1 /* BPF_PSEUDO_MAP_FD */, 0, mapFd);
         return emit(0, 0, 0, 0, 0);

@@ -9,7 +9,10 @@
  * one makes no probe, so a description of it matches nothing). While at least one probe of a
  * tracepoint is enabled, one perf event per CPU is open on it (every task, PERF_SAMPLE_RAW, the
  * call chain for stack()/ustack(), comm records to keep execname current) and its records fire
- * the enabled probes in order on the drain thread. The last disable closes the events.
+ * the enabled probes in order on the drain thread. The last disable closes the events. A probe
+ * whose Spec has a capture (proc:::exec's path, proc:::exit's exit code) reads, instead of the
+ * tracepoint's record, the record a CaptureProgram attached to the tracepoint sends to a per-CPU
+ * BPF-output event; its group closes the program's attachment, then the ring, then the maps.
  *
  * Locking: enable/disable/detach are serialised on this; the drain thread reads a group's armed
  * probes through a volatile array (copy on write), without a lock.
