@@ -5,6 +5,20 @@ import org.jdtrace.spi.ProbeDescription;
 
 /**
  * One compiled statement (dtrace_stmtdesc_t): the probe descriptions it enables and its body.
- * {@code source} is the description list as written, for messages.
+ * {@code source} is the description list as written, for messages. {@code pidFilter} is the one
+ * process (pid) outside which the statement's predicate can never hold, or -1 when it can hold in
+ * any: the compiler derives it when the predicate is {@code pid == N} with a constant N or a
+ * conjunction ({@code &&}) with such a term, {@code $target} included. The framework passes it to
+ * providers as {@link org.jdtrace.spi.Probe#pidFilter()}, so that kernel providers drop other
+ * processes' events before they reach the JVM; the body still runs the whole predicate, so the
+ * filter is only an optimisation and never changes what the statement records.
+ *
+ * @since 1.1
  */
-public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body) {}
+public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter) {
+
+    /** A statement whose predicate may hold in any process. */
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body) {
+        this(descriptions, source, body, -1);
+    }
+}

@@ -17,6 +17,14 @@ public interface CpuSampler {
      */
     AutoCloseable sample(Probe probe, long intervalNanos);
 
+    /**
+     * {@code probe}'s {@link Probe#pidFilter()} changed while it is sampled (Provider.filterChanged):
+     * a sampler that drops other processes' samples in the kernel follows it.
+     *
+     * @since 1.4
+     */
+    default void filterChanged(Probe probe) {}
+
     /** Fires now every sample taken before the call and not yet delivered (Provider.sync). */
     void sync();
 }

@@ -30,6 +30,21 @@ public interface Probe {
     /** Fires the probe: runs its ECBs with {@code ctx}. Never throws. */
     void fire(ProbeContext ctx);
 
+    /**
+     * The one process (pid) that every ECB enabled on the probe is confined to by its predicate
+     * (Statement.pidFilter: {@code /pid == $target/}), or -1 when some ECB may fire in any
+     * process. A provider that can drop other processes' events before they cost anything (a BPF
+     * program, a perf event of one process) may do so; the predicates still run, so ignoring it
+     * is always correct. Read it in {@link Provider#enable}; changes while the probe is enabled
+     * come through {@link Provider#filterChanged}: widened before an ECB that needs more is
+     * installed, narrowed after one is removed.
+     *
+     * @since 1.4
+     */
+    default long pidFilter() {
+        return -1;
+    }
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

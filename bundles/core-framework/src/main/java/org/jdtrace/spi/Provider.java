@@ -72,6 +72,15 @@ public interface Provider {
      */
     default void sync() {}
 
+    /**
+     * The {@link Probe#pidFilter()} of an enabled probe changed (another consumer's ECB came or
+     * went). Called with the framework's lock held; a provider that filters in the kernel
+     * re-arms the probe's filter, one that does not ignores it.
+     *
+     * @since 1.4
+     */
+    default void filterChanged(Probe probe) {}
+
     /** dtps_destroy: the probe is gone for good. */
     default void destroy(Probe probe) {}
 

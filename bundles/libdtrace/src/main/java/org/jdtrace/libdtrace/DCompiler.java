@@ -2,7 +2,8 @@
  * DCompiler: the D compiler of a session (dtrace_program_strcompile and dt_compile): source text
  * through the front end (lexer, parser, type checker: DFrontEnd.check), the program's pragmas
  * applied to the session's options, every clause lowered to Ir (ClauseLowering) and generated to
- * an EcbBody (ClauseCompiler), one Statement per clause in source order.
+ * an EcbBody (ClauseCompiler), one Statement per clause in source order, with the pid filter hint
+ * its predicate gives (PidFilter).
  *
  * Macro variables: macroArgs are $0..$n as dtrace(1M) passes them ($0 the script, or "dtrace"
  * for -n/-P programs); $target is the session's "target" option, which dtrace(1M) sets to the
@@ -31,6 +32,7 @@ import org.jdtrace.libdtrace.ast.Pragma;
 import org.jdtrace.libdtrace.ast.ProbeSpec;
 import org.jdtrace.libdtrace.lex.Macros;
 import org.jdtrace.libdtrace.lower.ClauseLowering;
+import org.jdtrace.libdtrace.lower.PidFilter;
 import org.jdtrace.libdtrace.rt.Options;
 import org.jdtrace.libdtrace.sema.CheckedProgram;
 import org.jdtrace.libdtrace.sema.DFrontEnd;
@@ -111,11 +113,12 @@ public final class DCompiler implements FrontEnd {
         List<Statement> statements = new ArrayList<>();
         for (Clause c : program.clauses()) {
             EcbBody body = session.compileClause(lowering.lower(c));
+            long pid = PidFilter.of(c.predicate());
             // one statement per description, sharing the body (dt_compile_clause's stmt per
             // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
             // clause twice, as in DTrace
             for (ProbeSpec spec : c.probes()) {
-                statements.add(new Statement(List.of(spec.description()), c.source(), body));
+                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid));
             }
         }
         if (lowering.destructive()) {

@@ -17,6 +17,14 @@ public interface EventSet extends AutoCloseable {
     /** Enables every event (sets opened with {@link EventSpec#disabled()} start disabled). */
     void enable();
 
+    /**
+     * Runs {@code program} (from {@link PerfEvents#perfEventProgram}) at each sample of every
+     * event of the set; closing the set detaches it (the program stays the caller's to close).
+     *
+     * @since 1.1
+     */
+    void attach(BpfObject program);
+
     @Override
     void close();
 }

@@ -34,6 +34,16 @@ public interface PerfEvents {
     BpfObject program(long[] insns, String name);
 
     /**
+     * Loads a perf-event program (BPF_PROG_TYPE_PERF_EVENT) for {@link EventSet#attach}: it runs
+     * at each sample of the set's events, in the sampled task's context, and a return of 0 drops
+     * the sample before it reaches the ring. Only that set's events run it (unlike a tracepoint's
+     * programs, which every user of the tracepoint shares).
+     *
+     * @since 1.1
+     */
+    BpfObject perfEventProgram(long[] insns, String name);
+
+    /**
      * Attaches a loaded tracepoint program to {@code tp}: one perf event (a tracepoint's programs
      * run for every CPU), enabled, no ring. Closing the handle detaches it.
      */

@@ -29,6 +29,8 @@ public final class ProbeImpl implements Probe {
     private final Object providerArg;
     private final Provider owner;
     private volatile Ecb[] ecbs = Ecb.NONE;
+    /** Probe.pidFilter: set by the framework (lock held) from the installed ECBs' statements. */
+    private volatile long pidFilter = -1;
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
     /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
@@ -117,6 +119,32 @@ public final class ProbeImpl implements Probe {
         for (int i = 0; i < e.length; i++) {
             if (e[i].owner().isLive()) e[i].fire(ctx);
         }
+    }
+
+    @Override
+    public long pidFilter() {
+        return pidFilter;
+    }
+
+    /**
+     * The filter the installed ECBs allow, with {@code adding} also installed (null: none added):
+     * their statements' common pidFilter, or -1 when one has none or two differ (framework lock).
+     */
+    public long filterWith(Ecb adding) {
+        long f = adding == null ? -2 : adding.statement().pidFilter();
+        for (Ecb e : ecbs) {
+            long g = e.statement().pidFilter();
+            if (f == -2) f = g;
+            else if (g != f) return -1;
+        }
+        return f < 0 ? -1 : f;
+    }
+
+    /** Sets the filter; true when it changed (framework lock). */
+    public boolean setPidFilter(long f) {
+        boolean changed = pidFilter != f;
+        pidFilter = f;
+        return changed;
     }
 
     /** The ECBs installed now (a snapshot). */

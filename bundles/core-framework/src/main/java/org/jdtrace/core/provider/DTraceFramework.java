@@ -21,6 +21,11 @@
  * provider that defers the work of enabling (fbt's retransformation) finishes it before the
  * framework returns.
  *
+ * Pid filters (Probe.pidFilter): an enabled probe's filter is the one pid all its installed ECBs'
+ * statements are confined to, else -1. install() widens it before the new ECB is installed and
+ * uninstall() narrows it after, each time telling the provider (filterChanged) if the probe stays
+ * enabled; a first enable() reads it. A kernel provider thus never drops an event some ECB wants.
+ *
  * Retire (the one path for provider unregistration, ProbeRegistry.retire and module unload):
  * each probe leaves the table, its ECBs are uninstalled and forgotten (disable called when the
  * last goes), destroy is called; the enablings stay.
@@ -434,11 +439,16 @@ public final class DTraceFramework {
             return;
         }
         ecb.setInstalled(true);
+        // widen the probe's pid filter before the new ECB can fire (Probe.pidFilter)
+        if (p.setPidFilter(p.filterWith(ecb)) && p.isEnabled()) {
+            safely(() -> p.owner().filterChanged(p), "filterChanged", p);
+        }
         if (p.install(ecb)) {
             try {
                 p.owner().enable(p);
             } catch (RuntimeException e) {
                 p.uninstall(ecb);
+                p.setPidFilter(p.filterWith(null));
                 ecb.setInstalled(false);
                 ProviderException f = e instanceof ProviderException pe ? pe
                         : new ProviderException("failed to enable probe " + p + ": " + e, null, e);
@@ -456,6 +466,9 @@ public final class DTraceFramework {
         ecb.setInstalled(false);
         if (p.uninstall(ecb)) {
             safely(() -> p.owner().disable(p), "disable", p);
+            p.setPidFilter(-1);
+        } else if (p.setPidFilter(p.filterWith(null)) && p.isEnabled()) {
+            safely(() -> p.owner().filterChanged(p), "filterChanged", p);
         }
     }
 

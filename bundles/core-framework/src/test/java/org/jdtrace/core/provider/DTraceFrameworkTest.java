@@ -50,6 +50,33 @@ class DTraceFrameworkTest {
     }
 
     @Test
+    void aProbesPidFilterIsWidenedBeforeAnUnfilteredEcbAndNarrowedAfterIt() {
+        TestProvider t = new TestProvider("test", "m:f:foo");
+        fw.addProvider(t);
+        Probe foo = fw.lookup("test", "m", "f", "foo");
+        Owner o = new Owner(), o2 = new Owner(), o3 = new Owner();
+        EcbBody body = (ctx, p, epid) -> {};
+        fw.enable(o, new Statement(List.of(foo.description()), "foo", body, 42));
+        fw.enable(o2, new Statement(List.of(foo.description()), "foo", body));
+        fw.enable(o3, new Statement(List.of(foo.description()), "foo", body, 42));
+        fw.activate(o);
+        assertEquals(42, foo.pidFilter());
+        assertTrue(t.calls.contains("enable foo pid 42"), t.calls.toString());
+        fw.activate(o3);
+        assertFalse(t.calls.stream().anyMatch(c -> c.startsWith("filter")), "same pid: no change");
+        fw.activate(o2);
+        assertEquals(-1, foo.pidFilter());
+        assertEquals("filter foo -1", t.calls.getLast());
+        fw.deactivate(o2);
+        assertEquals(42, foo.pidFilter());
+        assertEquals("filter foo 42", t.calls.getLast());
+        fw.deactivate(o);
+        fw.deactivate(o3);
+        assertEquals(-1, foo.pidFilter());
+        assertEquals("disable foo", t.calls.getLast());
+    }
+
+    @Test
     void providerProbesAreCreatedAndLookedUp() {
         TestProvider t = new TestProvider("test", "m:f:foo1", "m:f:foo2", "m:g:bar");
         fw.addProvider(t);

@@ -64,7 +64,12 @@ public final class TestProvider implements Provider {
 
     @Override
     public void enable(Probe probe) {
-        calls.add("enable " + probe.name());
+        calls.add("enable " + probe.name() + (probe.pidFilter() >= 0 ? " pid " + probe.pidFilter() : ""));
+    }
+
+    @Override
+    public void filterChanged(Probe probe) {
+        calls.add("filter " + probe.name() + " " + probe.pidFilter());
     }
 
     @Override

@@ -17,7 +17,7 @@ final class BpfAsm {
     static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R4 = 4, R5 = 5, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
     // helper function ids (enum bpf_func_id)
     static final int MAP_LOOKUP_ELEM = 1, GET_CURRENT_PID_TGID = 14, GET_CURRENT_COMM = 16,
-            PERF_EVENT_OUTPUT = 25, PROBE_READ_USER_STR = 114;
+            PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114;
 
     private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
     private final Map<Integer, String> jumps = new HashMap<>();
@@ -36,11 +36,18 @@ final class BpfAsm {
     BpfAsm rshImm(int dst, int imm) { return emit(0x77, dst, 0, 0, imm); }
     BpfAsm ldxDw(int dst, int src, int off) { return emit(0x79, dst, src, off, 0); }
     BpfAsm ldxW(int dst, int src, int off) { return emit(0x61, dst, src, off, 0); }
+    BpfAsm ldxH(int dst, int src, int off) { return emit(0x69, dst, src, off, 0); }
+    BpfAsm ldxB(int dst, int src, int off) { return emit(0x71, dst, src, off, 0); }
     BpfAsm stxDw(int dst, int off, int src) { return emit(0x7b, dst, src, off, 0); }
     BpfAsm stxW(int dst, int off, int src) { return emit(0x63, dst, src, off, 0); }
     BpfAsm stW(int dst, int off, int imm) { return emit(0x62, dst, 0, off, imm); }
     BpfAsm call(int helper) { return emit(0x85, 0, 0, 0, helper); }
     BpfAsm exit() { return emit(0x95, 0, 0, 0, 0); }
+
+    /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
+    BpfAsm lookupKey0(int mapFd) {
+        return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
+    }
 
     BpfAsm ldMap(int dst, int mapFd) {
         emit(0x18, dst, 1 /* BPF_PSEUDO_MAP_FD */, 0, mapFd);

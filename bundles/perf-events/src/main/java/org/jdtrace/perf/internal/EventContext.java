@@ -21,7 +21,23 @@ final class EventContext extends SampleContext {
         this.comms = comms;
     }
 
+    /** A string captured in the kernel at the event and the user address it was read from. */
+    private long capturedAddr;
+    private String captured;
+
+    void captured(long addr, String s) {
+        capturedAddr = addr;
+        captured = s;
+    }
+
+    @Override
+    public String copyinstr(long addr, int max) throws org.jdtrace.spi.FaultException {
+        if (captured != null && addr == capturedAddr) return captured.length() > max ? captured.substring(0, max) : captured;
+        return super.copyinstr(addr, max);
+    }
+
     void reset() {
+        captured = null;
         pid = -1;
         tid = -1;
         execname = null;

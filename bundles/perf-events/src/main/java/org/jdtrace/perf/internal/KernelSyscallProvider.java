@@ -4,9 +4,11 @@
  * raw_syscalls:sys_enter and sys_exit on every CPU. No process is ever stopped.
  *
  * In the kernel (SyscallProgram builds the programs): per call, `armed` (an array map indexed by
- * the call's number) says whether its entry (bit 0) or return (bit 7) probe is enabled and which
- * of arguments 0..3 are strings (bits 1..4, from the call's tracefs format: `const char *`
- * arguments); a disarmed call costs one map lookup. An armed one writes a record (pid/tgid, the
+ * the call's number for its entry, number + maxNr + 1 for its return) says whether its entry (bit
+ * 0) or return (bit 7) probe is enabled, which of arguments 0..3 are strings (bits 1..4, from the
+ * call's tracefs format: `const char *` arguments), and the probe's pid filter (Probe.pidFilter,
+ * re-armed on filterChanged): calls of other processes are dropped in the kernel. A disarmed
+ * call costs one map lookup. An armed one writes a record (pid/tgid, the
  * number, comm, the six arguments or the return value, and each string argument read with
  * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
@@ -65,9 +67,12 @@ final class KernelSyscallProvider implements Provider {
     private volatile ProbeRegistry registry;
     /** [0] entry, [1] return: the enabled probe of each call number. */
     private volatile Probe[][] armed;
+    /** The entry mask of each call (ENTRY and the string bits). */
     private final int[] masks;
     private int enabled;
     private Kernel kernel;
+    /** Records the rings delivered to the JVM (drain thread; read by tests). */
+    volatile long delivered;
 
     KernelSyscallProvider(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
@@ -144,9 +149,8 @@ final class KernelSyscallProvider implements Provider {
         Call c = (Call) probe.providerArg();
         try {
             if (kernel == null) kernel = new Kernel();
-            int mask = masks[c.number()] | (c.entry() ? SyscallProgram.ENTRY | stringArgs(c.name()) : SyscallProgram.RETURN);
-            kernel.armed.update(c.number(), mask);
-            masks[c.number()] = mask;
+            if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name());
+            arm(probe, c);
         } catch (PerfException e) {
             if (enabled == 0 && kernel != null) {
                 kernel.close();
@@ -164,8 +168,7 @@ final class KernelSyscallProvider implements Provider {
     public synchronized void disable(Probe probe) {
         Call c = (Call) probe.providerArg();
         if (armed[c.entry() ? 0 : 1][c.number()] != probe || kernel == null) return;
-        int mask = c.entry() ? masks[c.number()] & SyscallProgram.RETURN : masks[c.number()] & ~SyscallProgram.RETURN;
-        masks[c.number()] = mask;
+        if (c.entry()) masks[c.number()] = 0;
         Probe[][] a = copy();
         a[c.entry() ? 0 : 1][c.number()] = null;
         armed = a;
@@ -173,8 +176,27 @@ final class KernelSyscallProvider implements Provider {
             kernel.close();
             kernel = null;
         } else {
-            kernel.armed.update(c.number(), mask);
+            kernel.armed.update(SyscallProgram.armedKey(c.number(), c.entry(), maxNr), 0);
         }
+    }
+
+    /** The probe's pid filter changed: the kernel sends only that process's calls (or all). */
+    @Override
+    public synchronized void filterChanged(Probe probe) {
+        Call c = (Call) probe.providerArg();
+        if (armed[c.entry() ? 0 : 1][c.number()] != probe || kernel == null) return;
+        try {
+            arm(probe, c);
+        } catch (PerfException e) {
+            LOG.warn("syscall: cannot filter {}: {}", probe.description(), e.getMessage());
+        }
+    }
+
+    /** Writes the call's armed entry (mask and pid filter) for {@code probe}'s end. */
+    private void arm(Probe probe, Call c) {
+        int mask = c.entry() ? masks[c.number()] : SyscallProgram.RETURN;
+        kernel.armed.update(SyscallProgram.armedKey(c.number(), c.entry(), maxNr),
+                SyscallProgram.armedValue(mask, probe.pidFilter()));
     }
 
     private Probe[][] copy() {
@@ -213,7 +235,7 @@ final class KernelSyscallProvider implements Provider {
             try {
                 KernelTracepoint enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
                 KernelTracepoint exitTp = perf.tracepoint("raw_syscalls", "sys_exit");
-                a = perf.map(PerfSys.MAP_ARRAY, 4, 4, maxNr + 1, "jdtrace_armed");
+                a = perf.map(PerfSys.MAP_ARRAY, 4, 8, 2 * (maxNr + 1), "jdtrace_armed");
                 b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.BUF_SIZE, 1, "jdtrace_buf");
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
@@ -254,6 +276,7 @@ final class KernelSyscallProvider implements Provider {
 
         @Override
         public void sample(Sample s) {
+            delivered++;
             MemorySegment r = s.raw;
             if (r.byteSize() < SyscallProgram.EXIT_SIZE) return;
             int nr = r.get(ValueLayout.JAVA_INT_UNALIGNED, 8);

@@ -13,9 +13,20 @@
  * JVM's exit closes the descriptors in any case (perf events and BPF programs are released with
  * their last descriptor).
  *
- * Locking: each set has its own lock, held by the drain thread while it reads that set's rings
- * and by close() while it unmaps them, so a ring is never read after its munmap. Handlers run
- * with it held and must not close their own set from the handler (they never need to).
+ * Order: one drain reads the records stamped up to a cutoff (PERF_SAMPLE_TIME, on
+ * CLOCK_MONOTONIC) in every ring of every open set and hands them over merged by that time (a
+ * k-way merge of the rings; each CPU's ring is in time order already); later records wait for the
+ * next drain. The periodic drain's cutoff is MERGE_MARGIN_NANOS before its start, far more than
+ * the kernel takes between a record's stamp and its write into the ring, so records of different
+ * CPUs and providers come out in event order across drains too. drain() (a consumer's sync before
+ * END) takes everything. Non-sample records (comm, lost) go first among their ring's pending
+ * records. close() reads what is left of its own rings unmerged.
+ *
+ * Locking: each set has its own lock, held by the drain while it reads that set's rings and by
+ * close() while it unmaps them, so a ring is never read after its munmap. A drain takes
+ * drainLock, then every open set's lock in list order (the list only appends and removes, so
+ * every drain takes them in one order; close() takes only its own). Handlers run with them held
+ * and must not close their own set from the handler (they never need to).
  */
 package org.jdtrace.perf.internal;
 
@@ -52,6 +63,8 @@ public final class PerfEventsImpl implements PerfEvents {
 
     private static final Logger LOG = LoggerFactory.getLogger(PerfEventsImpl.class);
     static final long DRAIN_NANOS = 5_000_000;
+    /** The periodic drain leaves the records of its last millisecond for the next (see Order). */
+    static final long MERGE_MARGIN_NANOS = 1_000_000;
 
     private final PerfSys sys;
     private final Tracefs tracefs = new Tracefs();
@@ -61,6 +74,8 @@ public final class PerfEventsImpl implements PerfEvents {
     private volatile Kallsyms kallsyms;
     private volatile boolean running = true;
     private final Thread drainer;
+    /** Serialises drains (the drain thread's, drain() from a consumer's thread). */
+    private final Object drainLock = new Object();
 
     private final KernelProviders providers;
 
@@ -173,6 +188,12 @@ public final class PerfEventsImpl implements PerfEvents {
     }
 
     @Override
+    public BpfObject perfEventProgram(long[] insns, String name) {
+        int fd = sys.progLoad(PerfSys.PROG_PERF_EVENT, insns, name);
+        return track(new BpfObjectImpl(fd, 0));
+    }
+
+    @Override
     public AutoCloseable attach(KernelTracepoint tp, BpfObject program) {
         int fd = sys.perfEventOpen(new PerfSys.Attr(PerfSys.TYPE_TRACEPOINT, tp.id(), 1, false, 0,
                 PerfSys.F_DISABLED, 0, 0), -1, 0);
@@ -208,7 +229,7 @@ public final class PerfEventsImpl implements PerfEvents {
         Sample s = new Sample();
         while (running) {
             long start = System.nanoTime();
-            for (EventSetImpl set : sets) set.drain(s);
+            drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
             long wait = DRAIN_NANOS - (System.nanoTime() - start);
             if (wait > 0) LockSupport.parkNanos(this, wait);
         }
@@ -216,8 +237,76 @@ public final class PerfEventsImpl implements PerfEvents {
 
     @Override
     public void drain() {
-        Sample s = new Sample();
-        for (EventSetImpl set : sets) set.drain(s);
+        drainAll(new Sample(), Long.MAX_VALUE);
+    }
+
+    /**
+     * One drain of every open set's rings, merged by event time (see the theory above): the
+     * records stamped up to {@code cutoff} (CLOCK_MONOTONIC, the events' clock); later ones wait.
+     */
+    private void drainAll(Sample s, long cutoff) {
+        synchronized (drainLock) {
+            lockAndMerge(sets.toArray(EventSetImpl[]::new), 0, s, cutoff);
+        }
+    }
+
+    /** Takes the sets' locks in list order (drainLock held: one drain at a time), then merges. */
+    private void lockAndMerge(EventSetImpl[] all, int i, Sample s, long cutoff) {
+        if (i < all.length) {
+            synchronized (all[i]) {
+                lockAndMerge(all, i + 1, s, cutoff);
+            }
+            return;
+        }
+        int n = 0;
+        for (EventSetImpl set : all) n += set.closed ? 0 : set.rings.size();
+        Ring[] rings = new Ring[n];
+        EventSetImpl[] owners = new EventSetImpl[n];
+        long[] times = new long[n];
+        int live = 0;
+        for (EventSetImpl set : all) {
+            if (set.closed) continue;
+            for (Ring r : set.rings) {
+                r.begin();
+                long t;
+                if (r.pending() && (t = r.nextTime(set.spec.sampleType())) <= cutoff) {
+                    rings[live] = r;
+                    owners[live] = set;
+                    times[live] = t;
+                    live++;
+                } else {
+                    r.end();
+                }
+            }
+        }
+        try {
+            while (live > 0) {
+                int min = 0;
+                for (int i2 = 1; i2 < live; i2++) {
+                    if (times[i2] < times[min]) min = i2;
+                }
+                Ring r = rings[min];
+                EventSetImpl set = owners[min];
+                try {
+                    r.next(set.spec.sampleType(), set.nregs, s, set.handler);
+                } catch (RuntimeException e) {
+                    LOG.warn("perf event handler failed: {}", e.toString());
+                    LOG.debug("handler failure", e);
+                }
+                long t;
+                if (r.pending() && (t = r.nextTime(set.spec.sampleType())) <= cutoff) {
+                    times[min] = t;
+                } else {
+                    r.end();
+                    live--;
+                    rings[min] = rings[live];
+                    owners[min] = owners[live];
+                    times[min] = times[live];
+                }
+            }
+        } finally {
+            for (int i2 = 0; i2 < live; i2++) rings[i2].end();
+        }
     }
 
     private static int onlineCpus() {
@@ -247,6 +336,7 @@ public final class PerfEventsImpl implements PerfEvents {
         final RecordHandler handler;
         final List<Ring> rings = new ArrayList<>();
         private final int nregs;
+        /** Guarded by this set's lock. */
         private boolean closed;
 
         EventSetImpl(EventSpec spec, RecordHandler handler) {
@@ -263,6 +353,11 @@ public final class PerfEventsImpl implements PerfEvents {
         @Override
         public synchronized long lost() {
             return rings.stream().mapToLong(r -> r.lost).sum();
+        }
+
+        @Override
+        public synchronized void attach(BpfObject program) {
+            for (Ring r : rings) sys.ioctl(r.fd, PerfSys.IOC_SET_BPF, program.fd());
         }
 
         @Override

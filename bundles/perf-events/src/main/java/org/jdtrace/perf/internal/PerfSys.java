@@ -61,7 +61,7 @@ public final class PerfSys {
     public static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
             BPF_PROG_LOAD = 5;
     public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6;
-    public static final int PROG_TRACEPOINT = 5;
+    public static final int PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
 
     private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
 
@@ -230,6 +230,11 @@ public final class PerfSys {
      * bpf_probe_read_user_str are GPL-only). A refusal carries the verifier's last log line.
      */
     public int progLoad(long[] insns, String name) {
+        return progLoad(PROG_TRACEPOINT, insns, name);
+    }
+
+    /** BPF_PROG_LOAD of a program of {@code type} (PROG_TRACEPOINT, PROG_PERF_EVENT), as above. */
+    public int progLoad(int type, long[] insns, String name) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment code = arena.allocate(insns.length * 8L, 8);
             for (int i = 0; i < insns.length; i++) code.setAtIndex(JAVA_LONG, i, insns[i]);
@@ -237,7 +242,7 @@ public final class PerfSys {
             int logSize = 1 << 16;
             MemorySegment log = arena.allocate(logSize);
             MemorySegment a = arena.allocate(128, 8);
-            a.set(JAVA_INT, 0, PROG_TRACEPOINT);
+            a.set(JAVA_INT, 0, type);
             a.set(JAVA_INT, 4, insns.length);
             a.set(JAVA_LONG, 8, code.address());
             a.set(JAVA_LONG, 16, license.address());

@@ -5,12 +5,18 @@
  * registers, with comm records to name the processes. Each sample fires the probe once on the
  * drain thread with a SampleContext (arg0 kernel pc / arg1 user pc).
  *
+ * Pid filter (Probe.pidFilter, `profile-997 /pid == $target/`): each probe's events run a
+ * perf-event BPF program (filter()) that drops the samples of every other process before they
+ * reach the ring; it reads the pid from a one-entry array map (pid + 1, 0 for every process), so
+ * filterChanged only rewrites the map: no sample is lost or doubled by a change.
+ *
  * A rate above perf_event_max_sample_rate is clamped to it with one warning (the kernel would
  * refuse the event otherwise). A refusal of the kernel is a ProviderException in dtrace's words.
  */
 package org.jdtrace.perf.internal;
 
 import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.BpfObject;
 import org.jdtrace.perf.EventSet;
 import org.jdtrace.perf.EventSpec;
 import org.jdtrace.perf.PerfEvents;
@@ -43,6 +49,36 @@ final class ProfileSampler implements CpuSampler {
         perf.drain();
     }
 
+    /** The pid filter map of each sampled probe. */
+    private final java.util.Map<Probe, BpfObject> filters = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Override
+    public void filterChanged(Probe probe) {
+        BpfObject map = filters.get(probe);
+        if (map != null) map.update(0, probe.pidFilter() + 1);
+    }
+
+    /** The filter: 1 (keep) when map[0] is 0 or the current process's pid + 1, else 0 (drop). */
+    static long[] filter(int mapFd) {
+        return new BpfAsm()
+                .call(BpfAsm.GET_CURRENT_PID_TGID)
+                .mov(BpfAsm.R7, BpfAsm.R0)
+                .rshImm(BpfAsm.R7, 32)
+                .lookupKey0(mapFd)
+                .jeqImm(BpfAsm.R0, 0, "keep")
+                .ldxW(BpfAsm.R1, BpfAsm.R0, 0)
+                .jeqImm(BpfAsm.R1, 0, "keep")
+                .addImm(BpfAsm.R1, -1)
+                .jneReg(BpfAsm.R1, BpfAsm.R7, "drop")
+                .label("keep")
+                .movImm(BpfAsm.R0, 1)
+                .exit()
+                .label("drop")
+                .movImm(BpfAsm.R0, 0)
+                .exit()
+                .code();
+    }
+
     @Override
     public AutoCloseable sample(Probe probe, long intervalNanos) {
         long minInterval = 1_000_000_000L / Math.max(1, perf.maxSampleRate());
@@ -70,11 +106,35 @@ final class ProfileSampler implements CpuSampler {
         EventSpec spec = new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_CPU_CLOCK, intervalNanos, false,
                 EventSpec.SAMPLE_IP | EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU
                         | EventSpec.SAMPLE_CALLCHAIN | (abi.perfRegsUserMask() != 0 ? EventSpec.SAMPLE_REGS_USER : 0),
-                EventSpec.FLAG_COMM, abi.perfRegsUserMask(), 64, -1, false);
+                EventSpec.FLAG_COMM, abi.perfRegsUserMask(), 64, -1, true);
+        BpfObject map = null, prog = null;
+        EventSet set = null;
         try {
-            EventSet set = perf.open(spec, h);
-            return set::close;
+            map = perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_pidflt");
+            map.update(0, probe.pidFilter() + 1);
+            prog = perf.perfEventProgram(filter(map.fd()), "jdtrace_pidflt");
+            set = perf.open(spec, h);
+            set.attach(prog); // before the events start: no sample escapes the filter
+            set.enable();
+            filters.put(probe, map);
+            EventSet s = set;
+            BpfObject m = map, pr = prog;
+            return () -> {
+                filters.remove(probe, m);
+                s.close();
+                pr.close();
+                m.close();
+            };
         } catch (PerfException e) {
+            for (AutoCloseable c : new AutoCloseable[] {set, prog, map}) {
+                if (c != null) {
+                    try {
+                        c.close();
+                    } catch (Exception ignored) {
+                        // closing what was half opened
+                    }
+                }
+            }
             throw new ProviderException("cannot sample " + probe.name() + ": " + e.getMessage());
         }
     }

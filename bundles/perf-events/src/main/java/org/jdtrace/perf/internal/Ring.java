@@ -3,7 +3,9 @@
  * records. The kernel writes at data_head; we read from data_tail to data_head (head read with
  * acquire semantics) and then publish the new tail with release semantics, as perf_event.h's
  * comment on data_head prescribes. A record that wraps the end of the data area is copied into a
- * scratch segment first.
+ * scratch segment first. A drain is begin(), then next() while pending() (nextTime() tells the
+ * pending record's time, for the service's merge of several rings), then end(); the kernel sees
+ * the space free only at end().
  *
  * Threading: drain() runs on the service's drain thread only; unmap() is called by EventSetImpl
  * under the same lock as drain(), so a ring is never read after it is unmapped.
@@ -53,31 +55,76 @@ final class Ring {
 
     /** Reads every record written since the last call. Returns the number of records read. */
     int drain(long sampleType, int nregs, Sample s, RecordHandler h) {
-        long head = (long) LONG_VH.getAcquire(map, HEAD);
-        long tail = map.get(JAVA_LONG, TAIL);
+        begin();
         int n = 0;
-        while (tail < head) {
-            long off = tail & mask;
-            int size = Short.toUnsignedInt(data.get(JAVA_SHORT, off + 6));
-            if (size < 8) break; // never: a corrupt ring; stop rather than loop
-            MemorySegment rec;
-            long base;
-            if (off + size <= data.byteSize()) {
-                rec = data;
-                base = off;
-            } else {
-                long first = data.byteSize() - off;
-                MemorySegment.copy(data, off, scratch, 0, first);
-                MemorySegment.copy(data, 0, scratch, first, size - first);
-                rec = scratch;
-                base = 0;
+        try {
+            while (pending()) {
+                next(sampleType, nregs, s, h);
+                n++;
             }
-            record(rec, base, size, sampleType, nregs, s, h);
-            tail += size;
-            n++;
+        } finally {
+            end();
         }
-        LONG_VH.setRelease(map, TAIL, tail);
         return n;
+    }
+
+    // ---- one drain, record by record (for merging several rings by time)
+
+    private long head, tail;
+
+    /** Starts a drain: the records written up to now are pending (head read with acquire). */
+    void begin() {
+        head = (long) LONG_VH.getAcquire(map, HEAD);
+        tail = map.get(JAVA_LONG, TAIL);
+        if (tail < head && Short.toUnsignedInt(data.get(JAVA_SHORT, (tail & mask) + 6)) < 8) tail = head; // corrupt: skip
+    }
+
+    boolean pending() {
+        return tail < head;
+    }
+
+    /**
+     * The pending record's time: a sample's PERF_SAMPLE_TIME (0 if the event has none); any other
+     * record (comm, lost) Long.MIN_VALUE, so that it is read before the samples that follow it.
+     */
+    long nextTime(long sampleType) {
+        long off = tail & mask;
+        if (data.get(JAVA_INT, off) != PerfSys.RECORD_SAMPLE) return Long.MIN_VALUE;
+        if ((sampleType & PerfSys.SAMPLE_TIME) == 0) return 0;
+        long at = 8 + ((sampleType & PerfSys.SAMPLE_IP) != 0 ? 8 : 0) + ((sampleType & PerfSys.SAMPLE_TID) != 0 ? 8 : 0);
+        // the record may wrap the end of the data area, its 8 time bytes too
+        long t = 0;
+        for (int i = 7; i >= 0; i--) t = t << 8 | Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, (off + at + i) & mask));
+        return t;
+    }
+
+    /** Hands the pending record to {@code h} and moves past it. */
+    void next(long sampleType, int nregs, Sample s, RecordHandler h) {
+        long off = tail & mask;
+        int size = Short.toUnsignedInt(data.get(JAVA_SHORT, off + 6));
+        if (size < 8) { // never: a corrupt ring; stop rather than loop
+            tail = head;
+            return;
+        }
+        MemorySegment rec;
+        long base;
+        if (off + size <= data.byteSize()) {
+            rec = data;
+            base = off;
+        } else {
+            long first = data.byteSize() - off;
+            MemorySegment.copy(data, off, scratch, 0, first);
+            MemorySegment.copy(data, 0, scratch, first, size - first);
+            rec = scratch;
+            base = 0;
+        }
+        tail += size;
+        record(rec, base, size, sampleType, nregs, s, h);
+    }
+
+    /** Ends the drain: the kernel may reuse what was read (tail published with release). */
+    void end() {
+        LONG_VH.setRelease(map, TAIL, tail);
     }
 
     private void record(MemorySegment r, long p, int size, long sampleType, int nregs, Sample s, RecordHandler h) {

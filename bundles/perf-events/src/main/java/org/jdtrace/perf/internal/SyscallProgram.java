@@ -2,6 +2,11 @@
  * The two BPF programs of the machine-wide syscall provider (see KernelSyscallProvider), for
  * raw_syscalls:sys_enter and sys_exit, with the field offsets of this kernel's tracefs formats.
  *
+ * The armed map (array, 8-byte values {u32 mask, u32 pid filter}): key nr for the call's entry
+ * (ENTRY and the STRINGn bits), key nr + maxNr + 1 for its return (RETURN); the pid filter is 0
+ * for every process, else pid + 1 of the one process whose calls are sent (Probe.pidFilter):
+ * other processes' calls cost the lookup and a compare, and never reach a ring.
+ *
  * The record (in the per-CPU scratch map, sent with bpf_perf_event_output):
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
@@ -24,7 +29,11 @@ final class SyscallProgram {
 
     private SyscallProgram() {}
 
-    /** The common head: r6 = ctx, r7 = pid_tgid, r8 = number, r9 = armed mask (else to "out"), r7 = record. */
+    /**
+     * The common head: r6 = ctx, r7 = pid_tgid, r8 = number, r9 = armed mask (else to "out"), the
+     * pid filter checked (else to "out"), r7 = record. The entry program reads the call's armed
+     * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
+     */
     private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
@@ -32,7 +41,9 @@ final class SyscallProgram {
                 .mov(R7, R0)
                 .ldxDw(R8, R6, tp.offset("id"))
                 .jgtImm(R8, maxNr, "out")
-                .stxW(R10, -4, R8)
+                .mov(R1, R8)
+                .addImm(R1, bit == RETURN ? maxNr + 1 : 0)
+                .stxW(R10, -4, R1)
                 .ldMap(R1, armedFd)
                 .mov(R2, R10)
                 .addImm(R2, -4)
@@ -42,11 +53,15 @@ final class SyscallProgram {
                 .jsetImm(R9, bit, "armed")
                 .ja("out")
                 .label("armed")
-                .stW(R10, -4, 0)
-                .ldMap(R1, bufFd)
-                .mov(R2, R10)
-                .addImm(R2, -4)
-                .call(MAP_LOOKUP_ELEM)
+                // the pid filter: 0 for every process, else the one process's pid + 1
+                .ldxW(R1, R0, 4)
+                .jeqImm(R1, 0, "any")
+                .addImm(R1, -1)
+                .mov(R2, R7)
+                .rshImm(R2, 32)
+                .jneReg(R1, R2, "out")
+                .label("any")
+                .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .stxDw(R0, 0, R7)
                 .stxW(R0, 8, R8)
@@ -60,6 +75,16 @@ final class SyscallProgram {
 
     private static void output(BpfAsm a, int eventsFd) {
         a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R7);
+    }
+
+    /** The armed map's key of a call's entry or return. */
+    static int armedKey(int nr, boolean entry, int maxNr) {
+        return entry ? nr : nr + maxNr + 1;
+    }
+
+    /** The armed map's value: the mask, and the pid filter (-1: every process). */
+    static long armedValue(int mask, long pidFilter) {
+        return (mask & 0xffffffffL) | (pidFilter < 0 ? 0 : (pidFilter + 1) << 32);
     }
 
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd) {

@@ -9,7 +9,10 @@
  * one makes no probe, so a description of it matches nothing). While at least one probe of a
  * tracepoint is enabled, one perf event per CPU is open on it (every task, PERF_SAMPLE_RAW, the
  * call chain for stack()/ustack(), comm records to keep execname current) and its records fire
- * the enabled probes in order on the drain thread. The last disable closes the events.
+ * the enabled probes in order on the drain thread. The last disable closes the events. A probe
+ * whose Spec has a capture (proc:::exec's path, proc:::exit's exit code) reads, instead of the
+ * tracepoint's record, the record a CaptureProgram attached to the tracepoint sends to a per-CPU
+ * BPF-output event; its group closes the program's attachment, then the ring, then the maps.
  *
  * Locking: enable/disable/detach are serialised on this; the drain thread reads a group's armed
  * probes through a volatile array (copy on write), without a lock.
@@ -26,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.BpfObject;
 import org.jdtrace.perf.EventSet;
 import org.jdtrace.perf.EventSpec;
 import org.jdtrace.perf.PerfEvents;
@@ -51,8 +55,21 @@ final class TracepointProvider implements Provider {
         boolean fill(Sample s, KernelTracepoint tp, EventContext ctx);
     }
 
-    /** One probe: its function and name, the tracepoint, the reading and the arguments' C types. */
-    record Spec(String function, String name, String category, String tracepoint, Firing firing, String... argTypes) {}
+    /**
+     * One probe: its function and name, the tracepoint, what a BPF program captures at the event
+     * (null: the tracepoint's own record is read), the reading and the arguments' C types.
+     */
+    record Spec(String function, String name, String category, String tracepoint, CaptureProgram.Capture capture,
+            Firing firing, String... argTypes) {
+
+        Spec(String function, String name, String category, String tracepoint, Firing firing, String... argTypes) {
+            this(function, name, category, tracepoint, null, firing, argTypes);
+        }
+
+        String key() {
+            return category + ":" + tracepoint + (capture == null ? "" : ":" + capture);
+        }
+    }
 
     private final String name;
     private final List<Spec> specs;
@@ -98,7 +115,7 @@ final class TracepointProvider implements Provider {
 
     @Override
     public synchronized void detach() {
-        for (Group g : groups.values()) g.set.close();
+        for (Group g : groups.values()) g.close();
         groups.clear();
         registry = null;
     }
@@ -106,17 +123,22 @@ final class TracepointProvider implements Provider {
     @Override
     public synchronized void enable(Probe probe) {
         Spec spec = (Spec) probe.providerArg();
-        String key = spec.category + ":" + spec.tracepoint;
+        String key = spec.key();
         Group g = groups.get(key);
         if (g == null) {
             KernelTracepoint tp;
             try {
                 tp = perf.tracepoint(spec.category, spec.tracepoint);
                 g = new Group(tp);
-                g.set = perf.open(new EventSpec(EventSpec.TYPE_TRACEPOINT, tp.id(), 1, false,
-                        EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
-                                | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 128, -1, false), g);
+                if (spec.capture == null) {
+                    g.set = perf.open(new EventSpec(EventSpec.TYPE_TRACEPOINT, tp.id(), 1, false,
+                            EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
+                                    | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 128, -1, false), g);
+                } else {
+                    g.capture(spec.capture);
+                }
             } catch (PerfException e) {
+                if (g != null) g.close();
                 throw new ProviderException("cannot enable " + probe.description() + ": " + e.getMessage());
             }
             groups.put(key, g);
@@ -127,12 +149,12 @@ final class TracepointProvider implements Provider {
     @Override
     public synchronized void disable(Probe probe) {
         Spec spec = (Spec) probe.providerArg();
-        String key = spec.category + ":" + spec.tracepoint;
+        String key = spec.key();
         Group g = groups.get(key);
         if (g == null) return;
         if (g.remove(probe)) {
             groups.remove(key);
-            g.set.close();
+            g.close();
         }
     }
 
@@ -149,8 +171,46 @@ final class TracepointProvider implements Provider {
         volatile Probe[] armed = new Probe[0];
         final EventContext ctx = new EventContext(perf, comms, symbols, abi);
 
+        /** A capture's BPF objects (program attachment first), closed after the set. */
+        final List<AutoCloseable> bpf = new ArrayList<>();
+
         Group(KernelTracepoint tp) {
             this.tp = tp;
+        }
+
+        /** Opens a CaptureProgram on the tracepoint instead of its own record (see there). */
+        void capture(CaptureProgram.Capture c) {
+            int taskOffset = c.taskMember() == null ? -1 : Btf.memberOffset("task_struct", c.taskMember());
+            BpfObject buf = track(perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, CaptureProgram.SIZE, 1, "jdtrace_capbuf"));
+            BpfObject events = track(perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_capout"));
+            set = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
+                    EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
+                            | EventSpec.SAMPLE_CALLCHAIN, 0, 0, 64, -1, false), this);
+            int[] fds = set.fds();
+            for (int cpu = 0; cpu < fds.length; cpu++) events.update(cpu, fds[cpu]);
+            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, buf.fd(), events.fd()), "jdtrace_capture"));
+            bpf.add(0, perf.attach(tp, prog));
+        }
+
+        private BpfObject track(BpfObject o) {
+            bpf.add(0, o);
+            return o;
+        }
+
+        /** The program's attachment first (no new records), then the ring (drained), then the maps. */
+        void close() {
+            if (!bpf.isEmpty()) closeQuietly(bpf.remove(0));
+            if (set != null) set.close();
+            for (AutoCloseable c : bpf) closeQuietly(c);
+            bpf.clear();
+        }
+
+        private static void closeQuietly(AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debug("close failed", e);
+            }
         }
 
         void add(Probe p) {

@@ -14,14 +14,18 @@
  *   enqueue/dequeue: Linux has no run-queue tracepoints (only kprobes reach them): not offered.
  *
  * proc (illumos proc provider):
- *   exec          syscalls:sys_enter_execve, in the calling process. arg0 = the path's user address.
+ *   exec          syscalls:sys_enter_execve, in the calling process, through a CaptureProgram:
+ *                 args[0] = the path (string), read in the kernel at the event; arg0 = its user
+ *                 address, which copyinstr() turns into that string (nothing else is captured).
  *   exec-success  sched:sched_process_exec, in the new image (execname is the new name).
  *                 arg0 = 0; the path is in the tracepoint, kept for translators.
  *   exec-failure  syscalls:sys_exit_execve with a negative return: arg0 = errno.
  *   create        task:task_newtask without CLONE_THREAD, in the parent. arg0 = the child's pid.
  *   lwp-create    task:task_newtask with CLONE_THREAD. arg0 = the new tid, arg1 = its process.
- *   exit          sched:sched_process_exit of the thread that ends its process (group_dead).
- *                 arg0 = 1 (CLD_EXITED: the tracepoint does not say how it ended).
+ *   exit          sched:sched_process_exit of the thread that ends its process (group_dead),
+ *                 through a CaptureProgram reading task_struct.exit_code (offset from the kernel's
+ *                 BTF): arg0 = CLD_EXITED (exit, return from main), CLD_KILLED (a signal) or
+ *                 CLD_DUMPED (a signal that dumped core), as DTrace's.
  *   lwp-exit      sched:sched_process_exit, every thread. arg0 = tid.
  *   signal-send   signal:signal_generate, in the sender. arg0 = target tid, arg1 = target
  *                 process, arg2 = the signal.
@@ -30,12 +34,14 @@
  */
 package org.jdtrace.perf.internal;
 
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 import org.jdtrace.isa.Abi;
 import org.jdtrace.perf.PerfEvents;
 import org.jdtrace.spi.Provider;
 
+import static org.jdtrace.perf.internal.CaptureProgram.Capture;
 import static org.jdtrace.perf.internal.TracepointProvider.Spec;
 import static org.jdtrace.perf.internal.TracepointProvider.chars;
 import static org.jdtrace.perf.internal.TracepointProvider.field;
@@ -43,6 +49,19 @@ import static org.jdtrace.perf.internal.TracepointProvider.field;
 final class TracepointProviders {
 
     private static final long CLONE_THREAD = 0x10000;
+    /** siginfo's si_code for SIGCHLD (<sys/wait.h>), proc:::exit's arg0. */
+    static final int CLD_EXITED = 1, CLD_KILLED = 2, CLD_DUMPED = 3;
+
+    /** The comm a CaptureProgram read at the event (the process may have exec'd or gone since). */
+    private static String comm(org.jdtrace.perf.Sample s) {
+        return TracepointProvider.cstring(s.raw, CaptureProgram.COMM, 16);
+    }
+
+    /** DTrace's reason from a wait status (task_struct.exit_code): exited, killed, or dumped core. */
+    static int exitReason(int status) {
+        if ((status & 0x7f) == 0) return CLD_EXITED;
+        return (status & 0x80) != 0 ? CLD_DUMPED : CLD_KILLED;
+    }
 
     private TracepointProviders() {}
 
@@ -77,10 +96,15 @@ final class TracepointProviders {
 
     static List<Spec> proc(Comms comms) {
         return List.of(
-                new Spec("", "exec", "syscalls", "sys_enter_execve", (s, tp, c) -> {
-                    c.arg(0, field(s, tp, "filename"));
+                new Spec("", "exec", "syscalls", "sys_enter_execve", new Capture(null, "filename", "filename"), (s, tp, c) -> {
+                    long addr = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.FIELD);
+                    String path = TracepointProvider.cstring(s.raw, CaptureProgram.STRING, CaptureProgram.STRING_SIZE);
+                    c.arg(0, addr);
+                    c.arg(0, path);
+                    c.captured(addr, path);
+                    c.execname = comm(s);
                     return true;
-                }, "uintptr_t"),
+                }, "string"),
                 new Spec("", "exec-success", "sched", "sched_process_exec", (s, tp, c) -> true),
                 new Spec("", "exec-failure", "syscalls", "sys_exit_execve", (s, tp, c) -> {
                     long ret = field(s, tp, "ret");
@@ -96,9 +120,10 @@ final class TracepointProviders {
                     c.arg(1, s.pid);
                     return (field(s, tp, "clone_flags") & CLONE_THREAD) != 0;
                 }, "pid_t", "pid_t"),
-                new Spec("", "exit", "sched", "sched_process_exit", (s, tp, c) -> {
-                    c.arg(0, 1);
-                    return field(s, tp, "group_dead") != 0;
+                new Spec("", "exit", "sched", "sched_process_exit", new Capture("exit_code", "group_dead", null), (s, tp, c) -> {
+                    c.arg(0, exitReason(s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, CaptureProgram.VALUE)));
+                    if (s.pid == s.tid) c.execname = comm(s);
+                    return s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.FIELD) != 0;
                 }, "int"),
                 new Spec("", "lwp-exit", "sched", "sched_process_exit", (s, tp, c) -> {
                     c.arg(0, s.tid);

@@ -156,6 +156,17 @@ public final class ProfileProvider implements Provider {
         }
     }
 
+    /** A sampled profile-N's pid filter changed: the sampler follows it (Probe.pidFilter). */
+    @Override
+    public void filterChanged(Probe probe) {
+        CpuSampler s;
+        synchronized (timers) {
+            if (!timers.containsKey(probe) || rateOf(probe).kind() != ProfileRate.Kind.PROFILE) return;
+            s = sampler;
+        }
+        if (s != null) s.filterChanged(probe);
+    }
+
     @Override
     public void sync() {
         CpuSampler s;
