@@ -64,8 +64,15 @@ public class DTraceSignalsTest {
     }
 
     /** bin/dtrace's command line: the launcher jar of the distribution, in a JVM of its own. */
+    /**
+     * As from an interactive shell: SIGINT and SIGTERM at their default disposition. A JVM that
+     * inherits SIGINT ignored (a build started in the background without job control, or under
+     * nohup) leaves it ignored, as dtrace(1M) does (it installs its handler only where the
+     * disposition is not SIG_IGN), and the SIGINT tests would then test the environment.
+     */
     private Process dtrace(Path out, Path err, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT,TERM",
+                ProcessHandle.current().info().command().orElseThrow(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC",
                 "-jar", new File(System.getProperty("jdtrace.dist"), "jdtrace-launcher.jar").getPath()));
         cmd.addAll(List.of(args));
