@@ -172,8 +172,7 @@ public final class ClauseLowering {
                     args.isEmpty() ? 0 : exprs.stackFrames(c));
             // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at
             // drain time) and printed as dt_print_usym/umod print them, "  %-50s"
-            case USYM, UFUNC, UMOD, UADDR -> new Ir.Printf(USYM_FORMAT,
-                    List.of(new Ir.Call(c.function.dname + "name", List.of(exprs.integer(args.get(0))), VKind.STRING)),
+            case USYM, UFUNC, UMOD, UADDR, SYM, FUNC, MOD -> new Ir.Printf(USYM_FORMAT, List.of(exprs.symbol(c)),
                     new int[] {0});
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
             case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));

@@ -258,6 +258,10 @@ public final class PrintfFormat {
                         c.alt(), c.zero()));
             }
             case 'p', 'a', 'A' -> {
+                if (arg instanceof String sym && c.conv() != 'p') { // a symbol key, symbolised at the firing
+                    pad(out, sym, width, minus, false);
+                    return;
+                }
                 long v = toLong(arg);
                 String digits = Long.toHexString(v);
                 String s = "0x" + digits;

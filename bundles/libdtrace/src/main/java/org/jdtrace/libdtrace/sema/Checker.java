@@ -274,6 +274,9 @@ final class Checker {
             c.type = DType.STACK;
             return DType.STACK;
         }
+        if (k instanceof Expr.Call c && DFunction.byName(c.name) instanceof DFunction f && f.isSymbol()) {
+            return call(c, false); // the symbol of the address: the key's type is the table's _usymaddr / _symaddr
+        }
         return type(k);
     }
 
@@ -359,6 +362,10 @@ final class Checker {
     private DType identifier(Expr.Ident id) throws DTraceException {
         BuiltinVariable b = BuiltinVariable.byName(id.name);
         if (b != null) {
+            if (b.access == BuiltinVariable.Access.KERNEL) {
+                throw new DTraceException(b.dname() + " is not available in a user-space DTrace: it is "
+                        + b.entry, "D_VAR_UNSUPP", id.line);
+            }
             id.symbol = b;
             return b.type();
         }
@@ -881,6 +888,10 @@ final class Checker {
             throw new DTraceException(f.dname + "( ) may only be used as the value of an aggregation", "D_AGG_FUNC", c.line);
         }
         checkCount(c, f);
+        if (f.kind == DFunction.Kind.KERNEL) {
+            throw new DTraceException(f.dname + "( ) is not available in a user-space DTrace: it reads "
+                    + f.kernelObject, "D_FUNC_UNDEF", c.line);
+        }
         DType t = builtins.check(this, c, formats);
         c.type = t;
         return t;
