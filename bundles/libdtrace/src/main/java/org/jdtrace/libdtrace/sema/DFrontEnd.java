@@ -51,7 +51,11 @@ public final class DFrontEnd {
      */
     public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile,
             java.util.Map<String, Integer> registers) throws DTraceException {
-        Script script = Parser.parse(source, sourceName, macros, fromFile);
+        return analyse(Parser.parse(source, sourceName, macros, fromFile), registers);
+    }
+
+    /** The semantic pass alone, over a parsed script (the compiler's driver runs the passes one by one). */
+    public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers) throws DTraceException {
         return new Checker(script, registers).check();
     }
 }
