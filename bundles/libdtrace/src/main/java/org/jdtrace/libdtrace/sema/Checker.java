@@ -366,6 +366,10 @@ final class Checker {
                 throw new DTraceException(b.dname() + " is not available in a user-space DTrace: it is "
                         + b.entry, "D_VAR_UNSUPP", id.line);
             }
+            if (b.isArray()) {
+                throw new DTraceException("array '" + b.dname() + "' may not be referenced as scalar", "D_IDENT_BADREF",
+                        id.line);
+            }
             id.symbol = b;
             return b.type();
         }

@@ -69,6 +69,13 @@ class BuiltinsTableTest {
     }
 
     @Test
+    void aBuiltinArrayIsNotAScalar() {
+        DTraceException e = error("trace(args);");
+        assertEquals("D_IDENT_BADREF", e.tag());
+        assertEquals("array 'args' may not be referenced as scalar", e.getMessage());
+    }
+
+    @Test
     void eachNameIsDeclaredOnce() {
         java.util.Set<String> names = new java.util.HashSet<>();
         for (DFunction f : DFunction.values()) assertEquals(true, names.add(f.dname), f.dname);
