@@ -119,11 +119,11 @@ class SubroutinesTest {
     void inetAddressesFromTheProcessMemory() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet
-                test:::entry { printf("%s %s %s %s %s\\n", inet_ntoa(0x1000), inet_ntoa6(0x1010), inet_ntop(2, 0x1000),
-                    inet_ntop(10, 0x1020), inet_ntoa6(0x1010, 1)); }
+                test:::entry { printf("%s %s %s %s %s %s\\n", inet_ntoa(0x1000), inet_ntoa6(0x1010), inet_ntop(AF_INET, 0x1000),
+                    inet_ntop(AF_INET6, 0x1020), inet_ntoa6(0x1010, 1), link_ntop(ARPHRD_ETHER, 0x1020)); }
                 """).go();
         r.fire(DRun.ENTRY, context());
-        assertEquals("127.0.0.1 ::ffff:10.1.2.3 127.0.0.1 2001:db8::1 ::ffff:a01:203\n\n", r.end());
+        assertEquals("127.0.0.1 ::ffff:10.1.2.3 127.0.0.1 2001:db8::1 ::ffff:a01:203 20:01:0d:b8:00:00\n\n", r.end());
     }
 
     @Test

@@ -64,7 +64,8 @@ public enum DFunction {
     NTOHL("ntohl", 1, 1, "i", T.UINT32, "ntohl"), NTOHLL("ntohll", 1, 1, "i", DType.UINT64, "ntohll"),
     INET_NTOA("inet_ntoa", 1, 1, "p", DType.STRING, "inet_ntoa"),
     INET_NTOA6("inet_ntoa6", 1, 2, "pi", DType.STRING, "inet_ntoa6"),
-    INET_NTOP("inet_ntop", 2, 2, "ip", DType.STRING, "inet_ntop"), RAND("rand", 0, 0, "", DType.INT, "rand"),
+    INET_NTOP("inet_ntop", 2, 2, "ip", DType.STRING, "inet_ntop"),
+    LINK_NTOP("link_ntop", 2, 2, "ip", DType.STRING, "link_ntop"), RAND("rand", 0, 0, "", DType.INT, "rand"),
     SPECULATION("speculation", 0, 0, "", DType.INT, "speculation"),
     PROGENYOF("progenyof", 1, 1, "i", DType.INT, "progenyof"),
     GETMAJOR("getmajor", 1, 1, "i", T.MAJOR, "getmajor"), GETMINOR("getminor", 1, 1, "i", T.MINOR, "getminor"),
@@ -78,6 +79,7 @@ public enum DFunction {
     RW_ISWRITER("rw_iswriter", 1, 1, "kernel reader/writer locks"),
     MSGSIZE("msgsize", 1, 1, "kernel STREAMS messages"), MSGDSIZE("msgdsize", 1, 1, "kernel STREAMS messages"),
     GETF("getf", 1, 1, "the kernel's file_t"), D_PATH("d_path", 1, 1, "the kernel's struct path"),
+    PCAP("pcap", 2, 2, "kernel socket buffers (struct sk_buff)"),
     // aggregating functions
     COUNT("count", Kind.AGGREGATING, 0, 0, ""), SUM("sum", Kind.AGGREGATING, 1, 1, ""),
     AVG("avg", Kind.AGGREGATING, 1, 1, ""), MIN("min", Kind.AGGREGATING, 1, 1, ""),

@@ -254,6 +254,25 @@ public final class Subr {
         };
     }
 
+    /**
+     * link_ntop(type, addr): a link-layer address as colon-separated hex bytes, 6 of them for
+     * ARPHRD_ETHER (1), 20 for ARPHRD_INFINIBAND (32); another type is an illegal operation.
+     */
+    public static String link_ntop(ProbeContext ctx, long type, long addr) {
+        int n = switch ((int) type) {
+            case 1 -> 6;
+            case 32 -> 20;
+            default -> throw new FaultException(FaultException.Kind.ILLOP, 0);
+        };
+        byte[] b = ctx.copyin(nonZero(addr), n);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            if (i > 0) out.append(':');
+            out.append(String.format("%02x", b[i] & 0xff));
+        }
+        return out.toString();
+    }
+
     private static long nonZero(long addr) {
         if (addr == 0) throw new FaultException(FaultException.Kind.BADADDR, 0);
         return addr;

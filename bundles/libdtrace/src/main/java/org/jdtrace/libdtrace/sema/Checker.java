@@ -54,6 +54,7 @@ final class Checker {
         // the system D library: signal.d and errno.d
         SystemInlines.SIGNALS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         SystemInlines.ERRNOS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        SystemInlines.NET.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
         registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
     }
