@@ -140,6 +140,16 @@ class SubroutinesTest {
     }
 
     @Test
+    void percentAInPrintfSymbolisesAUserAddress() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { printf("%A|%A|%a\\n", arg0, ucaller, 0x10); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x401010));
+        assertEquals("hello`main+0x10|libc.so.6`__libc_start_call_main+0x7a|0x10\n\n", r.end());
+    }
+
+    @Test
     void aSymbolActionIsNotAValue() {
         Exception e = org.junit.jupiter.api.Assertions.assertThrows(org.jdtrace.consumer.DTraceException.class,
                 () -> DRun.script("BEGIN { x = ufunc(0); }"));

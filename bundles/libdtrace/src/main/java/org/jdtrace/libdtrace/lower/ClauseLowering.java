@@ -220,6 +220,13 @@ public final class ClauseLowering {
         int[] widths = new int[args.size()];
         for (int i = 0; i < args.size(); i++) {
             Expr a = args.get(i);
+            if ((conv[i] == 'a' || conv[i] == 'A') && ExprLowering.kind(a.type) == VKind.LONG) {
+                // %a (a kernel address) and %A (a user address): symbolised at the firing, by the
+                // runtime entries of sym() and uaddr(), since the process may be gone at drain time
+                DFunction by = conv[i] == 'a' ? DFunction.SYM : DFunction.UADDR;
+                values.add(new Ir.Call(by.entry, List.of(exprs.integer(a)), VKind.STRING));
+                continue; // widths[i] = 0: a string
+            }
             boolean str = ExprLowering.kind(a.type) == VKind.STRING
                     || ((conv[i] == 's' || conv[i] == 'S') && a.type.isPointer());
             values.add(str ? exprs.string(a) : exprs.integer(a));
