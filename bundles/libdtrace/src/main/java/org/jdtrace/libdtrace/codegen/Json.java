@@ -104,51 +104,39 @@ final class Json {
     /** Skips one value. */
     private void value() {
         ws();
-        char c = peek();
-        switch (c) {
+        switch (peek()) {
             case '"' -> string();
-            case '{' -> {
-                expect('{');
-                if (peek() == '}') {
-                    i++;
-                    return;
-                }
-                while (true) {
-                    string();
-                    expect(':');
-                    value();
-                    ws();
-                    if (peek() == ',') expect(',');
-                    else break;
-                }
-                if (peek() != '}') throw new IllegalArgumentException("expected }");
-                i++;
-            }
-            case '[' -> {
-                expect('[');
-                if (peek() == ']') {
-                    i++;
-                    return;
-                }
-                while (true) {
-                    value();
-                    ws();
-                    if (peek() == ',') expect(',');
-                    else break;
-                }
-                if (peek() != ']') throw new IllegalArgumentException("expected ]");
-                i++;
-            }
+            case '{' -> composite('{', '}', true);
+            case '[' -> composite('[', ']', false);
             default -> {
                 int start = i;
                 while (i < s.length() && "+-.0123456789eEtruefalsn".indexOf(s.charAt(i)) >= 0) i++;
                 String lit = s.substring(start, i);
-                if (lit.isEmpty() || !(lit.equals("true") || lit.equals("false") || lit.equals("null")
+                if (!(lit.equals("true") || lit.equals("false") || lit.equals("null")
                         || lit.matches("-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?"))) {
                     throw new IllegalArgumentException("bad literal");
                 }
             }
         }
+    }
+
+    /** Skips an object (members {@code keyed} by strings) or an array, up to and including {@code close}. */
+    private void composite(char open, char close, boolean keyed) {
+        expect(open);
+        if (peek() != close) {
+            while (true) {
+                if (keyed) {
+                    string();
+                    expect(':');
+                }
+                value();
+                ws();
+                if (peek() != ',') break;
+                expect(',');
+            }
+        }
+        if (peek() != close) throw new IllegalArgumentException("expected " + close);
+        i++;
     }
 
     /** Reads a string literal here, escapes decoded. */

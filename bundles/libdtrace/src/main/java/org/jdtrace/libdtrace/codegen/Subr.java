@@ -410,18 +410,10 @@ public final class Subr {
     }
 
     /** func(pc): module`function, without the offset. */
-    public static String funcname(ProbeContext ctx, long pc) {
-        String s = symname(ctx, pc);
-        int plus = s.lastIndexOf("+0x");
-        return plus > 0 ? s.substring(0, plus) : s;
-    }
+    public static String funcname(ProbeContext ctx, long pc) { return function(symname(ctx, pc)); }
 
     /** mod(pc): the module alone. */
-    public static String modname(ProbeContext ctx, long pc) {
-        String s = symname(ctx, pc);
-        int tick = s.indexOf('`');
-        return tick > 0 ? s.substring(0, tick) : s;
-    }
+    public static String modname(ProbeContext ctx, long pc) { return module(symname(ctx, pc)); }
 
     /** uaddr(pc): module`function+0xoff, or the address in hex where nothing maps it. */
     public static String uaddrname(ProbeContext ctx, long pc) {
@@ -430,19 +422,23 @@ public final class Subr {
     }
 
     /** usym(pc) and ufunc(pc): module`function, without the offset. */
-    public static String usymname(ProbeContext ctx, long pc) {
-        String s = uaddrname(ctx, pc);
-        int plus = s.lastIndexOf("+0x");
-        return plus > 0 && s.indexOf('`') >= 0 ? s.substring(0, plus) : s;
-    }
+    public static String usymname(ProbeContext ctx, long pc) { return function(uaddrname(ctx, pc)); }
 
     public static String ufuncname(ProbeContext ctx, long pc) { return usymname(ctx, pc); }
 
     /** umod(pc): the module alone. */
-    public static String umodname(ProbeContext ctx, long pc) {
-        String s = uaddrname(ctx, pc);
-        int tick = s.indexOf('`');
-        return tick > 0 ? s.substring(0, tick) : s;
+    public static String umodname(ProbeContext ctx, long pc) { return module(uaddrname(ctx, pc)); }
+
+    /** module`function+0xoff without its offset (a bare address stays as it is). */
+    private static String function(String sym) {
+        int plus = sym.lastIndexOf("+0x");
+        return plus > 0 && sym.indexOf('`') >= 0 ? sym.substring(0, plus) : sym;
+    }
+
+    /** module`function+0xoff's module (a bare address stays as it is). */
+    private static String module(String sym) {
+        int tick = sym.indexOf('`');
+        return tick > 0 ? sym.substring(0, tick) : sym;
     }
 
     public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
