@@ -41,7 +41,7 @@ public final class Subr {
     }
 
     /** s[i]: the character at i, 0 outside the string (its terminating NUL and beyond). */
-    public static long charAt(String s, long i) { return i >= 0 && i < s.length() ? s.charAt((int) i) : 0; }
+    public static long charAt(String s, long i) { return i >= 0 && i < nonNull(s).length() ? s.charAt((int) i) : 0; }
 
     public static String strjoin(String a, String b) { return nonNull(a) + nonNull(b); }
 
@@ -145,6 +145,7 @@ public final class Subr {
     public static long strtoll(String s) { return strtoll(s, 10); }
 
     public static long strtoll(String s, long base) {
+        nonNull(s);
         try {
             return Long.parseLong(s.trim(), (int) base);
         } catch (NumberFormatException e) {
@@ -483,7 +484,7 @@ public final class Subr {
 
     /** copyoutstr(s, addr, len): writes at most len bytes of s and its NUL into the process. */
     public static long copyoutstr(ProbeContext ctx, String s, long addr, long len) {
-        byte[] b = (s + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] b = (nonNull(s) + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         ctx.copyout(java.util.Arrays.copyOf(b, (int) Math.max(0, Math.min(len, b.length))), addr);
         return 0;
     }
