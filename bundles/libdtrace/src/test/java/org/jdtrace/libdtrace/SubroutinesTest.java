@@ -47,6 +47,15 @@ class SubroutinesTest {
     }
 
     @Test
+    void strtokGoesOnFromTheDelimiterWithTheNewDelimiters() throws Exception {
+        // the ';' that ended "xx" is no delimiter of the second call: it starts its token
+        assertEquals("[xx] [;a] [b]\n\n", quiet("""
+                printf("[%s] ", strtok("xx;a,b", ";"));
+                printf("[%s] ", strtok(NULL, ","));
+                printf("[%s]\\n", strtok(NULL, ","));"""));
+    }
+
+    @Test
     void aNullStringGivenToASubroutineFaults() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet
@@ -60,7 +69,7 @@ class SubroutinesTest {
 
     @Test
     void caseAndPathSubroutines() throws Exception {
-        assertEquals("[ABC-Z9] [abc-z9] [/a/c/] [../../y] [/] [c] [/a/b] [.]\n\n", quiet("""
+        assertEquals("[ABC-Z9] [abc-z9] [/a/c] [../../y] [/] [c] [/a/b] [.]\n\n", quiet("""
                 printf("[%s] [%s] ", toupper("abc-Z9"), tolower("ABC-z9"));
                 printf("[%s] [%s] [%s] ", cleanpath("/a/./b//../c/"), cleanpath("../x/../../y"), cleanpath("/.."));
                 printf("[%s] [%s] [%s]\\n", basename("/a/b/c//"), dirname("/a/b/c"), dirname("c"));"""));

@@ -114,7 +114,8 @@ public final class Subr {
 
     /**
      * strtok(s, delim): the first token of s (leading delimiters skipped), NULL when there is none;
-     * the rest of s is kept, per firing thread (DTrace keeps it per CPU), for strtok(NULL, delim).
+     * the rest of s, from the delimiter that ended the token, is kept per firing thread (DTrace
+     * keeps it per CPU) for strtok(NULL, delim), whose own delimiters then apply to it.
      */
     public static String strtok(DState st, String s, String delim) {
         return token(st, nonNull(s), nonNull(delim));
@@ -134,7 +135,7 @@ public final class Subr {
         }
         int j = i;
         while (j < n && delim.indexOf(s.charAt(j)) < 0) j++;
-        st.thread().strtok = j < n ? s.substring(j + 1) : "";
+        st.thread().strtok = s.substring(j); // from the delimiter: the next call may take other delimiters
         return s.substring(i, j);
     }
 
@@ -187,8 +188,9 @@ public final class Subr {
     }
 
     /**
-     * cleanpath(s): the path with "//" and "/./" made "/", and "x/.." removed, textually (no file
-     * system access); ".." at the start of a relative path stays, at the root it is the root.
+     * cleanpath(s): the path with "//" and "/./" made "/", "x/.." and a trailing "/" removed,
+     * textually (no file system access); ".." at the start of a relative path stays, at the root
+     * it is the root.
      */
     public static String cleanpath(String s) {
         nonNull(s);
@@ -207,9 +209,7 @@ public final class Subr {
         }
         String joined = String.join("/", parts);
         String out = abs ? "/" + joined : joined;
-        if (out.isEmpty()) return s.isEmpty() ? "" : ".";
-        if (s.endsWith("/") && !out.endsWith("/")) out += "/";
-        return out;
+        return out.isEmpty() ? (s.isEmpty() ? "" : ".") : out;
     }
 
     public static long htons(long v) { return Short.reverseBytes((short) v) & 0xffffL; }
