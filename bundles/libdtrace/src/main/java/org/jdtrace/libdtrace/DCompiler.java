@@ -1,9 +1,16 @@
 /*
- * DCompiler: the D compiler of a session (dtrace_program_strcompile and dt_compile): source text
- * through the front end (lexer, parser, type checker: DFrontEnd.check), the program's pragmas
- * applied to the session's options, every clause lowered to Ir (ClauseLowering) and generated to
- * an EcbBody (ClauseCompiler), one Statement per clause in source order, with the pid filter hint
- * its predicate gives (PidFilter).
+ * DCompiler: the D compiler of a session (dtrace_program_strcompile and dt_compile), the one
+ * driver of its passes. Each runs once, in order, over the whole program, and hands its result
+ * to the next; no pass calls back into the driver or the session:
+ *   1. lex and parse (parse.Parser pulling tokens from lex.Lexer, which expands macros): Script;
+ *   2. semantic analysis (sema.DFrontEnd.analyse: names, types, prototypes): CheckedProgram;
+ *      then the program's #pragma D options are applied to the state's options (lowering reads
+ *      strsize and the like);
+ *   3. lowering (lower.ClauseLowering, every clause to an Ir.Clause against the state's slots);
+ *   4. code generation (codegen.ClauseCompiler, every Ir.Clause to an EcbBody hidden class).
+ * The result is a Compilation: one Statement per probe description of each clause, in source
+ * order, each with the pid filter hint its clause's predicate gives (lower.PidFilter); the
+ * session builds its program from it.
  *
  * Macro variables: macroArgs are $0..$n as dtrace(1M) passes them ($0 the script, or "dtrace"
  * for -n/-P programs); $target is the session's "target" option, which dtrace(1M) sets to the
@@ -30,13 +37,17 @@ import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.Clause;
 import org.jdtrace.libdtrace.ast.Pragma;
 import org.jdtrace.libdtrace.ast.ProbeSpec;
+import org.jdtrace.libdtrace.ast.Script;
+import org.jdtrace.libdtrace.codegen.ClauseCompiler;
+import org.jdtrace.libdtrace.codegen.Ir;
 import org.jdtrace.libdtrace.lex.Macros;
 import org.jdtrace.libdtrace.lower.ClauseLowering;
 import org.jdtrace.libdtrace.lower.PidFilter;
+import org.jdtrace.libdtrace.parse.Parser;
+import org.jdtrace.libdtrace.rt.DState;
 import org.jdtrace.libdtrace.rt.Options;
 import org.jdtrace.libdtrace.sema.CheckedProgram;
 import org.jdtrace.libdtrace.sema.DFrontEnd;
-import org.jdtrace.engine.DProgram;
 import org.jdtrace.engine.EcbBody;
 import org.jdtrace.engine.Statement;
 
@@ -66,12 +77,13 @@ public final class DCompiler implements FrontEnd {
     static final long COMPILER_STACK = 1L << 30;
 
     @Override
-    public DProgram compile(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
+    public Compilation compile(DState state, org.jdtrace.engine.ProbeArgs probeArgs, String source, String sourceName,
+            List<String> macroArgs)
             throws DTraceException {
         Object[] result = new Object[1];
         Thread t = new Thread(null, () -> {
             try {
-                result[0] = compileHere(session, source, sourceName, macroArgs);
+                result[0] = run(state, probeArgs, source, sourceName, macroArgs);
             } catch (DTraceException | RuntimeException e) {
                 result[0] = e;
             } catch (StackOverflowError e) {
@@ -93,7 +105,7 @@ public final class DCompiler implements FrontEnd {
             Thread.currentThread().interrupt();
         }
         return switch (result[0]) {
-            case DProgram p -> p;
+            case Compilation c -> c;
             case DTraceException e -> throw e;
             case IllegalArgumentException e when String.valueOf(e.getMessage()).startsWith("Code length") ->
                 throw new DTraceException("clause too large: its code exceeds the JVM's 65535 bytes of"
@@ -103,16 +115,24 @@ public final class DCompiler implements FrontEnd {
         };
     }
 
-    private DProgram compileHere(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
+    /** The passes, in order, each once (see the file comment). */
+    private Compilation run(DState state, org.jdtrace.engine.ProbeArgs probeArgs, String source, String sourceName,
+            List<String> macroArgs)
             throws DTraceException {
-        Options options = session.state().options;
-        CheckedProgram program = DFrontEnd.check(source, sourceName, macros(options, sourceName, macroArgs),
-                isScript(sourceName, macroArgs), registers, session.probeArgs());
-        applyPragmas(session, program);
-        ClauseLowering lowering = new ClauseLowering(session.state());
-        List<Statement> statements = new ArrayList<>();
+        Options options = state.options;
+        Script script = Parser.parse(source, sourceName, macros(options, sourceName, macroArgs),
+                isScript(sourceName, macroArgs));
+        CheckedProgram program = DFrontEnd.analyse(script, registers, probeArgs);
+        applyPragmas(options, program);
+        ClauseLowering lowering = new ClauseLowering(state);
+        List<Ir.Clause> lowered = new ArrayList<>();
         for (Clause c : program.clauses()) {
-            EcbBody body = session.compileClause(lowering.lower(c));
+            lowered.add(lowering.lower(c));
+        }
+        List<Statement> statements = new ArrayList<>();
+        for (int i = 0; i < lowered.size(); i++) {
+            Clause c = program.clauses().get(i);
+            EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
             long pid = PidFilter.of(c.predicate());
             // one statement per description, sharing the body (dt_compile_clause's stmt per
             // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
@@ -121,10 +141,7 @@ public final class DCompiler implements FrontEnd {
                 statements.add(new Statement(List.of(spec.description()), c.source(), body, pid));
             }
         }
-        if (lowering.destructive()) {
-            session.usesDestructiveActions();
-        }
-        return session.program(statements, program.options());
+        return new Compilation(statements, program.options(), lowering.destructive());
     }
 
     /** Options that set up the compiler itself: -x only, never #pragma D option (EDT_BADOPTCTX). */
@@ -143,7 +160,7 @@ public final class DCompiler implements FrontEnd {
     }
 
     /** #pragma D option name[=value], in order, worded as dtrace words a bad one, at its line. */
-    private static void applyPragmas(DSessionImpl session, CheckedProgram program) throws DTraceException {
+    private static void applyPragmas(Options options, CheckedProgram program) throws DTraceException {
         for (Pragma p : program.script().pragmas()) {
             String[] nv = p.option();
             if (nv == null) continue;
@@ -151,7 +168,7 @@ public final class DCompiler implements FrontEnd {
                 if (COMMAND_LINE_ONLY.contains(nv[0])) {
                     throw new DTraceException("Option cannot be used from within a D program");
                 }
-                session.setOption(nv[0], nv[1]);
+                options.set(nv[0], nv[1]);
             } catch (DTraceException e) {
                 throw new DTraceException("failed to set option '" + nv[0] + "'"
                         + (nv[1] == null ? "" : " to '" + nv[1] + "'") + ": " + e.getMessage(), "D_PRAGMA_OPTSET",

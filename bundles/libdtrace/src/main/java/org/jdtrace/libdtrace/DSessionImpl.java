@@ -98,7 +98,11 @@ public final class DSessionImpl implements DSession {
         if (frontEnd == null) {
             throw new DTraceException("failed to compile script " + sourceName + ": D front end not available");
         }
-        return frontEnd.compile(this, source, sourceName, macroArgs);
+        FrontEnd.Compilation c = frontEnd.compile(state, probeArgs, source, sourceName, macroArgs);
+        if (c.destructive()) {
+            usesDestructiveActions();
+        }
+        return program(c.statements(), c.pragmas());
     }
 
     @Override

@@ -2,15 +2,24 @@ package org.jdtrace.libdtrace;
 
 import java.util.List;
 import org.jdtrace.consumer.DTraceException;
-import org.jdtrace.engine.DProgram;
+import org.jdtrace.engine.Statement;
+import org.jdtrace.libdtrace.rt.DState;
 
 /**
- * Compiles D source for a session: the front end (lexer, parser, sema) checks the program, lowers
- * each clause to Ir and hands it to {@link DSessionImpl#compileClause}, then builds the program
- * with {@link DSessionImpl#program}.
+ * The D compiler as a session sees it: source text in, compiled statements out, against the
+ * session's state (its options, variable slots and aggregations). The compiler never calls the
+ * session back; the session builds its program from the {@link Compilation}.
  */
 public interface FrontEnd {
 
-    DProgram compile(DSessionImpl session, String source, String sourceName, List<String> macroArgs)
-            throws DTraceException;
+    /**
+     * What one compile produced: a statement per probe description of each clause (in source
+     * order), the program's pragmas (already applied to the state's options) and whether it uses
+     * destructive actions (tracing then needs -w).
+     */
+    record Compilation(List<Statement> statements, java.util.Map<String, String> pragmas, boolean destructive) {}
+
+    /** {@code probeArgs}: types args[] from the matched probes' argument descriptions (null: int64_t). */
+    Compilation compile(DState state, org.jdtrace.engine.ProbeArgs probeArgs, String source, String sourceName,
+            List<String> macroArgs) throws DTraceException;
 }

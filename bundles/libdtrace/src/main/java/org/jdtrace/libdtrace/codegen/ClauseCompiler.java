@@ -511,27 +511,34 @@ public final class ClauseCompiler {
             }
             case Assign a -> assign(c, a);
             case Call call -> {
-                List<ClassDesc> params = new ArrayList<>();
-                if (Subr.needsState(call.name())) {
-                    loadState(c);
-                    params.add(CD_STATE);
-                }
-                if (Subr.needsContext(call.name())) {
-                    c.aload(L_CTX);
-                    params.add(CD_CTX);
-                }
-                for (Expr arg : call.args()) {
-                    expr(c, arg);
-                    params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
-                }
-                c.invokestatic(CD_SUBR, call.name(), MethodTypeDesc.of(
-                        call.kind() == VKind.LONG ? CD_long : CD_String, params.toArray(ClassDesc[]::new)));
+                call(c, call);
                 if (call.kind() == VKind.STRING) {
                     loadState(c);
                     c.invokestatic(CD_RT, "cap", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
                 }
             }
         }
+    }
+
+    /**
+     * A call of a runtime entry (SubrEntry), its result left as the entry returns it: a string
+     * argument that is itself a call is cut to strsize but stays null when it is NULL, so that
+     * the callee faults on it as DTrace does (Rt.cap, for every other use, makes NULL "").
+     */
+    private void call(CodeBuilder c, Call call) {
+        SubrEntry entry = SubrEntry.resolve(call.name(), call.args().stream().map(Expr::kind).toList());
+        if (entry.state()) loadState(c);
+        if (entry.context()) c.aload(L_CTX);
+        for (Expr arg : call.args()) {
+            if (arg instanceof Call inner && inner.kind() == VKind.STRING) {
+                call(c, inner);
+                loadState(c);
+                c.invokestatic(CD_RT, "capNullable", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
+            } else {
+                expr(c, arg);
+            }
+        }
+        c.invokestatic(CD_SUBR, call.name(), entry.descriptor(CD_STATE, CD_CTX));
     }
 
     /** int on stack (0 / non-0 from lcmp) to long 0/1; {@code invert}: 1 when the int is 0. */

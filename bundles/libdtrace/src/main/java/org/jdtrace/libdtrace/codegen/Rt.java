@@ -75,6 +75,11 @@ public final class Rt {
         return str(st, s);
     }
 
+    /** A string subroutine's result passed to another: cut to strsize, null (NULL) kept. */
+    public static String capNullable(String s, DState st) {
+        return s == null ? null : str(st, s);
+    }
+
     public static String str(DState st, String s) {
         if (s == null) return "";
         int max = st.options.strsize(); // strsize characters, then the NUL (as dtrace on Linux)

@@ -1,32 +1,55 @@
 /*
- * Subr: D's string and integer subroutines (DIF_SUBR_*) as static methods named as in D, called
- * by generated clauses. Strings are never null; results longer than strsize are cut when stored
- * or recorded.
+ * Subr: the runtime entries of D's subroutines (DIF_SUBR_*), public static methods named as the
+ * built-ins table (ast.DFunction.entry) names them, called by generated clauses; SubrEntry
+ * resolves a name and argument kinds to one of them. A leading DState or ProbeContext parameter
+ * is passed by the generated code, the rest are the D arguments (long or String).
+ *
+ * NULL strings: a string subroutine that returns NULL in DTrace (strchr of a missing
+ * character, strtok at the end, json of a missing key...) returns null here. A null reaching a
+ * subroutine's string argument faults with BADADDR at address 0, as DTrace faults on a NULL
+ * string, and raises dtrace:::ERROR; every other use of a string (a variable, a record, a
+ * comparison) sees NULL as "" (Rt.cap). Results longer than strsize are cut when stored or
+ * recorded.
+ *
+ * Probe context: these run on the firing thread. The string subroutines allocate their result
+ * (a D string is a Java String); progenyof, uid, gid, cwd and root read /proc of the firing
+ * process, as copyinstr reads its memory.
  */
 package org.jdtrace.libdtrace.codegen;
 
 import java.util.Locale;
+import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.ProbeContext;
 
 public final class Subr {
 
     private Subr() {}
 
+    /** A NULL string given to a subroutine: DTrace's invalid address fault at 0. */
+    private static String nonNull(String s) {
+        if (s == null) throw new FaultException(FaultException.Kind.BADADDR, 0);
+        return s;
+    }
+
+    /** NULL where a subroutine's string argument is written as NULL (it faults in the callee). */
+    public static String nullstr() { return null; }
+
     /** strlen(): at most strsize, the longest a D string can be. */
-    public static long strlen(org.jdtrace.libdtrace.rt.DState st, String s) {
-        return Math.min(s.length(), st.options.strsize());
+    public static long strlen(DState st, String s) {
+        return Math.min(nonNull(s).length(), st.options.strsize());
     }
 
     /** s[i]: the character at i, 0 outside the string (its terminating NUL and beyond). */
-    public static long charAt(String s, long i) { return i >= 0 && i < s.length() ? s.charAt((int) i) : 0; }
+    public static long charAt(String s, long i) { return i >= 0 && i < nonNull(s).length() ? s.charAt((int) i) : 0; }
 
-    public static String strjoin(String a, String b) { return a + b; }
+    public static String strjoin(String a, String b) { return nonNull(a) + nonNull(b); }
 
     public static String substr(String s, long index) { return substr(s, index, Integer.MAX_VALUE); }
 
     /** dtrace's substr: a negative index counts from the end, and one before the start eats the length. */
     public static String substr(String s, long index, long len) {
-        long n = s.length();
+        long n = nonNull(s).length();
         long remaining = len;
         if (index < 0) {
             index += n;
@@ -44,27 +67,76 @@ public final class Subr {
         return end <= index ? "" : s.substring((int) index, (int) end);
     }
 
-    public static long index(String s, String t) { return s.indexOf(t); }
+    /** index(s, t): the first position of t in s, -1 if none. */
+    public static long index(String s, String t) { return index(s, t, 0); }
 
-    public static long index(String s, String t, long from) { return s.indexOf(t, (int) Math.max(0, from)); }
+    /** index(s, t, start): the first position at or after start (a negative start is 0). */
+    public static long index(String s, String t, long start) {
+        int len = nonNull(s).length();
+        nonNull(t);
+        long pos = Math.max(0, start);
+        if (pos >= len) return t.isEmpty() ? len : -1;
+        return s.indexOf(t, (int) pos);
+    }
 
-    public static long rindex(String s, String t) { return s.lastIndexOf(t); }
+    /** rindex(s, t): the last position of t in s, -1 if none. */
+    public static long rindex(String s, String t) { return rindex(s, t, nonNull(s).length()); }
 
-    public static long rindex(String s, String t, long from) { return s.lastIndexOf(t, (int) from); }
+    /** rindex(s, t, start): the last position at or before start (past the end: the end). */
+    public static long rindex(String s, String t, long start) {
+        int len = nonNull(s).length();
+        nonNull(t);
+        if (start < 0) return t.isEmpty() ? 0 : -1;
+        return s.lastIndexOf(t, (int) Math.min(start, len));
+    }
 
+    /** strstr(s, t): s from the first occurrence of t, NULL if none. */
     public static String strstr(String s, String t) {
-        int i = s.indexOf(t);
-        return i < 0 ? "" : s.substring(i);
+        int i = nonNull(s).indexOf(nonNull(t));
+        return i < 0 ? null : s.substring(i);
     }
 
+    /** strchr(s, c): s from the first c, NULL if none; c is a char (its low byte), NUL finds the end. */
     public static String strchr(String s, long c) {
-        int i = s.indexOf((char) c);
-        return i < 0 ? "" : s.substring(i);
+        char ch = (char) (c & 0xff);
+        if (ch == 0) return "";
+        int i = nonNull(s).indexOf(ch);
+        return i < 0 ? null : s.substring(i);
     }
 
+    /** strrchr(s, c): s from the last c, NULL if none. */
     public static String strrchr(String s, long c) {
-        int i = s.lastIndexOf((char) c);
-        return i < 0 ? "" : s.substring(i);
+        char ch = (char) (c & 0xff);
+        if (ch == 0) return "";
+        int i = nonNull(s).lastIndexOf(ch);
+        return i < 0 ? null : s.substring(i);
+    }
+
+    /**
+     * strtok(s, delim): the first token of s (leading delimiters skipped), NULL when there is none;
+     * the rest of s, from the delimiter that ended the token, is kept per firing thread (DTrace
+     * keeps it per CPU) for strtok(NULL, delim), whose own delimiters then apply to it.
+     */
+    public static String strtok(DState st, String s, String delim) {
+        return token(st, nonNull(s), nonNull(delim));
+    }
+
+    /** strtok(NULL, delim): the next token of the string the last strtok() was given. */
+    public static String strtok(DState st, String delim) {
+        return token(st, nonNull(st.thread().strtok), nonNull(delim));
+    }
+
+    private static String token(DState st, String s, String delim) {
+        int i = 0, n = s.length();
+        while (i < n && delim.indexOf(s.charAt(i)) >= 0) i++;
+        if (i == n) {
+            st.thread().strtok = "";
+            return null;
+        }
+        int j = i;
+        while (j < n && delim.indexOf(s.charAt(j)) < 0) j++;
+        st.thread().strtok = s.substring(j); // from the delimiter: the next call may take other delimiters
+        return s.substring(i, j);
     }
 
     public static String lltostr(long v) { return Long.toString(v); }
@@ -74,6 +146,7 @@ public final class Subr {
     public static long strtoll(String s) { return strtoll(s, 10); }
 
     public static long strtoll(String s, long base) {
+        nonNull(s);
         try {
             return Long.parseLong(s.trim(), (int) base);
         } catch (NumberFormatException e) {
@@ -81,12 +154,22 @@ public final class Subr {
         }
     }
 
-    public static String toupper(String s) { return s.toUpperCase(Locale.ROOT); }
+    /** toupper(s): ASCII letters upper-cased, every other byte kept. */
+    public static String toupper(String s) {
+        char[] c = nonNull(s).toCharArray();
+        for (int i = 0; i < c.length; i++) if (c[i] >= 'a' && c[i] <= 'z') c[i] -= 32;
+        return new String(c);
+    }
 
-    public static String tolower(String s) { return s.toLowerCase(Locale.ROOT); }
+    /** tolower(s): ASCII letters lower-cased, every other byte kept. */
+    public static String tolower(String s) {
+        char[] c = nonNull(s).toCharArray();
+        for (int i = 0; i < c.length; i++) if (c[i] >= 'A' && c[i] <= 'Z') c[i] += 32;
+        return new String(c);
+    }
 
     public static String basename(String s) {
-        String t = s;
+        String t = nonNull(s);
         while (t.length() > 1 && t.endsWith("/")) t = t.substring(0, t.length() - 1);
         if (t.equals("/")) return "/";
         int i = t.lastIndexOf('/');
@@ -94,7 +177,7 @@ public final class Subr {
     }
 
     public static String dirname(String s) {
-        String t = s;
+        String t = nonNull(s);
         while (t.length() > 1 && t.endsWith("/")) t = t.substring(0, t.length() - 1);
         int i = t.lastIndexOf('/');
         if (i < 0) return ".";
@@ -102,6 +185,31 @@ public final class Subr {
         String d = t.substring(0, i);
         while (d.length() > 1 && d.endsWith("/")) d = d.substring(0, d.length() - 1);
         return d;
+    }
+
+    /**
+     * cleanpath(s): the path with "//" and "/./" made "/", "x/.." and a trailing "/" removed,
+     * textually (no file system access); ".." at the start of a relative path stays, at the root
+     * it is the root.
+     */
+    public static String cleanpath(String s) {
+        nonNull(s);
+        boolean abs = s.startsWith("/");
+        java.util.ArrayDeque<String> parts = new java.util.ArrayDeque<>();
+        for (String p : s.split("/")) {
+            if (p.isEmpty() || p.equals(".")) continue;
+            if (p.equals("..")) {
+                if (!parts.isEmpty() && !parts.peekLast().equals("..")) {
+                    parts.removeLast();
+                    continue;
+                }
+                if (abs) continue;
+            }
+            parts.addLast(p);
+        }
+        String joined = String.join("/", parts);
+        String out = abs ? "/" + joined : joined;
+        return out.isEmpty() ? (s.isEmpty() ? "" : ".") : out;
     }
 
     public static long htons(long v) { return Short.reverseBytes((short) v) & 0xffffL; }
@@ -115,6 +223,163 @@ public final class Subr {
     public static long htonll(long v) { return Long.reverseBytes(v); }
 
     public static long ntohll(long v) { return htonll(v); }
+
+    /** getmajor(dev): the major number of a Linux (kernel) dev_t. */
+    public static long getmajor(long dev) { return (dev >>> 20) & 0xfffL; }
+
+    /** getminor(dev): the minor number of a Linux (kernel) dev_t. */
+    public static long getminor(long dev) { return dev & 0xfffffL; }
+
+    /** inet_ntoa(ipaddr_t *): the 4 bytes at addr (network order) as a dotted quad. */
+    public static String inet_ntoa(ProbeContext ctx, long addr) {
+        return ipv4(ctx.copyin(nonZero(addr), 4), 0);
+    }
+
+    /** inet_ntoa6(in6_addr_t *): the 16 bytes at addr in RFC 1884 text. */
+    public static String inet_ntoa6(ProbeContext ctx, long addr) {
+        return ipv6(ctx.copyin(nonZero(addr), 16));
+    }
+
+    /** inet_ntoa6(addr, strict): as above; strict (non-zero) never prints an embedded IPv4 address. */
+    public static String inet_ntoa6(ProbeContext ctx, long addr, long strict) {
+        byte[] b = ctx.copyin(nonZero(addr), 16);
+        return strict != 0 ? ipv6Groups(b) : ipv6(b);
+    }
+
+    /** inet_ntop(af, addr): AF_INET (2) or AF_INET6 (10); another family is an illegal operation. */
+    public static String inet_ntop(ProbeContext ctx, long af, long addr) {
+        return switch ((int) af) {
+            case 2 -> inet_ntoa(ctx, addr);
+            case 10 -> inet_ntoa6(ctx, addr);
+            default -> throw new FaultException(FaultException.Kind.ILLOP, 0);
+        };
+    }
+
+    /**
+     * link_ntop(type, addr): a link-layer address as colon-separated hex bytes, 6 of them for
+     * ARPHRD_ETHER (1), 20 for ARPHRD_INFINIBAND (32); another type is an illegal operation.
+     */
+    public static String link_ntop(ProbeContext ctx, long type, long addr) {
+        int n = switch ((int) type) {
+            case 1 -> 6;
+            case 32 -> 20;
+            default -> throw new FaultException(FaultException.Kind.ILLOP, 0);
+        };
+        byte[] b = ctx.copyin(nonZero(addr), n);
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            if (i > 0) out.append(':');
+            out.append(String.format("%02x", b[i] & 0xff));
+        }
+        return out.toString();
+    }
+
+    private static long nonZero(long addr) {
+        if (addr == 0) throw new FaultException(FaultException.Kind.BADADDR, 0);
+        return addr;
+    }
+
+    private static String ipv4(byte[] b, int at) {
+        return (b[at] & 0xff) + "." + (b[at + 1] & 0xff) + "." + (b[at + 2] & 0xff) + "." + (b[at + 3] & 0xff);
+    }
+
+    /** RFC 1884: IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms keep the dotted quad. */
+    static String ipv6(byte[] b) {
+        boolean zero10 = true;
+        for (int i = 0; i < 10; i++) zero10 &= b[i] == 0;
+        int g6 = ((b[10] & 0xff) << 8) | (b[11] & 0xff);
+        int g7 = ((b[12] & 0xff) << 8) | (b[13] & 0xff);
+        if (zero10 && g6 == 0xffff) return "::ffff:" + ipv4(b, 12);
+        if (zero10 && g6 == 0 && g7 != 0) return "::" + ipv4(b, 12);
+        return ipv6Groups(b);
+    }
+
+    /** Eight hex groups, the longest run of two or more zero groups (the first of equal ones) as "::". */
+    static String ipv6Groups(byte[] b) {
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) g[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+        int best = -1, bestLen = 1;
+        for (int i = 0; i < 8; ) {
+            if (g[i] != 0) { i++; continue; }
+            int j = i;
+            while (j < 8 && g[j] == 0) j++;
+            if (j - i > bestLen) { best = i; bestLen = j - i; }
+            i = j;
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            if (i == best) {
+                out.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (out.length() > 0 && out.charAt(out.length() - 1) != ':') out.append(':');
+            out.append(Integer.toHexString(g[i]));
+        }
+        return out.toString();
+    }
+
+    /**
+     * json(s, key): the value at a dotted key path ("a.b[2].c") of the JSON text s: a string
+     * without its quotes, a number, true, false or null as written, an object or array as its
+     * JSON text; NULL when the key is absent or s is not JSON.
+     */
+    public static String json(String s, String key) {
+        return Json.select(nonNull(s), nonNull(key));
+    }
+
+    /** progenyof(pid): 1 if the firing process is pid or descends from it. */
+    public static long progenyof(ProbeContext ctx, long pid) {
+        java.util.Optional<ProcessHandle> p = ProcessHandle.of(ctx.pid());
+        for (int depth = 0; p.isPresent() && depth < 4096; depth++) {
+            if (p.get().pid() == pid) return 1;
+            p = p.get().parent();
+        }
+        return 0;
+    }
+
+    /** uid: the real user id of the firing process (/proc/pid/status), 0 when it is gone. */
+    public static long uid(ProbeContext ctx) { return status(ctx.pid(), "Uid:"); }
+
+    /** gid: the real group id of the firing process. */
+    public static long gid(ProbeContext ctx) { return status(ctx.pid(), "Gid:"); }
+
+    private static long status(long pid, String field) {
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith(field)) return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]);
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // the process is gone: as for an unreadable field
+        }
+        return 0;
+    }
+
+    /** cwd: the firing process's current working directory. */
+    public static String cwd(ProbeContext ctx) { return link(ctx.pid(), "cwd"); }
+
+    /** root: the firing process's root directory. */
+    public static String root(ProbeContext ctx) { return link(ctx.pid(), "root"); }
+
+    private static String link(long pid, String name) {
+        try {
+            return java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/" + pid + "/" + name)).toString();
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** stackdepth: the frames stack() would record (Java frames at a JVM-side probe). */
+    public static long stackdepth(ProbeContext ctx) {
+        String[] java = ctx.javaStack(Integer.MAX_VALUE);
+        return java != null ? java.length : ctx.stack(Integer.MAX_VALUE).length;
+    }
+
+    /** caller: the pc the probed function was called from (the second frame of the stack), 0 if none. */
+    public static long caller(ProbeContext ctx) {
+        long[] pcs = ctx.stack(2);
+        return pcs.length > 1 ? pcs[1] : 0;
+    }
 
     public static long rand() { return java.util.concurrent.ThreadLocalRandom.current().nextInt() & 0xffffffffL; }
 
@@ -145,6 +410,18 @@ public final class Subr {
         return bits < 64 && signed != 0 ? (v << (64 - bits)) >> (64 - bits) : v;
     }
 
+    /** sym(pc): the kernel symbol+offset where the firing has a kernel (kallsyms), else the address in hex. */
+    public static String symname(ProbeContext ctx, long pc) {
+        String s = ctx.ksym(pc);
+        return s == null ? "0x" + Long.toHexString(pc) : s;
+    }
+
+    /** func(pc): module`function, without the offset. */
+    public static String funcname(ProbeContext ctx, long pc) { return function(symname(ctx, pc)); }
+
+    /** mod(pc): the module alone. */
+    public static String modname(ProbeContext ctx, long pc) { return module(symname(ctx, pc)); }
+
     /** uaddr(pc): module`function+0xoff, or the address in hex where nothing maps it. */
     public static String uaddrname(ProbeContext ctx, long pc) {
         String s = ctx.usym(pc);
@@ -152,19 +429,23 @@ public final class Subr {
     }
 
     /** usym(pc) and ufunc(pc): module`function, without the offset. */
-    public static String usymname(ProbeContext ctx, long pc) {
-        String s = uaddrname(ctx, pc);
-        int plus = s.lastIndexOf("+0x");
-        return plus > 0 && s.indexOf('`') >= 0 ? s.substring(0, plus) : s;
-    }
+    public static String usymname(ProbeContext ctx, long pc) { return function(uaddrname(ctx, pc)); }
 
     public static String ufuncname(ProbeContext ctx, long pc) { return usymname(ctx, pc); }
 
     /** umod(pc): the module alone. */
-    public static String umodname(ProbeContext ctx, long pc) {
-        String s = uaddrname(ctx, pc);
-        int tick = s.indexOf('`');
-        return tick > 0 ? s.substring(0, tick) : s;
+    public static String umodname(ProbeContext ctx, long pc) { return module(uaddrname(ctx, pc)); }
+
+    /** module`function+0xoff without its offset (a bare address stays as it is). */
+    private static String function(String sym) {
+        int plus = sym.lastIndexOf("+0x");
+        return plus > 0 && sym.indexOf('`') >= 0 ? sym.substring(0, plus) : sym;
+    }
+
+    /** module`function+0xoff's module (a bare address stays as it is). */
+    private static String module(String sym) {
+        int tick = sym.indexOf('`');
+        return tick > 0 ? sym.substring(0, tick) : sym;
     }
 
     public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
@@ -209,21 +490,8 @@ public final class Subr {
 
     /** copyoutstr(s, addr, len): writes at most len bytes of s and its NUL into the process. */
     public static long copyoutstr(ProbeContext ctx, String s, long addr, long len) {
-        byte[] b = (s + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] b = (nonNull(s) + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         ctx.copyout(java.util.Arrays.copyOf(b, (int) Math.max(0, Math.min(len, b.length))), addr);
         return 0;
-    }
-
-    /** Subroutines that take the consumer state as a hidden first argument. */
-    static boolean needsState(String name) {
-        return name.equals("speculation") || name.equals("strlen");
-    }
-
-    /** Subroutines that take the probe context as a hidden first argument. */
-    static boolean needsContext(String name) {
-        return switch (name) {
-            case "argstr", "uaddrname", "usymname", "ufuncname", "umodname", "copyinstr", "copyinbuf", "copyinload", "uregs", "ucaller", "errno", "ustackdepth", "raise", "stop", "copyoutstr" -> true;
-            default -> false;
-        };
     }
 }

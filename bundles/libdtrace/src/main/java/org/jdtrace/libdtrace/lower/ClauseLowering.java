@@ -172,8 +172,7 @@ public final class ClauseLowering {
                     args.isEmpty() ? 0 : exprs.stackFrames(c));
             // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at
             // drain time) and printed as dt_print_usym/umod print them, "  %-50s"
-            case USYM, UFUNC, UMOD, UADDR -> new Ir.Printf(USYM_FORMAT,
-                    List.of(new Ir.Call(c.function.dname + "name", List.of(exprs.integer(args.get(0))), VKind.STRING)),
+            case USYM, UFUNC, UMOD, UADDR, SYM, FUNC, MOD -> new Ir.Printf(USYM_FORMAT, List.of(exprs.symbol(c)),
                     new int[] {0});
             case SETOPT -> new Ir.Setopt(exprs.string(args.get(0)), args.size() > 1 ? exprs.string(args.get(1)) : null);
             case SPECULATE -> new Ir.Spec(Ir.SpecOp.SPECULATE, exprs.integer(args.get(0)));
@@ -221,6 +220,13 @@ public final class ClauseLowering {
         int[] widths = new int[args.size()];
         for (int i = 0; i < args.size(); i++) {
             Expr a = args.get(i);
+            if ((conv[i] == 'a' || conv[i] == 'A') && ExprLowering.kind(a.type) == VKind.LONG) {
+                // %a (a kernel address) and %A (a user address): symbolised at the firing, by the
+                // runtime entries of sym() and uaddr(), since the process may be gone at drain time
+                DFunction by = conv[i] == 'a' ? DFunction.SYM : DFunction.UADDR;
+                values.add(new Ir.Call(by.entry, List.of(exprs.integer(a)), VKind.STRING));
+                continue; // widths[i] = 0: a string
+            }
             boolean str = ExprLowering.kind(a.type) == VKind.STRING
                     || ((conv[i] == 's' || conv[i] == 'S') && a.type.isPointer());
             values.add(str ? exprs.string(a) : exprs.integer(a));

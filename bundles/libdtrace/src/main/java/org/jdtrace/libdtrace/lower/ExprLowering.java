@@ -17,7 +17,6 @@ package org.jdtrace.libdtrace.lower;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.BuiltinTypes;
 import org.jdtrace.libdtrace.ast.BuiltinVariable;
@@ -33,23 +32,6 @@ import org.jdtrace.libdtrace.rt.DState;
 import org.jdtrace.libdtrace.sema.ConstFold;
 
 final class ExprLowering {
-
-    /**
-     * The subroutines the back end implements (static methods of codegen.Subr), with their
-     * parameters: s a string, i an integer; the result kind comes from the checked type.
-     */
-    private static final Map<DFunction, String> SUBROUTINES = Map.ofEntries(
-            Map.entry(DFunction.STRLEN, "s"), Map.entry(DFunction.STRJOIN, "ss"),
-            Map.entry(DFunction.SUBSTR, "sii"), Map.entry(DFunction.INDEX, "ssi"),
-            Map.entry(DFunction.RINDEX, "ssi"), Map.entry(DFunction.STRSTR, "ss"),
-            Map.entry(DFunction.STRCHR, "si"), Map.entry(DFunction.STRRCHR, "si"),
-            Map.entry(DFunction.LLTOSTR, "ii"), Map.entry(DFunction.STRTOLL, "si"),
-            Map.entry(DFunction.TOUPPER, "s"), Map.entry(DFunction.TOLOWER, "s"),
-            Map.entry(DFunction.BASENAME, "s"), Map.entry(DFunction.DIRNAME, "s"),
-            Map.entry(DFunction.HTONS, "i"), Map.entry(DFunction.HTONL, "i"), Map.entry(DFunction.HTONLL, "i"),
-            Map.entry(DFunction.NTOHS, "i"), Map.entry(DFunction.NTOHL, "i"), Map.entry(DFunction.NTOHLL, "i"),
-            Map.entry(DFunction.RAND, ""), Map.entry(DFunction.COPYINSTR, "ii"),
-            Map.entry(DFunction.SPECULATION, ""));
 
     private final DState state;
 
@@ -125,7 +107,19 @@ final class ExprLowering {
         if (t instanceof DType.Stack && e instanceof Expr.Call c) {
             return new Ir.StackKey(stackKind(c.function), c.args.isEmpty() ? 0 : stackFrames(c));
         }
+        if (e instanceof Expr.Call c && c.function != null && c.function.isSymbol()) {
+            return symbol(c);
+        }
         return kind(t) == VKind.STRING ? string(e) : integer(e);
+    }
+
+    /**
+     * usym(pc), ufunc(pc), umod(pc), uaddr(pc), sym(pc), func(pc), mod(pc): the address symbolised
+     * at the firing by the table's runtime entry (the process may be gone when the consumer
+     * prints), so that ufunc() keys of two pcs in one function are one key, as in DTrace.
+     */
+    Ir.Expr symbol(Expr.Call c) throws DTraceException {
+        return new Ir.Call(c.function.entry, List.of(integer(c.args.get(0))), VKind.STRING);
     }
 
     static Ir.StackKind stackKind(DFunction f) {
@@ -233,32 +227,20 @@ final class ExprLowering {
         if (b.argIndex() >= 0) {
             return new Ir.BuiltinVar(Ir.Builtin.values()[Ir.Builtin.ARG0.ordinal() + b.argIndex()]);
         }
-        Ir.Builtin ir = switch (b) {
-            case PID -> Ir.Builtin.PID;
-            case PPID -> Ir.Builtin.PPID;
-            case TID -> Ir.Builtin.TID;
-            case CPU -> Ir.Builtin.CPU;
-            case ID -> Ir.Builtin.ID;
-            case EPID -> Ir.Builtin.EPID;
-            case TIMESTAMP -> Ir.Builtin.TIMESTAMP;
-            case WALLTIMESTAMP -> Ir.Builtin.WALLTIMESTAMP;
-            case VTIMESTAMP -> Ir.Builtin.VTIMESTAMP;
-            case EXECNAME -> Ir.Builtin.EXECNAME;
-            case PROBEPROV -> Ir.Builtin.PROBEPROV;
-            case PROBEMOD -> Ir.Builtin.PROBEMOD;
-            case PROBEFUNC -> Ir.Builtin.PROBEFUNC;
-            case PROBENAME -> Ir.Builtin.PROBENAME;
-            default -> null;
-        };
-        if (ir != null) {
-            Ir.Expr e = new Ir.BuiltinVar(ir);
-            return ir == Ir.Builtin.PID || ir == Ir.Builtin.PPID || ir == Ir.Builtin.TID ? narrow(e, b.type()) : e;
-        }
-        return switch (b) {
-            case UCALLER -> new Ir.Call("ucaller", List.of(), VKind.LONG);
-            case USTACKDEPTH -> new Ir.Call("ustackdepth", List.of(), VKind.LONG);
-            case ERRNO -> new Ir.Call("errno", List.of(), VKind.LONG);
-            default -> throw unsupported("built-in variable " + b.dname(), line);
+        if (b.isArray()) throw unsupported("built-in array " + b.dname() + " without an index", line);
+        return switch (b.access) {
+            case PROBE -> {
+                // the table's PROBE rows are the code generator's Ir.Builtin of the same name
+                Ir.Builtin ir = Ir.Builtin.valueOf(b.name());
+                Ir.Expr e = new Ir.BuiltinVar(ir);
+                yield ir.kind() == VKind.LONG ? narrow(e, b.type()) : e;
+            }
+            case SUBR -> {
+                if (b.entry == null) throw unsupported("built-in variable " + b.dname(), line);
+                Ir.Expr e = new Ir.Call(b.entry, List.of(), kind(b.type()));
+                yield kind(b.type()) == VKind.LONG ? narrow(e, b.type()) : e;
+            }
+            case KERNEL -> throw unsupported("built-in variable " + b.dname(), line);
         };
     }
 
@@ -277,7 +259,7 @@ final class ExprLowering {
                 return x.type instanceof DType.Int t && t.size() < 8 ? narrow(v, t) : v;
             }
             if (b == BuiltinVariable.UREGS) {
-                return new Ir.Call("uregs", List.of(i), VKind.LONG);
+                return new Ir.Call(b.entry, List.of(i), VKind.LONG);
             }
         }
         if (x.base instanceof Expr.Ident id && id.symbol instanceof Variable v && v.isAssociative()) {
@@ -308,10 +290,16 @@ final class ExprLowering {
 
     // ---- subroutines ------------------------------------------------------------------------
 
+    /**
+     * A subroutine call: its runtime entry from the built-ins table (DFunction.entry, a method of
+     * codegen.Subr), string arguments as strings, the others as integers. A string argument that
+     * is NULL, or a subroutine's result that may be NULL (strchr of a missing character...), goes
+     * to the entry as null, which faults there (BADADDR), as DTrace faults on a NULL string;
+     * strtok(NULL, delim) is the call that continues the last string.
+     */
     private Ir.Expr call(Expr.Call c) throws DTraceException {
         DFunction f = c.function;
-        String sig = f == null ? null : SUBROUTINES.get(f);
-        if (sig == null) {
+        if (f == null || f.entry == null || f.isAction()) {
             if (f != null && f.isAction()) {
                 throw new DTraceException(f.dname + "( ) may not be used in an expression", "D_ACT_SPEC", c.line);
             }
@@ -320,10 +308,17 @@ final class ExprLowering {
         List<Ir.Expr> args = new ArrayList<>();
         for (int i = 0; i < c.args.size(); i++) {
             Expr a = c.args.get(i);
-            args.add(i < sig.length() && sig.charAt(i) == 's' ? string(a) : integer(a));
+            if (f == DFunction.STRTOK && i == 0 && isNull(a)) {
+                continue; // strtok(NULL, delim): the overload without a string
+            }
+            if (f.param(i) == 's') {
+                args.add(isNull(a) ? new Ir.Call("nullstr", List.of(), VKind.STRING) : string(a));
+            } else {
+                args.add(integer(a));
+            }
         }
         VKind k = kind(c.type);
-        Ir.Expr call = new Ir.Call(f.dname, args, k);
+        Ir.Expr call = new Ir.Call(f.entry, args, k);
         return k == VKind.LONG ? narrow(call, c.type) : call;
     }
 

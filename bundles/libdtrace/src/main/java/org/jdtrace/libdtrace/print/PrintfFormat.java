@@ -18,7 +18,7 @@ import org.jdtrace.libdtrace.rt.StackFrames;
 import java.util.ArrayList;
 import java.util.List;
 
-public final class PrintfFormat {
+public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat {
 
     /** What kind of argument a conversion takes. */
     public enum ArgKind { INTEGER, STRING, FLOAT, CHAR, ADDRESS }
@@ -183,6 +183,7 @@ public final class PrintfFormat {
      * {@code sizes[i]} is argument i's width in bytes (8 when absent or 0), negative for an
      * unsigned type.
      */
+    @Override
     public void format(StringBuilder out, Object[] args, int[] sizes) {
         format(out, args, sizes, null);
     }
@@ -258,6 +259,10 @@ public final class PrintfFormat {
                         c.alt(), c.zero()));
             }
             case 'p', 'a', 'A' -> {
+                if (arg instanceof String sym && c.conv() != 'p') { // a symbol key, symbolised at the firing
+                    pad(out, sym, width, minus, false);
+                    return;
+                }
                 long v = toLong(arg);
                 String digits = Long.toHexString(v);
                 String s = "0x" + digits;

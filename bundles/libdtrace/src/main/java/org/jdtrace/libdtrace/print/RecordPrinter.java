@@ -250,7 +250,7 @@ public final class RecordPrinter {
         if (p.aggs().length > 1) {
             // printa(@a, @b, ...): one row per key, each aggregation's value in turn
             if (p.format() == null) sb.append('\n');
-            AggregationPrinter.printJoined(sb, p.format(), p.aggs(), table.joined(p.aggs()), stackIndent());
+            AggregationPrinter.printJoined(sb, (PrintfFormat) p.format(), p.aggs(), table.joined(p.aggs()), stackIndent());
             for (Aggregation a : p.aggs()) table.markPrinted(a);
             return;
         }
@@ -259,7 +259,7 @@ public final class RecordPrinter {
                 sb.append('\n');
                 AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent());
             } else {
-                AggregationPrinter.printFormatted(sb, p.format(), a, table.sorted(a));
+                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a));
             }
             table.markPrinted(a);
         }

@@ -34,6 +34,8 @@ public final class DThread {
     /** exit() ran in the clause under way: the consumer is told once the clause's record is committed. */
     private boolean exiting;
     private int exitStatus;
+    /** What strtok(NULL, delim) goes on with: the rest of the last string strtok() was given (null: none yet). */
+    public String strtok;
 
     DThread(DState state) {
         this.state = state;

@@ -1,7 +1,5 @@
 package org.jdtrace.libdtrace.rt;
 
-import org.jdtrace.libdtrace.print.PrintfFormat;
-
 /**
  * One data-recording action's record in a principal buffer (a dtrace_recdesc_t and its bytes),
  * kept as a Java value; {@link #size} is the bytes it would take in DTrace's buffer, which is
@@ -22,22 +20,22 @@ public sealed interface Datum {
     }
 
     /** printf(): the format and its argument values (Long or String) and their widths. */
-    record Printf(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+    record Printf(RecordFormat format, Object[] args, int[] widths, int bytes) implements Datum {
         public int size() { return bytes; }
     }
 
     /** system(): the command, formatted as printf() formats, run by the consumer. */
-    record System(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+    record System(RecordFormat format, Object[] args, int[] widths, int bytes) implements Datum {
         public int size() { return bytes; }
     }
 
     /** freopen(): output goes to the file named by the formatted text ("" : back to stdout). */
-    record Freopen(PrintfFormat format, Object[] args, int[] widths, int bytes) implements Datum {
+    record Freopen(RecordFormat format, Object[] args, int[] widths, int bytes) implements Datum {
         public int size() { return bytes; }
     }
 
     /** printa(): an optional format and the aggregations it prints. */
-    record Printa(PrintfFormat format, Aggregation[] aggs) implements Datum {
+    record Printa(RecordFormat format, Aggregation[] aggs) implements Datum {
         public int size() { return 4 * aggs.length; }
     }
 

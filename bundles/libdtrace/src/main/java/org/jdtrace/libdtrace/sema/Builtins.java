@@ -8,63 +8,12 @@ import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Expr;
 
 /**
- * Prototypes of D's actions and subroutines (dt_open.c's _dtrace_globals signatures) and their
- * special checks: printf-family format strings against argument types (dt_printf_validate),
- * printa's aggregation arguments, trace() of void, clear/trunc/normalize on aggregations,
+ * The checks of calls to D's actions and subroutines: each argument against its kind in the
+ * built-ins table (DFunction: dt_open.c's _dtrace_globals signatures), and the special checks:
+ * printf-family format strings against argument types (dt_printf_validate), printa's aggregation arguments, trace() of void, clear/trunc/normalize on aggregations,
  * quantize/lquantize parameters.
  */
 final class Builtins {
-
-    /**
-     * Argument kinds: s = string, i = integer, p = pointer or integer (an address), a = aggregation,
-     * x = any non-void value.
-     */
-    private static String signature(DFunction f) {
-        return switch (f) {
-            case TRACE, PRINT -> "x";
-            case TRACEMEM -> "pii";
-            case STACK, USTACK, JSTACK -> "ii";
-            case SYM, FUNC, MOD, USYM, UFUNC, UMOD, UADDR -> "p";
-            case EXIT, SPECULATE, COMMIT, DISCARD, RAISE, CHILL -> "i";
-            case CLEAR, DENORMALIZE -> "a";
-            case TRUNC, NORMALIZE -> "ai";
-            case SETOPT -> "ss";
-            case COPYOUT -> "ppi";
-            case COPYOUTSTR -> "spi";
-            case ALLOCA -> "i";
-            case BASENAME, DIRNAME, CLEANPATH, STRLEN, TOLOWER, TOUPPER -> "s";
-            case BCOPY, COPYINTO -> "pip";
-            case COPYIN -> "pi";
-            case COPYINSTR -> "pi";
-            case STRJOIN, STRSTR, STRTOK, JSON -> "ss";
-            case SUBSTR -> "sii";
-            case INDEX, RINDEX -> "ssi";
-            case STRCHR, STRRCHR -> "si";
-            case LLTOSTR -> "ii";
-            case STRTOLL -> "si";
-            case HTONS, HTONL, HTONLL, NTOHS, NTOHL, NTOHLL, PROGENYOF, GETMAJOR, GETMINOR -> "i";
-            case INET_NTOA, INET_NTOA6 -> "p";
-            case INET_NTOP -> "ip";
-            default -> "";
-        };
-    }
-
-    private static DType result(DFunction f) {
-        return switch (f) {
-            case STRLEN -> new DType.Int("size_t", 8, false);
-            case BASENAME, DIRNAME, CLEANPATH, STRJOIN, SUBSTR, STRCHR, STRRCHR, STRSTR, STRTOK, LLTOSTR,
-                 TOLOWER, TOUPPER, JSON, COPYINSTR, INET_NTOA, INET_NTOA6, INET_NTOP -> DType.STRING;
-            case INDEX, RINDEX, RAND, SPECULATION, PROGENYOF -> DType.INT;
-            case STRTOLL -> DType.INT64;
-            case HTONS, NTOHS -> new DType.Int("uint16_t", 2, false);
-            case HTONL, NTOHL -> new DType.Int("uint32_t", 4, false);
-            case HTONLL, NTOHLL -> DType.UINT64;
-            case ALLOCA, COPYIN -> new DType.Ptr(DType.VOID);
-            case GETMAJOR -> new DType.Int("major_t", 4, false);
-            case GETMINOR -> new DType.Int("minor_t", 4, false);
-            default -> DType.VOID;
-        };
-    }
 
     private static String protoName(char kind) {
         return switch (kind) {
@@ -78,7 +27,8 @@ final class Builtins {
 
     private static boolean fits(char kind, DType t) {
         return switch (kind) {
-            case 's' -> t.isString() || t.isCharArrayOrPointer();
+            // void * (NULL) is assignable to char *: a NULL string faults at run time, as in DTrace
+            case 's' -> t.isString() || t.isCharArrayOrPointer() || (t instanceof DType.Ptr p && p.target() instanceof DType.Void);
             case 'i' -> t.isInteger();
             case 'p' -> t.isScalar();
             case 'a' -> t instanceof DType.Agg;
@@ -109,10 +59,9 @@ final class Builtins {
             }
             default -> { }
         }
-        String sig = signature(f);
         for (int i = 0; i < c.args.size(); i++) {
             DType t = ck.type(c.args.get(i));
-            char kind = i < sig.length() ? sig.charAt(i) : 'x';
+            char kind = f.param(i);
             if (!fits(kind, t)) {
                 String tag = kind == 'a' ? "D_" + f.dname.toUpperCase() + "_AGGARG" : "D_PROTO_ARG";
                 DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, protoName(kind), t, c.line);
@@ -126,7 +75,7 @@ final class Builtins {
                         "D_TRACEMEM_SIZE", c.line);
             }
         }
-        return result(f);
+        return f.result;
     }
 
     private FormatString printf(Checker ck, Expr.Call c) throws DTraceException {

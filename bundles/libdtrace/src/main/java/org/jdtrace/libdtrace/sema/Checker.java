@@ -56,6 +56,7 @@ final class Checker {
         // the system D library: signal.d and errno.d
         SystemInlines.SIGNALS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         SystemInlines.ERRNOS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        SystemInlines.NET.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
         registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
     }
@@ -362,6 +363,9 @@ final class Checker {
             c.type = DType.STACK;
             return DType.STACK;
         }
+        if (k instanceof Expr.Call c && DFunction.byName(c.name) instanceof DFunction f && f.isSymbol()) {
+            return call(c, false); // the symbol of the address: the key's type is the table's _usymaddr / _symaddr
+        }
         return type(k);
     }
 
@@ -447,6 +451,14 @@ final class Checker {
     private DType identifier(Expr.Ident id) throws DTraceException {
         BuiltinVariable b = BuiltinVariable.byName(id.name);
         if (b != null) {
+            if (b.access == BuiltinVariable.Access.KERNEL) {
+                throw new DTraceException(b.dname() + " is not available in a user-space DTrace: it is "
+                        + b.entry, "D_VAR_UNSUPP", id.line);
+            }
+            if (b.isArray()) {
+                throw new DTraceException("array '" + b.dname() + "' may not be referenced as scalar", "D_IDENT_BADREF",
+                        id.line);
+            }
             id.symbol = b;
             return b.type();
         }
@@ -971,6 +983,10 @@ final class Checker {
             throw new DTraceException(f.dname + "( ) may only be used as the value of an aggregation", "D_AGG_FUNC", c.line);
         }
         checkCount(c, f);
+        if (f.kind == DFunction.Kind.KERNEL) {
+            throw new DTraceException(f.dname + "( ) is not available in a user-space DTrace: it reads "
+                    + f.kernelObject, "D_FUNC_UNDEF", c.line);
+        }
         DType t = builtins.check(this, c, formats);
         c.type = t;
         return t;

@@ -60,7 +60,17 @@ public final class DFrontEnd {
      */
     public static CheckedProgram check(String source, String sourceName, Macros macros, boolean fromFile,
             java.util.Map<String, Integer> registers, org.jdtrace.engine.ProbeArgs probeArgs) throws DTraceException {
-        Script script = Parser.parse(source, sourceName, macros, fromFile);
+        return analyse(Parser.parse(source, sourceName, macros, fromFile), registers, probeArgs);
+    }
+
+    /** The semantic pass alone, over a parsed script (the compiler's driver runs the passes one by one). */
+    public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers) throws DTraceException {
+        return analyse(script, registers, null);
+    }
+
+    /** As above, {@code args[]} typed through {@code probeArgs} (null: int64_t). */
+    public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers,
+            org.jdtrace.engine.ProbeArgs probeArgs) throws DTraceException {
         return new Checker(script, registers).probeArgs(probeArgs).check();
     }
 }

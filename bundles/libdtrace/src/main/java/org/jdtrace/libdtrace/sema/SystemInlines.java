@@ -8,6 +8,7 @@ import java.util.Map;
  * The integer inlines that DTrace's system D library gives every program: signal.d (SIGHUP ..
  * SIGSYS, SIGRTMIN, SIGRTMAX) and errno.d (EPERM ..), with Linux x86-64's values, so that
  * {@code raise(SIGUSR1)} and {@code errno == ENOENT} compile as they do under dtrace.
+ * net.d's address families and link types are here too (NET).
  * The values are the kernel's ABI (asm-generic/signal.h and errno*.h), not libc's
  * (glibc's SIGRTMIN is 34 because it keeps two for itself; the kernel's, which D gives, is 32).
  */
@@ -49,6 +50,13 @@ final class SystemInlines {
             "ENOMEDIUM", 123, "EMEDIUMTYPE", 124, "ECANCELED", 125, "ENOKEY", 126, "EKEYEXPIRED", 127,
             "EKEYREVOKED", 128, "EKEYREJECTED", 129, "EOWNERDEAD", 130, "ENOTRECOVERABLE", 131,
             "ERFKILL", 132, "EHWPOISON", 133, "EWOULDBLOCK", 11, "EDEADLOCK", 35);
+
+    /**
+     * net.d: the address families inet_ntop() takes and the link types link_ntop() takes, with
+     * Linux's values (linux/socket.h, linux/if_arp.h).
+     */
+    static final Map<String, Integer> NET = table("AF_INET", 2, "AF_INET6", 10, "ARPHRD_ETHER", 1,
+            "ARPHRD_INFINIBAND", 32);
 
     private static Map<String, Integer> table(Object... pairs) {
         Map<String, Integer> m = new LinkedHashMap<>();

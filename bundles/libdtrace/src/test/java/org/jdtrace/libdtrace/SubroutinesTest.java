@@ -1,0 +1,167 @@
+package org.jdtrace.libdtrace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * D's string, network and symbol subroutines and variables run through the built-ins table,
+ * compiled by a real session and fired: DTrace's semantics as its guide gives them (NULL where
+ * DTrace returns NULL, a fault where it faults on a NULL string), checked against values worked
+ * out by hand and, for inet_ntoa6, against java.net's own IPv6 text where RFC 1884 agrees.
+ */
+class SubroutinesTest {
+
+    private static String quiet(String body) throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\nBEGIN { " + body + " exit(0); }").go();
+        return r.end();
+    }
+
+    @Test
+    void searchesReturnTheSuffixOrNull() throws Exception {
+        assertEquals("[llo] [lo] [llo] [] [] []\n\n", quiet("""
+                printf("[%s] [%s] [%s] ", strchr("hello", 'l'), strrchr("hello", 'l'), strstr("hello", "ll"));
+                printf("[%s] [%s] [%s]\\n", strchr("hello", 'z'), strrchr("hello", 'z'), strstr("hello", "zz"));"""));
+        assertEquals("1 1 1\n\n", quiet("""
+                printf("%d %d %d\\n", strchr("abc", 'z') == NULL, strstr("abc", "q") == NULL, strchr("abc", 'a') != NULL);"""));
+    }
+
+    @Test
+    void indexAndRindexWithAndWithoutAStart() throws Exception {
+        assertEquals("2 3 3 2 -1 -1 0 5 -1\n\n", quiet("""
+                printf("%d %d %d %d %d %d %d %d %d\\n", index("hello", "l"), rindex("hello", "l"), index("hello", "l", 3),
+                    rindex("hello", "l", 2), index("hello", "z"), index("hello", "l", 10), index("hello", "", -3),
+                    index("hello", "", 9), rindex("hello", "h", -1));"""));
+    }
+
+    @Test
+    void strtokGoesOnWithNullAndEndsInNull() throws Exception {
+        assertEquals("[a] [b] [c] [] 1\n\n", quiet("""
+                printf("[%s] ", strtok(",,a,b,,c,", ","));
+                printf("[%s] ", strtok(NULL, ","));
+                printf("[%s] ", strtok(NULL, ","));
+                printf("[%s] ", strtok(NULL, ","));
+                printf("%d\\n", strtok(NULL, ",") == NULL);"""));
+    }
+
+    @Test
+    void strtokGoesOnFromTheDelimiterWithTheNewDelimiters() throws Exception {
+        // the ';' that ended "xx" is no delimiter of the second call: it starts its token
+        assertEquals("[xx] [;a] [b]\n\n", quiet("""
+                printf("[%s] ", strtok("xx;a,b", ";"));
+                printf("[%s] ", strtok(NULL, ","));
+                printf("[%s]\\n", strtok(NULL, ","));"""));
+    }
+
+    @Test
+    void aNullStringGivenToASubroutineFaults() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { printf("one\\n"); trace(strlen(strchr("abc", 'z'))); printf("never\\n"); }
+                ERROR { printf("ERROR kind=%d addr=%d\\n", arg4, arg5); exit(0); }
+                """).go();
+        // the faulting clause's record is discarded, "one" with it, as DTrace discards it
+        assertEquals("ERROR kind=1 addr=0\n\n", r.end());
+        assertTrue(r.err().contains("invalid address (0x0) in action #2"), r.err());
+    }
+
+    @Test
+    void caseAndPathSubroutines() throws Exception {
+        assertEquals("[ABC-Z9] [abc-z9] [/a/c] [../../y] [/] [c] [/a/b] [.]\n\n", quiet("""
+                printf("[%s] [%s] ", toupper("abc-Z9"), tolower("ABC-z9"));
+                printf("[%s] [%s] [%s] ", cleanpath("/a/./b//../c/"), cleanpath("../x/../../y"), cleanpath("/.."));
+                printf("[%s] [%s] [%s]\\n", basename("/a/b/c//"), dirname("/a/b/c"), dirname("c"));"""));
+    }
+
+    @Test
+    void jsonSelectsByDottedPath() throws Exception {
+        assertEquals("[two] [[1, 2]] [true] [3.5] [] 1\n\n", quiet("""
+                printf("[%s] ", json("{\\"a\\": {\\"b\\": [1, \\"two\\", {\\"c\\": true}]}}", "a.b[1]"));
+                printf("[%s] ", json("{\\"a\\": {\\"b\\": [1, 2]}}", "a.b"));
+                printf("[%s] ", json("{\\"a\\": {\\"b\\": [1, \\"two\\", {\\"c\\": true}]}}", "a.b[2].c"));
+                printf("[%s] ", json("[0, 3.5]", "[1]"));
+                printf("[%s] ", json("{\\"a\\": 1}", "b"));
+                printf("%d\\n", json("not json", "a") == NULL);"""));
+    }
+
+    @Test
+    void byteOrderAndDeviceNumbers() throws Exception {
+        assertEquals("3412 78563412 8877665544332211 3412 8 1\n\n", quiet("""
+                printf("%x %x %x %x %d %d\\n", htons(0x1234), htonl(0x12345678), htonll(0x1122334455667788),
+                    ntohs(0x1234), getmajor(0x800001), getminor(0x800001));"""));
+    }
+
+    @Test
+    void processVariablesOfTheFiringProcess() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        String cwd = java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/cwd")).toString();
+        String uid = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status")).stream()
+                .filter(l -> l.startsWith("Uid:")).findFirst().orElseThrow().split("\\s+")[1];
+        assertEquals(uid + " " + cwd + " / 1 1 0\n\n", quiet("""
+                printf("%d %s %s %d %d %d\\n", uid, cwd, root, progenyof($pid), progenyof(1), progenyof(-5));"""));
+        assertEquals(pid, Long.parseLong(quiet("printf(\"%d\", $pid);").strip()));
+    }
+
+    /** main+0x0 <- __libc_start_call_main+0x7a <- an unmapped pc; 127.0.0.1 and ::ffff:10.1.2.3 in memory at 0x1000. */
+    private static UserContext context(long... args) {
+        byte[] mem = new byte[48];
+        mem[0] = 127;
+        mem[3] = 1;
+        mem[26] = (byte) 0xff;
+        mem[27] = (byte) 0xff;
+        mem[28] = 10;
+        mem[29] = 1;
+        mem[30] = 2;
+        mem[31] = 3;
+        mem[32] = 0x20;
+        mem[33] = 0x01;
+        mem[34] = 0x0d;
+        mem[35] = (byte) 0xb8;
+        mem[47] = 1;
+        return new UserContext(args, new long[] {0x401000, 0x7f0000001a7aL, 0xdead0},
+                Map.of(0x401000L, "hello`main", 0x7f0000001a00L, "libc.so.6`__libc_start_call_main"), 0x100, 0x1000, mem);
+    }
+
+    @Test
+    void inetAddressesFromTheProcessMemory() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { printf("%s %s %s %s %s %s\\n", inet_ntoa(0x1000), inet_ntoa6(0x1010), inet_ntop(AF_INET, 0x1000),
+                    inet_ntop(AF_INET6, 0x1020), inet_ntoa6(0x1010, 1), link_ntop(ARPHRD_ETHER, 0x1020)); }
+                """).go();
+        r.fire(DRun.ENTRY, context());
+        assertEquals("127.0.0.1 ::ffff:10.1.2.3 127.0.0.1 2001:db8::1 ::ffff:a01:203 20:01:0d:b8:00:00\n\n", r.end());
+    }
+
+    @Test
+    void symbolsAreAggregationKeysPrintedWithPercentAAndByDefault() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { @f[ufunc(arg0)] = count(); @m[umod(ucaller)] = count(); @a[uaddr(ucaller)] = count(); }
+                END { printa("%A %@d\\n", @f); printa(@m); printa("%a|\\n", @a); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x401010));
+        r.fire(DRun.ENTRY, context(0x401020)); // the same function: one key
+        assertEquals("hello`main 2\n\n  " + String.format("%-50s", "libc.so.6") + " " + String.format("%16d", 2) + "\n"
+                + "libc.so.6`__libc_start_call_main+0x7a|\n\n", r.end());
+    }
+
+    @Test
+    void percentAInPrintfSymbolisesAUserAddress() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { printf("%A|%A|%a\\n", arg0, ucaller, 0x10); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x401010));
+        assertEquals("hello`main+0x10|libc.so.6`__libc_start_call_main+0x7a|0x10\n\n", r.end());
+    }
+
+    @Test
+    void aSymbolActionIsNotAValue() {
+        Exception e = org.junit.jupiter.api.Assertions.assertThrows(org.jdtrace.consumer.DTraceException.class,
+                () -> DRun.script("BEGIN { x = ufunc(0); }"));
+        assertTrue(e.getMessage().contains("ufunc( )"), e.getMessage());
+    }
+}
