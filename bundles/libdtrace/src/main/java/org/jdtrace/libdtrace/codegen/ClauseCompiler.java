@@ -55,6 +55,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_PROBE = desc(Probe.class);
     private static final ClassDesc CD_RT = desc(Rt.class);
     private static final ClassDesc CD_SUBR = desc(Subr.class);
+    private static final ClassDesc CD_MEM = desc(org.jdtrace.libdtrace.rt.Mem.class);
     private static final ClassDesc CD_AGG = desc(Aggregation.class);
     private static final ClassDesc CD_TUPLE = desc(Tuple.class);
     private static final ClassDesc CD_FRAMES = desc(org.jdtrace.libdtrace.rt.StackFrames.class);
@@ -75,6 +76,8 @@ public final class ClauseCompiler {
     private final Map<Integer, Integer> clauseLocals = new HashMap<>();
     private final Map<Integer, VKind> clauseLocalKinds = new HashMap<>();
     private int nextLocal = L_FIRST;
+    /** The clause uses D's memory (an Ir.MemOp): its scratch is reset when it starts. */
+    private boolean usesMemory;
     /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
     private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
@@ -183,6 +186,10 @@ public final class ClauseCompiler {
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
             case Call c -> c.args().forEach(this::scan);
+            case MemOp m -> {
+                usesMemory = true;
+                m.args().forEach(this::scan);
+            }
             default -> { }
         }
     }
@@ -203,6 +210,10 @@ public final class ClauseCompiler {
         loadState(c);
         c.invokevirtual(CD_STATE, "thread", MethodTypeDesc.of(CD_THREAD));
         c.astore(L_THREAD);
+        if (usesMemory) {
+            c.aload(L_THREAD);
+            c.invokestatic(CD_MEM, "reset", MethodTypeDesc.of(CD_void, CD_THREAD));
+        }
         for (var en : clauseLocals.entrySet()) {
             if (clauseLocalKinds.get(en.getKey()) == VKind.LONG) {
                 c.lconst_0();
@@ -501,6 +512,17 @@ public final class ClauseCompiler {
                 c.labelBinding(end);
             }
             case Assign a -> assign(c, a);
+            case MemOp m -> {
+                List<ClassDesc> params = new ArrayList<>(List.of(CD_THREAD, CD_CTX));
+                c.aload(L_THREAD);
+                c.aload(L_CTX);
+                for (Expr arg : m.args()) {
+                    expr(c, arg);
+                    params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
+                }
+                c.invokestatic(CD_MEM, m.op(), MethodTypeDesc.of(m.kind() == VKind.LONG ? CD_long : CD_String,
+                        params.toArray(ClassDesc[]::new)));
+            }
             case Call call -> {
                 List<ClassDesc> params = new ArrayList<>();
                 if (Subr.needsState(call.name())) {

@@ -76,6 +76,7 @@ public final class Parser {
     private boolean inPredicate;
     /** Control lines met inside clause bodies; they join the program after the clause. */
     private final List<Pragma> innerPragmas = new ArrayList<>();
+    private int anonymousTags;
     private final Set<Expr> parenthesized = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /**
@@ -397,6 +398,9 @@ public final class Parser {
                 }
                 advance();
                 String tag = tok.is(TokenKind.IDENT) ? identifier() : "";
+                if (tag.isEmpty() && tok.is(TokenKind.LBRACE)) {
+                    tag = "(anon" + (++anonymousTags) + ")"; // one name per anonymous body
+                }
                 if (tok.is(TokenKind.LBRACE) && tagBody != null) {
                     advance();
                     if (w.equals("enum")) {
@@ -429,7 +433,9 @@ public final class Parser {
     private void members(List<Decl> out) throws DTraceException {
         while (!tok.is(TokenKind.RBRACE)) {
             int line = tok.line();
-            String base = specifiers(new ArrayList<>());
+            List<Decl> nested = new ArrayList<>();
+            String base = specifiers(nested);
+            boolean first = true;
             while (true) {
                 int pointers = 0;
                 while (tok.is(TokenKind.STAR)) {
@@ -451,7 +457,10 @@ public final class Parser {
                     advance();
                     bits = conditional();
                 }
-                out.add(new Decl(line, Decl.Storage.MEMBER, new TypeName(base, pointers, dims), name, null, bits, null));
+                // a nested struct/union/enum body rides on the first member declared with it
+                out.add(new Decl(line, Decl.Storage.MEMBER, new TypeName(base, pointers, dims), name, null, bits,
+                        first ? nested : null));
+                first = false;
                 if (!tok.is(TokenKind.COMMA)) {
                     break;
                 }

@@ -15,6 +15,8 @@ public final class DThread {
 
     private final DState state;
     final PrincipalBuffer buffer = new PrincipalBuffer();
+    /** Scratch and this-> struct storage (see {@link Mem}). */
+    final Mem.ThreadMemory memory = new Mem.ThreadMemory();
     volatile AggCell[] keyless = new AggCell[0];
     @SuppressWarnings("unchecked")
     volatile ConcurrentHashMap<Tuple, AggCell>[] keyed = new ConcurrentHashMap[0];
@@ -32,6 +34,10 @@ public final class DThread {
 
     DThread(DState state) {
         this.state = state;
+    }
+
+    DState state() {
+        return state;
     }
 
     /** Starts the record of a clause (dtrace_probe's offset reservation). */

@@ -106,23 +106,8 @@ final class Checker {
     }
 
     private void declaration(Decl d) throws DTraceException {
+        defineTag(d);
         if (d.name() == null) {
-            if (d.type().base().startsWith("enum ")) {
-                long next = 0;
-                for (Decl e : d.body()) {
-                    if (e.init() != null) {
-                        type(e.init());
-                        Long v = ConstFold.value(e.init());
-                        if (v == null) {
-                            throw new DTraceException("enumerator '" + e.name()
-                                    + "' must be assigned to an integral constant expression", "D_DECL_ENCONST", e.line());
-                        }
-                        next = v;
-                    }
-                    defineConstant(e.name(), DType.INT, next, e.line());
-                    next++;
-                }
-            }
             return;
         }
         DType t = types.resolve(d.type(), d.line());
@@ -167,6 +152,93 @@ final class Checker {
             }
             default -> { }
         }
+    }
+
+    /**
+     * The struct, union or enum body a declaration carries, if any (dt_decl_sou, dt_decl_member,
+     * dt_decl_enumerator): a struct or union is laid out and completed once, an enum's
+     * enumerators become int constants numbered from 0 or their given values.
+     */
+    private void defineTag(Decl d) throws DTraceException {
+        String base = d.type().base();
+        if (d.body().isEmpty()) {
+            types.tagOf(base); // 'struct foo;' or a first mention: a forward tag
+            return;
+        }
+        if (base.startsWith("enum ")) {
+            long next = 0;
+            for (Decl e : d.body()) {
+                if (e.init() != null) {
+                    type(e.init());
+                    Long v = ConstFold.value(e.init());
+                    if (v == null) {
+                        throw new DTraceException("enumerator '" + e.name()
+                                + "' must be assigned to an integral constant expression", "D_DECL_ENCONST", e.line());
+                    }
+                    if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+                        throw new DTraceException("enumerator '" + e.name() + "' value overflows INT_MAX ("
+                                + Integer.MAX_VALUE + ")", "D_DECL_ENOFLOW", e.line());
+                    }
+                    next = v;
+                }
+                defineConstant(e.name(), new DType.Int(base, 4, true), next, e.line());
+                next++;
+            }
+            return;
+        }
+        DType.Sou sou = types.tagOf(base);
+        if (sou == null) {
+            return;
+        }
+        if (sou.isComplete()) {
+            throw new DTraceException("type redeclared: " + sou.name(), "D_DECL_TYPERED", d.line());
+        }
+        List<String> names = new ArrayList<>();
+        List<DType> memberTypes = new ArrayList<>();
+        List<Integer> widths = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Decl m : d.body()) {
+            defineTag(m);
+            DType t = types.resolve(m.type(), m.line());
+            String id = m.name();
+            DType inner = t;
+            while (inner instanceof DType.Array a) {
+                inner = a.element();
+            }
+            if (inner instanceof DType.Sou s && !s.isComplete()) {
+                throw new DTraceException("incomplete struct/union/enum " + s.name() + ": " + id, "D_DECL_INCOMPLETE", m.line());
+            }
+            if (t instanceof DType.Void) {
+                throw new DTraceException("cannot have void member: " + id, "D_DECL_VOIDOBJ", m.line());
+            }
+            int width = 0;
+            if (m.init() != null) {
+                type(m.init());
+                Long v = ConstFold.value(m.init());
+                if (id == null && v != null && v == 0) {
+                    continue; // ': 0' ends the storage unit; like CTF, ignored
+                }
+                if (v == null || v <= 0) {
+                    throw new DTraceException("positive integral constant expression expected as bit-field size",
+                            "D_DECL_BFCONST", m.line());
+                }
+                if (!(t instanceof DType.Int)) {
+                    throw new DTraceException("invalid type for bit-field: " + id, "D_DECL_BFTYPE", m.line());
+                }
+                if (v > t.size() * 8L) {
+                    throw new DTraceException("bit-field too big for type: " + id, "D_DECL_BFSIZE", m.line());
+                }
+                width = (int) (long) v;
+            }
+            if (id != null && !seen.add(id)) {
+                throw new DTraceException("failed to define member '" + id + "': Duplicate member or variable name",
+                        "D_UNKNOWN", m.line());
+            }
+            names.add(id);
+            memberTypes.add(t);
+            widths.add(width);
+        }
+        Types.layout(sou, names, memberTypes, widths);
     }
 
     private void defineConstant(String name, DType t, long v, int line) throws DTraceException {
@@ -340,13 +412,28 @@ final class Checker {
             case Expr.Cast c -> cast(c);
             case Expr.SizeofType s -> {
                 DType t = types.resolve(s.target, s.line);
-                if (t instanceof DType.Void || t instanceof DType.Str || t.size() == 0) {
+                if (t instanceof DType.Void || (!t.isString() && t.size() == 0)) {
                     throw new DTraceException("cannot apply sizeof to an operand of unknown size", "D_SIZEOF_TYPE", s.line);
                 }
+                s.resolved = t;
                 yield BuiltinTypesHolder.SIZE_T;
             }
-            case Expr.Offsetof o -> throw new DTraceException("failed to determine offset of " + o.member
-                    + ": Member name not found", "D_UNKNOWN", o.line);
+            case Expr.Offsetof o -> {
+                DType t = types.resolve(o.target, o.line);
+                if (!(t instanceof DType.Sou sou)) {
+                    throw new DTraceException("offsetof operand must be a struct or union type", "D_OFFSETOF_TYPE", o.line);
+                }
+                DType.Member m = sou.member(o.member);
+                if (m == null) {
+                    throw new DTraceException("failed to determine offset of " + o.member + ": Member name not found",
+                            "D_UNKNOWN", o.line);
+                }
+                if (m.isBitfield()) {
+                    throw new DTraceException("cannot take offset of a bit-field: " + o.member, "D_OFFSETOF_BITFIELD", o.line);
+                }
+                o.offset = m.offset();
+                yield BuiltinTypesHolder.SIZE_T;
+            }
             case Expr.Xlate x -> throw new DTraceException("translator for " + x.target
                     + " is not available", "D_XLATE_NONE", x.line);
         };
@@ -445,9 +532,9 @@ final class Checker {
         return element(type(x.base), x);
     }
 
-    /** A scalar variable that [ ] indexes: a string (its characters) or an array. */
+    /** A scalar variable that [ ] indexes: a string (its characters), an array or a pointer. */
     private static boolean indexable(DType t) {
-        return t instanceof DType.Array || t instanceof DType.Str;
+        return t instanceof DType.Array || t instanceof DType.Str || t instanceof DType.Ptr;
     }
 
     private DType element(DType bt, Expr.Index x) throws DTraceException {
@@ -503,20 +590,46 @@ final class Checker {
 
     private DType member(Expr.Member m) throws DTraceException {
         DType bt = type(m.base);
+        DType sou;
         if (m.arrow) {
             if (!(bt instanceof DType.Ptr p)) {
                 throw new DTraceException("operator -> must be applied to a pointer", "D_OP_PTR", m.line);
             }
-            if (!(p.target() instanceof DType.Tagged)) {
+            if (!(p.target() instanceof DType.Tagged) && !(p.target() instanceof DType.Sou)) {
                 throw new DTraceException("operator -> cannot be applied to pointer to type \"" + p.target().name()
                         + "\"; must be applied to a struct or union pointer", "D_OP_SOU", m.line);
             }
-        } else if (!(bt instanceof DType.Tagged)) {
+            sou = p.target();
+        } else if (!(bt instanceof DType.Tagged) && !(bt instanceof DType.Sou)) {
             throw new DTraceException("operator . cannot be applied to type \"" + bt.name()
                     + "\"; must be applied to a struct or union", "D_OP_SOU", m.line);
+        } else {
+            sou = bt;
         }
-        throw new DTraceException(m.member + " is not a member of " + (bt instanceof DType.Ptr p ? p.target().name() : bt.name()),
-                "D_TYPE_MEMBER", m.line);
+        DType.Member mem = sou instanceof DType.Sou s ? s.member(m.member) : null;
+        if (mem == null) {
+            throw new DTraceException(m.member + " is not a member of " + sou.name(), "D_TYPE_MEMBER", m.line);
+        }
+        return mem.type();
+    }
+
+    /** The member {@code m} names, once typed; null for other expressions. */
+    static DType.Member memberOf(Expr e) {
+        if (e instanceof Expr.Member m && m.base.type != null) {
+            DType t = m.base.type instanceof DType.Ptr p ? p.target() : m.base.type;
+            return t instanceof DType.Sou s ? s.member(m.member) : null;
+        }
+        return null;
+    }
+
+    /** An object in memory (not a dynamic variable): *p, p[i], p->m, and members and elements of those. */
+    private static boolean inMemory(Expr o) {
+        return switch (o) {
+            case Expr.Unary u -> u.op == Expr.UnOp.DEREF;
+            case Expr.Member m -> m.arrow || inMemory(m.base);
+            case Expr.Index x -> x.base.type instanceof DType.Ptr || (x.base.type instanceof DType.Array && inMemory(x.base));
+            default -> false;
+        };
     }
 
     // ---- operators ----------------------------------------------------------------------------
@@ -526,6 +639,10 @@ final class Checker {
         switch (u.op) {
             case SIZEOF -> {
                 DType t = type(u.operand);
+                DType.Member bf = memberOf(u.operand);
+                if (bf != null && bf.isBitfield()) {
+                    throw new DTraceException("cannot apply sizeof to a bit-field", "D_SIZEOF_BITFIELD", u.line);
+                }
                 if (t instanceof DType.Void || t.size() == 0 && !t.isString()) {
                     throw new DTraceException("cannot apply sizeof to an operand of unknown size", "D_SIZEOF_TYPE", u.line);
                 }
@@ -590,8 +707,15 @@ final class Checker {
                     throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
                 }
                 DType t = type(o);
-                if (!(o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF)) {
+                if (!inMemory(o)) {
+                    if (o instanceof Expr.Member || o instanceof Expr.Index) {
+                        throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
+                    }
                     throw new DTraceException("unacceptable operand for unary & operator", "D_ADDROF_LVAL", u.line);
+                }
+                DType.Member bf = memberOf(o);
+                if (bf != null && bf.isBitfield()) {
+                    throw new DTraceException("cannot take address of bit-field", "D_ADDROF_BITFIELD", u.line);
                 }
                 return new DType.Ptr(t);
             }
@@ -606,7 +730,8 @@ final class Checker {
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
         }
         if (!(o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
-                || o instanceof Expr.Index || (o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF))) {
+                || o instanceof Expr.Index || o instanceof Expr.Member
+                || (o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF))) {
             type(o);
             throw new DTraceException("operator " + op + " requires modifiable lvalue as an operand", "D_OP_LVAL", o.line);
         }
@@ -813,7 +938,8 @@ final class Checker {
             }
             default -> {
                 DType t = type(target);
-                if (!(target instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF) && !(target instanceof Expr.Index)) {
+                if (!(target instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF) && !(target instanceof Expr.Index)
+                        && !(target instanceof Expr.Member)) {
                     throw new DTraceException("operator = requires modifiable lvalue as an operand", "D_OP_LVAL", a.line);
                 }
                 return store(target, t, v, a.line);
