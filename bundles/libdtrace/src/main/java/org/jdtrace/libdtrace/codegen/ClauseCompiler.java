@@ -78,6 +78,8 @@ public final class ClauseCompiler {
     private int nextLocal = L_FIRST;
     /** The clause uses D's memory (an Ir.MemOp): its scratch is reset when it starts. */
     private boolean usesMemory;
+    /** The local holding the DIF offset of the memory operation under way (0: none yet). */
+    private int offsetLocal;
     /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
     private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
@@ -238,6 +240,11 @@ public final class ClauseCompiler {
             c.lstore(clock.getValue());
         }
         int actionLocal = nextLocal;
+        offsetLocal = nextLocal + 1;
+        if (usesMemory) {
+            c.iconst_0();
+            c.istore(offsetLocal);
+        }
         Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
         c.iconst_0();
         c.istore(actionLocal);
@@ -268,7 +275,12 @@ public final class ClauseCompiler {
         c.return_();
         c.labelBinding(handler);
         c.iload(actionLocal);
-        c.invokestatic(CD_RT, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int));
+        if (usesMemory) {
+            c.iload(offsetLocal);
+            c.invokestatic(CD_MEM, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int, CD_int));
+        } else {
+            c.invokestatic(CD_RT, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int));
+        }
         c.athrow();
         c.exceptionCatch(tryStart, tryEnd, handler, CD_FAULT);
     }
@@ -520,6 +532,10 @@ public final class ClauseCompiler {
                     expr(c, arg);
                     params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
                 }
+                // a fault in this operation is reported at its pseudo DIF offset (set after the
+                // arguments, whose own operations set theirs)
+                c.loadConstant(difOffset += 8);
+                c.istore(offsetLocal);
                 c.invokestatic(CD_MEM, m.op(), MethodTypeDesc.of(m.kind() == VKind.LONG ? CD_long : CD_String,
                         params.toArray(ClassDesc[]::new)));
             }

@@ -507,10 +507,11 @@ final class ExprLowering {
                     : new Ir.Unary(Ir.UnOp.NOT, integer(u.operand));
             case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
             case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
-            case STRINGOF -> u.operand.type.isString() || copyin(u.operand) != null ? string(u.operand)
+            case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || copyin(u.operand) != null
+                    ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
             case DEREF -> memValue(integer(u.operand), u.type, null);
-            case ADDROF -> throw unsupported("operator &", u.line);
+            case ADDROF -> address(u.operand);
         };
     }
 

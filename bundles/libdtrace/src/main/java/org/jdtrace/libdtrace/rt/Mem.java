@@ -224,6 +224,11 @@ public final class Mem {
         return TLS | (slot << 32);
     }
 
+    /** A fault of a clause that uses memory: at its action and the DIF offset of the operation (0: none). */
+    public static org.jdtrace.engine.DFault fault(FaultException f, int action, int offset) {
+        return new org.jdtrace.engine.DFault(f.kind(), f.address(), action, offset == 0 ? -1 : offset);
+    }
+
     // ---- regions ---------------------------------------------------------------------------
 
     private static long region(long addr) {

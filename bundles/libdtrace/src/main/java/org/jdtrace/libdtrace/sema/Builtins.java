@@ -33,7 +33,8 @@ final class Builtins {
             case COPYOUTSTR -> "spi";
             case ALLOCA -> "i";
             case BASENAME, DIRNAME, CLEANPATH, STRLEN, TOLOWER, TOUPPER -> "s";
-            case BCOPY, COPYINTO -> "pip";
+            case BCOPY -> "ppi";
+            case COPYINTO -> "pip";
             case COPYIN -> "pi";
             case COPYINSTR -> "pi";
             case STRJOIN, STRSTR, STRTOK, JSON -> "ss";

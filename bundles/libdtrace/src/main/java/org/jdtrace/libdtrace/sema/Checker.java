@@ -701,12 +701,11 @@ final class Checker {
             }
             case ADDROF -> {
                 Expr o = u.operand;
-                if (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
-                        || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar))) {
-                    type(o);
+                DType t = type(o);
+                if (!inMemory(o) && (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
+                        || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar)))) {
                     throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
                 }
-                DType t = type(o);
                 if (!inMemory(o)) {
                     if (o instanceof Expr.Member || o instanceof Expr.Index) {
                         throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
