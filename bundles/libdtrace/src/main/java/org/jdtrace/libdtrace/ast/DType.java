@@ -88,11 +88,47 @@ public sealed interface DType {
             return null;
         }
 
-        /** Gives the body; {@code size} and {@code align} as {@link Layout} computed them. */
-        public void complete(java.util.List<Member> ms, int sz, int al) {
+        /**
+         * Gives the body, laid out as gcc lays it out on x86-64: each member at the next multiple
+         * of its alignment (a union's all at 0), a bit-field in the storage unit of its base type
+         * that holds the current bit if it fits there, else in the next one (an unnamed one takes
+         * space but no alignment); the size rounded up to the largest alignment. Members are
+         * (name, type, bit-field width or 0).
+         */
+        public void layOut(java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths) {
             if (members != null) throw new IllegalStateException(name + " already complete");
-            members = java.util.List.copyOf(ms);
-            size = sz;
+            java.util.List<Member> out = new java.util.ArrayList<>();
+            long bit = 0;
+            int al = 1;
+            long sz = 0;
+            for (int i = 0; i < names.size(); i++) {
+                DType t = ts.get(i);
+                int w = widths.get(i);
+                int a = Math.max(1, t.align());
+                if (union) {
+                    bit = 0;
+                }
+                if (w > 0) {
+                    long unit = (long) t.size() * 8;
+                    if (bit / unit != (bit + w - 1) / unit) {
+                        bit = (bit + unit - 1) / unit * unit;
+                    }
+                    int off = (int) (bit / unit * t.size());
+                    if (names.get(i) != null) {
+                        out.add(new Member(names.get(i), t, off, (int) (bit - off * 8L), w));
+                        al = Math.max(al, a);
+                    }
+                    bit += w;
+                } else {
+                    long off = (bit + 8L * a - 1) / (8L * a) * a;
+                    out.add(new Member(names.get(i), t, (int) off, 0, 0));
+                    al = Math.max(al, a);
+                    bit = (off + t.size()) * 8;
+                }
+                sz = Math.max(sz, (bit + 7) / 8);
+            }
+            members = java.util.List.copyOf(out);
+            size = (int) ((sz + al - 1) / al * al);
             align = al;
         }
 

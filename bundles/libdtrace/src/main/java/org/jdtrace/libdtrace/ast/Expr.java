@@ -297,6 +297,9 @@ public abstract sealed class Expr permits Expr.IntLit, Expr.StrLit, Expr.Ident, 
     public static final class Xlate extends Expr {
         public final TypeName target;
         public final Expr operand;
+        /** Set by sema: the translator chosen, and the variable its member expressions name the input by. */
+        public Translator translator;
+        public Variable input;
 
         public Xlate(int line, TypeName target, Expr operand) {
             super(line);

@@ -51,6 +51,11 @@ final class ExprLowering {
             Map.entry(DFunction.SPECULATION, ""));
 
     private final DState state;
+    /** Translator input variables bound to the lowered input of the xlate being expanded. */
+    private final java.util.IdentityHashMap<Variable, Ir.Expr> bindings = new java.util.IdentityHashMap<>();
+    /** Clause-local temporaries (whole translations) use this-> slots from here up. */
+    private static final int TEMP_SLOTS = 1 << 24;
+    private int temps;
 
     ExprLowering(DState state) {
         this.state = state;
@@ -70,6 +75,16 @@ final class ExprLowering {
             case Expr.ThisVar t -> new Ir.Var(Ir.Scope.CLAUSE, t.var.id, kind(t.var.type));
             case Expr.AggRef a -> throw unsupported("aggregation @" + a.name + " used as a value", a.line);
             case Expr.Index x -> index(x);
+            case Expr.Member m when m.base instanceof Expr.Xlate x -> translatedMember(x, m);
+            case Expr.Member m when m.arrow && m.base instanceof Expr.Ident id
+                    && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO) -> {
+                // the system translators: the firing process's and thread's /proc, member by member
+                String op = id.symbol == BuiltinVariable.CURPSINFO ? "psinfo" : "lwpsinfo";
+                if (kind(m.type) == VKind.STRING) {
+                    yield new Ir.MemOp(op + "str", List.of(new Ir.StrConst(m.member)), VKind.STRING);
+                }
+                yield narrow(new Ir.MemOp(op, List.of(new Ir.StrConst(m.member)), VKind.LONG), m.type);
+            }
             case Expr.Member m -> memValue(address(m), m.type, memberOf(m));
             case Expr.Call c -> call(c);
             case Expr.Unary u -> unary(u);
@@ -85,7 +100,7 @@ final class ExprLowering {
             case Expr.Cast c -> cast(c);
             case Expr.SizeofType s -> new Ir.Const(sizeOf(s));
             case Expr.Offsetof o -> new Ir.Const(o.offset);
-            case Expr.Xlate x -> throw unsupported("xlate", x.line);
+            case Expr.Xlate x -> translation(x);
         };
     }
 
@@ -220,6 +235,7 @@ final class ExprLowering {
         return switch (id.symbol) {
             case Constant c -> new Ir.Const(c.value());
             case BuiltinVariable b -> builtin(b, id.line);
+            case Variable v when bindings.containsKey(v) -> bindings.get(v);
             case Variable v when byRef(v.type) -> address(id);
             case Variable v -> globalScalar(v);
             case null -> throw new DTraceException("failed to resolve " + id.name + ": Unknown variable name",
@@ -385,6 +401,9 @@ final class ExprLowering {
     /** The address of an object: a by-ref variable's storage, or an object in memory. */
     Ir.Expr address(Expr e) throws DTraceException {
         return switch (e) {
+            case Expr.Ident id when id.symbol instanceof Variable v && bindings.containsKey(v) -> bindings.get(v);
+            case Expr.Cast c when c.type instanceof DType.Sou -> address(c.operand);
+            case Expr.Xlate x -> translation(x);
             case Expr.Ident id when id.symbol instanceof Variable v && byRef(v.type) ->
                     new Ir.Const(Mem.GLOBAL + state.globalMemoryOffset(v.name, v.type.size()));
             case Expr.ThisVar t when byRef(t.var.type) ->
@@ -471,6 +490,76 @@ final class ExprLowering {
             v = narrow(new Ir.Binary(binop(a.op.binary), memValue(addr, t, m), widened(a.value, t.size()), uns), t);
         }
         return store(addr, t, m, v);
+    }
+
+    // ---- translators ---------------------------------------------------------------------------
+
+    /*
+     * A translator is expanded where it is used, as dt_cg_xlate_expand does: xlate<T>(e).m (or
+     * xlate<T *>(e)->m) is the member's definition with the input variable bound to e, nothing
+     * else computed; a whole xlate<T>(e) (assigned to a struct, or a pointer to it) fills zeroed
+     * scratch with every defined member and is its address.
+     */
+
+    private Ir.Expr translatedMember(Expr.Xlate x, Expr.Member m) throws DTraceException {
+        DType.Member mem = memberOf(m);
+        for (var a : x.translator.members()) {
+            if (a.member().equals(m.member)) {
+                return bound(x, () -> converted(a.value(), mem.type()));
+            }
+        }
+        throw new DTraceException("translator does not define conversion for member: " + m.member,
+                "D_XLATE_INCOMPLETE", m.line);
+    }
+
+    private Ir.Expr translation(Expr.Xlate x) throws DTraceException {
+        DType.Sou sou = (DType.Sou) (x.type instanceof DType.Ptr p ? p.target() : x.type);
+        Ir.Var tmp = new Ir.Var(Ir.Scope.CLAUSE, TEMP_SLOTS + temps++, VKind.LONG);
+        Ir.Expr result = tmp;
+        List<Ir.Expr> stores = new ArrayList<>();
+        for (var a : x.translator.members()) {
+            DType.Member mem = sou.member(a.member());
+            Ir.Expr at = mem.offset() == 0 ? tmp : new Ir.Binary(Ir.BinOp.ADD, tmp, new Ir.Const(mem.offset()), false);
+            stores.add(bound(x, () -> {
+                DType t = mem.type();
+                if (byRef(t)) {
+                    return new Ir.MemOp("copy", List.of(at, address(a.value()), new Ir.Const(t.size())), VKind.LONG);
+                }
+                if (kind(t) == VKind.STRING) {
+                    long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : state.options.strsize();
+                    return new Ir.MemOp("storestr", List.of(at, string(a.value()), new Ir.Const(size)), VKind.STRING);
+                }
+                return store(at, t, mem, converted(a.value(), t));
+            }));
+        }
+        for (int i = stores.size() - 1; i >= 0; i--) {
+            result = new Ir.Call("seq", List.of(stores.get(i), result), VKind.LONG);
+        }
+        Ir.Expr alloc = new Ir.Assign(tmp, new Ir.MemOp("alloca", List.of(new Ir.Const(sou.size())), VKind.LONG));
+        return new Ir.Call("seq", List.of(alloc, result), VKind.LONG);
+    }
+
+    private interface Lowered {
+        Ir.Expr get() throws DTraceException;
+    }
+
+    /** Lowers with the translator's input variable bound to the xlate's operand (evaluated per use). */
+    private Ir.Expr bound(Expr.Xlate x, Lowered body) throws DTraceException {
+        Ir.Expr input = byRef(x.operand.type) ? address(x.operand) : lower(x.operand);
+        Ir.Expr before = bindings.put(x.input, input);
+        try {
+            return body.get();
+        } finally {
+            if (before == null) bindings.remove(x.input);
+            else bindings.put(x.input, before);
+        }
+    }
+
+    /** A value converted to type t: a string for strings and char arrays, else an integer narrowed to t. */
+    private Ir.Expr converted(Expr e, DType t) throws DTraceException {
+        if (kind(t) == VKind.STRING) return string(e);
+        if (byRef(t)) return address(e);
+        return narrow(widened(e, Math.max(t.size(), 1)), t);
     }
 
     /** alloca, copyin, copyinto and bcopy: scratch memory (see rt.Mem); null for other calls. */

@@ -19,6 +19,7 @@ import org.jdtrace.libdtrace.ast.ProbeSpec;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.jdtrace.libdtrace.ast.TopLevel;
+import org.jdtrace.libdtrace.ast.Translator;
 import org.jdtrace.libdtrace.ast.TypeName;
 import org.jdtrace.libdtrace.lex.Lexer;
 import org.jdtrace.libdtrace.lex.Macros;
@@ -172,6 +173,12 @@ public final class Parser {
                         throw syntaxError();
                     }
                     mode = Lexer.Mode.EXPR;
+                    if (tok.isWord("translator")) {
+                        items.add(translator());
+                        mode = Lexer.Mode.TOP;
+                        advance();
+                        continue;
+                    }
                     items.addAll(declaration());
                     if (!tok.is(TokenKind.SEMI)) {
                         throw syntaxError();
@@ -381,6 +388,31 @@ public final class Parser {
             }
             advance();
         }
+    }
+
+    /** {@code translator OUT < IN name > { member = expr; ... }} up to its closing ';' (not consumed). */
+    private Translator translator() throws DTraceException {
+        int line = tok.line();
+        advance();
+        TypeName output = typeName();
+        expect(TokenKind.LT);
+        TypeName input = typeName();
+        String name = identifier();
+        expect(TokenKind.GT);
+        expect(TokenKind.LBRACE);
+        List<Translator.Assignment> members = new ArrayList<>();
+        while (!tok.is(TokenKind.RBRACE)) {
+            int l = tok.line();
+            String member = identifier();
+            expect(TokenKind.ASSIGN);
+            members.add(new Translator.Assignment(l, member, assignment()));
+            expect(TokenKind.SEMI);
+        }
+        advance();
+        if (!tok.is(TokenKind.SEMI)) {
+            throw syntaxError();
+        }
+        return new Translator(line, output, input, name, members);
     }
 
     /** Declaration specifiers: type words, or struct/union/enum with an optional body. */

@@ -26,6 +26,8 @@ public final class DState {
     public final Speculations speculations = new Speculations(options);
     /** User pcs already symbolised (ustack() records and keys). */
     public final SymbolCache symbols = new SymbolCache();
+    /** What curpsinfo and curlwpsinfo read (/proc through a cache). */
+    public final ProcInfo procs = new ProcInfo();
     private final List<Aggregation> aggregations = new ArrayList<>();
     private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
     private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);

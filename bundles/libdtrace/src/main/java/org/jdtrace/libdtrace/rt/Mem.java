@@ -224,6 +224,26 @@ public final class Mem {
         return TLS | (slot << 32);
     }
 
+    /** curpsinfo->field: an integer member of the firing process's psinfo_t (see {@link ProcInfo}). */
+    public static long psinfo(DThread t, ProbeContext ctx, String field) {
+        return t.state().procs.psinfo(ctx, field);
+    }
+
+    /** curpsinfo->field: a char array member (pr_fname, pr_psargs). */
+    public static String psinfostr(DThread t, ProbeContext ctx, String field) {
+        return t.state().procs.psinfoStr(ctx, field);
+    }
+
+    /** curlwpsinfo->field: an integer member of the firing thread's lwpsinfo_t. */
+    public static long lwpsinfo(DThread t, ProbeContext ctx, String field) {
+        return t.state().procs.lwpsinfo(ctx, field);
+    }
+
+    /** curlwpsinfo->field: a char array member (pr_name, pr_clname). */
+    public static String lwpsinfostr(DThread t, ProbeContext ctx, String field) {
+        return t.state().procs.lwpsinfoStr(ctx, field);
+    }
+
     /** A fault of a clause that uses memory: at its action and the DIF offset of the operation (0: none). */
     public static org.jdtrace.engine.DFault fault(FaultException f, int action, int offset) {
         return new org.jdtrace.engine.DFault(f.kind(), f.address(), action, offset == 0 ? -1 : offset);

@@ -19,6 +19,7 @@ import org.jdtrace.libdtrace.ast.Pragma;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.jdtrace.libdtrace.ast.TopLevel;
+import org.jdtrace.libdtrace.ast.Translator;
 import org.jdtrace.libdtrace.ast.Variable;
 
 /**
@@ -41,6 +42,12 @@ final class Checker {
     private final Map<String, String> options = new LinkedHashMap<>();
     private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
     private final Builtins builtins = new Builtins();
+    /** The translators declared so far, with their output and input types and input variable. */
+    private final List<Xlator> translators = new ArrayList<>();
+    /** The input variable of the translator whose members are being checked, else null. */
+    private Variable xlateInput;
+
+    private record Xlator(Translator decl, DType.Sou output, DType input, Variable var) {}
 
     Checker(Script script, java.util.Map<String, Integer> registers) {
         this.script = script;
@@ -69,6 +76,10 @@ final class Checker {
                 }
                 case Clause c -> {
                     clause(c);
+                    any = true;
+                }
+                case Translator x -> {
+                    translator(x);
                     any = true;
                 }
             }
@@ -239,6 +250,70 @@ final class Checker {
             widths.add(width);
         }
         Types.layout(sou, names, memberTypes, widths);
+    }
+
+    /**
+     * A translator declaration (dt_xlator_create's checks): the output must be a complete struct
+     * or union, the pair of types new, each member one of the output's, each definition
+     * assignable to it; the members are typed with the input named as declared.
+     */
+    private void translator(Translator t) throws DTraceException {
+        DType out = types.resolve(t.output(), t.line());
+        if (!(out instanceof DType.Sou sou)) {
+            throw new DTraceException("translator output type must be a struct or union", "D_XLATE_SOU", t.line());
+        }
+        if (!sou.isComplete()) {
+            throw new DTraceException("incomplete struct/union/enum " + sou.name(), "D_XLATE_SOU", t.line());
+        }
+        DType in = types.resolve(t.input(), t.line());
+        for (Xlator x : translators) {
+            if (x.output() == sou && x.input().sameAs(in)) {
+                throw new DTraceException("translator from " + in.name() + " to " + sou.name()
+                        + " has already been declared", "D_XLATE_REDECL", t.line());
+            }
+        }
+        Variable v = new Variable(t.inputName(), Variable.Scope.GLOBAL, -1, t.line());
+        v.type = in;
+        v.declared = true;
+        xlateInput = v;
+        try {
+            for (Translator.Assignment a : t.members()) {
+                DType.Member m = sou.member(a.member());
+                if (m == null) {
+                    throw new DTraceException("translator member " + a.member() + " is not a member of " + sou.name(),
+                            "D_XLATE_MEMB", a.line());
+                }
+                DType vt = type(a.value());
+                if (!assignable(m.type(), vt) && !(m.type() instanceof DType.Array && m.type().isCharArrayOrPointer() && vt.isString())) {
+                    throw new DTraceException("translator member " + a.member() + " definition uses incompatible types: \""
+                            + m.type().name() + "\" = \"" + vt.name() + "\"", "D_XLATE_INCOMPAT", a.line());
+                }
+            }
+        } finally {
+            xlateInput = null;
+        }
+        translators.add(new Xlator(t, sou, in, v));
+    }
+
+    /** xlate &lt;T&gt; (e) and xlate &lt;T *&gt; (e): the translator to T whose input type e has. */
+    private DType xlate(Expr.Xlate x) throws DTraceException {
+        DType to = types.resolve(x.target, x.line);
+        DType from = type(x.operand);
+        DType out = to instanceof DType.Ptr p ? p.target() : to;
+        if (!(out instanceof DType.Sou)) {
+            throw new DTraceException("translator output type must be a struct or union", "D_XLATE_SOU", x.line);
+        }
+        for (Xlator t : translators) {
+            DType in = t.input();
+            if (t.output() == out && (in.sameAs(from) || (in.isInteger() && from.isInteger())
+                    || (in.isPointer() && isNull(x.operand)))) {
+                x.translator = t.decl();
+                x.input = t.var();
+                return to;
+            }
+        }
+        throw new DTraceException("cannot translate from \"" + from.name() + "\" to \"" + out.name() + "\"",
+                "D_XLATE_NONE", x.line);
     }
 
     private void defineConstant(String name, DType t, long v, int line) throws DTraceException {
@@ -434,8 +509,7 @@ final class Checker {
                 o.offset = m.offset();
                 yield BuiltinTypesHolder.SIZE_T;
             }
-            case Expr.Xlate x -> throw new DTraceException("translator for " + x.target
-                    + " is not available", "D_XLATE_NONE", x.line);
+            case Expr.Xlate x -> xlate(x);
         };
     }
 
@@ -444,6 +518,10 @@ final class Checker {
     }
 
     private DType identifier(Expr.Ident id) throws DTraceException {
+        if (xlateInput != null && id.name.equals(xlateInput.name)) {
+            id.symbol = xlateInput;
+            return xlateInput.type;
+        }
         BuiltinVariable b = BuiltinVariable.byName(id.name);
         if (b != null) {
             id.symbol = b;
@@ -609,6 +687,10 @@ final class Checker {
         DType.Member mem = sou instanceof DType.Sou s ? s.member(m.member) : null;
         if (mem == null) {
             throw new DTraceException(m.member + " is not a member of " + sou.name(), "D_TYPE_MEMBER", m.line);
+        }
+        if (m.base instanceof Expr.Xlate x && x.translator.members().stream().noneMatch(a -> a.member().equals(m.member))) {
+            throw new DTraceException("translator does not define conversion for member: " + m.member,
+                    "D_XLATE_INCOMPLETE", m.line);
         }
         return mem.type();
     }
@@ -861,6 +943,7 @@ final class Checker {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
         boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
+                || (to instanceof DType.Sou && to.sameAs(from))
                 || to instanceof DType.Void;
         if (!ok) {
             throw new DTraceException("invalid cast expression: \"" + from.name() + "\" to \"" + to.name() + "\"",

@@ -24,6 +24,9 @@ final class Types {
      * dt_decl_type adds a CTF forward tag); {@code tag} "" names a fresh anonymous one.
      */
     DType.Sou tag(String kind, String tag) {
+        if (BuiltinTypes.lookup(kind + " " + tag) instanceof DType.Sou builtin) {
+            return builtin; // struct psinfo, struct lwpsinfo
+        }
         if (tag.isEmpty()) {
             return new DType.Sou(kind + " (anon" + (anonymous++ == 0 ? "" : "#" + anonymous) + ")", kind.equals("union"));
         }
@@ -39,45 +42,9 @@ final class Types {
         return null;
     }
 
-    /**
-     * Lays out the members of a struct or union as gcc does on x86-64 and completes {@code sou}:
-     * each member at the next multiple of its alignment (a union's all at 0), a bit-field in the
-     * storage unit of its base type that holds the current bit if it fits there, else in the next
-     * one; the size is rounded up to the largest alignment. Members are (name, type, bits or 0).
-     */
+    /** Lays out and completes {@code sou} (see {@link DType.Sou#layOut}). */
     static void layout(DType.Sou sou, java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths) {
-        java.util.List<DType.Member> out = new java.util.ArrayList<>();
-        long bit = 0;
-        int align = 1;
-        long size = 0;
-        for (int i = 0; i < names.size(); i++) {
-            DType t = ts.get(i);
-            int w = widths.get(i);
-            int a = Math.max(1, t.align());
-            if (sou.isUnion()) {
-                bit = 0;
-            }
-            if (w > 0) {
-                long unit = (long) t.size() * 8;
-                if (bit / unit != (bit + w - 1) / unit) {
-                    bit = (bit + unit - 1) / unit * unit;
-                }
-                int off = (int) (bit / unit * t.size());
-                if (names.get(i) != null) {
-                    out.add(new DType.Member(names.get(i), t, off, (int) (bit - off * 8L), w));
-                    align = Math.max(align, a);
-                }
-                bit += w;
-            } else {
-                long off = (bit + 8L * a - 1) / (8L * a) * a;
-                out.add(new DType.Member(names.get(i), t, (int) off, 0, 0));
-                align = Math.max(align, a);
-                bit = (off + t.size()) * 8;
-            }
-            size = Math.max(size, (bit + 7) / 8);
-        }
-        size = (size + align - 1) / align * align;
-        sou.complete(out, (int) size, align);
+        sou.layOut(names, ts, widths);
     }
 
     void typedef(String name, DType t) {

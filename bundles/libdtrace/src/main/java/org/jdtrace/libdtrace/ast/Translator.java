@@ -1,0 +1,19 @@
+package org.jdtrace.libdtrace.ast;
+
+import java.util.List;
+
+/**
+ * {@code translator OUT < IN name > { member = expr; ... };}: how to make a value of struct or
+ * union type {@code output} from a value of type {@code input}, named {@code input name} in the
+ * member expressions (dt_xlator_t). Members not listed are left zero by a whole translation.
+ */
+public record Translator(int line, TypeName output, TypeName input, String inputName, List<Assignment> members)
+        implements TopLevel {
+
+    /** {@code member = expr;} */
+    public record Assignment(int line, String member, Expr value) {}
+
+    public Translator {
+        members = List.copyOf(members);
+    }
+}
