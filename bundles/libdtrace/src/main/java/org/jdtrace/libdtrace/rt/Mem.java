@@ -7,7 +7,7 @@
  *           and copyinstr, never written (a store there is an invalid address, as a store to a
  *           non-scratch address is in DTrace);
  *   SCRATCH this firing thread's scratch (alloca, copyin, bcopy's destination): a byte[] made
- *           once per DThread (option scratchsize, default 64 KiB), reset at the start of each
+ *           at the DThread's first firing (option scratchsize as it is then, default 64 KiB), reset at the start of each
  *           clause that uses memory, so alloca()'d memory lives until the end of its clause;
  *           only its allocated part [0, top) can be read or written;
  *   LOCAL   this thread's storage for clause-local (this->) structs and arrays: one byte[] per
@@ -63,8 +63,8 @@ public final class Mem {
     public static void reset(DThread t) {
         ThreadMemory m = t.memory;
         m.top = 0;
-        if (m.scratch == null || m.scratch.length != t.state().scratchSize()) {
-            m.scratch = new byte[t.state().scratchSize()]; // first firing, or scratchsize changed
+        if (m.scratch == null) {
+            m.scratch = new byte[t.state().scratchSize()]; // this thread's first firing: fixed from then on
         }
         int need = t.state().localMemorySize();
         if (m.local.length < need) {
