@@ -135,6 +135,25 @@ class CTypesTest {
     }
 
     @Test
+    void tracememDumpsBytesAsDtraceDoes() throws Exception {
+        byte[] mem = new byte[32];
+        System.arraycopy("Linux version 6\0".getBytes(), 0, mem, 0, 16);
+        mem[16] = (byte) 0xfe;
+        UserContext ctx = new UserContext(new long[] {0x1000}, new long[0], java.util.Map.of(), 0, 0x1000, mem);
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { tracemem(arg0, 18); tracemem(arg0, 14, 2); tracemem(arg0, 4, 0); }
+                """).go();
+        r.fire(DRun.ENTRY, ctx);
+        String head = "\n           " + "  0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n";
+        assertEquals(head
+                + "         0: 4c 69 6e 75 78 20 76 65 72 73 69 6f 6e 20 36 00  Linux version 6.\n"
+                + "        10: fe 00                                            ..\n"
+                + head
+                + "         0: 4c 69                                            Li\n\n", r.end(), r.err());
+    }
+
+    @Test
     void refusalsCarryDtracesTagsAndLines() {
         refuse("struct coords { int x, y; };\nstruct coords c;\nBEGIN { c.z = 1; }",
                 "D_TYPE_MEMBER", 3, "z is not a member of struct coords");

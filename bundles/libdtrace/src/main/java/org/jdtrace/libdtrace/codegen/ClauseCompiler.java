@@ -152,6 +152,12 @@ public final class ClauseCompiler {
             }
             case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
             case Exit e -> scan(e.status());
+            case TraceMem m -> {
+                usesMemory = true;
+                scan(m.addr());
+                scan(m.size());
+                scan(m.dsize());
+            }
             case Spec sp -> scan(sp.id());
             case Setopt so -> {
                 scan(so.name());
@@ -350,6 +356,16 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
+            case TraceMem m -> {
+                c.aload(L_THREAD);
+                c.aload(L_CTX);
+                expr(c, m.addr());
+                expr(c, m.size());
+                expr(c, m.dsize());
+                c.loadConstant(difOffset += 8);
+                c.istore(offsetLocal);
+                c.invokestatic(CD_MEM, "tracemem", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_long, CD_long));
+            }
             case Stack u -> {
                 c.aload(L_THREAD);
                 loadState(c);

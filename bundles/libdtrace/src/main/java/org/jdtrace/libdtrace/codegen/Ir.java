@@ -145,6 +145,9 @@ public final class Ir {
 
     public record Exit(Expr status) implements Stmt {}
 
+    /** tracemem(addr, size, dsize): records the bytes (rt.Mem.tracemem); dsize &lt; 0 when not given. */
+    public record TraceMem(Expr addr, Expr size, Expr dsize) implements Stmt {}
+
     /**
      * stack(n), ustack(n), jstack(n) actions: the stack of the firing, {@code frames} deep (0:
      * option stackframes, ustackframes or jstackframes).

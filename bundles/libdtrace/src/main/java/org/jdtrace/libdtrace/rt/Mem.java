@@ -136,6 +136,22 @@ public final class Mem {
         return dst;
     }
 
+    /** tracemem(addr, size, dsize): {@code size} bytes recorded, the first dsize shown (all when dsize &lt; 0). */
+    public static void tracemem(DThread t, ProbeContext ctx, long addr, long size, long dsize) {
+        int n = (int) Math.max(0, Math.min(size, Integer.MAX_VALUE));
+        int shown = dsize < 0 || dsize > n ? n : (int) dsize;
+        byte[] b;
+        if (region(addr) == 0) {
+            if (addr < 4096) throw new FaultException(FaultException.Kind.BADADDR, addr);
+            b = Arrays.copyOf(ctx.copyin(addr, n), shown);
+        } else {
+            byte[] from = storage(t, ctx, addr, false);
+            int off = check(t, ctx, addr, n, false);
+            b = from == null ? new byte[shown] : Arrays.copyOfRange(from, off, off + shown);
+        }
+        t.add(new Datum.TraceMem(b, n));
+    }
+
     // ---- loads and stores ------------------------------------------------------------------
 
     /** A {@code width}-byte integer at {@code addr} (1, 2, 4 or 8), sign- or zero-extended. */
