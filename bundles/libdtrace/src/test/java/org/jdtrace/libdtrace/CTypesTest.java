@@ -177,7 +177,8 @@ class CTypesTest {
                 "alloca(1025) size larger than scratchsize 1024");
     }
 
-    private static void refuse(String program, String tag, int line, String message) {
+    /** Compiling {@code program} fails with {@code tag} at {@code line}, its message holding {@code message}. */
+    static void refuse(String program, String tag, int line, String message) {
         DTraceException e = assertThrows(DTraceException.class, () -> DRun.script(program));
         assertEquals(tag, e.tag(), e.getMessage());
         assertEquals(line, e.line(), e.getMessage());

@@ -1,11 +1,9 @@
 package org.jdtrace.libdtrace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
-import org.jdtrace.consumer.DTraceException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,6 +74,11 @@ class TranslatorsTest {
         assertEquals(cmdline.substring(0, Math.min(79, cmdline.length())), out[2]);
     }
 
+    /** As {@link CTypesTest#refuse}. */
+    private static void refuse(String program, String tag, int line, String message) {
+        CTypesTest.refuse(program, tag, line, message);
+    }
+
     @Test
     void refusalsCarryDtracesTagsAndLines() {
         refuse("struct in { int i; };\ntranslator int < struct in *p > { };", "D_XLATE_SOU", 2,
@@ -92,12 +95,5 @@ class TranslatorsTest {
                 "cannot translate from \"struct in\" to \"struct out\"");
         refuse(DECLS + "BEGIN { trace(xlate <struct out> (1).sum); }", "D_XLATE_INCOMPLETE", 12,
                 "translator does not define conversion for member: sum");
-    }
-
-    private static void refuse(String program, String tag, int line, String message) {
-        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script(program));
-        assertEquals(tag, e.tag(), e.getMessage());
-        assertEquals(line, e.line(), e.getMessage());
-        assertTrue(e.getMessage().contains(message), e.getMessage());
     }
 }

@@ -784,6 +784,10 @@ final class Checker {
             case ADDROF -> {
                 Expr o = u.operand;
                 DType t = type(o);
+                DType.Member field = memberOf(o);
+                if (field != null && field.isBitfield()) {
+                    throw new DTraceException("cannot take address of bit-field", "D_ADDROF_BITFIELD", u.line);
+                }
                 if (!inMemory(o) && (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
                         || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar)))) {
                     throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
@@ -793,10 +797,6 @@ final class Checker {
                         throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
                     }
                     throw new DTraceException("unacceptable operand for unary & operator", "D_ADDROF_LVAL", u.line);
-                }
-                DType.Member bf = memberOf(o);
-                if (bf != null && bf.isBitfield()) {
-                    throw new DTraceException("cannot take address of bit-field", "D_ADDROF_BITFIELD", u.line);
                 }
                 return new DType.Ptr(t);
             }
