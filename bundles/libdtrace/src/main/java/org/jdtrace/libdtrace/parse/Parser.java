@@ -341,6 +341,11 @@ public final class Parser {
         // 'self x;', 'extern e;': a storage class alone means int, as in C
         String base = storage != Decl.Storage.NONE && tok.is(TokenKind.IDENT) && !startsTypeName(tok)
                 ? "int" : specifiers(tagBody);
+        if (tok.is(TokenKind.IDENT) && TYPE_KEYWORDS.contains(tok.text())
+                && !Set.of("const", "volatile", "restrict").contains(tok.text())) {
+            // a second type after a complete one: 'struct a { ... } struct b { ... }' (dt_decl_spec's check)
+            throw new DTraceException("invalid type combination", "D_DECL_COMBO", tok.line());
+        }
         List<Decl> out = new ArrayList<>();
         if (tok.is(TokenKind.SEMI)) {
             // struct foo { ... }; or enum e { ... };

@@ -178,7 +178,12 @@ final class Checker {
         }
         if (base.startsWith("enum ")) {
             long next = 0;
+            java.util.Set<String> mine = new java.util.HashSet<>();
             for (Decl e : d.body()) {
+                if (!mine.add(e.name())) {
+                    throw new DTraceException("failed to define enumerator '" + e.name()
+                            + "': Duplicate member or variable name", "D_UNKNOWN", e.line());
+                }
                 if (e.init() != null) {
                     type(e.init());
                     Long v = ConstFold.value(e.init());
@@ -211,7 +216,7 @@ final class Checker {
         for (Decl m : d.body()) {
             defineTag(m);
             DType t = types.resolve(m.type(), m.line());
-            String id = m.name();
+            String id = m.name() == null ? "(anon)" : m.name();
             DType inner = t;
             while (inner instanceof DType.Array a) {
                 inner = a.element();
@@ -226,7 +231,7 @@ final class Checker {
             if (m.init() != null) {
                 type(m.init());
                 Long v = ConstFold.value(m.init());
-                if (id == null && v != null && v == 0) {
+                if (m.name() == null && v != null && v == 0) {
                     continue; // ': 0' ends the storage unit; like CTF, ignored
                 }
                 if (v == null || v <= 0) {
@@ -241,11 +246,11 @@ final class Checker {
                 }
                 width = (int) (long) v;
             }
-            if (id != null && !seen.add(id)) {
+            if (m.name() != null && !seen.add(id)) {
                 throw new DTraceException("failed to define member '" + id + "': Duplicate member or variable name",
                         "D_UNKNOWN", m.line());
             }
-            names.add(id);
+            names.add(m.name());
             memberTypes.add(t);
             widths.add(width);
         }
