@@ -112,10 +112,12 @@ class CTypesTest {
                     q = (char *) alloca(8);
                     bcopy(p, q, 4);
                     printf("%d %d\\n", q[0], *(int *) q);
+                    bcopy("hi", q + 4, 3);
+                    printf("%s\\n", stringof(q + 4));
                     exit(0);
                 }
                 """).go();
-        assertEquals("1 2 3 4 2 3 3\n1 1\n\n", r.end(), r.err());
+        assertEquals("1 2 3 4 2 3 3\n1 1\nhi\n\n", r.end(), r.err());
     }
 
     @Test

@@ -578,8 +578,9 @@ final class ExprLowering {
             case COPYIN -> new Ir.MemOp("copyin", List.of(integer(a.get(0)), integer(a.get(1))), VKind.LONG);
             case COPYINTO -> new Ir.MemOp("copyinto", List.of(integer(a.get(0)), integer(a.get(1)), integer(a.get(2))),
                     VKind.LONG);
-            case BCOPY -> new Ir.MemOp("bcopy", List.of(integer(a.get(0)), integer(a.get(1)), integer(a.get(2))),
-                    VKind.LONG);
+            case BCOPY -> a.get(0).type.isString()
+                    ? new Ir.MemOp("bcopystr", List.of(string(a.get(0)), integer(a.get(1)), integer(a.get(2))), VKind.LONG)
+                    : new Ir.MemOp("bcopy", List.of(integer(a.get(0)), integer(a.get(1)), integer(a.get(2))), VKind.LONG);
             default -> null;
         };
     }

@@ -111,6 +111,20 @@ public final class Mem {
         return copy(t, ctx, dst, src, n);
     }
 
+    /** bcopy(s, dst, n) of a string: its bytes, then NULs (a D string is a strsize buffer). */
+    public static long bcopystr(DThread t, ProbeContext ctx, String src, long dst, long n) {
+        if (region(dst) != SCRATCH) {
+            throw new FaultException(FaultException.Kind.BADADDR, dst);
+        }
+        int len = (int) Math.max(0, Math.min(n, t.state().options.strsize() + 1L));
+        byte[] to = storage(t, ctx, dst, true);
+        int off = check(t, ctx, dst, len, true);
+        for (int i = 0; i < len; i++) {
+            to[off + i] = i < src.length() ? (byte) src.charAt(i) : 0;
+        }
+        return dst;
+    }
+
     /** Copies {@code n} bytes between any readable and any writable storage (struct assignment). */
     public static long copy(DThread t, ProbeContext ctx, long dst, long src, long n) {
         if (n <= 0) {

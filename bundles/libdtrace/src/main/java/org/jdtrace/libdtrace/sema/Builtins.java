@@ -33,7 +33,7 @@ final class Builtins {
             case COPYOUTSTR -> "spi";
             case ALLOCA -> "i";
             case BASENAME, DIRNAME, CLEANPATH, STRLEN, TOLOWER, TOUPPER -> "s";
-            case BCOPY -> "ppi";
+            case BCOPY -> "bpi";
             case COPYINTO -> "pip";
             case COPYIN -> "pi";
             case COPYINSTR -> "pi";
@@ -71,7 +71,7 @@ final class Builtins {
         return switch (kind) {
             case 's' -> "string";
             case 'i' -> "int";
-            case 'p' -> "uintptr_t";
+            case 'p', 'b' -> "uintptr_t";
             case 'a' -> "aggregation";
             default -> "any";
         };
@@ -82,6 +82,7 @@ final class Builtins {
             case 's' -> t.isString() || t.isCharArrayOrPointer();
             case 'i' -> t.isInteger();
             case 'p' -> t.isScalar();
+            case 'b' -> t.isScalar() || t.isString(); // bcopy's source: an address, or a string's bytes
             case 'a' -> t instanceof DType.Agg;
             default -> !(t instanceof DType.Void);
         };
