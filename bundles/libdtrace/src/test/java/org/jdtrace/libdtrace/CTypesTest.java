@@ -156,6 +156,20 @@ class CTypesTest {
     }
 
     @Test
+    void addressesOutsideDsRegionsAreTheProcesss() throws Exception {
+        // a provider's handle with high bits set (provider-sdt's Java strings) reads through the context
+        long base = 0x7a5d_0000_0000_0000L;
+        byte[] mem = "java\0\7\0\0\0".getBytes();
+        UserContext ctx = new UserContext(new long[] {base}, new long[0], java.util.Map.of(), 0, base, mem);
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { printf("%s %d %d\\n", stringof((char *) arg0), *(int *) (arg0 + 5), ((char *) arg0)[1]); }
+                """).go();
+        r.fire(DRun.ENTRY, ctx);
+        assertEquals("java 7 97\n\n", r.end(), r.err());
+    }
+
+    @Test
     void refusalsCarryDtracesTagsAndLines() {
         refuse("struct coords { int x, y; };\nstruct coords c;\nBEGIN { c.z = 1; }",
                 "D_TYPE_MEMBER", 3, "z is not a member of struct coords");

@@ -3,8 +3,8 @@
  * checks, and the scratch region of dtrace_mstate_t). One 64-bit address space, cut into regions
  * by its top four bits:
  *
- *   0       the traced process (or nothing, for JVM-side probes): read through ProbeContext.copyin
- *           and copyinstr, never written (a store there is an invalid address, as a store to a
+ *   other   the traced process (or, for JVM-side probes, the providers' handles such as Java
+ *           string arguments): read through ProbeContext.copyin and copyinstr, never written (a store there is an invalid address, as a store to a
  *           non-scratch address is in DTrace);
  *   SCRATCH this firing thread's scratch (alloca, copyin, bcopy's destination): a byte[] made
  *           at the DThread's first firing (option scratchsize as it is then, default 64 KiB), reset at the start of each
@@ -133,9 +133,8 @@ public final class Mem {
         int len = (int) n;
         byte[] to = storage(t, ctx, dst, true);
         int toOff = check(t, ctx, dst, len, true);
-        long r = region(src);
-        if (r == 0) {
-            if (src < 4096) throw new FaultException(FaultException.Kind.BADADDR, src);
+        if (!inD(src)) {
+            if (Long.compareUnsigned(src, 4096) < 0) throw new FaultException(FaultException.Kind.BADADDR, src);
             byte[] b = ctx.copyin(src, len);
             System.arraycopy(b, 0, to, toOff, Math.min(len, b.length));
         } else {
@@ -155,8 +154,8 @@ public final class Mem {
         int n = (int) Math.max(0, Math.min(size, Integer.MAX_VALUE));
         int shown = dsize < 0 || dsize > n ? n : (int) dsize;
         byte[] b;
-        if (region(addr) == 0) {
-            if (addr < 4096) throw new FaultException(FaultException.Kind.BADADDR, addr);
+        if (!inD(addr)) {
+            if (Long.compareUnsigned(addr, 4096) < 0) throw new FaultException(FaultException.Kind.BADADDR, addr);
             b = Arrays.copyOf(ctx.copyin(addr, n), shown);
         } else {
             byte[] from = storage(t, ctx, addr, false);
@@ -173,8 +172,8 @@ public final class Mem {
         int w = (int) width;
         byte[] b;
         int off;
-        if (region(addr) == 0) {
-            if (addr < 4096) throw new FaultException(FaultException.Kind.BADADDR, addr);
+        if (!inD(addr)) {
+            if (Long.compareUnsigned(addr, 4096) < 0) throw new FaultException(FaultException.Kind.BADADDR, addr);
             b = ctx.copyin(addr, w);
             off = 0;
             if (b.length < w) throw new FaultException(FaultException.Kind.BADADDR, addr);
@@ -225,7 +224,7 @@ public final class Mem {
     /** The NUL-terminated string at {@code addr}, at most {@code max} bytes (a char array or char *). */
     public static String str(DThread t, ProbeContext ctx, long addr, long max) {
         int n = (int) Math.max(0, Math.min(max, t.state().options.strsize()));
-        if (region(addr) == 0) {
+        if (!inD(addr)) {
             if (addr == 0) throw new FaultException(FaultException.Kind.BADADDR, addr);
             return ctx.copyinstr(addr, n);
         }
@@ -283,6 +282,12 @@ public final class Mem {
 
     private static long region(long addr) {
         return addr & (0xfL << 60);
+    }
+
+    /** In D's own regions (scratch, this->, global, self-> storage); anything else is the process's. */
+    private static boolean inD(long addr) {
+        long r = region(addr);
+        return r >= SCRATCH && r <= TLS;
     }
 
     /** The byte[] behind a D address (null: a thread-local struct not yet stored to). */
