@@ -575,7 +575,15 @@ final class ExprLowering {
                 }
                 yield new Ir.MemOp("alloca", List.of(integer(a.get(0))), VKind.LONG);
             }
-            case COPYIN -> new Ir.MemOp("copyin", List.of(integer(a.get(0)), integer(a.get(1))), VKind.LONG);
+            case COPYIN -> {
+                Long n = ConstFold.value(a.get(1));
+                long max = state.options.get("scratchsize");
+                if (n != null && n > max) {
+                    throw new DTraceException("copyin( ) size " + n + " larger than scratchsize " + max, "D_ALLOCA_SIZE",
+                            c.line);
+                }
+                yield new Ir.MemOp("copyin", List.of(integer(a.get(0)), integer(a.get(1))), VKind.LONG);
+            }
             case COPYINTO -> new Ir.MemOp("copyinto", List.of(integer(a.get(0)), integer(a.get(1)), integer(a.get(2))),
                     VKind.LONG);
             case BCOPY -> a.get(0).type.isString()
