@@ -17,7 +17,7 @@ final class Builtins {
 
     /**
      * Argument kinds: s = string, i = integer, p = pointer or integer (an address), a = aggregation,
-     * x = any non-void value.
+     * x = any non-void value, b = an address or a string (bcopy), v = a pointer (void *).
      */
     private static String signature(DFunction f) {
         return switch (f) {
@@ -34,7 +34,7 @@ final class Builtins {
             case ALLOCA -> "i";
             case BASENAME, DIRNAME, CLEANPATH, STRLEN, TOLOWER, TOUPPER -> "s";
             case BCOPY -> "bpi";
-            case COPYINTO -> "pip";
+            case COPYINTO -> "piv";
             case COPYIN -> "pi";
             case COPYINSTR -> "pi";
             case STRJOIN, STRSTR, STRTOK, JSON -> "ss";
@@ -72,6 +72,7 @@ final class Builtins {
             case 's' -> "string";
             case 'i' -> "int";
             case 'p', 'b' -> "uintptr_t";
+            case 'v' -> "void *";
             case 'a' -> "aggregation";
             default -> "any";
         };
@@ -83,6 +84,7 @@ final class Builtins {
             case 'i' -> t.isInteger();
             case 'p' -> t.isScalar();
             case 'b' -> t.isScalar() || t.isString(); // bcopy's source: an address, or a string's bytes
+            case 'v' -> t.isPointer(); // a destination in D's memory
             case 'a' -> t instanceof DType.Agg;
             default -> !(t instanceof DType.Void);
         };

@@ -500,7 +500,7 @@ final class Checker {
             }
             case Expr.Offsetof o -> {
                 DType t = types.resolve(o.target, o.line);
-                if (!(t instanceof DType.Sou sou)) {
+                if (!(t instanceof DType.Sou sou) || !sou.isComplete()) {
                     throw new DTraceException("offsetof operand must be a struct or union type", "D_OFFSETOF_TYPE", o.line);
                 }
                 DType.Member m = sou.member(o.member);
