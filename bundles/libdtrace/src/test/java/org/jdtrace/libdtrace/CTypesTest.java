@@ -32,7 +32,7 @@ class CTypesTest {
         String[][] probes = {
             {"sizeof (struct coords)", "sizeof (struct coords)"},
             {"sizeof (struct rec)", "sizeof (struct rec)"},
-            {"offsetof(struct rec, l)", "__builtin_offsetof(struct rec, l)"},
+            {"offsetof(struct D`rec, l)", "__builtin_offsetof(struct rec, l)"},
             {"offsetof(struct rec, s)", "__builtin_offsetof(struct rec, s)"},
             {"offsetof(struct rec, name)", "__builtin_offsetof(struct rec, name)"},
             {"sizeof (union u)", "sizeof (union u)"},

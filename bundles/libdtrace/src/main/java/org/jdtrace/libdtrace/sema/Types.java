@@ -37,7 +37,8 @@ final class Types {
     DType.Sou tagOf(String base) {
         if (base.startsWith("struct ") || base.startsWith("union ")) {
             int sp = base.indexOf(' ');
-            return tag(base.substring(0, sp), base.substring(sp + 1));
+            // a scoped tag, D`name (the D program's own types): the name
+            return tag(base.substring(0, sp), base.substring(Math.max(sp + 1, base.lastIndexOf('`') + 1)));
         }
         return null;
     }
