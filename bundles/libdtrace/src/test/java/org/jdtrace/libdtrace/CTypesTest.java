@@ -89,6 +89,10 @@ class CTypesTest {
                     self->s = this->t.p;
                     printf("%d %d %d %d %d %c\\n", G.p.x, this->t.p.x, this->t.p.y, self->s.x, G.v.c, this->t.tail);
                     printf("%d %d\\n", G.b.c, this->t.b.c);
+                    /* structs as keys: equal contents are one key */
+                    k[self->s] = 1;
+                    k[this->t.p] = 2;
+                    printf("%d\\n", k[self->s]);
                 }
                 BEGIN {
                     /* this-> variables live on across the clauses of one firing */
@@ -96,7 +100,7 @@ class CTypesTest {
                     exit(0);
                 }
                 """).go();
-        assertEquals("1 11 -1 11 4 q\n7 7\n11 -1\n\n", r.end(), r.err());
+        assertEquals("1 11 -1 11 4 q\n7 7\n2\n11 -1\n\n", r.end(), r.err());
     }
 
     @Test

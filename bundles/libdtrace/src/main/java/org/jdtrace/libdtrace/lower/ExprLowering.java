@@ -143,6 +143,10 @@ final class ExprLowering {
         if (t instanceof DType.Stack && e instanceof Expr.Call c) {
             return new Ir.StackKey(stackKind(c.function), c.args.isEmpty() ? 0 : stackFrames(c));
         }
+        if (byRef(t) && e.type != null && byRef(e.type)) {
+            // a struct or array as a key: its bytes, so that equal contents are one key
+            return new Ir.MemOp("keybytes", List.of(address(e), new Ir.Const(t.size())), VKind.STRING);
+        }
         return kind(t) == VKind.STRING ? string(e) : integer(e);
     }
 

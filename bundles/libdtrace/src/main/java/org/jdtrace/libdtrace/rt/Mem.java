@@ -237,6 +237,20 @@ public final class Mem {
         return new String(b, off, end - off, StandardCharsets.ISO_8859_1);
     }
 
+    /** A struct or array's bytes as a key of an associative array or aggregation (equal bytes, one key). */
+    public static String keybytes(DThread t, ProbeContext ctx, long addr, long n) {
+        byte[] b = new byte[(int) n];
+        if (!inD(addr)) {
+            byte[] in = ctx.copyin(addr, (int) n);
+            System.arraycopy(in, 0, b, 0, Math.min(in.length, b.length));
+        } else {
+            byte[] from = storage(t, ctx, addr, false);
+            int off = check(t, ctx, addr, (int) n, false);
+            if (from != null) System.arraycopy(from, off, b, 0, b.length);
+        }
+        return new String(b, StandardCharsets.ISO_8859_1);
+    }
+
     /** Stores {@code s} (cut to {@code size - 1} bytes, NUL-terminated) into a char array; yields s. */
     public static String storestr(DThread t, ProbeContext ctx, long addr, String s, long size) {
         byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
