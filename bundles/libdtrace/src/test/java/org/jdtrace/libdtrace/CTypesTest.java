@@ -193,6 +193,8 @@ class CTypesTest {
         refuse("struct r { int x; };\nstruct r { int y; };", "D_DECL_TYPERED", 2, "type redeclared: struct r");
         refuse("int x;\nBEGIN { trace(x.y); }", "D_OP_SOU", 2,
                 "operator . cannot be applied to type \"int\"; must be applied to a struct or union");
+        refuse("typedef int n_t;\ntypedef char n_t;", "D_DECL_IDRED", 2, "typedef redeclared: n_t");
+        refuse("struct a { int x; }\nstruct b { int y; };", "D_DECL_COMBO", 2, "invalid type combination");
         refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(1025); }", "D_ALLOCA_SIZE", 2,
                 "alloca(1025) size larger than scratchsize 1024");
     }

@@ -91,6 +91,8 @@ class TranslatorsTest {
                 + " x = p->i; };", "D_XLATE_MEMB", 5, "translator member x is not a member of struct out");
         refuse("struct in { int i; };\nstruct out { char *o; };\ntranslator struct out < struct in *p > {\n o = \"s\"; };",
                 "D_XLATE_INCOMPAT", 4, "translator member o definition uses incompatible types: \"char *\" = \"string\"");
+        refuse("struct in { char c; };\nstruct out { char *o; };\ntranslator struct out < struct in *p > {\n o = p->c;\n};",
+                "D_XLATE_INCOMPAT", 5, "translator member o definition uses incompatible types: \"char *\" = \"char\"");
         refuse(DECLS + "struct in v;\nBEGIN { trace(xlate <struct out> (v).twice); }", "D_XLATE_NONE", 13,
                 "cannot translate from \"struct in\" to \"struct out\"");
         refuse(DECLS + "BEGIN { trace(xlate <struct out> (1).sum); }", "D_XLATE_INCOMPLETE", 12,

@@ -413,11 +413,12 @@ public final class Parser {
             members.add(new Translator.Assignment(l, member, assignment()));
             expect(TokenKind.SEMI);
         }
+        int end = tok.line();
         advance();
         if (!tok.is(TokenKind.SEMI)) {
             throw syntaxError();
         }
-        return new Translator(line, output, input, name, members);
+        return new Translator(line, output, input, name, members, end);
     }
 
     /** Declaration specifiers: type words, or struct/union/enum with an optional body. */

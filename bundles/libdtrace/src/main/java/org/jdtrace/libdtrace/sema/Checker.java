@@ -123,7 +123,12 @@ final class Checker {
         }
         DType t = types.resolve(d.type(), d.line());
         switch (d.storage()) {
-            case TYPEDEF -> types.typedef(d.name(), t);
+            case TYPEDEF -> {
+                if (types.isTypedef(d.name())) {
+                    throw new DTraceException("typedef redeclared: " + d.name(), "D_DECL_IDRED", d.line());
+                }
+                types.typedef(d.name(), t);
+            }
             case INLINE -> {
                 DType vt = type(d.init());
                 if (!assignable(t, vt)) {
@@ -263,21 +268,21 @@ final class Checker {
      * assignable to it; the members are typed with the input named as declared.
      */
     private void translator(Translator t) throws DTraceException {
-        DType out = types.resolve(t.output(), t.line());
+        DType out = types.resolve(t.output(), t.endLine());
         if (!(out instanceof DType.Sou sou)) {
-            throw new DTraceException("translator output type must be a struct or union", "D_XLATE_SOU", t.line());
+            throw new DTraceException("translator output type must be a struct or union", "D_XLATE_SOU", t.endLine());
         }
         if (!sou.isComplete()) {
-            throw new DTraceException("incomplete struct/union/enum " + sou.name(), "D_XLATE_SOU", t.line());
+            throw new DTraceException("incomplete struct/union/enum " + sou.name(), "D_XLATE_SOU", t.endLine());
         }
-        DType in = types.resolve(t.input(), t.line());
+        DType in = types.resolve(t.input(), t.endLine());
         for (Xlator x : translators) {
             if (x.output() == sou && x.input().sameAs(in)) {
                 throw new DTraceException("translator from " + in.name() + " to " + sou.name()
-                        + " has already been declared", "D_XLATE_REDECL", t.line());
+                        + " has already been declared", "D_XLATE_REDECL", t.endLine());
             }
         }
-        Variable v = new Variable(t.inputName(), Variable.Scope.GLOBAL, -1, t.line());
+        Variable v = new Variable(t.inputName(), Variable.Scope.GLOBAL, -1, t.endLine());
         v.type = in;
         v.declared = true;
         xlateInput = v;
@@ -286,12 +291,14 @@ final class Checker {
                 DType.Member m = sou.member(a.member());
                 if (m == null) {
                     throw new DTraceException("translator member " + a.member() + " is not a member of " + sou.name(),
-                            "D_XLATE_MEMB", a.line());
+                            "D_XLATE_MEMB", t.endLine());
                 }
                 DType vt = type(a.value());
-                if (!assignable(m.type(), vt) && !(m.type() instanceof DType.Array && m.type().isCharArrayOrPointer() && vt.isString())) {
+                boolean ok = m.type().isPointer() && vt.isInteger() ? isNull(a.value())
+                        : assignable(m.type(), vt) || (m.type() instanceof DType.Array && m.type().isCharArrayOrPointer() && vt.isString());
+                if (!ok) {
                     throw new DTraceException("translator member " + a.member() + " definition uses incompatible types: \""
-                            + m.type().name() + "\" = \"" + vt.name() + "\"", "D_XLATE_INCOMPAT", a.line());
+                            + m.type().name() + "\" = \"" + vt.name() + "\"", "D_XLATE_INCOMPAT", t.endLine());
                 }
             }
         } finally {
