@@ -15,6 +15,11 @@
  * fault (FaultException from copyin, uregs...) is caught around the predicate and actions and
  * rethrown as a DFault with the number of the action that was running, kept in a local. The
  * record under construction is then abandoned.
+ *
+ * D's memory (rt.Mem): a clause with a memory operation (Ir.MemOp, tracemem) resets its thread's
+ * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation takes
+ * a pseudo DIF offset (8 bytes each, shared with divisions) that a local holds while it runs, so
+ * a bad address is reported "in action #N at DIF offset M" as dtrace reports it.
  */
 package org.jdtrace.libdtrace.codegen;
 

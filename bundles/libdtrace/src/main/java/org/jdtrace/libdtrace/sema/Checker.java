@@ -259,7 +259,7 @@ final class Checker {
             memberTypes.add(t);
             widths.add(width);
         }
-        Types.layout(sou, names, memberTypes, widths);
+        sou.layOut(names, memberTypes, widths);
     }
 
     /**

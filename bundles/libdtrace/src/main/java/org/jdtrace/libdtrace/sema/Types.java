@@ -8,7 +8,8 @@ import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.TypeName;
 
 /**
- * The program's type table (builtin names plus its typedefs and struct/union/enum tags) and D's
+ * The program's type table (builtin names plus its typedefs and struct/union tags, a tag first
+ * mentioned becoming a forward declaration until its body is given) and D's
  * integer rules (dt_type_promote: the wider operand wins, at equal width unsigned wins, with no
  * promotion of narrow types to int), LP64.
  */
@@ -41,11 +42,6 @@ final class Types {
             return tag(base.substring(0, sp), base.substring(Math.max(sp + 1, base.lastIndexOf('`') + 1)));
         }
         return null;
-    }
-
-    /** Lays out and completes {@code sou} (see {@link DType.Sou#layOut}). */
-    static void layout(DType.Sou sou, java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths) {
-        sou.layOut(names, ts, widths);
     }
 
     void typedef(String name, DType t) {
