@@ -92,10 +92,25 @@ class UserProbeTest {
     }
 
     @Test
-    void copyinResultAsAPlainValueIsRefused() {
-        DTraceException e = assertThrows(DTraceException.class,
-                () -> DRun.script("test:::entry { this->p = copyin(arg0, 4); }"));
-        assertTrue(e.getMessage().contains("copyin"), e.getMessage());
+    void copyinResultIsAPointerIntoScratchThatLivesUntilTheClauseEnds() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct pair { int a; short b; short c; };
+                test:::entry {
+                    this->p = (int *) copyin(arg0, 16);
+                    this->s = (struct pair *) this->p;
+                    printf("%d %d %x %x\\n", this->p[0], *this->p, this->s->b & 0xffff, this->p[2]);
+                    this->buf = (char *) alloca(4);
+                    copyinto(arg1, 3, this->buf);
+                    printf("%s\\n", stringof(this->buf));
+                    self->q = this->p;
+                }
+                test:::entry { printf("%d\\n", *self->q); }
+                ERROR { printf("ERROR action=%d kind=%d\\n", arg2, arg4); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x1000, 0x1010));
+        // the second clause reads scratch the first one allocated: freed at its end, a fault
+        assertEquals("-2 -2 0 55667788\nhi!\nERROR action=1 kind=1\n\n", r.end());
     }
 
     @Test

@@ -76,7 +76,11 @@ public final class BuiltinTypes {
         typedef("u_char", 1, false);
         typedef("u_short", 2, false);
         TYPES.put("caddr_t", new DType.Ptr(DType.CHAR));
-        for (String t : new String[] {"psinfo_t", "lwpsinfo_t", "cpuinfo_t", "fileinfo_t", "bufinfo_t",
+        TYPES.put("psinfo_t", ProcfsTypes.PSINFO);
+        TYPES.put("struct psinfo", ProcfsTypes.PSINFO);
+        TYPES.put("lwpsinfo_t", ProcfsTypes.LWPSINFO);
+        TYPES.put("struct lwpsinfo", ProcfsTypes.LWPSINFO);
+        for (String t : new String[] {"cpuinfo_t", "fileinfo_t", "bufinfo_t",
                 "devinfo_t", "conninfo_t", "pktinfo_t", "ipinfo_t", "ifinfo_t", "tcpinfo_t", "tcpsinfo_t",
                 "tcplsinfo_t", "udpinfo_t", "udpsinfo_t", "ipv4info_t", "ipv6info_t", "vnode_t", "proc_t",
                 "kthread_t", "dtrace_state_t"}) {

@@ -47,6 +47,95 @@ public sealed interface DType {
     /** A struct/union/enum known by name only (members are not modelled yet). */
     record Tagged(String name, int size) implements DType {}
 
+    /**
+     * A member of a struct or union: its byte offset, and for a bit-field its first bit (counted
+     * from the least significant bit of the little-endian storage at {@code offset}) and width.
+     */
+    record Member(String name, DType type, int offset, int bitOffset, int bits) {
+        public boolean isBitfield() { return bits > 0; }
+    }
+
+    /**
+     * A struct or union (ctf's CTF_K_STRUCT/CTF_K_UNION), laid out as the C compiler lays it out
+     * on LP64 (each member at its alignment, bit-fields packed into storage units of their base
+     * type, size rounded to the largest alignment). A forward declaration ({@code struct foo;} or
+     * a pointer to an unknown tag) has no members until its body is given ({@link #complete}):
+     * the one mutation, made once, by the type checker's thread.
+     */
+    final class Sou implements DType {
+        private final String name;
+        private final boolean union;
+        private java.util.List<Member> members;
+        private int size;
+        private int align = 1;
+
+        public Sou(String name, boolean union) {
+            this.name = name;
+            this.union = union;
+        }
+
+        public String name() { return name; }
+        public int size() { return size; }
+        public int align() { return align; }
+        public boolean isUnion() { return union; }
+        public boolean isComplete() { return members != null; }
+        public java.util.List<Member> members() { return members == null ? java.util.List.of() : members; }
+
+        public Member member(String n) {
+            for (Member m : members()) {
+                if (n.equals(m.name())) return m;
+            }
+            return null;
+        }
+
+        /**
+         * Gives the body, laid out as gcc lays it out on x86-64: each member at the next multiple
+         * of its alignment (a union's all at 0), a bit-field in the storage unit of its base type
+         * that holds the current bit if it fits there, else in the next one (an unnamed one takes
+         * space but no alignment); the size rounded up to the largest alignment. Members are
+         * (name, type, bit-field width or 0).
+         */
+        public void layOut(java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths) {
+            if (members != null) throw new IllegalStateException(name + " already complete");
+            java.util.List<Member> out = new java.util.ArrayList<>();
+            long bit = 0;
+            int al = 1;
+            long sz = 0;
+            for (int i = 0; i < names.size(); i++) {
+                DType t = ts.get(i);
+                int w = widths.get(i);
+                int a = Math.max(1, t.align());
+                if (union) {
+                    bit = 0;
+                }
+                if (w > 0) {
+                    long unit = (long) t.size() * 8;
+                    if (bit / unit != (bit + w - 1) / unit) {
+                        bit = (bit + unit - 1) / unit * unit;
+                    }
+                    int off = (int) (bit / unit * t.size());
+                    if (names.get(i) != null) {
+                        out.add(new Member(names.get(i), t, off, (int) (bit - off * 8L), w));
+                        al = Math.max(al, a);
+                    }
+                    bit += w;
+                } else {
+                    long off = (bit + 8L * a - 1) / (8L * a) * a;
+                    out.add(new Member(names.get(i), t, (int) off, 0, 0));
+                    al = Math.max(al, a);
+                    bit = (off + t.size()) * 8;
+                }
+                sz = Math.max(sz, (bit + 7) / 8);
+            }
+            members = java.util.List.copyOf(out);
+            size = (int) ((sz + al - 1) / al * al);
+            align = al;
+        }
+
+        @Override
+        public String toString() { return name; }
+    }
+
     /** The type of an aggregation reference ({@code @a} as printa's argument). */
     record Agg() implements DType {
         public String name() { return "aggregation"; }
@@ -86,6 +175,21 @@ public sealed interface DType {
 
     default boolean isPointer() { return this instanceof Ptr; }
 
+    /** A struct or union (complete or not). */
+    default boolean isSou() { return this instanceof Sou; }
+
+    /** C's alignment of a value of this type on LP64. */
+    default int align() {
+        return switch (this) {
+            case Sou s -> s.align();
+            case Array a -> a.element().align();
+            case Int i -> Math.max(1, i.size());
+            case Float f -> Math.max(1, f.size());
+            case Ptr p -> 8;
+            default -> 1;
+        };
+    }
+
     /** Arithmetic (integer) or pointer: what C calls a scalar (D_OP_SCALAR). */
     default boolean isScalar() { return this instanceof Int || this instanceof Ptr; }
 
@@ -102,6 +206,12 @@ public sealed interface DType {
         }
         if (this instanceof Ptr a && o instanceof Ptr b) {
             return a.target().sameAs(b.target()) || a.target() instanceof Void || b.target() instanceof Void;
+        }
+        if (this instanceof Sou || o instanceof Sou) {
+            return this == o;
+        }
+        if (this instanceof Array a && o instanceof Array b) {
+            return a.length() == b.length() && a.element().sameAs(b.element());
         }
         return getClass() == o.getClass() && name().equals(o.name());
     }

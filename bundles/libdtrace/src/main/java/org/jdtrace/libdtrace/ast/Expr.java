@@ -270,6 +270,8 @@ public abstract sealed class Expr permits Expr.IntLit, Expr.StrLit, Expr.Ident, 
     /** {@code sizeof (type)}; {@code sizeof expr} is a {@link Unary} with {@link UnOp#SIZEOF}. */
     public static final class SizeofType extends Expr {
         public final TypeName target;
+        /** Set by sema: the type named. */
+        public DType resolved;
 
         public SizeofType(int line, TypeName target) {
             super(line);
@@ -281,6 +283,8 @@ public abstract sealed class Expr permits Expr.IntLit, Expr.StrLit, Expr.Ident, 
     public static final class Offsetof extends Expr {
         public final TypeName target;
         public final String member;
+        /** Set by sema: the member's byte offset. */
+        public int offset;
 
         public Offsetof(int line, TypeName target, String member) {
             super(line);
@@ -293,6 +297,9 @@ public abstract sealed class Expr permits Expr.IntLit, Expr.StrLit, Expr.Ident, 
     public static final class Xlate extends Expr {
         public final TypeName target;
         public final Expr operand;
+        /** Set by sema: the translator chosen, and the variable its member expressions name the input by. */
+        public Translator translator;
+        public Variable input;
 
         public Xlate(int line, TypeName target, Expr operand) {
             super(line);

@@ -15,6 +15,11 @@
  * fault (FaultException from copyin, uregs...) is caught around the predicate and actions and
  * rethrown as a DFault with the number of the action that was running, kept in a local. The
  * record under construction is then abandoned.
+ *
+ * D's memory (rt.Mem): a clause with a memory operation (Ir.MemOp, tracemem) resets its thread's
+ * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation takes
+ * a pseudo DIF offset (8 bytes each, shared with divisions) that a local holds while it runs, so
+ * a bad address is reported "in action #N at DIF offset M" as dtrace reports it.
  */
 package org.jdtrace.libdtrace.codegen;
 
@@ -55,6 +60,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_PROBE = desc(Probe.class);
     private static final ClassDesc CD_RT = desc(Rt.class);
     private static final ClassDesc CD_SUBR = desc(Subr.class);
+    private static final ClassDesc CD_MEM = desc(org.jdtrace.libdtrace.rt.Mem.class);
     private static final ClassDesc CD_AGG = desc(Aggregation.class);
     private static final ClassDesc CD_TUPLE = desc(Tuple.class);
     private static final ClassDesc CD_FRAMES = desc(org.jdtrace.libdtrace.rt.StackFrames.class);
@@ -75,6 +81,10 @@ public final class ClauseCompiler {
     private final Map<Integer, Integer> clauseLocals = new HashMap<>();
     private final Map<Integer, VKind> clauseLocalKinds = new HashMap<>();
     private int nextLocal = L_FIRST;
+    /** The clause uses D's memory (an Ir.MemOp): its scratch is reset when it starts. */
+    private boolean usesMemory;
+    /** The local holding the DIF offset of the memory operation under way (0: none yet). */
+    private int offsetLocal;
     /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
     private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
@@ -147,6 +157,12 @@ public final class ClauseCompiler {
             }
             case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
             case Exit e -> scan(e.status());
+            case TraceMem m -> {
+                usesMemory = true;
+                scan(m.addr());
+                scan(m.size());
+                scan(m.dsize());
+            }
             case Spec sp -> scan(sp.id());
             case Setopt so -> {
                 scan(so.name());
@@ -183,6 +199,10 @@ public final class ClauseCompiler {
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
             case Call c -> c.args().forEach(this::scan);
+            case MemOp m -> {
+                usesMemory = true;
+                m.args().forEach(this::scan);
+            }
             default -> { }
         }
     }
@@ -203,6 +223,10 @@ public final class ClauseCompiler {
         loadState(c);
         c.invokevirtual(CD_STATE, "thread", MethodTypeDesc.of(CD_THREAD));
         c.astore(L_THREAD);
+        if (usesMemory) {
+            c.aload(L_THREAD);
+            c.invokestatic(CD_MEM, "reset", MethodTypeDesc.of(CD_void, CD_THREAD));
+        }
         for (var en : clauseLocals.entrySet()) {
             if (clauseLocalKinds.get(en.getKey()) == VKind.LONG) {
                 c.lconst_0();
@@ -227,6 +251,11 @@ public final class ClauseCompiler {
             c.lstore(clock.getValue());
         }
         int actionLocal = nextLocal;
+        offsetLocal = nextLocal + 1;
+        if (usesMemory) {
+            c.iconst_0();
+            c.istore(offsetLocal);
+        }
         Label tryStart = c.newLabel(), tryEnd = c.newLabel(), handler = c.newLabel();
         c.iconst_0();
         c.istore(actionLocal);
@@ -257,7 +286,12 @@ public final class ClauseCompiler {
         c.return_();
         c.labelBinding(handler);
         c.iload(actionLocal);
-        c.invokestatic(CD_RT, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int));
+        if (usesMemory) {
+            c.iload(offsetLocal);
+            c.invokestatic(CD_MEM, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int, CD_int));
+        } else {
+            c.invokestatic(CD_RT, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int));
+        }
         c.athrow();
         c.exceptionCatch(tryStart, tryEnd, handler, CD_FAULT);
     }
@@ -327,6 +361,16 @@ public final class ClauseCompiler {
                 c.invokestatic(CD_RT, "exit", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long));
             }
             case Aggregate a -> aggregate(c, a);
+            case TraceMem m -> {
+                c.aload(L_THREAD);
+                c.aload(L_CTX);
+                expr(c, m.addr());
+                expr(c, m.size());
+                expr(c, m.dsize());
+                c.loadConstant(difOffset += 8);
+                c.istore(offsetLocal);
+                c.invokestatic(CD_MEM, "tracemem", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_long, CD_long));
+            }
             case Stack u -> {
                 c.aload(L_THREAD);
                 loadState(c);
@@ -510,6 +554,21 @@ public final class ClauseCompiler {
                 c.labelBinding(end);
             }
             case Assign a -> assign(c, a);
+            case MemOp m -> {
+                List<ClassDesc> params = new ArrayList<>(List.of(CD_THREAD, CD_CTX));
+                c.aload(L_THREAD);
+                c.aload(L_CTX);
+                for (Expr arg : m.args()) {
+                    expr(c, arg);
+                    params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
+                }
+                // a fault in this operation is reported at its pseudo DIF offset (set after the
+                // arguments, whose own operations set theirs)
+                c.loadConstant(difOffset += 8);
+                c.istore(offsetLocal);
+                c.invokestatic(CD_MEM, m.op(), MethodTypeDesc.of(m.kind() == VKind.LONG ? CD_long : CD_String,
+                        params.toArray(ClassDesc[]::new)));
+            }
             case Call call -> {
                 call(c, call);
                 if (call.kind() == VKind.STRING) {

@@ -103,6 +103,13 @@ public final class Ir {
     /** A D subroutine implemented by a static method of Subr with the given name. */
     public record Call(String name, List<Expr> args, VKind kind) implements Expr {}
 
+    /**
+     * An operation of D's memory model: {@code rt.Mem.op(DThread, ProbeContext, args...)} with
+     * long or String arguments (load, loadbits, store, storebits, alloca, copyin, copyinto, bcopy,
+     * copy, str, storestr, tls). A clause holding one resets its scratch when it starts.
+     */
+    public record MemOp(String op, List<Expr> args, VKind kind) implements Expr {}
+
     // ---- statements (actions)
 
     public sealed interface Stmt {}
@@ -137,6 +144,9 @@ public final class Ir {
     public record Trunc(Aggregation agg, Expr keep) implements Stmt {}
 
     public record Exit(Expr status) implements Stmt {}
+
+    /** tracemem(addr, size, dsize): records the bytes (rt.Mem.tracemem); dsize &lt; 0 when not given. */
+    public record TraceMem(Expr addr, Expr size, Expr dsize) implements Stmt {}
 
     /**
      * stack(n), ustack(n), jstack(n) actions: the stack of the firing, {@code frames} deep (0:

@@ -168,6 +168,8 @@ public final class ClauseLowering {
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case TRACEMEM -> new Ir.TraceMem(exprs.integer(args.get(0)), exprs.integer(args.get(1)),
+                    args.size() > 2 ? exprs.integer(args.get(2)) : new Ir.Const(-1));
             case STACK, USTACK, JSTACK -> new Ir.Stack(ExprLowering.stackKind(c.function),
                     args.isEmpty() ? 0 : exprs.stackFrames(c));
             // usym/ufunc/umod/uaddr(pc): symbolised at the firing (the process may be gone at

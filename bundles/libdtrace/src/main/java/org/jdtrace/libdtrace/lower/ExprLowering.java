@@ -18,22 +18,26 @@ package org.jdtrace.libdtrace.lower;
 import java.util.ArrayList;
 import java.util.List;
 import org.jdtrace.consumer.DTraceException;
-import org.jdtrace.libdtrace.ast.BuiltinTypes;
 import org.jdtrace.libdtrace.ast.BuiltinVariable;
 import org.jdtrace.libdtrace.ast.Constant;
 import org.jdtrace.libdtrace.ast.DFunction;
 import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Expr;
-import org.jdtrace.libdtrace.ast.TypeName;
 import org.jdtrace.libdtrace.ast.Variable;
 import org.jdtrace.libdtrace.codegen.Ir;
 import org.jdtrace.libdtrace.codegen.Ir.VKind;
 import org.jdtrace.libdtrace.rt.DState;
+import org.jdtrace.libdtrace.rt.Mem;
 import org.jdtrace.libdtrace.sema.ConstFold;
 
 final class ExprLowering {
 
     private final DState state;
+    /** Translator input variables bound to the lowered input of the xlate being expanded. */
+    private final java.util.IdentityHashMap<Variable, Ir.Expr> bindings = new java.util.IdentityHashMap<>();
+    /** Clause-local temporaries (whole translations) use this-> slots from here up. */
+    private static final int TEMP_SLOTS = 1 << 24;
+    private int temps;
 
     ExprLowering(DState state) {
         this.state = state;
@@ -47,11 +51,23 @@ final class ExprLowering {
             case Expr.IntLit i -> new Ir.Const(i.value);
             case Expr.StrLit s -> new Ir.StrConst(s.value);
             case Expr.Ident id -> ident(id);
+            case Expr.SelfVar s when byRef(s.var.type) -> address(s);
+            case Expr.ThisVar t when byRef(t.var.type) -> address(t);
             case Expr.SelfVar s -> new Ir.Var(Ir.Scope.THREAD, state.tlsSlot(s.name), kind(s.var.type));
             case Expr.ThisVar t -> new Ir.Var(Ir.Scope.CLAUSE, t.var.id, kind(t.var.type));
             case Expr.AggRef a -> throw unsupported("aggregation @" + a.name + " used as a value", a.line);
             case Expr.Index x -> index(x);
-            case Expr.Member m -> throw unsupported("member access ." + m.member, m.line);
+            case Expr.Member m when m.base instanceof Expr.Xlate x -> translatedMember(x, m);
+            case Expr.Member m when m.arrow && m.base instanceof Expr.Ident id
+                    && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO) -> {
+                // the system translators: the firing process's and thread's /proc, member by member
+                String op = id.symbol == BuiltinVariable.CURPSINFO ? "psinfo" : "lwpsinfo";
+                if (kind(m.type) == VKind.STRING) {
+                    yield new Ir.MemOp(op + "str", List.of(new Ir.StrConst(m.member)), VKind.STRING);
+                }
+                yield narrow(new Ir.MemOp(op, List.of(new Ir.StrConst(m.member)), VKind.LONG), m.type);
+            }
+            case Expr.Member m -> memValue(address(m), m.type, memberOf(m));
             case Expr.Call c -> call(c);
             case Expr.Unary u -> unary(u);
             case Expr.Binary b -> binary(b);
@@ -65,8 +81,8 @@ final class ExprLowering {
             }
             case Expr.Cast c -> cast(c);
             case Expr.SizeofType s -> new Ir.Const(sizeOf(s));
-            case Expr.Offsetof o -> throw unsupported("offsetof", o.line);
-            case Expr.Xlate x -> throw unsupported("xlate", x.line);
+            case Expr.Offsetof o -> new Ir.Const(o.offset);
+            case Expr.Xlate x -> translation(x);
         };
     }
 
@@ -79,7 +95,9 @@ final class ExprLowering {
         Expr.Call copyin = copyin(e);
         if (copyin != null) return copyinString(copyin);
         if (e.type != null && e.type.isPointer()) {
-            return new Ir.Call("copyinstr", List.of(integer(e)), VKind.STRING);
+            // a char * (or void *) where a string is wanted: the string at that address, in
+            // scratch or D storage or the traced process (copyinstr's reading for the latter)
+            return new Ir.MemOp("str", List.of(integer(e), new Ir.Const(state.options.strsize())), VKind.STRING);
         }
         Ir.Expr x = lower(e);
         if (x.kind() != VKind.STRING) {
@@ -109,6 +127,10 @@ final class ExprLowering {
         }
         if (e instanceof Expr.Call c && c.function != null && c.function.isSymbol()) {
             return symbol(c);
+        }
+        if (byRef(t) && e.type != null && byRef(e.type)) {
+            // a struct or array as a key: its bytes, so that equal contents are one key
+            return new Ir.MemOp("keybytes", List.of(address(e), new Ir.Const(t.size())), VKind.STRING);
         }
         return kind(t) == VKind.STRING ? string(e) : integer(e);
     }
@@ -158,15 +180,15 @@ final class ExprLowering {
         return t instanceof DType.Str ? state.options.strsize() : Math.max(t.size(), 0);
     }
 
-    /** sizeof (type) for the types D knows by name, their pointers and arrays. */
+    /** sizeof (type): the checked type's size; a string's is the strsize option, its arrays' too. */
     private long sizeOf(Expr.SizeofType s) throws DTraceException {
-        TypeName tn = s.target;
-        if (tn.pointers() > 0) return 8;
-        DType t = BuiltinTypes.lookup(tn.base());
-        if (t == null || t.size() <= 0 && !t.isString()) throw unsupported("sizeof (" + tn + ")", s.line);
-        long n = sizeOf(t);
-        for (int d : tn.dims()) n *= Math.max(d, 0);
-        return n;
+        DType t = s.resolved;
+        long n = 1;
+        while (t instanceof DType.Array a && a.element().isString()) {
+            n *= Math.max(a.length(), 0);
+            t = a.element();
+        }
+        return n * sizeOf(t);
     }
 
     private static String typeName(Expr e) {
@@ -211,6 +233,8 @@ final class ExprLowering {
         return switch (id.symbol) {
             case Constant c -> new Ir.Const(c.value());
             case BuiltinVariable b -> builtin(b, id.line);
+            case Variable v when bindings.containsKey(v) -> bindings.get(v);
+            case Variable v when byRef(v.type) -> address(id);
             case Variable v -> globalScalar(v);
             case null -> throw new DTraceException("failed to resolve " + id.name + ": Unknown variable name",
                     "D_IDENT_UNDEF", id.line);
@@ -273,6 +297,9 @@ final class ExprLowering {
             keys.addAll(keys(x.keys, s.var.keyTypes));
             return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
         }
+        if (x.base.type instanceof DType.Ptr || x.base.type instanceof DType.Array) {
+            return memValue(address(x), x.type, null);
+        }
         if (x.base.type != null && x.base.type.isString()) {
             // s[i]: the character (a signed char), 0 past the end
             return new Ir.Cast(new Ir.Call("charAt", List.of(string(x.base), integer(x.keys.get(0))), VKind.LONG), 1, true);
@@ -299,6 +326,10 @@ final class ExprLowering {
      */
     private Ir.Expr call(Expr.Call c) throws DTraceException {
         DFunction f = c.function;
+        Ir.Expr mem = memoryCall(c);
+        if (mem != null) {
+            return mem;
+        }
         if (f == null || f.entry == null || f.isAction()) {
             if (f != null && f.isAction()) {
                 throw new DTraceException(f.dname + "( ) may not be used in an expression", "D_ACT_SPEC", c.line);
@@ -325,13 +356,10 @@ final class ExprLowering {
     // ---- copyin ------------------------------------------------------------------------------
 
     /*
-     * copyin(addr, size) returns, in DTrace, a pointer to scratch memory holding the bytes. There
-     * is no D memory model here, so a copyin() result is a value only in the forms that read it
-     * straight away, lowered to one call that copies the bytes in at the firing:
-     * *(T *)copyin(a, n) for an integer T of 1, 2, 4 or 8 bytes (little-endian, T's sign), and
-     * stringof(copyin(a, n)) or a copyin() result where a string is wanted (printf %s, trace,
-     * (char *) casts): the bytes up to the first NUL, at most n. Any other use is refused at
-     * compile time. A bad address faults (BADADDR) like copyinstr, raising dtrace:::ERROR.
+     * copyin(addr, size) returns a pointer to scratch memory holding the bytes (rt.Mem), which
+     * *p, p[i] and p->m read. Where a string is wanted (stringof, printf %s, trace, (char *)
+     * casts) a copyin() result is read straight from the process instead, without scratch: the
+     * bytes up to the first NUL, at most n. A bad address faults (BADADDR), raising dtrace:::ERROR.
      */
 
     /** The copyin() call under pointer casts of {@code e}, or null. */
@@ -344,15 +372,229 @@ final class ExprLowering {
         return new Ir.Call("copyinbuf", List.of(integer(c.args.get(0)), integer(c.args.get(1))), VKind.STRING);
     }
 
-    /** *(T *)copyin(addr, n): the first sizeof (T) bytes read as a T. */
-    private Ir.Expr copyinLoad(Expr.Unary u) throws DTraceException {
-        Expr.Call c = copyin(u.operand);
-        if (c == null || !(u.operand.type instanceof DType.Ptr p) || !(p.target() instanceof DType.Int t)
-                || Integer.bitCount(t.size()) != 1 || t.size() > 8) {
-            throw unsupported("pointer dereference (only *(integer type *)copyin(addr, size) is)", u.line);
+    // ---- memory (see rt.Mem) -------------------------------------------------------------------
+
+    /**
+     * A type whose values live in memory and are handled by their address: structs, unions and
+     * arrays other than char arrays (which D variables hold as strings).
+     */
+    static boolean byRef(DType t) {
+        return t instanceof DType.Sou || (t instanceof DType.Array && kind(t) != VKind.STRING);
+    }
+
+    /** An object in memory rather than a dynamic variable: *p, p[i], a[i] of a struct array, s.m, p->m. */
+    private static boolean inMemory(Expr e) {
+        return switch (e) {
+            case Expr.Member m -> true;
+            case Expr.Unary u -> u.op == Expr.UnOp.DEREF;
+            case Expr.Index x -> x.base.type instanceof DType.Ptr || (x.base.type instanceof DType.Array
+                    && !(x.base instanceof Expr.Ident id && id.symbol instanceof Variable v && v.isAssociative()));
+            default -> false;
+        };
+    }
+
+    /** The struct member a Member node names (its base typed by sema). */
+    private static DType.Member memberOf(Expr e) {
+        if (e instanceof Expr.Member m) {
+            DType t = m.base.type instanceof DType.Ptr p ? p.target() : m.base.type;
+            return t instanceof DType.Sou s ? s.member(m.member) : null;
         }
-        return new Ir.Call("copyinload", List.of(integer(c.args.get(0)), integer(c.args.get(1)), new Ir.Const(t.size()),
-                new Ir.Const(t.signed() ? 1 : 0)), VKind.LONG);
+        return null;
+    }
+
+    /** The address of an object: a by-ref variable's storage, or an object in memory. */
+    Ir.Expr address(Expr e) throws DTraceException {
+        return switch (e) {
+            case Expr.Ident id when id.symbol instanceof Variable v && bindings.containsKey(v) -> bindings.get(v);
+            case Expr.Cast c when c.type instanceof DType.Sou -> address(c.operand);
+            case Expr.Xlate x -> translation(x);
+            case Expr.Ident id when id.symbol instanceof Variable v && byRef(v.type) ->
+                    new Ir.Const(Mem.GLOBAL + state.globalMemoryOffset(v.name, v.type.size()));
+            case Expr.ThisVar t when byRef(t.var.type) ->
+                    new Ir.Const(Mem.LOCAL + state.localMemoryOffset(t.name, t.var.type.size()));
+            case Expr.SelfVar s when byRef(s.var.type) -> {
+                int slot = state.tlsSlot(s.name);
+                state.tlsMemory(slot, s.var.type.size());
+                yield new Ir.MemOp("tls", List.of(new Ir.Const(slot)), VKind.LONG);
+            }
+            case Expr.Member m -> {
+                DType.Member mem = memberOf(m);
+                if (mem == null) throw unsupported("member " + m.member, m.line);
+                Ir.Expr base = m.arrow ? integer(m.base) : address(m.base);
+                yield mem.offset() == 0 ? base : new Ir.Binary(Ir.BinOp.ADD, base, new Ir.Const(mem.offset()), false);
+            }
+            case Expr.Index x when x.base.type instanceof DType.Ptr p -> elementAddress(integer(x.base), p.target(), x);
+            case Expr.Index x when x.base.type instanceof DType.Array a -> elementAddress(address(x.base), a.element(), x);
+            case Expr.Unary u when u.op == Expr.UnOp.DEREF -> integer(u.operand);
+            default -> throw unsupported("the address of " + e, e.line);
+        };
+    }
+
+    private Ir.Expr elementAddress(Ir.Expr base, DType element, Expr.Index x) throws DTraceException {
+        Ir.Expr i = integer(x.keys.get(0));
+        int size = Math.max(1, element.isString() ? state.options.strsize() : element.size());
+        if (i instanceof Ir.Const k && k.value() == 0) return base;
+        return new Ir.Binary(Ir.BinOp.ADD, base, scale(i, size), false);
+    }
+
+    /** The value of the object of type {@code t} at {@code addr} (a by-ref type's value is its address). */
+    private Ir.Expr memValue(Ir.Expr addr, DType t, DType.Member m) throws DTraceException {
+        if (m != null && m.isBitfield()) {
+            DType.Int i = (DType.Int) t;
+            return new Ir.MemOp("loadbits", List.of(addr, new Ir.Const(i.size()), new Ir.Const(m.bitOffset()),
+                    new Ir.Const(m.bits()), new Ir.Const(i.signed() ? 1 : 0)), VKind.LONG);
+        }
+        if (t instanceof DType.Int i && Integer.bitCount(i.size()) == 1 && i.size() <= 8) {
+            return new Ir.MemOp("load", List.of(addr, new Ir.Const(i.size()), new Ir.Const(i.signed() ? 1 : 0)), VKind.LONG);
+        }
+        if (t instanceof DType.Ptr) {
+            return new Ir.MemOp("load", List.of(addr, new Ir.Const(8), new Ir.Const(0)), VKind.LONG);
+        }
+        if (kind(t) == VKind.STRING) {
+            long max = t instanceof DType.Array a && a.length() > 0 ? a.length() : state.options.strsize();
+            return new Ir.MemOp("str", List.of(addr, new Ir.Const(max)), VKind.STRING);
+        }
+        if (byRef(t)) {
+            return addr;
+        }
+        throw unsupported("a value of type " + t.name() + " in memory", 0);
+    }
+
+    /** Stores {@code v} (already narrowed to t) into the object of type t at addr; yields v. */
+    private static Ir.Expr store(Ir.Expr addr, DType t, DType.Member m, Ir.Expr v) {
+        int width = t instanceof DType.Int i ? i.size() : 8;
+        if (m != null && m.isBitfield()) {
+            return new Ir.MemOp("storebits", List.of(addr, new Ir.Const(width), new Ir.Const(m.bitOffset()),
+                    new Ir.Const(m.bits()), v), VKind.LONG);
+        }
+        return new Ir.MemOp("store", List.of(addr, new Ir.Const(width), v), VKind.LONG);
+    }
+
+    /** An assignment to an object in memory, or a struct/array copy into a by-ref variable. */
+    private Ir.Expr memoryAssign(Expr.Assign a) throws DTraceException {
+        DType t = a.target.type;
+        Ir.Expr addr = address(a.target);
+        if (byRef(t)) {
+            if (a.op != Expr.AssignOp.ASSIGN) throw unsupported("operator " + a.op.spelling + " on " + t.name(), a.line);
+            return new Ir.MemOp("copy", List.of(addr, address(a.value), new Ir.Const(t.size())), VKind.LONG);
+        }
+        if (kind(t) == VKind.STRING) {
+            long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : state.options.strsize();
+            return new Ir.MemOp("storestr", List.of(addr, string(a.value), new Ir.Const(size)), VKind.STRING);
+        }
+        DType.Member m = memberOf(a.target);
+        Ir.Expr v;
+        if (a.op == Expr.AssignOp.ASSIGN) {
+            v = narrow(widened(a.value, t.size()), t);
+        } else if (t.isPointer() && (a.op == Expr.AssignOp.ADD || a.op == Expr.AssignOp.SUB)) {
+            v = new Ir.Binary(binop(a.op.binary), memValue(addr, t, m), scale(widened(a.value, 8), elementSize(t)), true);
+        } else {
+            boolean uns = a.op == Expr.AssignOp.SHL || a.op == Expr.AssignOp.SHR ? unsigned(t)
+                    : unsignedArithmetic(t, a.value.type);
+            v = narrow(new Ir.Binary(binop(a.op.binary), memValue(addr, t, m), widened(a.value, t.size()), uns), t);
+        }
+        return store(addr, t, m, v);
+    }
+
+    // ---- translators ---------------------------------------------------------------------------
+
+    /*
+     * A translator is expanded where it is used, as dt_cg_xlate_expand does: xlate<T>(e).m (or
+     * xlate<T *>(e)->m) is the member's definition with the input variable bound to e, nothing
+     * else computed; a whole xlate<T>(e) (assigned to a struct, or a pointer to it) fills zeroed
+     * scratch with every defined member and is its address.
+     */
+
+    private Ir.Expr translatedMember(Expr.Xlate x, Expr.Member m) throws DTraceException {
+        DType.Member mem = memberOf(m);
+        for (var a : x.translator.members()) {
+            if (a.member().equals(m.member)) {
+                return bound(x, () -> converted(a.value(), mem.type()));
+            }
+        }
+        throw new DTraceException("translator does not define conversion for member: " + m.member,
+                "D_XLATE_INCOMPLETE", m.line);
+    }
+
+    private Ir.Expr translation(Expr.Xlate x) throws DTraceException {
+        DType.Sou sou = (DType.Sou) (x.type instanceof DType.Ptr p ? p.target() : x.type);
+        Ir.Var tmp = new Ir.Var(Ir.Scope.CLAUSE, TEMP_SLOTS + temps++, VKind.LONG);
+        Ir.Expr result = tmp;
+        List<Ir.Expr> stores = new ArrayList<>();
+        for (var a : x.translator.members()) {
+            DType.Member mem = sou.member(a.member());
+            Ir.Expr at = mem.offset() == 0 ? tmp : new Ir.Binary(Ir.BinOp.ADD, tmp, new Ir.Const(mem.offset()), false);
+            stores.add(bound(x, () -> {
+                DType t = mem.type();
+                if (byRef(t)) {
+                    return new Ir.MemOp("copy", List.of(at, address(a.value()), new Ir.Const(t.size())), VKind.LONG);
+                }
+                if (kind(t) == VKind.STRING) {
+                    long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : state.options.strsize();
+                    return new Ir.MemOp("storestr", List.of(at, string(a.value()), new Ir.Const(size)), VKind.STRING);
+                }
+                return store(at, t, mem, converted(a.value(), t));
+            }));
+        }
+        for (int i = stores.size() - 1; i >= 0; i--) {
+            result = new Ir.Call("seq", List.of(stores.get(i), result), VKind.LONG);
+        }
+        Ir.Expr alloc = new Ir.Assign(tmp, new Ir.MemOp("alloca", List.of(new Ir.Const(sou.size())), VKind.LONG));
+        return new Ir.Call("seq", List.of(alloc, result), VKind.LONG);
+    }
+
+    private interface Lowered {
+        Ir.Expr get() throws DTraceException;
+    }
+
+    /** Lowers with the translator's input variable bound to the xlate's operand (evaluated per use). */
+    private Ir.Expr bound(Expr.Xlate x, Lowered body) throws DTraceException {
+        Ir.Expr input = byRef(x.operand.type) ? address(x.operand) : lower(x.operand);
+        Ir.Expr before = bindings.put(x.input, input);
+        try {
+            return body.get();
+        } finally {
+            if (before == null) bindings.remove(x.input);
+            else bindings.put(x.input, before);
+        }
+    }
+
+    /** A value converted to type t: a string for strings and char arrays, else an integer narrowed to t. */
+    private Ir.Expr converted(Expr e, DType t) throws DTraceException {
+        if (kind(t) == VKind.STRING) return string(e);
+        if (byRef(t)) return address(e);
+        return narrow(widened(e, Math.max(t.size(), 1)), t);
+    }
+
+    /** alloca, copyin, copyinto and bcopy: scratch memory (see rt.Mem); null for other calls. */
+    private Ir.Expr memoryCall(Expr.Call c) throws DTraceException {
+        if (c.function == null) return null;
+        List<Expr> a = c.args;
+        return switch (c.function) {
+            case ALLOCA -> {
+                Long n = ConstFold.value(a.get(0));
+                long max = state.options.get("scratchsize");
+                if (n != null && n > max) {
+                    throw new DTraceException("alloca(" + n + ") size larger than scratchsize " + max, "D_ALLOCA_SIZE", c.line);
+                }
+                yield new Ir.MemOp("alloca", List.of(integer(a.get(0))), VKind.LONG);
+            }
+            case COPYIN -> {
+                Long n = ConstFold.value(a.get(1));
+                long max = state.options.get("scratchsize");
+                if (n != null && n > max) {
+                    throw new DTraceException("copyin( ) size " + n + " larger than scratchsize " + max, "D_ALLOCA_SIZE",
+                            c.line);
+                }
+                yield new Ir.MemOp("copyin", List.of(integer(a.get(0)), integer(a.get(1))), VKind.LONG);
+            }
+            case COPYINTO -> new Ir.MemOp("copyinto", List.of(integer(a.get(0)), integer(a.get(1)), integer(a.get(2))),
+                    VKind.LONG);
+            case BCOPY -> a.get(0).type.isString()
+                    ? new Ir.MemOp("bcopystr", List.of(string(a.get(0)), integer(a.get(1)), integer(a.get(2))), VKind.LONG)
+                    : new Ir.MemOp("bcopy", List.of(integer(a.get(0)), integer(a.get(1)), integer(a.get(2))), VKind.LONG);
+            default -> null;
+        };
     }
 
     // ---- operators --------------------------------------------------------------------------
@@ -368,16 +610,29 @@ final class ExprLowering {
             case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
             case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
             // stringof(pointer) reads the string it points to (a Java object's handle: its text)
-            case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || copyin(u.operand) != null ? string(u.operand)
+            case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || copyin(u.operand) != null
+                    ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
-            case DEREF -> copyinLoad(u);
-            case ADDROF -> throw unsupported("operator &", u.line);
+            case DEREF -> memValue(integer(u.operand), u.type, null);
+            case ADDROF -> address(u.operand);
         };
     }
 
     /** ++x is x = x + 1; x++ is (x = x + 1) - 1, narrowed to x's type. */
     private Ir.Expr incDec(Expr.Unary u) throws DTraceException {
         DType t = u.operand.type;
+        if (inMemory(u.operand)) {
+            boolean up = u.op == Expr.UnOp.PRE_INC || u.op == Expr.UnOp.POST_INC;
+            long by = t instanceof DType.Ptr p && p.target().size() > 0 ? p.target().size() : 1;
+            Ir.Expr addr = address(u.operand);
+            DType.Member m = memberOf(u.operand);
+            Ir.Expr stored = store(addr, t, m, narrow(new Ir.Binary(up ? Ir.BinOp.ADD : Ir.BinOp.SUB,
+                    memValue(addr, t, m), new Ir.Const(by), false), t));
+            if (u.op == Expr.UnOp.PRE_INC || u.op == Expr.UnOp.PRE_DEC) {
+                return stored;
+            }
+            return narrow(new Ir.Binary(up ? Ir.BinOp.SUB : Ir.BinOp.ADD, stored, new Ir.Const(by), false), t);
+        }
         Ir.Expr target = integer(u.operand);
         boolean inc = u.op == Expr.UnOp.PRE_INC || u.op == Expr.UnOp.POST_INC;
         long step = t instanceof DType.Ptr p && p.target().size() > 0 ? p.target().size() : 1;
@@ -506,6 +761,9 @@ final class ExprLowering {
 
     private Ir.Expr assign(Expr.Assign a) throws DTraceException {
         DType t = a.target.type;
+        if (byRef(t) || inMemory(a.target)) {
+            return memoryAssign(a);
+        }
         Ir.Expr target = lvalue(a.target);
         if (a.op == Expr.AssignOp.ASSIGN) {
             return new Ir.Assign(target, kind(t) == VKind.STRING ? string(a.value)

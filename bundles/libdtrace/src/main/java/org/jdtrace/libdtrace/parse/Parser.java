@@ -19,6 +19,7 @@ import org.jdtrace.libdtrace.ast.ProbeSpec;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.jdtrace.libdtrace.ast.TopLevel;
+import org.jdtrace.libdtrace.ast.Translator;
 import org.jdtrace.libdtrace.ast.TypeName;
 import org.jdtrace.libdtrace.lex.Lexer;
 import org.jdtrace.libdtrace.lex.Macros;
@@ -76,6 +77,7 @@ public final class Parser {
     private boolean inPredicate;
     /** Control lines met inside clause bodies; they join the program after the clause. */
     private final List<Pragma> innerPragmas = new ArrayList<>();
+    private int anonymousTags;
     private final Set<Expr> parenthesized = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /**
@@ -171,6 +173,12 @@ public final class Parser {
                         throw syntaxError();
                     }
                     mode = Lexer.Mode.EXPR;
+                    if (tok.isWord("translator")) {
+                        items.add(translator());
+                        mode = Lexer.Mode.TOP;
+                        advance();
+                        continue;
+                    }
                     items.addAll(declaration());
                     if (!tok.is(TokenKind.SEMI)) {
                         throw syntaxError();
@@ -337,6 +345,11 @@ public final class Parser {
         // 'self x;', 'extern e;': a storage class alone means int, as in C
         String base = storage != Decl.Storage.NONE && tok.is(TokenKind.IDENT) && !startsTypeName(tok)
                 ? "int" : specifiers(tagBody);
+        if (tok.is(TokenKind.IDENT) && TYPE_KEYWORDS.contains(tok.text())
+                && !Set.of("const", "volatile", "restrict").contains(tok.text())) {
+            // a second type after a complete one: 'struct a { ... } struct b { ... }' (dt_decl_spec's check)
+            throw new DTraceException("invalid type combination", "D_DECL_COMBO", tok.line());
+        }
         List<Decl> out = new ArrayList<>();
         if (tok.is(TokenKind.SEMI)) {
             // struct foo { ... }; or enum e { ... };
@@ -386,6 +399,32 @@ public final class Parser {
         }
     }
 
+    /** {@code translator OUT < IN name > { member = expr; ... }} up to its closing ';' (not consumed). */
+    private Translator translator() throws DTraceException {
+        int line = tok.line();
+        advance();
+        TypeName output = typeName();
+        expect(TokenKind.LT);
+        TypeName input = typeName();
+        String name = identifier();
+        expect(TokenKind.GT);
+        expect(TokenKind.LBRACE);
+        List<Translator.Assignment> members = new ArrayList<>();
+        while (!tok.is(TokenKind.RBRACE)) {
+            int l = tok.line();
+            String member = identifier();
+            expect(TokenKind.ASSIGN);
+            members.add(new Translator.Assignment(l, member, assignment()));
+            expect(TokenKind.SEMI);
+        }
+        int end = tok.line();
+        advance();
+        if (!tok.is(TokenKind.SEMI)) {
+            throw syntaxError();
+        }
+        return new Translator(line, output, input, name, members, end);
+    }
+
     /** Declaration specifiers: type words, or struct/union/enum with an optional body. */
     private String specifiers(List<Decl> tagBody) throws DTraceException {
         List<String> words = new ArrayList<>();
@@ -401,6 +440,9 @@ public final class Parser {
                 }
                 advance();
                 String tag = tok.is(TokenKind.IDENT) ? identifier() : "";
+                if (tag.isEmpty() && tok.is(TokenKind.LBRACE)) {
+                    tag = "(anon" + (++anonymousTags) + ")"; // one name per anonymous body
+                }
                 if (tok.is(TokenKind.LBRACE) && tagBody != null) {
                     advance();
                     if (w.equals("enum")) {
@@ -433,7 +475,9 @@ public final class Parser {
     private void members(List<Decl> out) throws DTraceException {
         while (!tok.is(TokenKind.RBRACE)) {
             int line = tok.line();
-            String base = specifiers(new ArrayList<>());
+            List<Decl> nested = new ArrayList<>();
+            String base = specifiers(nested);
+            boolean first = true;
             while (true) {
                 int pointers = 0;
                 while (tok.is(TokenKind.STAR)) {
@@ -455,7 +499,10 @@ public final class Parser {
                     advance();
                     bits = conditional();
                 }
-                out.add(new Decl(line, Decl.Storage.MEMBER, new TypeName(base, pointers, dims), name, null, bits, null));
+                // a nested struct/union/enum body rides on the first member declared with it
+                out.add(new Decl(line, Decl.Storage.MEMBER, new TypeName(base, pointers, dims), name, null, bits,
+                        first ? nested : null));
+                first = false;
                 if (!tok.is(TokenKind.COMMA)) {
                     break;
                 }

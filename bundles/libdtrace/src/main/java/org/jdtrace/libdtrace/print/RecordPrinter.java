@@ -113,6 +113,9 @@ public final class RecordPrinter {
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
             case Datum.Stack st -> stack(sb, st.frames());
+            case Datum.TraceMem m -> {
+                if (m.bytes().length > 0) hexDump(sb, m.bytes());
+            }
             case Datum.Exit e -> { }
             case Datum.Setopt s -> { }
             case Datum.Error e -> { }
@@ -200,6 +203,11 @@ public final class RecordPrinter {
         byte[] text = s.value().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         byte[] b = new byte[s.strsize() + 1];
         System.arraycopy(text, 0, b, 0, Math.min(text.length, s.strsize()));
+        hexDump(sb, b);
+    }
+
+    /** dt_print_rawbytes: a newline, the column heading, then 16 bytes a line in hex and as text. */
+    private static void hexDump(StringBuilder sb, byte[] b) {
         sb.append('\n').repeat(' ', 11);
         for (int i = 0; i < 16; i++) sb.append("  ").append("0123456789abcdef".charAt(i));
         sb.append("  0123456789abcdef\n");

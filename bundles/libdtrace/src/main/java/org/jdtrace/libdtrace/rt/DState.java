@@ -26,6 +26,8 @@ public final class DState {
     public final Speculations speculations = new Speculations(options);
     /** User pcs already symbolised (ustack() records and keys). */
     public final SymbolCache symbols = new SymbolCache();
+    /** What curpsinfo and curlwpsinfo read (/proc through a cache). */
+    public final ProcInfo procs = new ProcInfo();
     private final List<Aggregation> aggregations = new ArrayList<>();
     private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
     private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);
@@ -46,6 +48,59 @@ public final class DState {
     private volatile boolean ending;
 
     private record TlsKey(long tid, int var) {}
+
+    // ---- storage of struct and array variables (see Mem); offsets given at compile time
+
+    private final Map<String, Integer> globalOffsets = new ConcurrentHashMap<>();
+    private final Map<String, Integer> localOffsets = new ConcurrentHashMap<>();
+    private volatile byte[] globalMemory = new byte[0];
+    private volatile int localMemorySize;
+    private volatile int[] tlsSizes = new int[0];
+
+    /** The offset of global struct/array {@code name} of {@code size} bytes in Mem.GLOBAL. */
+    public synchronized int globalMemoryOffset(String name, int size) {
+        Integer o = globalOffsets.get(name);
+        if (o != null) return o;
+        int off = (globalMemory.length + 7) & ~7;
+        globalMemory = java.util.Arrays.copyOf(globalMemory, off + Math.max(size, 1));
+        globalOffsets.put(name, off);
+        return off;
+    }
+
+    /** The offset of this-> struct/array {@code name} of {@code size} bytes in Mem.LOCAL. */
+    public synchronized int localMemoryOffset(String name, int size) {
+        Integer o = localOffsets.get(name);
+        if (o != null) return o;
+        int off = (localMemorySize + 7) & ~7;
+        localMemorySize = off + Math.max(size, 1);
+        localOffsets.put(name, off);
+        return off;
+    }
+
+    /** Records the size of the thread-local struct/array in self-> slot {@code slot}. */
+    public synchronized void tlsMemory(int slot, int size) {
+        int[] s = tlsSizes;
+        if (slot >= s.length) s = java.util.Arrays.copyOf(s, slot + 1);
+        s[slot] = Math.max(s[slot], size);
+        tlsSizes = s;
+    }
+
+    byte[] globalMemory() {
+        return globalMemory;
+    }
+
+    int localMemorySize() {
+        return localMemorySize;
+    }
+
+    int tlsMemorySize(int slot) {
+        int[] s = tlsSizes;
+        return slot < s.length ? s[slot] : 0;
+    }
+
+    int scratchSize() {
+        return (int) Math.min(options.get("scratchsize"), 1 << 26);
+    }
 
     private DThread newThread() {
         DThread t = new DThread(this);

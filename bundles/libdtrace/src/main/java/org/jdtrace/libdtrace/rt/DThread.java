@@ -15,6 +15,8 @@ public final class DThread {
 
     private final DState state;
     final PrincipalBuffer buffer = new PrincipalBuffer();
+    /** Scratch and this-> struct storage (see {@link Mem}). */
+    final Mem.ThreadMemory memory = new Mem.ThreadMemory();
     volatile AggCell[] keyless = new AggCell[0];
     /** Per keyed aggregation: its cells by key, the Tuple, or for a one-key aggregation the key itself. */
     @SuppressWarnings("unchecked")
@@ -39,6 +41,10 @@ public final class DThread {
 
     DThread(DState state) {
         this.state = state;
+    }
+
+    DState state() {
+        return state;
     }
 
     /** Starts the record of a clause (dtrace_probe's offset reservation). */

@@ -59,6 +59,11 @@ public sealed interface Datum {
         public int size() { return 8 * (depth + 1); }
     }
 
+    /** tracemem(addr, size[, dsize]): the bytes shown (dsize of them when 0 &lt;= dsize &lt; size); size in the buffer. */
+    record TraceMem(byte[] bytes, int recorded) implements Datum {
+        public int size() { return recorded; }
+    }
+
     /** exit(status). */
     record Exit(int status) implements Datum {
         public int size() { return 4; }

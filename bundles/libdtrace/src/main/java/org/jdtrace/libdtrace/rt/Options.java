@@ -39,7 +39,7 @@ public final class Options {
             KNOWN.put(b, Kind.BOOL);
         }
         for (String s : new String[] {"bufsize", "aggsize", "dynvarsize", "specsize", "strsize",
-                "jstackstrsize"}) {
+                "jstackstrsize", "scratchsize"}) {
             KNOWN.put(s, Kind.SIZE);
         }
         for (String r : new String[] {"switchrate", "aggrate", "cleanrate", "statusrate"}) {
@@ -68,6 +68,7 @@ public final class Options {
         values.put("dynvarsize", 1L << 20);
         values.put("specsize", 32L << 10);
         values.put("strsize", 256L);
+        values.put("scratchsize", 64L << 10);
         values.put("switchrate", 1_000_000_000L);
         values.put("aggrate", 1_000_000_000L);
         values.put("cleanrate", 101_000_000L);

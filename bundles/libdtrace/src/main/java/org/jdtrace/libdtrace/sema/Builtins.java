@@ -19,7 +19,8 @@ final class Builtins {
         return switch (kind) {
             case 's' -> "string";
             case 'i' -> "int";
-            case 'p' -> "uintptr_t";
+            case 'p', 'b' -> "uintptr_t";
+            case 'v' -> "void *";
             case 'a' -> "aggregation";
             default -> "any";
         };
@@ -31,6 +32,8 @@ final class Builtins {
             case 's' -> t.isString() || t.isCharArrayOrPointer() || (t instanceof DType.Ptr p && p.target() instanceof DType.Void);
             case 'i' -> t.isInteger();
             case 'p' -> t.isScalar();
+            case 'b' -> t.isScalar() || t.isString(); // bcopy's source: an address, or a string's bytes
+            case 'v' -> t.isPointer(); // a destination in D's memory
             case 'a' -> t instanceof DType.Agg;
             default -> !(t instanceof DType.Void);
         };

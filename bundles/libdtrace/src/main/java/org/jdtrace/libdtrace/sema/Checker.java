@@ -19,6 +19,7 @@ import org.jdtrace.libdtrace.ast.Pragma;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.jdtrace.libdtrace.ast.TopLevel;
+import org.jdtrace.libdtrace.ast.Translator;
 import org.jdtrace.libdtrace.ast.Variable;
 
 /**
@@ -43,6 +44,12 @@ final class Checker {
     private final Builtins builtins = new Builtins();
     private ArgTypes argTypes = new ArgTypes(null);
     private Clause clause;
+    /** The translators declared so far, with their output and input types and input variable. */
+    private final List<Xlator> translators = new ArrayList<>();
+    /** The input variable of the translator whose members are being checked, else null. */
+    private Variable xlateInput;
+
+    private record Xlator(Translator decl, DType.Sou output, DType input, Variable var) {}
 
     Checker(Script script, java.util.Map<String, Integer> registers) {
         this.script = script;
@@ -74,6 +81,7 @@ final class Checker {
                 case Pragma p -> pragma(p);
                 case Decl d -> declaration(d);
                 case Clause c -> clause(c);
+                case Translator x -> translator(x);
             }
         }
         for (var e : unboundAttributes.entrySet()) {
@@ -194,28 +202,18 @@ final class Checker {
     }
 
     private void declaration(Decl d) throws DTraceException {
+        defineTag(d);
         if (d.name() == null) {
-            if (d.type().base().startsWith("enum ")) {
-                long next = 0;
-                for (Decl e : d.body()) {
-                    if (e.init() != null) {
-                        type(e.init());
-                        Long v = ConstFold.value(e.init());
-                        if (v == null) {
-                            throw new DTraceException("enumerator '" + e.name()
-                                    + "' must be assigned to an integral constant expression", "D_DECL_ENCONST", e.line());
-                        }
-                        next = v;
-                    }
-                    defineConstant(e.name(), DType.INT, next, e.line());
-                    next++;
-                }
-            }
             return;
         }
         DType t = types.resolve(d.type(), d.line());
         switch (d.storage()) {
-            case TYPEDEF -> types.typedef(d.name(), t);
+            case TYPEDEF -> {
+                if (types.isTypedef(d.name())) {
+                    throw new DTraceException("typedef redeclared: " + d.name(), "D_DECL_IDRED", d.line());
+                }
+                types.typedef(d.name(), t);
+            }
             case INLINE -> {
                 DType vt = type(d.init());
                 if (!assignable(t, vt)) {
@@ -255,6 +253,164 @@ final class Checker {
             }
             default -> { }
         }
+    }
+
+    /**
+     * The struct, union or enum body a declaration carries, if any (dt_decl_sou, dt_decl_member,
+     * dt_decl_enumerator): a struct or union is laid out and completed once, an enum's
+     * enumerators become int constants numbered from 0 or their given values.
+     */
+    private void defineTag(Decl d) throws DTraceException {
+        String base = d.type().base();
+        if (d.body().isEmpty()) {
+            types.tagOf(base); // 'struct foo;' or a first mention: a forward tag
+            return;
+        }
+        if (base.startsWith("enum ")) {
+            long next = 0;
+            java.util.Set<String> mine = new java.util.HashSet<>();
+            for (Decl e : d.body()) {
+                if (!mine.add(e.name())) {
+                    throw new DTraceException("failed to define enumerator '" + e.name()
+                            + "': Duplicate member or variable name", "D_UNKNOWN", e.line());
+                }
+                if (e.init() != null) {
+                    type(e.init());
+                    Long v = ConstFold.value(e.init());
+                    if (v == null) {
+                        throw new DTraceException("enumerator '" + e.name()
+                                + "' must be assigned to an integral constant expression", "D_DECL_ENCONST", e.line());
+                    }
+                    if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+                        throw new DTraceException("enumerator '" + e.name() + "' value overflows INT_MAX ("
+                                + Integer.MAX_VALUE + ")", "D_DECL_ENOFLOW", e.line());
+                    }
+                    next = v;
+                }
+                defineConstant(e.name(), new DType.Int(base, 4, true), next, e.line());
+                next++;
+            }
+            return;
+        }
+        DType.Sou sou = types.tagOf(base);
+        if (sou == null) {
+            return;
+        }
+        if (sou.isComplete()) {
+            throw new DTraceException("type redeclared: " + sou.name(), "D_DECL_TYPERED", d.line());
+        }
+        List<String> names = new ArrayList<>();
+        List<DType> memberTypes = new ArrayList<>();
+        List<Integer> widths = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Decl m : d.body()) {
+            defineTag(m);
+            DType t = types.resolve(m.type(), m.line());
+            String id = m.name() == null ? "(anon)" : m.name();
+            DType inner = t;
+            while (inner instanceof DType.Array a) {
+                inner = a.element();
+            }
+            if (inner instanceof DType.Sou s && !s.isComplete()) {
+                throw new DTraceException("incomplete struct/union/enum " + s.name() + ": " + id, "D_DECL_INCOMPLETE", m.line());
+            }
+            if (t instanceof DType.Void) {
+                throw new DTraceException("cannot have void member: " + id, "D_DECL_VOIDOBJ", m.line());
+            }
+            int width = 0;
+            if (m.init() != null) {
+                type(m.init());
+                Long v = ConstFold.value(m.init());
+                if (m.name() == null && v != null && v == 0) {
+                    continue; // ': 0' ends the storage unit; like CTF, ignored
+                }
+                if (v == null || v <= 0) {
+                    throw new DTraceException("positive integral constant expression expected as bit-field size",
+                            "D_DECL_BFCONST", m.line());
+                }
+                if (!(t instanceof DType.Int)) {
+                    throw new DTraceException("invalid type for bit-field: " + id, "D_DECL_BFTYPE", m.line());
+                }
+                if (v > t.size() * 8L) {
+                    throw new DTraceException("bit-field too big for type: " + id, "D_DECL_BFSIZE", m.line());
+                }
+                width = (int) (long) v;
+            }
+            if (m.name() != null && !seen.add(id)) {
+                throw new DTraceException("failed to define member '" + id + "': Duplicate member or variable name",
+                        "D_UNKNOWN", m.line());
+            }
+            names.add(m.name());
+            memberTypes.add(t);
+            widths.add(width);
+        }
+        sou.layOut(names, memberTypes, widths);
+    }
+
+    /**
+     * A translator declaration (dt_xlator_create's checks): the output must be a complete struct
+     * or union, the pair of types new, each member one of the output's, each definition
+     * assignable to it; the members are typed with the input named as declared.
+     */
+    private void translator(Translator t) throws DTraceException {
+        DType out = types.resolve(t.output(), t.endLine());
+        if (!(out instanceof DType.Sou sou)) {
+            throw new DTraceException("translator output type must be a struct or union", "D_XLATE_SOU", t.endLine());
+        }
+        if (!sou.isComplete()) {
+            throw new DTraceException("incomplete struct/union/enum " + sou.name(), "D_XLATE_SOU", t.endLine());
+        }
+        DType in = types.resolve(t.input(), t.endLine());
+        for (Xlator x : translators) {
+            if (x.output() == sou && x.input().sameAs(in)) {
+                throw new DTraceException("translator from " + in.name() + " to " + sou.name()
+                        + " has already been declared", "D_XLATE_REDECL", t.endLine());
+            }
+        }
+        Variable v = new Variable(t.inputName(), Variable.Scope.GLOBAL, -1, t.endLine());
+        v.type = in;
+        v.declared = true;
+        xlateInput = v;
+        try {
+            for (Translator.Assignment a : t.members()) {
+                DType.Member m = sou.member(a.member());
+                if (m == null) {
+                    throw new DTraceException("translator member " + a.member() + " is not a member of " + sou.name(),
+                            "D_XLATE_MEMB", t.endLine());
+                }
+                DType vt = type(a.value());
+                boolean ok = m.type().isPointer() && vt.isInteger() ? isNull(a.value())
+                        : assignable(m.type(), vt) || (m.type() instanceof DType.Array && m.type().isCharArrayOrPointer() && vt.isString());
+                if (!ok) {
+                    throw new DTraceException("translator member " + a.member() + " definition uses incompatible types: \""
+                            + m.type().name() + "\" = \"" + vt.name() + "\"", "D_XLATE_INCOMPAT", t.endLine());
+                }
+            }
+        } finally {
+            xlateInput = null;
+        }
+        translators.add(new Xlator(t, sou, in, v));
+    }
+
+    /** xlate &lt;T&gt; (e) and xlate &lt;T *&gt; (e): the translator to T whose input type e has. */
+    private DType xlate(Expr.Xlate x) throws DTraceException {
+        DType to = types.resolve(x.target, x.line);
+        DType from = type(x.operand);
+        DType out = to instanceof DType.Ptr p ? p.target() : to;
+        if (!(out instanceof DType.Sou)) {
+            throw new DTraceException("translator output type must be a struct or union", "D_XLATE_SOU", x.line);
+        }
+        for (Xlator t : translators) {
+            DType in = t.input();
+            if (t.output() == out && (in.sameAs(from) || (in.isInteger() && from.isInteger())
+                    || (in.isPointer() && isNull(x.operand)))) {
+                x.translator = t.decl();
+                x.input = t.var();
+                return to;
+            }
+        }
+        throw new DTraceException("cannot translate from \"" + from.name() + "\" to \"" + out.name() + "\"",
+                "D_XLATE_NONE", x.line);
     }
 
     private void defineConstant(String name, DType t, long v, int line) throws DTraceException {
@@ -432,15 +588,29 @@ final class Checker {
             case Expr.Cast c -> cast(c);
             case Expr.SizeofType s -> {
                 DType t = types.resolve(s.target, s.line);
-                if (t instanceof DType.Void || t instanceof DType.Str || t.size() == 0) {
+                if (t instanceof DType.Void || (!t.isString() && t.size() == 0)) {
                     throw new DTraceException("cannot apply sizeof to an operand of unknown size", "D_SIZEOF_TYPE", s.line);
                 }
+                s.resolved = t;
                 yield BuiltinTypesHolder.SIZE_T;
             }
-            case Expr.Offsetof o -> throw new DTraceException("failed to determine offset of " + o.member
-                    + ": Member name not found", "D_UNKNOWN", o.line);
-            case Expr.Xlate x -> throw new DTraceException("translator for " + x.target
-                    + " is not available", "D_XLATE_NONE", x.line);
+            case Expr.Offsetof o -> {
+                DType t = types.resolve(o.target, o.line);
+                if (!(t instanceof DType.Sou sou) || !sou.isComplete()) {
+                    throw new DTraceException("offsetof operand must be a struct or union type", "D_OFFSETOF_TYPE", o.line);
+                }
+                DType.Member m = sou.member(o.member);
+                if (m == null) {
+                    throw new DTraceException("failed to determine offset of " + o.member + ": Member name not found",
+                            "D_UNKNOWN", o.line);
+                }
+                if (m.isBitfield()) {
+                    throw new DTraceException("cannot take offset of a bit-field: " + o.member, "D_OFFSETOF_BITFIELD", o.line);
+                }
+                o.offset = m.offset();
+                yield BuiltinTypesHolder.SIZE_T;
+            }
+            case Expr.Xlate x -> xlate(x);
         };
     }
 
@@ -449,6 +619,10 @@ final class Checker {
     }
 
     private DType identifier(Expr.Ident id) throws DTraceException {
+        if (xlateInput != null && id.name.equals(xlateInput.name)) {
+            id.symbol = xlateInput;
+            return xlateInput.type;
+        }
         BuiltinVariable b = BuiltinVariable.byName(id.name);
         if (b != null) {
             if (b.access == BuiltinVariable.Access.KERNEL) {
@@ -547,9 +721,9 @@ final class Checker {
         return element(type(x.base), x);
     }
 
-    /** A scalar variable that [ ] indexes: a string (its characters) or an array. */
+    /** A scalar variable that [ ] indexes: a string (its characters), an array or a pointer. */
     private static boolean indexable(DType t) {
-        return t instanceof DType.Array || t instanceof DType.Str;
+        return t instanceof DType.Array || t instanceof DType.Str || t instanceof DType.Ptr;
     }
 
     private DType element(DType bt, Expr.Index x) throws DTraceException {
@@ -605,20 +779,50 @@ final class Checker {
 
     private DType member(Expr.Member m) throws DTraceException {
         DType bt = type(m.base);
+        DType sou;
         if (m.arrow) {
             if (!(bt instanceof DType.Ptr p)) {
                 throw new DTraceException("operator -> must be applied to a pointer", "D_OP_PTR", m.line);
             }
-            if (!(p.target() instanceof DType.Tagged)) {
+            if (!(p.target() instanceof DType.Tagged) && !(p.target() instanceof DType.Sou)) {
                 throw new DTraceException("operator -> cannot be applied to pointer to type \"" + p.target().name()
                         + "\"; must be applied to a struct or union pointer", "D_OP_SOU", m.line);
             }
-        } else if (!(bt instanceof DType.Tagged)) {
+            sou = p.target();
+        } else if (!(bt instanceof DType.Tagged) && !(bt instanceof DType.Sou)) {
             throw new DTraceException("operator . cannot be applied to type \"" + bt.name()
                     + "\"; must be applied to a struct or union", "D_OP_SOU", m.line);
+        } else {
+            sou = bt;
         }
-        throw new DTraceException(m.member + " is not a member of " + (bt instanceof DType.Ptr p ? p.target().name() : bt.name()),
-                "D_TYPE_MEMBER", m.line);
+        DType.Member mem = sou instanceof DType.Sou s ? s.member(m.member) : null;
+        if (mem == null) {
+            throw new DTraceException(m.member + " is not a member of " + sou.name(), "D_TYPE_MEMBER", m.line);
+        }
+        if (m.base instanceof Expr.Xlate x && x.translator.members().stream().noneMatch(a -> a.member().equals(m.member))) {
+            throw new DTraceException("translator does not define conversion for member: " + m.member,
+                    "D_XLATE_INCOMPLETE", m.line);
+        }
+        return mem.type();
+    }
+
+    /** The member {@code m} names, once typed; null for other expressions. */
+    static DType.Member memberOf(Expr e) {
+        if (e instanceof Expr.Member m && m.base.type != null) {
+            DType t = m.base.type instanceof DType.Ptr p ? p.target() : m.base.type;
+            return t instanceof DType.Sou s ? s.member(m.member) : null;
+        }
+        return null;
+    }
+
+    /** An object in memory (not a dynamic variable): *p, p[i], p->m, and members and elements of those. */
+    private static boolean inMemory(Expr o) {
+        return switch (o) {
+            case Expr.Unary u -> u.op == Expr.UnOp.DEREF;
+            case Expr.Member m -> m.arrow || inMemory(m.base);
+            case Expr.Index x -> x.base.type instanceof DType.Ptr || (x.base.type instanceof DType.Array && inMemory(x.base));
+            default -> false;
+        };
     }
 
     // ---- operators ----------------------------------------------------------------------------
@@ -628,6 +832,10 @@ final class Checker {
         switch (u.op) {
             case SIZEOF -> {
                 DType t = type(u.operand);
+                DType.Member bf = memberOf(u.operand);
+                if (bf != null && bf.isBitfield()) {
+                    throw new DTraceException("cannot apply sizeof to a bit-field", "D_SIZEOF_BITFIELD", u.line);
+                }
                 if (t instanceof DType.Void || t.size() == 0 && !t.isString()) {
                     throw new DTraceException("cannot apply sizeof to an operand of unknown size", "D_SIZEOF_TYPE", u.line);
                 }
@@ -686,13 +894,19 @@ final class Checker {
             }
             case ADDROF -> {
                 Expr o = u.operand;
-                if (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
-                        || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar))) {
-                    type(o);
+                DType t = type(o);
+                DType.Member field = memberOf(o);
+                if (field != null && field.isBitfield()) {
+                    throw new DTraceException("cannot take address of bit-field", "D_ADDROF_BITFIELD", u.line);
+                }
+                if (!inMemory(o) && (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
+                        || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar)))) {
                     throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
                 }
-                DType t = type(o);
-                if (!(o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF)) {
+                if (!inMemory(o)) {
+                    if (o instanceof Expr.Member || o instanceof Expr.Index) {
+                        throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
+                    }
                     throw new DTraceException("unacceptable operand for unary & operator", "D_ADDROF_LVAL", u.line);
                 }
                 return new DType.Ptr(t);
@@ -708,7 +922,8 @@ final class Checker {
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
         }
         if (!(o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
-                || o instanceof Expr.Index || (o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF))) {
+                || o instanceof Expr.Index || o instanceof Expr.Member
+                || (o instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF))) {
             type(o);
             throw new DTraceException("operator " + op + " requires modifiable lvalue as an operand", "D_OP_LVAL", o.line);
         }
@@ -839,6 +1054,7 @@ final class Checker {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
         boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
+                || (to instanceof DType.Sou && to.sameAs(from))
                 || to instanceof DType.Void;
         if (!ok) {
             throw new DTraceException("invalid cast expression: \"" + from.name() + "\" to \"" + to.name() + "\"",
@@ -915,7 +1131,8 @@ final class Checker {
             }
             default -> {
                 DType t = type(target);
-                if (!(target instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF) && !(target instanceof Expr.Index)) {
+                if (!(target instanceof Expr.Unary du && du.op == Expr.UnOp.DEREF) && !(target instanceof Expr.Index)
+                        && !(target instanceof Expr.Member)) {
                     throw new DTraceException("operator = requires modifiable lvalue as an operand", "D_OP_LVAL", a.line);
                 }
                 return store(target, t, v, a.line);

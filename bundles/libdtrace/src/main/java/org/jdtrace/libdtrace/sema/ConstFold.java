@@ -24,6 +24,8 @@ public final class ConstFold {
             case Expr.IntLit i -> i.value;
             case Expr.Ident id when id.symbol instanceof Constant c -> c.value();
             case Expr.Cast c -> value(c.operand);
+            case Expr.Offsetof o when o.type != null -> (long) o.offset;
+            case Expr.SizeofType z when z.resolved != null && !z.resolved.isString() -> (long) z.resolved.size();
             case Expr.Unary u -> {
                 Long v = value(u.operand);
                 if (v == null) {

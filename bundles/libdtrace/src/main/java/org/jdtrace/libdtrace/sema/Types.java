@@ -8,13 +8,41 @@ import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.TypeName;
 
 /**
- * The program's type table (builtin names plus its typedefs and struct/union/enum tags) and D's
+ * The program's type table (builtin names plus its typedefs and struct/union tags, a tag first
+ * mentioned becoming a forward declaration until its body is given) and D's
  * integer rules (dt_type_promote: the wider operand wins, at equal width unsigned wins, with no
  * promotion of narrow types to int), LP64.
  */
 final class Types {
 
     private final Map<String, DType> typedefs = new HashMap<>();
+    /** struct/union tags by their full name ("struct coords"), forward ones included. */
+    private final Map<String, DType.Sou> tags = new HashMap<>();
+    private int anonymous;
+
+    /**
+     * The struct or union a tag names, created as a forward declaration on first mention (as
+     * dt_decl_type adds a CTF forward tag); {@code tag} "" names a fresh anonymous one.
+     */
+    DType.Sou tag(String kind, String tag) {
+        if (BuiltinTypes.lookup(kind + " " + tag) instanceof DType.Sou builtin) {
+            return builtin; // struct psinfo, struct lwpsinfo
+        }
+        if (tag.isEmpty()) {
+            return new DType.Sou(kind + " (anon" + (anonymous++ == 0 ? "" : "#" + anonymous) + ")", kind.equals("union"));
+        }
+        return tags.computeIfAbsent(kind + " " + tag, n -> new DType.Sou(n, kind.equals("union")));
+    }
+
+    /** The struct or union a written base ("struct foo") names, or null for other types. */
+    DType.Sou tagOf(String base) {
+        if (base.startsWith("struct ") || base.startsWith("union ")) {
+            int sp = base.indexOf(' ');
+            // a scoped tag, D`name (the D program's own types): the name
+            return tag(base.substring(0, sp), base.substring(Math.max(sp + 1, base.lastIndexOf('`') + 1)));
+        }
+        return null;
+    }
 
     void typedef(String name, DType t) {
         typedefs.put(name, t);
@@ -30,9 +58,11 @@ final class Types {
         if (t == null) {
             t = BuiltinTypes.lookup(normalize(tn.base()));
         }
-        if (t == null && (tn.base().startsWith("struct ") || tn.base().startsWith("union ")
-                || tn.base().startsWith("enum "))) {
-            t = tn.base().startsWith("enum ") ? new DType.Int(tn.base(), 4, true) : new DType.Tagged(tn.base(), 0);
+        if (t == null) {
+            t = tagOf(tn.base());
+        }
+        if (t == null && tn.base().startsWith("enum ")) {
+            t = new DType.Int(tn.base(), 4, true);
         }
         if (t == null) {
             throw new DTraceException("failed to resolve type " + tn.base() + " : Unknown type name",

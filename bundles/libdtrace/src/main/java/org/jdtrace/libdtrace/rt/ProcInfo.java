@@ -1,0 +1,241 @@
+/*
+ * ProcInfo: the values of D's system translators to psinfo_t and lwpsinfo_t (procfs.d), i.e. what
+ * curpsinfo->pr_* and curlwpsinfo->pr_* give, for the process and thread a probe fires in: the
+ * JVM's for JVM-side probes, the traced process's for pid, USDT and syscall probes (the firing
+ * context's pid() and tid()). The identity fields come from the context itself (pr_pid, pr_ppid,
+ * pr_lwpid, pr_fname = execname); the rest from /proc/PID/{stat,status,cmdline,exe} and
+ * /proc/PID/task/TID/{stat,comm}, read at probe time through this per-consumer cache.
+ *
+ * Cache: one snapshot per process and per thread, re-read when older than one second (so a
+ * process that execs or changes its credentials shows it within a second), plus the last
+ * snapshot looked up by each kind, checked first: a probe firing again and again in one process
+ * costs a field read and a clock read, and allocates nothing. A process gone before it is read
+ * gives zeros and empty strings, never a fault. Thread-safe: snapshots are immutable records
+ * published through a ConcurrentHashMap and volatile fields; two threads may read the same
+ * snapshot at once, and the last one wins.
+ *
+ * Solaris-only fields (pr_taskid, pr_projid, pr_poolid, pr_zoneid, pr_contract, pr_addr,
+ * pr_wchan...) are 0, as dtrace-utils gives them on Linux.
+ */
+package org.jdtrace.libdtrace.rt;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jdtrace.spi.ProbeContext;
+
+public final class ProcInfo {
+
+    private static final long MAX_AGE_NS = 1_000_000_000L;
+    /** PR_MODEL_ILP32 and PR_MODEL_LP64, pr_dmodel's values. */
+    private static final int ILP32 = 1, LP64 = 2;
+
+    record Proc(long pid, long read, int pgid, int sid, int uid, int euid, int gid, int egid, int nlwp,
+                long size, long rssize, long ttydev, String psargs, int argc, int dmodel) {}
+
+    record Lwp(long tid, long read, int state, char sname, int nice, int pri, int cpu, String name) {}
+
+    private final ConcurrentHashMap<Long, Proc> procs = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Lwp> lwps = new ConcurrentHashMap<>();
+    private volatile Proc lastProc;
+    private volatile Lwp lastLwp;
+
+    /** curpsinfo->field, an integer member. */
+    long psinfo(ProbeContext ctx, String field) {
+        return switch (field) {
+            case "pr_pid" -> ctx.pid();
+            case "pr_ppid" -> ctx.ppid();
+            default -> {
+                Proc p = proc(ctx.pid());
+                yield switch (field) {
+                    case "pr_nlwp" -> p.nlwp();
+                    case "pr_pgid" -> p.pgid();
+                    case "pr_sid" -> p.sid();
+                    case "pr_uid" -> p.uid();
+                    case "pr_euid" -> p.euid();
+                    case "pr_gid" -> p.gid();
+                    case "pr_egid" -> p.egid();
+                    case "pr_size" -> p.size();
+                    case "pr_rssize" -> p.rssize();
+                    case "pr_ttydev" -> p.ttydev();
+                    case "pr_argc" -> p.argc();
+                    case "pr_dmodel" -> p.dmodel();
+                    default -> 0;
+                };
+            }
+        };
+    }
+
+    /** curpsinfo->field, a char array member (pr_fname, pr_psargs). */
+    String psinfoStr(ProbeContext ctx, String field) {
+        return switch (field) {
+            case "pr_fname" -> {
+                String n = ctx.execname();
+                yield n.length() > 15 ? n.substring(0, 15) : n;
+            }
+            case "pr_psargs" -> proc(ctx.pid()).psargs();
+            default -> "";
+        };
+    }
+
+    /** curlwpsinfo->field, an integer member. */
+    long lwpsinfo(ProbeContext ctx, String field) {
+        if (field.equals("pr_lwpid")) return ctx.tid();
+        Lwp l = lwp(ctx.pid(), ctx.tid());
+        return switch (field) {
+            case "pr_state" -> l.state();
+            case "pr_sname" -> l.sname();
+            case "pr_nice" -> l.nice();
+            case "pr_pri", "pr_oldpri" -> l.pri();
+            case "pr_cpu" -> 0;
+            case "pr_onpro" -> l.cpu();
+            case "pr_bindpro", "pr_bindpset" -> -1;
+            default -> 0;
+        };
+    }
+
+    /** curlwpsinfo->field, a char array member (pr_name, pr_clname). */
+    String lwpsinfoStr(ProbeContext ctx, String field) {
+        return switch (field) {
+            case "pr_name" -> lwp(ctx.pid(), ctx.tid()).name();
+            case "pr_clname" -> "TS";
+            default -> "";
+        };
+    }
+
+    private Proc proc(long pid) {
+        long now = System.nanoTime();
+        Proc p = lastProc;
+        if (p == null || p.pid() != pid || now - p.read() > MAX_AGE_NS) {
+            p = procs.get(pid);
+            if (p == null || now - p.read() > MAX_AGE_NS) {
+                p = readProc(pid, now);
+                procs.put(pid, p);
+            }
+            lastProc = p;
+        }
+        return p;
+    }
+
+    private Lwp lwp(long pid, long tid) {
+        long now = System.nanoTime();
+        Lwp l = lastLwp;
+        if (l == null || l.tid() != tid || now - l.read() > MAX_AGE_NS) {
+            l = lwps.get(tid);
+            if (l == null || now - l.read() > MAX_AGE_NS) {
+                l = readLwp(pid, tid, now);
+                lwps.put(tid, l);
+            }
+            lastLwp = l;
+        }
+        return l;
+    }
+
+    // ---- /proc ---------------------------------------------------------------------------------
+
+    static Proc readProc(long pid, long now) {
+        String[] stat = statFields(Path.of("/proc", Long.toString(pid), "stat"));
+        String status = text(Path.of("/proc", Long.toString(pid), "status"));
+        byte[] cmd = bytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+        int argc = 0;
+        StringBuilder args = new StringBuilder();
+        for (int i = 0; i < cmd.length; i++) {
+            if (cmd[i] == 0) {
+                argc++;
+                if (i + 1 < cmd.length) args.append(' ');
+            } else {
+                args.append((char) (cmd[i] & 0xff));
+            }
+        }
+        String psargs = args.length() > 79 ? args.substring(0, 79) : args.toString();
+        byte[] elf = head(Path.of("/proc", Long.toString(pid), "exe"));
+        int model = elf.length > 4 && elf[4] == 1 ? ILP32 : LP64;
+        long pageKb = 4;
+        return new Proc(pid, now, (int) field(stat, 5), (int) field(stat, 6), (int) status(status, "Uid:", 0),
+                (int) status(status, "Uid:", 1), (int) status(status, "Gid:", 0), (int) status(status, "Gid:", 1),
+                (int) status(status, "Threads:", 0), field(stat, 23) / 1024, field(stat, 24) * pageKb,
+                field(stat, 7), psargs, argc, model);
+    }
+
+    static Lwp readLwp(long pid, long tid, long now) {
+        Path task = Path.of("/proc", Long.toString(pid), "task", Long.toString(tid));
+        String[] stat = statFields(task.resolve("stat"));
+        String state = stat.length > 3 ? stat[3] : "";
+        char sname = state.isEmpty() ? 'S' : state.charAt(0);
+        // Solaris's thread states: SSLEEP 1, SRUN 2, SZOMB 3, SSTOP 4, SIDL 5, SONPROC 6
+        int s = switch (sname) {
+            case 'R' -> 2;
+            case 'Z', 'X' -> 3;
+            case 'T', 't' -> 4;
+            case 'I' -> 5;
+            default -> 1;
+        };
+        char shown = switch (s) {
+            case 2 -> 'R';
+            case 3 -> 'Z';
+            case 4 -> 'T';
+            case 5 -> 'I';
+            default -> 'S';
+        };
+        String comm = text(task.resolve("comm")).strip();
+        return new Lwp(tid, now, s, shown, (int) field(stat, 19) + 20, (int) field(stat, 18), (int) field(stat, 39), comm);
+    }
+
+    /** /proc/.../stat's fields, numbered from 1 as proc(5) numbers them (the comm may hold blanks). */
+    private static String[] statFields(Path p) {
+        String s = text(p);
+        int close = s.lastIndexOf(')');
+        if (close < 0) return new String[0];
+        String[] rest = s.substring(close + 1).trim().split(" ");
+        String[] out = new String[rest.length + 3];
+        out[1] = s.substring(0, Math.max(0, s.indexOf(' ')));
+        out[2] = s.substring(s.indexOf('(') + 1, close);
+        System.arraycopy(rest, 0, out, 3, rest.length);
+        return out;
+    }
+
+    private static long field(String[] f, int n) {
+        try {
+            return n < f.length && f[n] != null ? Long.parseLong(f[n]) : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** The {@code index}th number after {@code key} on its line of /proc/PID/status. */
+    private static long status(String status, String key, int index) {
+        for (String line : status.split("\n")) {
+            if (line.startsWith(key)) {
+                String[] w = line.substring(key.length()).trim().split("\\s+");
+                try {
+                    return index < w.length ? Long.parseLong(w[index]) : 0;
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
+    }
+
+    private static String text(Path p) {
+        return new String(bytes(p), StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] bytes(Path p) {
+        try {
+            return Files.readAllBytes(p);
+        } catch (IOException | RuntimeException e) {
+            return new byte[0]; // the process is gone, or not ours to read: zeros, as for a zombie
+        }
+    }
+
+    private static byte[] head(Path p) {
+        try (var in = Files.newInputStream(p)) {
+            return in.readNBytes(5);
+        } catch (IOException | RuntimeException e) {
+            return new byte[0];
+        }
+    }
+}

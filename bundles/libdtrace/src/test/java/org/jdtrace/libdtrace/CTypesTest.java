@@ -1,0 +1,209 @@
+package org.jdtrace.libdtrace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.jdtrace.consumer.DTraceException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * D's C type system and memory model, run through a real session: struct, union and bit-field
+ * layout against gcc's (the same declarations compiled as C), struct variables of every scope,
+ * pointers into scratch, and each refusal with DTrace's D_* tag and line.
+ */
+class CTypesTest {
+
+    /** Declarations that D and C read alike. */
+    private static final String DECLS = """
+            struct coords { int x, y; };
+            struct rec { char c; long l; short s; char name[5]; };
+            union u { char c; int i; long l; short s[3]; };
+            struct bits { int a : 1; unsigned int b : 3; int c : 4; char d; unsigned int e : 30; unsigned long f : 40; };
+            struct outer { struct coords p; union u v; struct bits b; char tail; };
+            """;
+
+    @Test
+    void layoutIsGccs(@TempDir Path dir) throws Exception {
+        String[][] probes = {
+            {"sizeof (struct coords)", "sizeof (struct coords)"},
+            {"sizeof (struct rec)", "sizeof (struct rec)"},
+            {"offsetof(struct D`rec, l)", "__builtin_offsetof(struct rec, l)"},
+            {"offsetof(struct rec, s)", "__builtin_offsetof(struct rec, s)"},
+            {"offsetof(struct rec, name)", "__builtin_offsetof(struct rec, name)"},
+            {"sizeof (union u)", "sizeof (union u)"},
+            {"sizeof (struct bits)", "sizeof (struct bits)"},
+            {"offsetof(struct bits, d)", "__builtin_offsetof(struct bits, d)"},
+            {"sizeof (struct outer)", "sizeof (struct outer)"},
+            {"offsetof(struct outer, v)", "__builtin_offsetof(struct outer, v)"},
+            {"offsetof(struct outer, b)", "__builtin_offsetof(struct outer, b)"},
+            {"offsetof(struct outer, tail)", "__builtin_offsetof(struct outer, tail)"},
+        };
+        StringBuilder d = new StringBuilder(DECLS).append("#pragma D option quiet\nBEGIN {\n");
+        StringBuilder c = new StringBuilder("#include <stdio.h>\n").append(DECLS).append("int main(void) {\n");
+        for (String[] p : probes) {
+            d.append("printf(\"%d\\n\", ").append(p[0]).append(");\n");
+            c.append("printf(\"%d\\n\", (int) ").append(p[1]).append(");\n");
+        }
+        d.append("exit(0); }\n");
+        c.append("return 0; }\n");
+        // bit-field packing: the bytes gcc stores for these values, against D's stores
+        String fill = "b.a = -1; b.b = 5; b.c = -3; b.d = 'z'; b.e = 123456789; b.f = 0x123456789a;";
+        String cMain = c.toString().replace("return 0; }", "struct bits b = {0}; " + fill
+                + " unsigned char *q = (unsigned char *) &b; for (unsigned i = 0; i < sizeof b; i++) printf(\"%d \", q[i]);"
+                + " printf(\"\\n%d %d %d %d %u %lu\\n\", b.a, b.b, b.c, b.d, b.e, b.f); return 0; }");
+        String dMain = d.toString().replace("exit(0); }", "p = (struct bits *) alloca(sizeof (struct bits)); "
+                + fill.replace("b.", "p->") + " q = (unsigned char *) p; "
+                + "i = 0; printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); "
+                + "printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); "
+                + "printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); "
+                + "printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); printf(\"%d \", q[i++]); "
+                + "printf(\"\\n%d %d %d %d %u %lu\\n\", p->a, p->b, p->c, p->d, p->e, p->f); exit(0); }");
+        Path src = dir.resolve("layout.c");
+        Files.writeString(src, cMain);
+        Path exe = dir.resolve("layout");
+        assertEquals(0, new ProcessBuilder("gcc", "-o", exe.toString(), src.toString()).inheritIO().start().waitFor());
+        Process p = new ProcessBuilder(exe.toString()).start();
+        String expected = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(10, TimeUnit.SECONDS));
+        DRun r = DRun.script(dMain).go();
+        assertEquals(expected + "\n", r.end(), r.err());
+    }
+
+    @Test
+    void structVariablesOfEveryScopeCopyAndNest() throws Exception {
+        DRun r = DRun.script(DECLS + """
+                #pragma D option quiet
+                struct outer G;
+                this struct outer t;
+                self struct coords s;
+                BEGIN {
+                    G.p.x = 1; G.p.y = -2; G.v.i = 0x01020304; G.b.c = 7; G.tail = 'q';
+                    this->t = G;
+                    this->t.p.x += 10;
+                    this->t.p.y++;
+                    self->s = this->t.p;
+                    printf("%d %d %d %d %d %c\\n", G.p.x, this->t.p.x, this->t.p.y, self->s.x, G.v.c, this->t.tail);
+                    printf("%d %d\\n", G.b.c, this->t.b.c);
+                    /* structs as keys: equal contents are one key */
+                    k[self->s] = 1;
+                    k[this->t.p] = 2;
+                    printf("%d\\n", k[self->s]);
+                }
+                BEGIN {
+                    /* this-> variables live on across the clauses of one firing */
+                    printf("%d %d\\n", this->t.p.x, self->s.y);
+                    exit(0);
+                }
+                """).go();
+        assertEquals("1 11 -1 11 4 q\n7 7\n2\n11 -1\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void pointersIntoScratchLoadStoreAndArithmetic() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct coords { int x, y; };
+                BEGIN {
+                    p = (int *) alloca(4 * sizeof (int));
+                    p[0] = 1; p[3] = 4; *(p + 1) = 2; p[2] = p[0] + p[1];
+                    c = (struct coords *) p;
+                    printf("%d %d %d %d %d %d %d\\n", p[0], p[1], p[2], p[3], c->y, (c + 1)->x, &p[3] - p);
+                    q = (char *) alloca(8);
+                    bcopy(p, q, 4);
+                    printf("%d %d\\n", q[0], *(int *) q);
+                    bcopy("hi", q + 4, 3);
+                    printf("%s\\n", stringof(q + 4));
+                    exit(0);
+                }
+                """).go();
+        assertEquals("1 2 3 4 2 3 3\n1 1\nhi\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void badAddressesFaultAndTracingGoesOn() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { s = (char *) alloca(15); trace(s[16]); }
+                BEGIN { n = (int *) NULL; printf("%d\\n", *n); }
+                BEGIN { printf("on\\n"); exit(0); }
+                ERROR { printf("ERROR action=%d kind=%d\\n", arg2, arg4); }
+                """).go();
+        assertEquals("ERROR action=2 kind=1\nERROR action=2 kind=1\non\n\n", r.end());
+        String err = r.err();
+        assertTrue(err.matches("(?s)dtrace: error on enabled probe ID 1 \\(ID 1: dtrace:::BEGIN\\): invalid address "
+                + "\\(0x1000000000000010\\) in action #2 at DIF offset \\d+\n.*"), err);
+        assertTrue(err.contains("): invalid address (0x0) in action #2 at DIF offset"), err);
+    }
+
+    @Test
+    void tracememDumpsBytesAsDtraceDoes() throws Exception {
+        byte[] mem = new byte[32];
+        System.arraycopy("Linux version 6\0".getBytes(), 0, mem, 0, 16);
+        mem[16] = (byte) 0xfe;
+        UserContext ctx = new UserContext(new long[] {0x1000}, new long[0], java.util.Map.of(), 0, 0x1000, mem);
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { tracemem(arg0, 18); tracemem(arg0, 14, 2); tracemem(arg0, 4, 0); }
+                """).go();
+        r.fire(DRun.ENTRY, ctx);
+        String head = "\n           " + "  0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n";
+        assertEquals(head
+                + "         0: 4c 69 6e 75 78 20 76 65 72 73 69 6f 6e 20 36 00  Linux version 6.\n"
+                + "        10: fe 00                                            ..\n"
+                + head
+                + "         0: 4c 69                                            Li\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void addressesOutsideDsRegionsAreTheProcesss() throws Exception {
+        // a provider's handle with high bits set (provider-sdt's Java strings) reads through the context
+        long base = 0x7a5d_0000_0000_0000L;
+        byte[] mem = "java\0\7\0\0\0".getBytes();
+        UserContext ctx = new UserContext(new long[] {base}, new long[0], java.util.Map.of(), 0, base, mem);
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { printf("%s %d %d\\n", stringof((char *) arg0), *(int *) (arg0 + 5), ((char *) arg0)[1]); }
+                """).go();
+        r.fire(DRun.ENTRY, ctx);
+        assertEquals("java 7 97\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void refusalsCarryDtracesTagsAndLines() {
+        refuse("struct coords { int x, y; };\nstruct coords c;\nBEGIN { c.z = 1; }",
+                "D_TYPE_MEMBER", 3, "z is not a member of struct coords");
+        refuse("struct foo;\nBEGIN { trace(sizeof (struct foo)); }",
+                "D_SIZEOF_TYPE", 2, "cannot apply sizeof to an operand of unknown size");
+        refuse("struct r {\n struct pirate p;\n int x; };",
+                "D_DECL_INCOMPLETE", 2, "incomplete struct/union/enum struct pirate: p");
+        refuse("struct b {\n char c : 9; };", "D_DECL_BFSIZE", 2, "bit-field too big for type: c");
+        refuse("struct b {\n int c : 0; };", "D_DECL_BFCONST", 2,
+                "positive integral constant expression expected as bit-field size");
+        refuse("struct b { int c : 2; };\nBEGIN { trace(offsetof(struct b, c)); }", "D_OFFSETOF_BITFIELD", 2,
+                "cannot take offset of a bit-field: c");
+        refuse("BEGIN { trace(offsetof(int, c)); }", "D_OFFSETOF_TYPE", 1,
+                "offsetof operand must be a struct or union type");
+        refuse("struct r { int x; };\nstruct r v;\nBEGIN { p = &v; }", "D_ADDROF_VAR", 3,
+                "cannot take address of dynamic variable");
+        refuse("struct r { int x; };\nstruct r { int y; };", "D_DECL_TYPERED", 2, "type redeclared: struct r");
+        refuse("int x;\nBEGIN { trace(x.y); }", "D_OP_SOU", 2,
+                "operator . cannot be applied to type \"int\"; must be applied to a struct or union");
+        refuse("typedef int n_t;\ntypedef char n_t;", "D_DECL_IDRED", 2, "typedef redeclared: n_t");
+        refuse("struct a { int x; }\nstruct b { int y; };", "D_DECL_COMBO", 2, "invalid type combination");
+        refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(1025); }", "D_ALLOCA_SIZE", 2,
+                "alloca(1025) size larger than scratchsize 1024");
+    }
+
+    /** Compiling {@code program} fails with {@code tag} at {@code line}, its message holding {@code message}. */
+    static void refuse(String program, String tag, int line, String message) {
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script(program));
+        assertEquals(tag, e.tag(), e.getMessage());
+        assertEquals(line, e.line(), e.getMessage());
+        assertTrue(e.getMessage().contains(message), e.getMessage());
+    }
+}
