@@ -170,25 +170,22 @@ final class Checker {
                 }
             }
             case "attributes" -> {
-                if (w.size() == 7 && w.get(4).equals("provider")) {
-                    // #pragma D attributes <attr> provider <name> <part>: a provider definition's
-                    if (!attributes(w.get(3))) {
-                        throw new DTraceException("invalid attributes specified by #pragma attributes", "D_PRAGMA_INVAL",
-                                p.line());
-                    }
-                    if (!List.of("provider", "module", "function", "name", "args").contains(w.get(6))) {
-                        throw new DTraceException("invalid field specified by #pragma attributes: " + w.get(6),
-                                "D_PRAGMA_INVAL", p.line());
-                    }
-                    return;
-                }
-                if (w.size() != 5) {
+                // <attr> <ident>, or a provider definition's <attr> provider <name> <part>
+                boolean provider = w.size() == 7 && w.get(4).equals("provider");
+                if (w.size() != 5 && !provider) {
                     throw new DTraceException("malformed #pragma attributes <attributes> <ident>", "D_PRAGMA_MALFORM",
                             p.line());
                 }
                 if (!attributes(w.get(3))) {
                     throw new DTraceException("invalid attributes specified by #pragma attributes", "D_PRAGMA_INVAL",
                             p.line());
+                }
+                if (provider) {
+                    if (!List.of("provider", "module", "function", "name", "args").contains(w.get(6))) {
+                        throw new DTraceException("invalid field specified by #pragma attributes: " + w.get(6),
+                                "D_PRAGMA_INVAL", p.line());
+                    }
+                    return;
                 }
                 String ident = w.get(4);
                 // provider attributes (name:...) are the provider's business; an identifier must be
