@@ -3,11 +3,11 @@
  * with this process's argv and standard streams, and exits with its status.
  *
  * Start-up is on every dtrace command's critical path, so the launcher does the least it can:
- * a fresh framework storage directory in /tmp per run (cleaned on first init, deleted at exit),
- * bundles installed by "reference:" so Felix reads them in place instead of copying them into its
- * cache, no console unless --shell, no SPI Fly: SLF4J lives on the launcher's class path (with its
- * simple binding, found there by ServiceLoader) and its packages are exported to the bundles through
- * org.osgi.framework.system.packages.extra.
+ * a fresh framework storage directory per run, on tmpfs where there is one (cleaned on first
+ * init, deleted at exit), bundles installed by "reference:" so Felix reads them in place instead
+ * of copying them into its cache, no console unless --shell, no SPI Fly: SLF4J lives on the
+ * launcher's class path (with its simple binding, found there by ServiceLoader) and its packages
+ * are exported to the bundles through org.osgi.framework.system.packages.extra.
  *
  * The launcher sees bundle classes only through reflection (DTraceCommand lives in the core
  * bundle's class space, not on the class path), so it calls DTraceCommand.run reflectively and
@@ -201,11 +201,12 @@ public final class Main {
     }
 
     /**
-     * /tmp/jdtrace-felix-PID-N, private to this run. Not Files.createTempDirectory: its
-     * SecureRandom seeding costs tens of milliseconds, and the pid already makes the name unique.
+     * jdtrace-felix-PID-N in {@link #storageParent()}, private to this run. Not
+     * Files.createTempDirectory: its SecureRandom seeding costs tens of milliseconds, and the pid
+     * already makes the name unique.
      */
     private static Path storageDirectory() throws LaunchException {
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir", "/tmp"));
+        Path tmp = storageParent();
         long pid = ProcessHandle.current().pid();
         for (int n = 0; n < 100; n++) {
             Path p = tmp.resolve("jdtrace-felix-" + pid + "-" + n);
@@ -221,8 +222,26 @@ public final class Main {
     }
 
     /**
+     * Where the framework storage goes: -Djdtrace.storage=DIR if given, else /dev/shm when it is a
+     * writable directory (tmpfs: Felix writes a dozen small files per bundle install and the
+     * launcher deletes them at exit; on a disk file system that is 50-100 ms of every dtrace run,
+     * measured on this project's ext4 /tmp), else java.io.tmpdir.
+     */
+    static Path storageParent() {
+        String override = System.getProperty("jdtrace.storage");
+        if (override != null) {
+            return Path.of(override);
+        }
+        Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+            return shm;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir", "/tmp"));
+    }
+
+    /**
      * Removes the storage directories of runs that were killed (SIGKILL leaves no chance to clean
-     * up): /tmp/jdtrace-felix-PID-N whose PID is no longer alive. Runs on a daemon thread.
+     * up): jdtrace-felix-PID-N whose PID is no longer alive. Runs on a daemon thread.
      */
     static void deleteStale(Path tmp) {
         try (Stream<Path> s = Files.list(tmp)) {

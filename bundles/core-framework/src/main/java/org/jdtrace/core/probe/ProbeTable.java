@@ -90,12 +90,19 @@ public final class ProbeTable {
 
     /** The probe with these four exact names, or null. */
     public ProbeImpl lookup(String provider, String module, String function, String name) {
-        Set<ProbeImpl> bucket = byPart[ProbePattern.NAME].get(name);
-        if (bucket == null) {
+        // the smaller of the function and name buckets: a provider making one entry and one
+        // return probe per function would otherwise walk every "entry" probe for each creation
+        Set<ProbeImpl> bucket = byPart[ProbePattern.FUNCTION].get(function);
+        Set<ProbeImpl> byName = byPart[ProbePattern.NAME].get(name);
+        if (bucket == null || byName == null) {
             return null;
         }
+        if (byName.size() < bucket.size()) {
+            bucket = byName;
+        }
         for (ProbeImpl p : bucket) {
-            if (p.provider().equals(provider) && p.module().equals(module) && p.function().equals(function)) {
+            if (p.provider().equals(provider) && p.module().equals(module) && p.function().equals(function)
+                    && p.name().equals(name)) {
                 return p;
             }
         }
