@@ -15,4 +15,14 @@ public interface ProbeArgs {
 
     /** One list per matched probe; empty when the description matches nothing (yet). */
     List<List<ArgDesc>> argDescs(ProbeDescription description);
+
+    /**
+     * The stability attributes the provider of the first probe {@code description} matches now
+     * declares (dt_probe_info's pattr), or null when it matches nothing (yet).
+     *
+     * @since 1.2
+     */
+    default org.jdtrace.spi.ProviderAttributes attributes(ProbeDescription description) {
+        return null;
+    }
 }

@@ -43,6 +43,18 @@ public interface Provider {
         return false;
     }
 
+    /**
+     * The stability of this provider's probe descriptions and arguments (the dtrace_pattr_t it
+     * would give dtrace_register): dtrace -lv prints them and the D compiler derives a clause's
+     * attributes from them (dtrace -v, {@code -x amin}). A provider that declares nothing is
+     * Unstable/Unstable/Common throughout.
+     *
+     * @since 1.5
+     */
+    default ProviderAttributes attributes() {
+        return ProviderAttributes.UNDECLARED;
+    }
+
     /** dtps_provide_module: a module (bundle) was loaded; create its probes. */
     default void provideModule(Module module) {}
 

@@ -5,7 +5,8 @@
  *   1. lex and parse (parse.Parser pulling tokens from lex.Lexer, which expands macros): Script;
  *   2. semantic analysis (sema.DFrontEnd.analyse: names, types, prototypes): CheckedProgram;
  *      then the program's #pragma D options are applied to the state's options (lowering reads
- *      strsize and the like);
+ *      strsize and the like), and the program's stability attributes are computed
+ *      (sema.ClauseAttributes: dtrace -v's report, -x amin's D_ATTR_MIN);
  *   3. lowering (lower.ClauseLowering, every clause to an Ir.Clause against the state's slots);
  *   4. code generation (codegen.ClauseCompiler, every Ir.Clause to an EcbBody hidden class).
  * The result is a Compilation: one Statement per probe description of each clause, in source
@@ -124,6 +125,9 @@ public final class DCompiler implements FrontEnd {
                 isScript(sourceName, macroArgs));
         CheckedProgram program = DFrontEnd.analyse(script, registers, probeArgs);
         applyPragmas(options, program);
+        String amin = options.getString("amin");
+        org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes = org.jdtrace.libdtrace.sema.ClauseAttributes.of(
+                program, probeArgs, amin == null ? null : org.jdtrace.spi.Attributes.parse(amin));
         ClauseLowering lowering = new ClauseLowering(state);
         List<Ir.Clause> lowered = new ArrayList<>();
         for (Clause c : program.clauses()) {
@@ -141,7 +145,7 @@ public final class DCompiler implements FrontEnd {
                 statements.add(new Statement(List.of(spec.description()), c.source(), body, pid));
             }
         }
-        return new Compilation(statements, program.options(), lowering.destructive());
+        return new Compilation(statements, program.options(), lowering.destructive(), attributes);
     }
 
     /** Options that set up the compiler itself: -x only, never #pragma D option (EDT_BADOPTCTX). */

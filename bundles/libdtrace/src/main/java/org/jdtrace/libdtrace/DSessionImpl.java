@@ -102,7 +102,7 @@ public final class DSessionImpl implements DSession {
         if (c.destructive()) {
             usesDestructiveActions();
         }
-        return program(c.statements(), c.pragmas());
+        return program(c.statements(), c.pragmas(), c.attributes());
     }
 
     @Override
@@ -126,8 +126,22 @@ public final class DSessionImpl implements DSession {
         return ClauseCompiler.compile(state, clause);
     }
 
+    /**
+     * A program compiled from D source: its statements, and the stability attributes dtrace -v
+     * reports (the minimum over its clauses; sema.ClauseAttributes).
+     */
+    public interface AttributedProgram extends DProgram {
+        org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes();
+    }
+
     /** A program from compiled statements; pragmas are applied as options now. */
     public DProgram program(List<Statement> statements, Map<String, String> pragmas) throws DTraceException {
+        return program(statements, pragmas, null);
+    }
+
+    /** As above, with the program's stability attributes (null: not computed, e.g. -n descriptions without a body). */
+    public DProgram program(List<Statement> statements, Map<String, String> pragmas,
+            org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes) throws DTraceException {
         for (var e : pragmas.entrySet()) {
             try {
                 state.options.set(e.getKey(), e.getValue());
@@ -139,7 +153,12 @@ public final class DSessionImpl implements DSession {
         }
         List<Statement> stmts = List.copyOf(statements);
         Map<String, String> prag = new LinkedHashMap<>(pragmas);
-        return new DProgram() {
+        return new AttributedProgram() {
+            @Override
+            public org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes() {
+                return attributes;
+            }
+
             @Override
             public List<Statement> statements() {
                 return stmts;

@@ -14,10 +14,17 @@ public interface FrontEnd {
 
     /**
      * What one compile produced: a statement per probe description of each clause (in source
-     * order), the program's pragmas (already applied to the state's options) and whether it uses
-     * destructive actions (tracing then needs -w).
+     * order), the program's pragmas (already applied to the state's options), whether it uses
+     * destructive actions (tracing then needs -w), and its stability attributes (dtrace -v).
      */
-    record Compilation(List<Statement> statements, java.util.Map<String, String> pragmas, boolean destructive) {}
+    record Compilation(List<Statement> statements, java.util.Map<String, String> pragmas, boolean destructive,
+            org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes) {
+
+        /** A compilation whose stability attributes were not computed. */
+        public Compilation(List<Statement> statements, java.util.Map<String, String> pragmas, boolean destructive) {
+            this(statements, pragmas, destructive, null);
+        }
+    }
 
     /** {@code probeArgs}: types args[] from the matched probes' argument descriptions (null: int64_t). */
     Compilation compile(DState state, org.jdtrace.engine.ProbeArgs probeArgs, String source, String sourceName,

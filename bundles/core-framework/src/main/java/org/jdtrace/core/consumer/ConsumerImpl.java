@@ -61,7 +61,17 @@ final class ConsumerImpl implements Consumer {
         this.session = session;
         this.onClose = onClose;
         this.state = new ConsumerState(framework, session, this::wake);
-        session.probeArgs(this::argDescs);
+        session.probeArgs(new org.jdtrace.engine.ProbeArgs() {
+            @Override
+            public List<List<ArgDesc>> argDescs(ProbeDescription d) {
+                return ConsumerImpl.this.argDescs(d);
+            }
+
+            @Override
+            public org.jdtrace.spi.ProviderAttributes attributes(ProbeDescription d) {
+                return ConsumerImpl.this.attributes(d);
+            }
+        });
     }
 
     /** dtrace_probe_info for the compiler: the argument types of each probe {@code d} matches now. */
@@ -75,6 +85,18 @@ final class ConsumerImpl implements Consumer {
             return List.of(); // exec() reports what a provider could not do
         }
         return out;
+    }
+
+    /** dtrace_probe_info's pattr for the compiler: that of the first probe {@code d} matches now, or null. */
+    private org.jdtrace.spi.ProviderAttributes attributes(ProbeDescription d) {
+        try {
+            for (Probe p : framework.match(d)) {
+                return framework.attributes(p);
+            }
+        } catch (RuntimeException e) {
+            // exec() reports what a provider could not do
+        }
+        return null;
     }
 
     @Override
@@ -233,7 +255,8 @@ final class ConsumerImpl implements Consumer {
             for (ArgDesc a : framework.argDescs(p)) {
                 args.add(a.nativeType());
             }
-            out.add(new ProbeInfo(p.id(), p.provider(), p.module(), p.function(), p.name(), List.copyOf(args)));
+            out.add(new ProbeInfo(p.id(), p.provider(), p.module(), p.function(), p.name(), List.copyOf(args),
+                    framework.attributes(p)));
         }
         return out;
     }

@@ -562,6 +562,21 @@ public final class DTraceFramework {
         }
     }
 
+    /** The stability attributes the provider of {@code probe} declares (dtrace_probe_info's pattr). */
+    public org.jdtrace.spi.ProviderAttributes attributes(Probe probe) {
+        if (probe instanceof ProbeImpl p) {
+            try {
+                org.jdtrace.spi.ProviderAttributes a = p.owner().attributes();
+                if (a != null) {
+                    return a;
+                }
+            } catch (RuntimeException e) {
+                // a provider that cannot say declares nothing
+            }
+        }
+        return org.jdtrace.spi.ProviderAttributes.UNDECLARED;
+    }
+
     /** A provider option a consumer set (-x fbt-max=N): told to every provider. */
     public void providerOption(String name, long value) {
         synchronized (lock) {

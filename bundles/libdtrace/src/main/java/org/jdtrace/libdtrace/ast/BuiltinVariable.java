@@ -48,6 +48,23 @@ public enum BuiltinVariable implements Symbol {
     WALLTIMESTAMP("walltimestamp", DType.INT64),
     UREGS("uregs", DType.UINT64, "uregs");
 
+    /**
+     * The row's stability attributes (the DT_ATTR_* column of _dtrace_globals[]): Stable/Stable/
+     * Common, but curthread's data, which is the kernel's and Private. args[]'s are also bounded
+     * by what the probe's provider declares of its arguments (sema.StabilityCheck).
+     */
+    public org.jdtrace.spi.Attributes attributes() {
+        return this == CURTHREAD
+                ? new org.jdtrace.spi.Attributes(org.jdtrace.spi.Stability.STABLE, org.jdtrace.spi.Stability.PRIVATE,
+                        org.jdtrace.spi.DependencyClass.COMMON)
+                : org.jdtrace.spi.Attributes.STABLE_COMMON;
+    }
+
+    /** What dtrace calls the variable in its messages (dt_idkind_name): args and uregs are arrays. */
+    public String kindName() {
+        return this == ARGS || this == UREGS ? "associative array" : "scalar";
+    }
+
     /** How a firing reads the variable. */
     public enum Access { PROBE, SUBR, KERNEL }
 

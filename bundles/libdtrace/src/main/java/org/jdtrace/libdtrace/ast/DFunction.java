@@ -87,6 +87,30 @@ public enum DFunction {
     QUANTIZE("quantize", Kind.AGGREGATING, 1, 2, ""), LQUANTIZE("lquantize", Kind.AGGREGATING, 3, 5, ""),
     LLQUANTIZE("llquantize", Kind.AGGREGATING, 5, 6, "");
 
+    /**
+     * The row's stability attributes (the DT_ATTR_* column of _dtrace_globals[]): Stable/Stable/
+     * Common but for the byte-order and device-number subroutines and the kernel-lock ones, which
+     * DTrace declares Evolving/Evolving/Common. The D compiler takes a statement's attributes from
+     * the built-ins it uses (dtrace -v, -x amin).
+     */
+    public org.jdtrace.spi.Attributes attributes() {
+        return switch (this) {
+            case HTONS, HTONL, HTONLL, NTOHS, NTOHL, NTOHLL, GETMAJOR, GETMINOR, DDI_PATHNAME, MUTEX_OWNED,
+                    MUTEX_OWNER, MUTEX_TYPE_ADAPTIVE, MUTEX_TYPE_SPIN, RW_READ_HELD, RW_WRITE_HELD, RW_ISWRITER ->
+                org.jdtrace.spi.Attributes.EVOLVING_COMMON;
+            default -> org.jdtrace.spi.Attributes.STABLE_COMMON;
+        };
+    }
+
+    /** What dtrace calls a row of this kind in its messages (dt_idkind_name). */
+    public String kindName() {
+        return switch (kind) {
+            case ACTION, DESTRUCTIVE -> "tracing function";
+            case AGGREGATING -> "aggregating function";
+            case SUBROUTINE, KERNEL -> "function";
+        };
+    }
+
     public enum Kind { ACTION, DESTRUCTIVE, SUBROUTINE, AGGREGATING, KERNEL }
 
     public final String dname;

@@ -391,6 +391,10 @@ final class Invocation {
         for (ProbeInfo p : probes) {
             ofp.printf("%5d %10s %17s %33s %s%n", p.id(), p.provider(), p.module(), p.function(), p.name());
             if (verbose) {
+                org.jdtrace.spi.ProviderAttributes pa = p.attributes();
+                printAttributes("Probe Description Attributes", org.jdtrace.libdtrace.sema.ClauseAttributes.of(
+                        new org.jdtrace.spi.ProbeDescription(p.provider(), p.module(), p.function(), p.name()), pa));
+                printAttributes("Argument Attributes", pa.args());
                 ofp.print("\n\tArgument Types\n");
                 List<String> args = p.args() == null ? List.of() : p.args();
                 for (int i = 0; i < args.size(); i++) {
@@ -404,10 +408,32 @@ final class Invocation {
         }
     }
 
+    /** -v: the program's minimum description and statement attributes, as exec_prog prints them. */
+    private void printStability(Compiled c) {
+        if (!cl.has('v') || !(c.program() instanceof org.jdtrace.libdtrace.DSessionImpl.AttributedProgram p)
+                || p.attributes() == null) {
+            return;
+        }
+        ofp.printf("%nStability attributes for %s %s:%n", c.spec().isScript() ? "script" : "description",
+                reportedName(c.spec()));
+        printAttributes("Minimum Probe Description Attributes", p.attributes().description());
+        printAttributes("Minimum Statement Attributes", p.attributes().statement());
+    }
+
+    private void printAttributes(String title, org.jdtrace.spi.Attributes a) {
+        ofp.printf("%n\t%s%n", title);
+        ofp.printf("\t\tIdentifier Names: %s%n", a.name().label());
+        ofp.printf("\t\tData Semantics:   %s%n", a.data().label());
+        ofp.printf("\t\tDependency Class: %s%n", a.dependency().label());
+    }
+
     // ---- pass 5: enable and consume ----
 
     private int exec(List<Compiled> programs) throws Fatal {
         if (cl.has('e')) {
+            for (Compiled c : programs) {
+                printStability(c);
+            }
             return E_SUCCESS;
         }
         int total = 0;
@@ -420,6 +446,7 @@ final class Invocation {
             }
             notice((c.spec().isScript() ? "script" : "description") + " '" + reportedName(c.spec())
                     + "' matched " + n + " probe" + (n == 1 ? "" : "s"));
+            printStability(c);
             total += n;
         }
         boolean zdefs = consumer.getOption("zdefs") != null;

@@ -157,11 +157,12 @@ public final class Options {
         return version(major, minor, micro);
     }
 
-    /** Values with a fixed vocabulary (dt_opt_stdc; iregs at least 1). */
+    /** Values with a fixed vocabulary (dt_opt_stdc; iregs at least 1; amin as dtrace_str2attr reads it). */
     private static boolean validValue(String name, String value, long v) {
         return switch (name) {
             case "stdc" -> value != null && (value.equals("a") || value.equals("c") || value.equals("s") || value.equals("t"));
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
+            case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
             default -> true;
         };
     }

@@ -103,19 +103,9 @@ final class Checker {
                 || constants.containsKey(name);
     }
 
-    private static final List<String> STABILITIES = List.of("internal", "private", "obsolete", "external",
-            "unstable", "evolving", "stable", "standard");
-    private static final List<String> CLASSES = List.of("unknown", "cpu", "platform", "group", "isa", "common");
-
-    /** dtrace_str2attr: {@code name[/name[/class]]}, case-insensitive. */
+    /** dtrace_str2attr: {@code name[/name[/class]]}, case-insensitive (the SPI's one parser). */
     private static boolean attributes(String a) {
-        String[] parts = a.split("/", -1);
-        if (parts.length > 3) return false;
-        for (int i = 0; i < parts.length; i++) {
-            String x = parts[i].toLowerCase(java.util.Locale.ROOT);
-            if (!(i < 2 ? STABILITIES : CLASSES).contains(x)) return false;
-        }
-        return true;
+        return org.jdtrace.spi.Attributes.parse(a) != null;
     }
 
     private static String unquoted(String word) {

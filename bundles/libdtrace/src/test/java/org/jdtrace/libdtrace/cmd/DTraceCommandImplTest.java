@@ -165,9 +165,11 @@ class DTraceCommandImplTest {
     @Test
     void listEverythingAndVerboseArgumentTypes() {
         assertEquals(0, run("-lv"));
+        String stable = "\t\tIdentifier Names: Stable\n\t\tData Semantics:   Stable\n\t\tDependency Class: Common\n";
+        String attributes = "\n\tProbe Description Attributes\n" + stable + "\n\tArgument Attributes\n" + stable;
         assertTrue(out().contains("    3     dtrace                                                     ERROR\n"
-                + "\n\tArgument Types\n\t\targs[0]: uint64_t\n\t\targs[1]: int\n\n"), out());
-        assertTrue(out().contains("BEGIN\n\n\tArgument Types\n\t\tNone\n\n"), out());
+                + attributes + "\n\tArgument Types\n\t\targs[0]: uint64_t\n\t\targs[1]: int\n\n"), out());
+        assertTrue(out().contains("BEGIN\n" + attributes + "\n\tArgument Types\n\t\tNone\n\n"), out());
     }
 
     @Test

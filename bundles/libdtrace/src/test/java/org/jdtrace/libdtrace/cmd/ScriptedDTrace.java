@@ -19,10 +19,14 @@ import org.jdtrace.consumer.Program;
  */
 final class ScriptedDTrace implements DTrace {
 
+    /** What the real dtrace provider declares. */
+    static final org.jdtrace.spi.ProviderAttributes DTRACE =
+            new org.jdtrace.core.providers.dtrace.DTraceProvider().attributes();
+
     final List<ProbeInfo> probes = new ArrayList<>(List.of(
-            new ProbeInfo(1, "dtrace", "", "", "BEGIN", List.of()),
-            new ProbeInfo(2, "dtrace", "", "", "END", List.of()),
-            new ProbeInfo(3, "dtrace", "", "", "ERROR", List.of("uint64_t", "int"))));
+            new ProbeInfo(1, "dtrace", "", "", "BEGIN", List.of(), DTRACE),
+            new ProbeInfo(2, "dtrace", "", "", "END", List.of(), DTRACE),
+            new ProbeInfo(3, "dtrace", "", "", "ERROR", List.of("uint64_t", "int"), DTRACE)));
     final Map<String, String> options = new HashMap<>();
     final List<String> sources = new ArrayList<>();
     final List<List<String>> macroArgs = new ArrayList<>();
