@@ -418,6 +418,7 @@ final class Invocation {
                 reportedName(c.spec()));
         printAttributes("Minimum Probe Description Attributes", p.attributes().description());
         printAttributes("Minimum Statement Attributes", p.attributes().statement());
+        ofp.print("\n");
     }
 
     private void printAttributes(String title, org.jdtrace.spi.Attributes a) {

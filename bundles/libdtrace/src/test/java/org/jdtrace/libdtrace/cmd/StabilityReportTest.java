@@ -61,7 +61,7 @@ class StabilityReportTest {
         assertEquals(0, run("-v", "-n", "dtrace:::BEGIN { trace(htons(1)); exit(0); }"));
         assertTrue(out().startsWith("\nStability attributes for description dtrace:::BEGIN :\n"
                 + block("Minimum Probe Description Attributes", "Stable/Stable/Common")
-                + block("Minimum Statement Attributes", "Evolving/Evolving/Common")), out());
+                + block("Minimum Statement Attributes", "Evolving/Evolving/Common") + "\n"), out());
         assertEquals("dtrace: description 'dtrace:::BEGIN ' matched 1 probe\n",
                 errBytes.toString(StandardCharsets.UTF_8));
     }
@@ -71,7 +71,7 @@ class StabilityReportTest {
         assertEquals(0, run("-e", "-v", "-n", "BEGIN { exit(0); }"));
         assertEquals("\nStability attributes for description BEGIN :\n"
                 + block("Minimum Probe Description Attributes", "Unstable/Unstable/Common")
-                + block("Minimum Statement Attributes", "Stable/Stable/Common"), out());
+                + block("Minimum Statement Attributes", "Stable/Stable/Common") + "\n", out());
     }
 
     @Test
