@@ -15,6 +15,14 @@ public record ProviderAttributes(Attributes provider, Attributes module, Attribu
             Attributes.UNSTABLE_COMMON, Attributes.UNSTABLE_COMMON, Attributes.UNSTABLE_COMMON,
             Attributes.UNSTABLE_COMMON);
 
+    /**
+     * The syscall provider's, as the Dynamic Tracing Guide tabulates them: one table for each
+     * bundle that implements syscall (the kernel-event one and the ptrace one that stands in
+     * where kernel events are not allowed).
+     */
+    public static final ProviderAttributes SYSCALL = parse("Evolving/Evolving/Common", "Private/Private/Unknown",
+            "Unstable/Unstable/ISA", "Evolving/Evolving/Common", "Unstable/Unstable/ISA");
+
     public ProviderAttributes {
         if (provider == null || module == null || function == null || name == null || args == null) {
             throw new IllegalArgumentException("an attribute is missing");

@@ -4,16 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.provider.DTraceFramework;
-import org.jdtrace.core.providers.dtrace.DTraceProvider;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
 import org.jdtrace.spi.ProbeRegistry;
@@ -67,34 +60,21 @@ class ProviderFailureTest {
         public void disable(Probe probe) {}
     }
 
-    private final DTraceFramework fw = new DTraceFramework();
     private final FailingProvider bad = new FailingProvider();
-    private final DTraceService dtrace;
-    private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-
-    ProviderFailureTest() {
-        fw.addProvider(new DTraceProvider());
-        fw.addProvider(bad);
-        dtrace = new DTraceService(fw, new DSessionFactoryImpl());
-    }
+    private final RealCommand cmd = new RealCommand(bad);
+    private final DTraceFramework fw = cmd.fw;
 
     @AfterEach
     void tearDown() {
-        dtrace.deactivate();
-        fw.deactivate();
+        cmd.close();
     }
 
     private int run(String... argv) {
-        outBytes.reset();
-        errBytes.reset();
-        return new DTraceCommandImpl(dtrace).run(List.of(argv), new ByteArrayInputStream(new byte[0]),
-                new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-                new PrintStream(errBytes, true, StandardCharsets.UTF_8), () -> false);
+        return cmd.run(argv);
     }
 
     private String err() {
-        return errBytes.toString(StandardCharsets.UTF_8);
+        return cmd.err();
     }
 
     @Test
@@ -139,7 +119,7 @@ class ProviderFailureTest {
     void theFrameworkStaysUsableAfterAFailure() {
         assertEquals(1, run("-n", "bad:::grab"));
         assertEquals(0, run("-q", "-n", "BEGIN { printf(\"ok\\n\"); exit(0); }"));
-        assertTrue(outBytes.toString(StandardCharsets.UTF_8).startsWith("ok\n"), outBytes.toString(StandardCharsets.UTF_8));
+        assertTrue(cmd.out().startsWith("ok\n"), cmd.out());
         assertEquals("", err());
     }
 }

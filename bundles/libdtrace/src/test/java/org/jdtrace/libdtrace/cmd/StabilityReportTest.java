@@ -3,15 +3,6 @@ package org.jdtrace.libdtrace.cmd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import org.jdtrace.core.consumer.DTraceService;
-import org.jdtrace.core.provider.DTraceFramework;
-import org.jdtrace.core.providers.dtrace.DTraceProvider;
-import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,32 +13,19 @@ import org.junit.jupiter.api.Test;
  */
 class StabilityReportTest {
 
-    private final DTraceFramework fw = new DTraceFramework();
-    private final DTraceService dtrace;
-    private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
-
-    StabilityReportTest() {
-        fw.addProvider(new DTraceProvider());
-        dtrace = new DTraceService(fw, new DSessionFactoryImpl());
-    }
+    private final RealCommand cmd = new RealCommand();
 
     @AfterEach
     void tearDown() {
-        dtrace.deactivate();
-        fw.deactivate();
+        cmd.close();
     }
 
     private int run(String... argv) {
-        outBytes.reset();
-        errBytes.reset();
-        return new DTraceCommandImpl(dtrace).run(List.of(argv), new ByteArrayInputStream(new byte[0]),
-                new PrintStream(outBytes, true, StandardCharsets.UTF_8),
-                new PrintStream(errBytes, true, StandardCharsets.UTF_8), () -> false);
+        return cmd.run(argv);
     }
 
     private String out() {
-        return outBytes.toString(StandardCharsets.UTF_8);
+        return cmd.out();
     }
 
     private static String block(String title, String attrs) {
@@ -63,7 +41,7 @@ class StabilityReportTest {
                 + block("Minimum Probe Description Attributes", "Stable/Stable/Common")
                 + block("Minimum Statement Attributes", "Evolving/Evolving/Common") + "\n"), out());
         assertEquals("dtrace: description 'dtrace:::BEGIN ' matched 1 probe\n",
-                errBytes.toString(StandardCharsets.UTF_8));
+                cmd.err());
     }
 
     @Test
@@ -86,9 +64,9 @@ class StabilityReportTest {
         assertEquals(1, run("-xerrtags", "-x", "amin=Evolving/Evolving/Common", "-n", "BEGIN { exit(0); }"));
         assertEquals("dtrace: invalid probe specifier BEGIN { exit(0); }: [D_ATTR_MIN] attributes for clause "
                 + "(Unstable/Unstable/Common) are less than predefined minimum\n",
-                errBytes.toString(StandardCharsets.UTF_8));
+                cmd.err());
         assertEquals(1, run("-x", "amin=Stabl", "-n", "BEGIN { exit(0); }"));
         assertEquals("dtrace: failed to set -x amin: Invalid value for specified option\n",
-                errBytes.toString(StandardCharsets.UTF_8));
+                cmd.err());
     }
 }

@@ -47,6 +47,11 @@ class ClauseAttributesTest {
     }
 
     @Test
+    void theSpisSyscallTableIsTheGuides() {
+        assertEquals(SYSCALL, ProviderAttributes.SYSCALL);
+    }
+
+    @Test
     void theGuidesDtraceProviderTableGivesAFullDescriptionItsAttributes() throws DTraceException {
         ClauseAttributes.Report r = report("dtrace:::BEGIN { printf(\"%d\", 2); exit(0); }", null);
         assertEquals("Stable/Stable/Common", r.description().toString());

@@ -89,14 +89,9 @@ final class KernelSyscallProvider implements Provider {
         perf.drain();
     }
 
-    /** Provider, module, function, name and argument stability: the syscall provider's, as the Dynamic Tracing Guide tabulates them. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/Common", "Private/Private/Unknown", "Unstable/Unstable/ISA", "Evolving/Evolving/Common",
-            "Unstable/Unstable/ISA");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return org.jdtrace.spi.ProviderAttributes.SYSCALL;
     }
 
     @Override
