@@ -66,6 +66,15 @@ public interface DSession {
     /** exit() ran in some clause. */
     boolean exitRequested();
 
+    /**
+     * {@code wake} is run (from probe context: it must not block) when a clause's exit() is
+     * committed, so that a consumer waiting for its next period ends at once instead of polling
+     * {@link #exitRequested}.
+     *
+     * @since 1.2
+     */
+    default void onExit(Runnable wake) {}
+
     int exitStatus();
 
     /** Tells the D half which probe an epid belongs to, for the CPU/ID/FUNCTION:NAME lines. */

@@ -226,6 +226,11 @@ public final class DSessionImpl implements DSession {
     }
 
     @Override
+    public void onExit(Runnable wake) {
+        state.onExit = wake;
+    }
+
+    @Override
     public boolean exitRequested() {
         return state.exitRequested();
     }

@@ -42,7 +42,13 @@ import org.jdtrace.spi.ProviderException;
 
 final class ConsumerImpl implements Consumer {
 
-    static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /**
+     * The longest a waiting work() sleeps between checks. exit(), stop() and a failure wake it at
+     * once (DSession.onExit, stop, ConsumerState's wake), so this only bounds the wait should a
+     * wake-up be missed; a short period here costs an idle dtrace CPU (it was 5 ms: 200 wake-ups
+     * a second).
+     */
+    static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     static final long DEFAULT_SWITCHRATE_NANOS = Rates.NANOS_PER_SEC;
 
     private final DTraceFramework framework;
@@ -61,6 +67,7 @@ final class ConsumerImpl implements Consumer {
         this.session = session;
         this.onClose = onClose;
         this.state = new ConsumerState(framework, session, this::wake);
+        session.onExit(this::wake);
         session.probeArgs(new org.jdtrace.engine.ProbeArgs() {
             @Override
             public List<List<ArgDesc>> argDescs(ProbeDescription d) {

@@ -472,7 +472,7 @@ final class Invocation {
 
     /**
      * dtrace's consume loop. Consumer.work() may wait a whole switchrate period, so Ctrl-C and the
-     * end of the target processes are watched by a second thread (every 10 ms), which prints
+     * end of the target processes are watched by a second thread (every 50 ms), which prints
      * dtrace's newline for a Ctrl-C and asks the consumer to stop (stop() is thread-safe); the END
      * clause and the aggregations then come out of the next work().
      */
@@ -522,7 +522,7 @@ final class Invocation {
                 return;
             }
             try {
-                Thread.sleep(10);
+                Thread.sleep(50);
             } catch (InterruptedException e) {
                 return;
             }

@@ -216,7 +216,12 @@ public final class DState {
             exitStatus = status;
             exitRequested = true;
         }
+        Runnable w = onExit;
+        if (w != null) w.run();
     }
+
+    /** Run after exit() (the consumer's wake-up: LockSupport.unpark, which neither blocks nor allocates). */
+    public volatile Runnable onExit;
 
     public boolean exitRequested() {
         return exitRequested;
