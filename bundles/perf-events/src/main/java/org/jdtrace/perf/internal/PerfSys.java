@@ -84,6 +84,9 @@ public final class PerfSys {
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
         static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
         static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        // libc's wrapper (glibc 2.30+): the signal goes to one thread of one process, so a pid
+        // reused since the event is not signalled unless its thread id matches as well
+        static final MethodHandle TGKILL = call("tgkill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
         static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -265,6 +268,27 @@ public final class PerfSys {
         for (int i = 0; i < Math.min(15, b.length); i++) {
             byte c = b[i];
             a.set(JAVA_BYTE, off + i, Character.isLetterOrDigit(c) || c == '_' ? c : (byte) '_');
+        }
+    }
+
+    /** Linux's SIGSTOP (the same number on every architecture this bundle runs on). */
+    public static final int SIGSTOP = 19;
+
+    /** Room for the errno a call captures: one per calling thread, made by {@link #callState}. */
+    public static MemorySegment callState() {
+        return Arena.ofAuto().allocate(STATE);
+    }
+
+    /**
+     * tgkill(pid, tid, sig) through libc (no system-call number here): 0, or the errno
+     * ({@code st} from {@link #callState}, so that a call allocates nothing).
+     */
+    public static int tgkill(MemorySegment st, int pid, int tid, int sig) {
+        try {
+            int r = (int) Libc.TGKILL.invokeExact(st, pid, tid, sig);
+            return r == 0 ? 0 : (int) ERRNO_VH.get(st, 0L);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
         }
     }
 

@@ -255,6 +255,48 @@ class KernelProvidersTest {
     }
 
     @Test
+    void raiseSignalsTheThreadThatFiredAndStopStopsItsProcess() throws Exception {
+        providers().forEach(fw::addProvider);
+        // raise(): a worker thread's getppid returns; the signal must reach that thread (the main
+        // thread waits in pthread_join, where a process-directed signal would go)
+        Process p = new ProcessBuilder(PerfEventsTest.bin("ft_raise"), "20").redirectErrorStream(true).start();
+        started.add(p);
+        String[] r = run("-q", "-w", "-n", "BEGIN { sent = 0; } syscall::getppid:return /pid == " + p.pid() + " && !sent/ "
+                + "{ sent = 1; raise(SIGUSR1); printf(\"raised %d\\n\", tid); } "
+                + "proc:::exit /pid == " + p.pid() + "/ { exit(0); } tick-30s { exit(3); }");
+        assertEquals("0", r[0], r[1] + r[2]);
+        assertEquals(0, p.waitFor(), "the handler ran");
+        String seen = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        String[] f = seen.split(" "); // main M worker W handled-by H
+        assertEquals(f[3], f[5], "handled in the worker: " + seen);
+        assertEquals("raised " + f[3], r[1].strip(), "the firing thread is the worker: " + seen);
+        assertEquals("", r[2]);
+
+        // without -w: refused at compile time
+        r = run("-q", "-n", "syscall::getppid:return { raise(SIGUSR1); }");
+        assertEquals("1", r[0], r[2]);
+
+        // stop(): the whole process stops (state T) until it is continued
+        Process q = new ProcessBuilder(PerfEventsTest.bin("ft_sys"), "100000", "loop").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(q);
+        r = run("-q", "-w", "-n", "syscall::getppid:return /pid == " + q.pid() + "/ { stop(); exit(0); } tick-30s { exit(3); }");
+        assertEquals("0", r[0], r[1] + r[2]);
+        String state = "";
+        for (int i = 0; i < 100 && !(state = procState(q.pid())).equals("T"); i++) Thread.sleep(50);
+        assertEquals("T", state, "stopped");
+        Thread.sleep(300);
+        assertEquals("T", procState(q.pid()), "and stays stopped");
+        q.destroyForcibly().waitFor();
+    }
+
+    /** The state letter of /proc/PID/stat (after the parenthesised comm). */
+    static String procState(long pid) throws Exception {
+        String st = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        return st.substring(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3);
+    }
+
+    @Test
     void procExecCapturesThePathAndProcExitGivesTheReason() throws Exception {
         providers().forEach(fw::addProvider);
         Path dir = Files.createTempDirectory("jdtrace-core");
