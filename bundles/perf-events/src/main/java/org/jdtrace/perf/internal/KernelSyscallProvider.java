@@ -203,6 +203,22 @@ final class KernelSyscallProvider implements Provider {
         return new Probe[][] {armed[0].clone(), armed[1].clone()};
     }
 
+    /**
+     * The probe fires after the event: at entry, the strings of the call's string arguments (its
+     * tracefs format's {@code const char *} among arguments 0..3) were read there; nothing at return.
+     */
+    @Override
+    public java.util.Set<Integer> capturedStrings(Probe probe) {
+        Call c = (Call) probe.providerArg();
+        java.util.Set<Integer> out = new java.util.TreeSet<>();
+        if (!c.entry()) return out;
+        int bits = stringArgs(c.name());
+        for (int i = 0; i < SyscallProgram.STRINGS; i++) {
+            if ((bits & (SyscallProgram.STRING0 << i)) != 0) out.add(i);
+        }
+        return out;
+    }
+
     /** Bits 1..4: which of arguments 0..3 the call's tracefs format declares as strings. */
     private int stringArgs(String call) {
         KernelTracepoint tp;

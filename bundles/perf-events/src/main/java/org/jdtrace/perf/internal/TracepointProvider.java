@@ -158,6 +158,16 @@ final class TracepointProvider implements Provider {
         }
     }
 
+    /**
+     * The probe fires after the event: only the string of a capture's string field (proc:::exec's
+     * path, arg0) was read at the event.
+     */
+    @Override
+    public java.util.Set<Integer> capturedStrings(Probe probe) {
+        Spec s = (Spec) probe.providerArg();
+        return s.capture != null && s.capture.stringField() != null ? java.util.Set.of(0) : java.util.Set.of();
+    }
+
     @Override
     public ArgDesc argDesc(Probe probe, int index) {
         Spec s = (Spec) probe.providerArg();

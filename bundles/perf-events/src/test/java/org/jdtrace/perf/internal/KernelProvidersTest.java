@@ -297,6 +297,46 @@ class KernelProvidersTest {
     }
 
     @Test
+    void aReadTheKernelCannotCaptureAtTheEventIsRefusedAtCompileTime() {
+        providers().forEach(fw::addProvider);
+        // captured at the event: the string arguments of a call's entry, proc:::exec's path;
+        // D's own storage (alloca) is no read of the process
+        for (String ok : List.of("syscall::openat:entry { printf(\"%s\", copyinstr(arg1)); }",
+                "syscall::openat:entry { trace(copyinstr(args[1], 64)); }",
+                "syscall::execve:entry { trace(copyinstr((uintptr_t) arg0)); }",
+                "proc:::exec { trace(copyinstr(arg0)); }",
+                "syscall::read:entry { this->p = (char *) alloca(8); this->p[0] = 'a'; trace(this->p[0]); }",
+                "BEGIN { trace(copyinstr(0)); }")) {
+            String[] r = run("-e", "-n", ok);
+            assertEquals("0", r[0], ok + ": " + r[2]);
+        }
+        // refused, one line naming the expression and the probe
+        String[][] bad = {
+            {"syscall::openat:entry { self->p = arg1; } syscall::openat:return /self->p/ { trace(copyinstr(self->p)); }",
+                "copyinstr(self->p) reads what syscall:vmlinux:openat:return cannot capture at the event "
+                + "(it fires after the event and captures no user memory)"},
+            {"syscall::openat:entry { trace(copyinstr(arg0)); }",
+                "copyinstr(arg0) reads what syscall:vmlinux:openat:entry cannot capture at the event "
+                + "(it fires after the event and captures only copyinstr(arg1))"},
+            {"syscall::read:entry { trace(*(int *) arg1); }",
+                "reads the process's memory, which syscall:vmlinux:read:entry cannot capture at the event"},
+            {"syscall::read:entry { trace(((int *) arg1)[2]); }", "syscall:vmlinux:read:entry cannot capture"},
+            {"syscall::read:entry { trace(*(int *) copyin(arg1, 4)); }",
+                "copyin(arg1, 4) reads the process's memory, which syscall:vmlinux:read:entry cannot capture"},
+            {"syscall::read:return { copyoutstr(\"x\", arg1, 2); }",
+                "copyoutstr(\"x\", arg1, 2) writes the process's memory, which syscall:vmlinux:read:return cannot capture"},
+            {"sched:::on-cpu { trace(copyinstr(uregs[0])); }",
+                "copyinstr(uregs[0]) reads what sched:vmlinux::on-cpu cannot capture at the event"},
+        };
+        for (String[] b : bad) {
+            String[] r = run("-w", "-e", "-n", b[0]);
+            assertEquals("1", r[0], b[0]);
+            assertTrue(r[2].startsWith("dtrace: ") && r[2].contains(b[1]) && r[2].strip().lines().count() == 1,
+                    b[0] + ":\n" + r[2]);
+        }
+    }
+
+    @Test
     void procExecCapturesThePathAndProcExitGivesTheReason() throws Exception {
         providers().forEach(fw::addProvider);
         Path dir = Files.createTempDirectory("jdtrace-core");
