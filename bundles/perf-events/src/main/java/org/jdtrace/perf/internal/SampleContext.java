@@ -80,7 +80,9 @@ class SampleContext implements ProbeContext {
     @Override
     public long ppid() {
         try {
-            for (String l : Files.readAllLines(Path.of("/proc/" + s.pid + "/status"))) {
+            // after the event: a process gone since gives 0 (syscall and the captured proc probes
+            // read it in the kernel at the event instead)
+            for (String l : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
                 if (l.startsWith("PPid:")) return Long.parseLong(l.substring(5).strip());
             }
         } catch (Exception e) {

@@ -181,6 +181,9 @@ final class TracepointProvider implements Provider {
         volatile Probe[] armed = new Probe[0];
         final EventContext ctx = new EventContext(perf, comms, symbols, abi);
 
+        /** True when the records are a CaptureProgram's (they carry the ppid at the event). */
+        boolean captured;
+
         /** A capture's BPF objects (program attachment first), closed after the set. */
         final List<AutoCloseable> bpf = new ArrayList<>();
 
@@ -198,7 +201,9 @@ final class TracepointProvider implements Provider {
                             | EventSpec.SAMPLE_CALLCHAIN, 0, 0, 64, -1, false), this);
             int[] fds = set.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) events.update(cpu, fds[cpu]);
-            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, buf.fd(), events.fd()), "jdtrace_capture"));
+            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, Btf.parent(), buf.fd(), events.fd()),
+                    "jdtrace_capture"));
+            captured = true;
             bpf.add(0, perf.attach(tp, prog));
         }
 
@@ -242,6 +247,9 @@ final class TracepointProvider implements Provider {
             for (Probe p : armed) {
                 ctx.event(s);
                 ctx.reset();
+                if (captured && s.raw.byteSize() >= CaptureProgram.SIZE) {
+                    ctx.ppid = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.PPID);
+                }
                 if (((Spec) p.providerArg()).firing.fill(s, tp, ctx)) p.fire(ctx);
             }
         }

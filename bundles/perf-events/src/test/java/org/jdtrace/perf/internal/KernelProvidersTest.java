@@ -337,6 +337,37 @@ class KernelProvidersTest {
     }
 
     @Test
+    void ppidIsTheParentAtTheEventForProcessesGoneBeforeTheRecordIsRead() throws Exception {
+        providers().forEach(fw::addProvider);
+        Process sh = new ProcessBuilder("sh", "-c", "read x; for i in 1 2 3 4 5; do /bin/true; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        started.add(sh);
+        long p = sh.pid();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                + "syscall::exit_group:entry /ppid == " + p + "/ { printf(\"sys %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
+                + "proc:::exit /ppid == " + p + "/ { printf(\"exit %d\\n\", ppid); } "
+                + "proc:::exit /pid == " + p + "/ { exit(0); }"));
+        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        sh.getOutputStream().write('\n');
+        sh.getOutputStream().flush();
+        assertEquals(0, sh.waitFor());
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        List<String> lines = new ArrayList<>(List.of(r[1].split("\n")));
+        lines.remove("ready");
+        java.util.Collections.sort(lines);
+        List<String> want = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            want.add("exit " + p);
+            want.add("sys " + p + " " + p);
+        }
+        java.util.Collections.sort(want);
+        assertEquals(want, lines, "five children of " + p + ", each gone before its records were read\n" + r[1] + r[2]);
+    }
+
+    @Test
     void procExecCapturesThePathAndProcExitGivesTheReason() throws Exception {
         providers().forEach(fw::addProvider);
         Path dir = Files.createTempDirectory("jdtrace-core");
