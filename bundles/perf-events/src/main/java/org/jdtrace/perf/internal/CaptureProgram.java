@@ -33,13 +33,25 @@ final class CaptureProgram {
 
     /**
      * {@code taskOffset}: the member's offset in task_struct (Btf), or -1 when none is read;
-     * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown.
+     * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown;
+     * {@code filterFd}: the pid filter map (see above).
      */
-    static long[] build(KernelTracepoint tp, Capture c, int taskOffset, Btf.Parent parent, int bufFd, int eventsFd) {
+    static long[] build(KernelTracepoint tp, Capture c, int taskOffset, Btf.Parent parent, int filterFd, int bufFd,
+            int eventsFd) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
                 .mov(R7, R0)
+                // the pid filter (key 0 of filterFd): 0 for every process, else the one pid + 1
+                .lookupKey0(filterFd)
+                .jeqImm(R0, 0, "out")
+                .ldxW(R1, R0, 0)
+                .jeqImm(R1, 0, "any")
+                .addImm(R1, -1)
+                .mov(R2, R7)
+                .rshImm(R2, 32)
+                .jneReg(R1, R2, "out")
+                .label("any")
                 .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .mov(R8, R0)

@@ -368,6 +368,42 @@ class KernelProvidersTest {
     }
 
     @Test
+    void procProbesWithACaptureProgramFilterThePidInTheKernel() throws Exception {
+        List<Provider> ps = providers();
+        ps.forEach(fw::addProvider);
+        TracepointProvider proc = ps.stream().filter(p -> p instanceof TracepointProvider && p.name().equals("proc"))
+                .map(p -> (TracepointProvider) p).findFirst().orElseThrow();
+        for (boolean filtered : new boolean[] {true, false}) {
+            // A waits, then exits; B runs 40 short processes first
+            Process a = new ProcessBuilder("sh", "-c", "read x; exit 0").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectErrorStream(true).start();
+            Process b = new ProcessBuilder("sh", "-c", "read x; for i in $(seq 40); do /bin/true; done")
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+            started.add(a);
+            started.add(b);
+            String pred = filtered ? "pid == " + a.pid() : "pid == " + a.pid() + " || pid == -1";
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                    "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                    + "proc:::exit /" + pred + "/ { printf(\"exit %d\\n\", pid); exit(0); }"));
+            for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+            long before = proc.delivered;
+            b.getOutputStream().write('\n');
+            b.getOutputStream().flush();
+            assertEquals(0, b.waitFor());
+            Thread.sleep(100);
+            a.getOutputStream().write('\n');
+            a.getOutputStream().flush();
+            String[] r = trace.get();
+            assertEquals("0", r[0], r[2]);
+            assertEquals("ready\nexit " + a.pid(), r[1].strip());
+            long delivered = proc.delivered - before;
+            if (filtered) assertTrue(delivered <= 2, "only A's exit reaches the JVM: " + delivered);
+            else assertTrue(delivered > 40, "without the filter every exit arrives: " + delivered);
+        }
+    }
+
+    @Test
     void procExecCapturesThePathAndProcExitGivesTheReason() throws Exception {
         providers().forEach(fw::addProvider);
         Path dir = Files.createTempDirectory("jdtrace-core");
