@@ -58,6 +58,21 @@ final class BpfAsm {
                 .stW(rec, off + 4, 0);
     }
 
+    /**
+     * The pid filter of a map value: the u32 at {@code value + off} is 0 for every process, else
+     * the one process's pid + 1; jumps to {@code drop} when {@code pidTgid} (bpf_get_current_pid_tgid's
+     * value) is another process's. r1, r2 clobbered. Once per program (its label is fixed).
+     */
+    BpfAsm pidFilter(int value, int off, int pidTgid, String drop) {
+        return ldxW(R1, value, off)
+                .jeqImm(R1, 0, "pidfilter_any")
+                .addImm(R1, -1)
+                .mov(R2, pidTgid)
+                .rshImm(R2, 32)
+                .jneReg(R1, R2, drop)
+                .label("pidfilter_any");
+    }
+
     /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
     BpfAsm lookupKey0(int mapFd) {
         return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
