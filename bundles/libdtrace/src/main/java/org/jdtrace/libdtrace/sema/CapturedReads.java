@@ -38,27 +38,39 @@ import org.jdtrace.libdtrace.ast.Stmt;
 
 final class CapturedReads {
 
-    /** The clause's probes that fire after the event, each with its captured string arguments. */
-    private final Map<String, Set<Integer>> probes;
+    private final ProbeArgs lookup;
+    private final Clause clause;
+    /**
+     * The clause's probes that fire after the event, each with its captured string arguments;
+     * asked of the framework at the clause's first read of process memory (most clauses make
+     * none, and a description such as syscall:::entry matches hundreds of probes).
+     */
+    private Map<String, Set<Integer>> probes;
 
-    private CapturedReads(Map<String, Set<Integer>> probes) {
-        this.probes = probes;
+    private CapturedReads(ProbeArgs lookup, Clause clause) {
+        this.lookup = lookup;
+        this.clause = clause;
+    }
+
+    private Map<String, Set<Integer>> probes() {
+        if (probes == null) {
+            probes = new LinkedHashMap<>();
+            for (ProbeSpec s : clause.probes()) {
+                try {
+                    probes.putAll(lookup.capturedStrings(s.description()));
+                } catch (RuntimeException e) {
+                    // the framework could not say: nothing to check (the firing faults if need be)
+                }
+            }
+        }
+        return probes;
     }
 
     /** Refuses the first read of process memory a kernel-event probe cannot answer; see above. */
     static void check(Script script, ProbeArgs lookup) throws DTraceException {
         if (lookup == null) return;
         for (Clause c : script.clauses()) {
-            Map<String, Set<Integer>> after = new LinkedHashMap<>();
-            for (ProbeSpec s : c.probes()) {
-                try {
-                    after.putAll(lookup.capturedStrings(s.description()));
-                } catch (RuntimeException e) {
-                    // the framework could not say: nothing to check (the firing faults if need be)
-                }
-            }
-            if (after.isEmpty()) continue;
-            CapturedReads r = new CapturedReads(after);
+            CapturedReads r = new CapturedReads(lookup, c);
             if (c.predicate() != null) r.expr(c.predicate());
             if (c.body() != null) r.stmts(c.body());
         }
@@ -128,7 +140,7 @@ final class CapturedReads {
         switch (f) {
             case COPYINSTR -> {
                 int arg = argIndex(c.args.get(0));
-                for (Map.Entry<String, Set<Integer>> p : probes.entrySet()) {
+                for (Map.Entry<String, Set<Integer>> p : probes().entrySet()) {
                     if (arg < 0 || !p.getValue().contains(arg)) {
                         throw new DTraceException(AstPrinter.print(c) + " reads what " + p.getKey()
                                 + " cannot capture at the event (" + captured(p.getValue()) + ")", null, c.line);
@@ -147,8 +159,10 @@ final class CapturedReads {
         }
     }
 
+    /** Refuses {@code e} when the clause matches a probe that fires after the event. */
     private void refuse(Expr e, String what) throws DTraceException {
-        Map.Entry<String, Set<Integer>> p = probes.entrySet().iterator().next();
+        if (probes().isEmpty()) return;
+        Map.Entry<String, Set<Integer>> p = probes().entrySet().iterator().next();
         throw new DTraceException(AstPrinter.print(e) + " " + what + ", which " + p.getKey()
                 + " cannot capture at the event (" + captured(p.getValue()) + ")", null, e.line);
     }
