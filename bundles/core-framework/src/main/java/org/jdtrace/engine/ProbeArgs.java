@@ -25,4 +25,16 @@ public interface ProbeArgs {
     default org.jdtrace.spi.ProviderAttributes attributes(ProbeDescription description) {
         return null;
     }
+
+    /**
+     * The probes {@code description} matches now that fire after the event from what the kernel
+     * recorded there (Provider.capturedStrings not null), by name ({@code provider:module:function:name}),
+     * each with the arguments whose user strings were captured at the event. Empty when every
+     * matched probe reads the process's memory at the firing.
+     *
+     * @since 1.2
+     */
+    default java.util.Map<String, java.util.Set<Integer>> capturedStrings(ProbeDescription description) {
+        return java.util.Map.of();
+    }
 }

@@ -104,6 +104,20 @@ public interface Provider {
      */
     default void option(String name, long value) {}
 
+    /**
+     * What a firing of {@code probe} can read of the memory of the process it fires in. Null (the
+     * default): the firing reads it itself, at the event (a stopped thread of a traced process,
+     * the JVM). Otherwise the probe fires after the event from what the kernel recorded there,
+     * and only the user strings of the arguments in the returned set were captured at the event
+     * ({@code copyinstr(argN)}); every other read of the process's memory would fault, and the
+     * compiler refuses a clause that makes one (ProbeArgs.capturedStrings).
+     *
+     * @since 1.5
+     */
+    default java.util.Set<Integer> capturedStrings(Probe probe) {
+        return null;
+    }
+
     /** dtps_getargdesc: the native and translated type of argument {@code index}, or null. */
     default ArgDesc argDesc(Probe probe, int index) {
         return null;

@@ -78,7 +78,26 @@ final class ConsumerImpl implements Consumer {
             public org.jdtrace.spi.ProviderAttributes attributes(ProbeDescription d) {
                 return ConsumerImpl.this.attributes(d);
             }
+
+            @Override
+            public java.util.Map<String, java.util.Set<Integer>> capturedStrings(ProbeDescription d) {
+                return ConsumerImpl.this.capturedStrings(d);
+            }
         });
+    }
+
+    /** For the compiler: the probes {@code d} matches now that fire after the event (see ProbeArgs). */
+    private java.util.Map<String, java.util.Set<Integer>> capturedStrings(ProbeDescription d) {
+        java.util.Map<String, java.util.Set<Integer>> out = new java.util.LinkedHashMap<>();
+        try {
+            for (Probe p : framework.match(d)) {
+                java.util.Set<Integer> c = framework.capturedStrings(p);
+                if (c != null) out.put(p.provider() + ":" + p.module() + ":" + p.function() + ":" + p.name(), c);
+            }
+        } catch (RuntimeException e) {
+            return java.util.Map.of();
+        }
+        return out;
     }
 
     /** dtrace_probe_info for the compiler: the argument types of each probe {@code d} matches now. */

@@ -577,6 +577,18 @@ public final class DTraceFramework {
         return org.jdtrace.spi.ProviderAttributes.UNDECLARED;
     }
 
+    /** Provider.capturedStrings of {@code probe}: null when its firings read the process's memory themselves. */
+    public java.util.Set<Integer> capturedStrings(Probe probe) {
+        synchronized (lock) {
+            if (!(probe instanceof ProbeImpl p)) return null;
+            try {
+                return p.owner().capturedStrings(p);
+            } catch (RuntimeException e) {
+                return null;
+            }
+        }
+    }
+
     /** A provider option a consumer set (-x fbt-max=N): told to every provider. */
     public void providerOption(String name, long value) {
         synchronized (lock) {

@@ -71,6 +71,8 @@ public final class DFrontEnd {
     /** As above, {@code args[]} typed through {@code probeArgs} (null: int64_t). */
     public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers,
             org.jdtrace.engine.ProbeArgs probeArgs) throws DTraceException {
-        return new Checker(script, registers).probeArgs(probeArgs).check();
+        CheckedProgram checked = new Checker(script, registers).probeArgs(probeArgs).check();
+        CapturedReads.check(script, probeArgs); // reads a kernel-event probe cannot answer
+        return checked;
     }
 }

@@ -44,6 +44,35 @@ final class BpfAsm {
     BpfAsm call(int helper) { return emit(0x85, 0, 0, 0, helper); }
     BpfAsm exit() { return emit(0x95, 0, 0, 0, 0); }
 
+    /**
+     * *(u64 *)(rec + off) = the current task's real_parent->tgid (0 if a read fails), read with
+     * bpf_probe_read_kernel at the offsets {@code p} gives; r0..r5 clobbered, {@code rec} kept
+     * (a callee-saved register, r6..r9).
+     */
+    BpfAsm parentTgid(int rec, int off, Btf.Parent p) {
+        return call(GET_CURRENT_TASK)
+                .mov(R3, R0).addImm(R3, p.realParent())
+                .mov(R1, rec).addImm(R1, off).movImm(R2, 8).call(PROBE_READ_KERNEL)
+                .ldxDw(R3, rec, off).addImm(R3, p.tgid())
+                .mov(R1, rec).addImm(R1, off).movImm(R2, 4).call(PROBE_READ_KERNEL)
+                .stW(rec, off + 4, 0);
+    }
+
+    /**
+     * The pid filter of a map value: the u32 at {@code value + off} is 0 for every process, else
+     * the one process's pid + 1; jumps to {@code drop} when {@code pidTgid} (bpf_get_current_pid_tgid's
+     * value) is another process's. r1, r2 clobbered. Once per program (its label is fixed).
+     */
+    BpfAsm pidFilter(int value, int off, int pidTgid, String drop) {
+        return ldxW(R1, value, off)
+                .jeqImm(R1, 0, "pidfilter_any")
+                .addImm(R1, -1)
+                .mov(R2, pidTgid)
+                .rshImm(R2, 32)
+                .jneReg(R1, R2, drop)
+                .label("pidfilter_any");
+    }
+
     /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
     BpfAsm lookupKey0(int mapFd) {
         return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);

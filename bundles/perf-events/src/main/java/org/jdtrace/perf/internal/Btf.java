@@ -1,7 +1,7 @@
 /*
  * The kernel's own type information (BTF, /sys/kernel/btf/vmlinux), read for the byte offset of a
  * member of a kernel struct, so that a generated BPF program can read a field the tracepoint does
- * not carry (task_struct.exit_code at sched_process_exit) with the layout of the running kernel,
+ * not carry (task_struct.exit_code at sched_process_exit, real_parent and tgid for the ppid) with the layout of the running kernel,
  * never a guessed one. The format is include/uapi/linux/btf.h's: a header, the type section (each
  * struct btf_type followed by its kind's data) and the string section. Only what memberOffset
  * needs is decoded. Stateless; the file is read on each call (callers keep what they need).
@@ -62,6 +62,21 @@ final class Btf {
             };
         }
         throw new PerfException("the kernel's BTF has no struct " + struct, 0);
+    }
+
+    /**
+     * Where a generated program finds the current task's parent process id: task_struct's
+     * real_parent (a pointer) and, in the parent's task_struct, tgid. Null when the kernel's BTF
+     * does not say (the ppid is then read from /proc after the event).
+     */
+    record Parent(int realParent, int tgid) {}
+
+    static Parent parent() {
+        try {
+            return new Parent(memberOffset("task_struct", "real_parent"), memberOffset("task_struct", "tgid"));
+        } catch (PerfException e) {
+            return null;
+        }
     }
 
     private static String name(byte[] file, int at) {

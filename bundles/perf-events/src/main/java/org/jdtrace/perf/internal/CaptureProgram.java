@@ -9,6 +9,7 @@
  *
  * The record: 0 u64 pid_tgid   8 u64 the task member (0 if none)   16 char comm[16]
  *             32 u64 a field of the tracepoint (0 if none)   40 char string[256] (empty if none)
+ *             296 u64 ppid: current->real_parent->tgid at the event (0 when the kernel has no BTF)
  */
 package org.jdtrace.perf.internal;
 
@@ -18,7 +19,8 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 
 final class CaptureProgram {
 
-    static final int VALUE = 8, COMM = 16, FIELD = 32, STRING = 40, STRING_SIZE = 256, SIZE = STRING + STRING_SIZE;
+    static final int VALUE = 8, COMM = 16, FIELD = 32, STRING = 40, STRING_SIZE = 256, PPID = STRING + STRING_SIZE,
+            SIZE = PPID + 8;
 
     /**
      * What to capture: {@code taskMember} of task_struct (4 bytes), {@code field} of the
@@ -29,12 +31,21 @@ final class CaptureProgram {
 
     private CaptureProgram() {}
 
-    /** {@code taskOffset}: the member's offset in task_struct (Btf), or -1 when none is read. */
-    static long[] build(KernelTracepoint tp, Capture c, int taskOffset, int bufFd, int eventsFd) {
+    /**
+     * {@code taskOffset}: the member's offset in task_struct (Btf), or -1 when none is read;
+     * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown;
+     * {@code filterFd}: the pid filter map (see above).
+     */
+    static long[] build(KernelTracepoint tp, Capture c, int taskOffset, Btf.Parent parent, int filterFd, int bufFd,
+            int eventsFd) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
                 .mov(R7, R0)
+                // the pid filter (key 0 of filterFd): 0 for every process, else the one pid + 1
+                .lookupKey0(filterFd)
+                .jeqImm(R0, 0, "out")
+                .pidFilter(R0, 0, R7, "out")
                 .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .mov(R8, R0)
@@ -43,10 +54,12 @@ final class CaptureProgram {
                 .stxDw(R8, VALUE, R1)
                 .stxDw(R8, FIELD, R1)
                 .stxDw(R8, STRING, R1)
+                .stxDw(R8, PPID, R1)
                 .mov(R1, R8)
                 .addImm(R1, COMM)
                 .movImm(R2, 16)
                 .call(GET_CURRENT_COMM);
+        if (parent != null) a.parentTgid(R8, PPID, parent);
         if (c.taskMember() != null) {
             a.call(GET_CURRENT_TASK)
                     .mov(R3, R0)

@@ -13,6 +13,8 @@ final class EventContext extends SampleContext {
 
     private final Comms comms;
     int pid = -1, tid = -1;
+    /** The ppid a CaptureProgram read at the event (0: not captured, read from /proc). */
+    long ppid;
     String execname;
     final Object[] objects = new Object[10];
 
@@ -38,6 +40,7 @@ final class EventContext extends SampleContext {
 
     void reset() {
         captured = null;
+        ppid = 0;
         pid = -1;
         tid = -1;
         execname = null;
@@ -67,6 +70,11 @@ final class EventContext extends SampleContext {
     @Override
     public long pid() {
         return pid >= 0 ? pid : super.pid();
+    }
+
+    @Override
+    public long ppid() {
+        return ppid != 0 && pid < 0 ? ppid : super.ppid();
     }
 
     @Override

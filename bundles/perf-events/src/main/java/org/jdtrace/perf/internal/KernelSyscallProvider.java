@@ -9,7 +9,8 @@
  * call's tracefs format: `const char *` arguments), and the probe's pid filter (Probe.pidFilter,
  * re-armed on filterChanged): calls of other processes are dropped in the kernel. A disarmed
  * call costs one map lookup. An armed one writes a record (pid/tgid, the
- * number, comm, the six arguments or the return value, and each string argument read with
+ * number, comm, the six arguments or the return value, the parent's pid (ppid, read through the
+ * task's real_parent at the kernel's BTF offsets), and each string argument read with
  * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
  * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
@@ -208,6 +209,22 @@ final class KernelSyscallProvider implements Provider {
         return new Probe[][] {armed[0].clone(), armed[1].clone()};
     }
 
+    /**
+     * The probe fires after the event: at entry, the strings of the call's string arguments (its
+     * tracefs format's {@code const char *} among arguments 0..3) were read there; nothing at return.
+     */
+    @Override
+    public java.util.Set<Integer> capturedStrings(Probe probe) {
+        Call c = (Call) probe.providerArg();
+        java.util.Set<Integer> out = new java.util.TreeSet<>();
+        if (!c.entry()) return out;
+        int bits = stringArgs(c.name());
+        for (int i = 0; i < SyscallProgram.STRINGS; i++) {
+            if ((bits & (SyscallProgram.STRING0 << i)) != 0) out.add(i);
+        }
+        return out;
+    }
+
     /** Bits 1..4: which of arguments 0..3 the call's tracefs format declares as strings. */
     private int stringArgs(String call) {
         KernelTracepoint tp;
@@ -247,8 +264,9 @@ final class KernelSyscallProvider implements Provider {
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
                 for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
-                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd()), "jdtrace_sys_enter");
-                px = perf.program(SyscallProgram.exit(exitTp, maxNr, a.fd(), b.fd(), ev.fd()), "jdtrace_sys_exit");
+                Btf.Parent parent = Btf.parent();
+                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd(), parent), "jdtrace_sys_enter");
+                px = perf.program(SyscallProgram.exit(exitTp, maxNr, a.fd(), b.fd(), ev.fd(), parent), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, pe);
                 ex = perf.attach(exitTp, px);
             } catch (RuntimeException e) {
@@ -346,6 +364,13 @@ final class KernelSyscallProvider implements Provider {
                 comm = pid() == tid() ? thread : comms.known((int) pid(), thread);
             }
             return comm;
+        }
+
+        /** The parent at the event, captured in the kernel (from /proc when the kernel had no BTF). */
+        @Override
+        public long ppid() {
+            long p = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_PPID : SyscallProgram.EXIT_PPID);
+            return p != 0 ? p : super.ppid();
         }
 
         @Override

@@ -2,10 +2,15 @@
  * The PerfEvents service: owns every perf event, ring and BPF object opened through it, and the
  * one drain thread that reads the rings (perf's mmap reader; DTrace's buffer switch).
  *
- * Draining: every DRAIN_NANOS the thread reads each open set's rings and calls its handler with
- * each record (samples, comm records, lost counts). The rings are sized so that a burst of that
- * length fits; a full ring makes the kernel count PERF_RECORD_LOST, which the set adds up and
- * its handler reports as drops.
+ * Draining: the drain thread reads each open set's rings and calls its handler with each record
+ * (samples, comm records, lost counts). It blocks while there is nothing to read: parked while no
+ * set is open (open() unparks it), else in poll(2) on every ring's descriptor and an eventfd that
+ * open() and close() signal (a ring wakes its poller at each sample: wakeup_events 1). After a
+ * wakeup it waits DRAIN_NANOS for the burst to gather, then drains, so it drains at most every
+ * DRAIN_NANOS and a record waits at most about that long. The rings are sized so that a burst of
+ * that length fits; a full ring makes the kernel count PERF_RECORD_LOST, which the set adds up and
+ * its handler reports as drops. A drain that held records back (see Order) polls with a short
+ * timeout so that they go out in the next one; otherwise the poll waits up to IDLE_POLL_MS.
  *
  * Ownership and cleanup: every EventSetImpl and BpfObjectImpl registers in `open` and leaves it
  * on close(). deactivate() (bundle stop, framework shutdown) stops the drain thread and closes
@@ -65,6 +70,15 @@ public final class PerfEventsImpl implements PerfEvents {
     static final long DRAIN_NANOS = 5_000_000;
     /** The periodic drain leaves the records of its last millisecond for the next (see Order). */
     static final long MERGE_MARGIN_NANOS = 1_000_000;
+    /** The poll's timeout with nothing held back: a safety net, every wakeup comes from a ring. */
+    static final int IDLE_POLL_MS = 1000;
+    /**
+     * Signalled by open() and close(): the drain thread's poll then takes the new set of rings.
+     * Made by the drain thread when the first set opens (the bundle's start links no native call).
+     */
+    private volatile int wakeFd = -1;
+    private final MemorySegment wakeBuf = java.lang.foreign.Arena.ofAuto().allocate(8, 8);
+    private final MemorySegment wakeState = PerfSys.callState();
 
     private final PerfSys sys;
     private final Tracefs tracefs = new Tracefs();
@@ -73,7 +87,9 @@ public final class PerfEventsImpl implements PerfEvents {
     private final List<EventSetImpl> sets = new CopyOnWriteArrayList<>();
     private volatile Kallsyms kallsyms;
     private volatile boolean running = true;
-    private final Thread drainer;
+    final Thread drainer;
+    /** The drain thread's drains (read by tests: it must not wake while nothing happens). */
+    volatile long drains;
     /** Serialises drains (the drain thread's, drain() from a consumer's thread). */
     private final Object drainLock = new Object();
 
@@ -102,7 +118,7 @@ public final class PerfEventsImpl implements PerfEvents {
     public void close() {
         if (providers != null) providers.close();
         running = false;
-        LockSupport.unpark(drainer);
+        wake();
         try {
             drainer.join(2000);
         } catch (InterruptedException e) {
@@ -115,6 +131,18 @@ public final class PerfEventsImpl implements PerfEvents {
                 LOG.debug("close failed", e);
             }
         }
+        if (!drainer.isAlive()) sys.close(wakeFd);
+    }
+
+    /** Ends the drain thread's park or poll (the set of rings changed, or the service stops). */
+    private void wake() {
+        int fd = wakeFd;
+        if (fd >= 0) {
+            synchronized (wakeBuf) {
+                PerfSys.signal(wakeState, wakeBuf, fd);
+            }
+        }
+        LockSupport.unpark(drainer);
     }
 
     PerfSys sys() {
@@ -154,8 +182,9 @@ public final class PerfEventsImpl implements PerfEvents {
             for (int c = 0; c < n; c++) {
                 long flags = spec.flags() | (spec.disabled() ? PerfSys.F_DISABLED : 0)
                         | (spec.pid() >= 0 ? PerfSys.F_INHERIT : 0);
+                // wakeup_events 1: each sample wakes the drain thread's poll (see Draining)
                 PerfSys.Attr a = new PerfSys.Attr(spec.type(), spec.config(), spec.period(), spec.freq(),
-                        spec.sampleType(), flags, spec.regsUser(), 0);
+                        spec.sampleType(), flags, spec.regsUser(), 1);
                 int fd = sys.perfEventOpen(a, spec.pid(), spec.pid() >= 0 ? -1 : c);
                 MemorySegment m;
                 try {
@@ -172,6 +201,7 @@ public final class PerfEventsImpl implements PerfEvents {
         }
         open.add(set);
         sets.add(set);
+        wake();
         return set;
     }
 
@@ -225,13 +255,47 @@ public final class PerfEventsImpl implements PerfEvents {
         return k.lookup(pc);
     }
 
+    /** The drain thread (see Draining): park or poll, gather, drain. */
     private void drainLoop() {
         Sample s = new Sample();
+        MemorySegment st = PerfSys.callState();
+        MemorySegment buf = java.lang.foreign.Arena.ofAuto().allocate(8, 8);
+        MemorySegment fds = MemorySegment.NULL;
+        boolean held = false;
         while (running) {
-            long start = System.nanoTime();
-            drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
-            long wait = DRAIN_NANOS - (System.nanoTime() - start);
-            if (wait > 0) LockSupport.parkNanos(this, wait);
+            if (sets.isEmpty()) {
+                LockSupport.park(this); // open() and close() unpark
+                continue;
+            }
+            if (wakeFd < 0) {
+                try {
+                    wakeFd = sys.eventfd(); // before the sets are read: a set opened later signals it
+                } catch (PerfException e) {
+                    LOG.warn("perf events: no eventfd ({}); draining every {} ms", e.getMessage(), DRAIN_NANOS / 1_000_000);
+                    wakeFd = Integer.MIN_VALUE;
+                }
+            }
+            EventSetImpl[] now = sets.toArray(EventSetImpl[]::new);
+            if (wakeFd == Integer.MIN_VALUE) { // the old way: a drain every DRAIN_NANOS
+                LockSupport.parkNanos(this, DRAIN_NANOS);
+                drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
+                drains++;
+                continue;
+            }
+            int n = 1;
+            for (EventSetImpl set : now) n += set.ringCount();
+            if (fds.byteSize() < (long) n * PerfSys.POLLFD_SIZE) {
+                fds = java.lang.foreign.Arena.ofAuto().allocate((long) 2 * n * PerfSys.POLLFD_SIZE, 8);
+            }
+            PerfSys.pollfd(fds, 0, wakeFd);
+            int i = 1;
+            for (EventSetImpl set : now) i = set.pollfds(fds, i);
+            int ready = PerfSys.poll(st, fds, i, held ? (int) (MERGE_MARGIN_NANOS / 1_000_000) + 1 : IDLE_POLL_MS);
+            PerfSys.consume(st, buf, wakeFd);
+            if (!running) break;
+            if (ready > 0) LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather
+            held = drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
+            drains++;
         }
     }
 
@@ -244,20 +308,21 @@ public final class PerfEventsImpl implements PerfEvents {
      * One drain of every open set's rings, merged by event time (see the theory above): the
      * records stamped up to {@code cutoff} (CLOCK_MONOTONIC, the events' clock); later ones wait.
      */
-    private void drainAll(Sample s, long cutoff) {
+    /** True when records stamped after the cutoff were left in a ring for the next drain. */
+    private boolean drainAll(Sample s, long cutoff) {
         synchronized (drainLock) {
-            lockAndMerge(sets.toArray(EventSetImpl[]::new), 0, s, cutoff);
+            return lockAndMerge(sets.toArray(EventSetImpl[]::new), 0, s, cutoff);
         }
     }
 
     /** Takes the sets' locks in list order (drainLock held: one drain at a time), then merges. */
-    private void lockAndMerge(EventSetImpl[] all, int i, Sample s, long cutoff) {
+    private boolean lockAndMerge(EventSetImpl[] all, int i, Sample s, long cutoff) {
         if (i < all.length) {
             synchronized (all[i]) {
-                lockAndMerge(all, i + 1, s, cutoff);
+                return lockAndMerge(all, i + 1, s, cutoff);
             }
-            return;
         }
+        boolean held = false;
         int n = 0;
         for (EventSetImpl set : all) n += set.closed ? 0 : set.rings.size();
         Ring[] rings = new Ring[n];
@@ -275,6 +340,7 @@ public final class PerfEventsImpl implements PerfEvents {
                     times[live] = t;
                     live++;
                 } else {
+                    held |= r.pending();
                     r.end();
                 }
             }
@@ -297,6 +363,7 @@ public final class PerfEventsImpl implements PerfEvents {
                 if (r.pending() && (t = r.nextTime(set.spec.sampleType())) <= cutoff) {
                     times[min] = t;
                 } else {
+                    held |= r.pending();
                     r.end();
                     live--;
                     rings[min] = rings[live];
@@ -307,6 +374,7 @@ public final class PerfEventsImpl implements PerfEvents {
         } finally {
             for (int i2 = 0; i2 < live; i2++) rings[i2].end();
         }
+        return held;
     }
 
     private static int onlineCpus() {
@@ -345,6 +413,21 @@ public final class PerfEventsImpl implements PerfEvents {
             this.nregs = Long.bitCount(spec.regsUser());
         }
 
+        /** The number of rings (0 once closed). Any thread. */
+        synchronized int ringCount() {
+            return rings.size();
+        }
+
+        /** Writes this set's ring descriptors into {@code fds} from entry {@code i}; the next entry. */
+        synchronized int pollfds(MemorySegment fds, int i) {
+            if (closed) return i;
+            for (Ring r : rings) {
+                if ((long) (i + 1) * PerfSys.POLLFD_SIZE > fds.byteSize()) break; // a set opened meanwhile
+                PerfSys.pollfd(fds, i++, r.fd);
+            }
+            return i;
+        }
+
         @Override
         public synchronized int[] fds() {
             return rings.stream().mapToInt(r -> r.fd).toArray();
@@ -381,6 +464,7 @@ public final class PerfEventsImpl implements PerfEvents {
         public void close() {
             sets.remove(this);
             open.remove(this);
+            wake();
             synchronized (this) {
                 if (closed) return;
                 // the records still in the rings belong to the trace: read them before closing

@@ -1,7 +1,7 @@
 /*
  * The system calls of the kernel's event facilities, bound with the FFM API (no JNI, no helper
  * binary): perf_event_open(2) and bpf(2) through libc's syscall(2), and ioctl, mmap, munmap,
- * close, poll. The two system-call numbers are not known here: they come from the ISA's table
+ * close, poll, eventfd, read, write, tgkill. The two system-call numbers are not known here: they come from the ISA's table
  * (Abi.syscallNames), so this class holds no number of any ISA.
  *
  * Every call that can fail captures errno through Linker.Option.captureCallState("errno") (the
@@ -24,6 +24,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 import java.nio.charset.StandardCharsets;
@@ -84,6 +85,13 @@ public final class PerfSys {
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
         static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
         static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        // libc's wrapper (glibc 2.30+): the signal goes to one thread of one process, so a pid
+        // reused since the event is not signalled unless its thread id matches as well
+        static final MethodHandle POLL = call("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+        static final MethodHandle EVENTFD = call("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+        static final MethodHandle WRITE = call("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle READ = call("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle TGKILL = call("tgkill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
         static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
 
@@ -265,6 +273,84 @@ public final class PerfSys {
         for (int i = 0; i < Math.min(15, b.length); i++) {
             byte c = b[i];
             a.set(JAVA_BYTE, off + i, Character.isLetterOrDigit(c) || c == '_' ? c : (byte) '_');
+        }
+    }
+
+    /** struct pollfd: {int fd; short events; short revents}, 8 bytes. */
+    public static final int POLLFD_SIZE = 8;
+    private static final short POLLIN = 1;
+    private static final int EFD_CLOEXEC = 02000000, EFD_NONBLOCK = 04000;
+
+    /** Sets entry {@code i} of a pollfd array to wait for {@code fd} to be readable. */
+    public static void pollfd(MemorySegment fds, int i, int fd) {
+        fds.set(JAVA_INT, (long) i * POLLFD_SIZE, fd);
+        fds.set(ValueLayout.JAVA_SHORT, (long) i * POLLFD_SIZE + 4, POLLIN);
+        fds.set(ValueLayout.JAVA_SHORT, (long) i * POLLFD_SIZE + 6, (short) 0);
+    }
+
+    /**
+     * poll(fds, n, timeoutMs): the number of ready descriptors, 0 on timeout, -1 when interrupted
+     * or failed (the caller simply polls again). {@code st} from {@link #callState}.
+     */
+    public static int poll(MemorySegment st, MemorySegment fds, int n, int timeoutMs) {
+        try {
+            return (int) Libc.POLL.invokeExact(st, fds, (long) n, timeoutMs);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** A non-blocking eventfd (a counter another thread adds to, to end a poll). */
+    public int eventfd() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment st = arena.allocate(STATE);
+            int fd = (int) Libc.EVENTFD.invokeExact(st, 0, EFD_CLOEXEC | EFD_NONBLOCK);
+            if (fd < 0) throw failure("eventfd", st);
+            return fd;
+        } catch (PerfException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Adds 1 to eventfd {@code fd} (wakes its poller); {@code buf} 8 bytes. */
+    public static void signal(MemorySegment st, MemorySegment buf, int fd) {
+        buf.set(JAVA_LONG, 0, 1L);
+        try {
+            long r = (long) Libc.WRITE.invokeExact(st, fd, buf, 8L);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Resets eventfd {@code fd} to 0 (a non-blocking read); {@code buf} 8 bytes. */
+    public static void consume(MemorySegment st, MemorySegment buf, int fd) {
+        try {
+            long r = (long) Libc.READ.invokeExact(st, fd, buf, 8L);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Linux's SIGSTOP (the same number on every architecture this bundle runs on). */
+    public static final int SIGSTOP = 19;
+
+    /** Room for the errno a call captures: one per calling thread, made by {@link #callState}. */
+    public static MemorySegment callState() {
+        return Arena.ofAuto().allocate(STATE);
+    }
+
+    /**
+     * tgkill(pid, tid, sig) through libc (no system-call number here): 0, or the errno
+     * ({@code st} from {@link #callState}, so that a call allocates nothing).
+     */
+    public static int tgkill(MemorySegment st, int pid, int tid, int sig) {
+        try {
+            int r = (int) Libc.TGKILL.invokeExact(st, pid, tid, sig);
+            return r == 0 ? 0 : (int) ERRNO_VH.get(st, 0L);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
         }
     }
 

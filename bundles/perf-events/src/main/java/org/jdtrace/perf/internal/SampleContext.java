@@ -10,6 +10,15 @@
  * pointers), stack() the kernel part, symbolised through kallsyms. Memory of the process is not
  * read here: the sample is drained after the fact, so copyin faults (BADADDR) rather than read
  * memory that may have changed; the syscall provider captures its strings in the kernel.
+ *
+ * Destructive actions (the compiler lets them through only with -w): raise(sig) sends sig to the
+ * thread that fired (tgkill(pid, tid): the event's pid and tid, never the drain thread's) and
+ * stop() sends SIGSTOP to it, which stops its whole process, as DTrace's stop() does. Both happen
+ * when the record is processed, after the event: the thread has run on for up to a drain period
+ * (DTrace posts the signal at the event, delivered on the thread's return to user mode). A thread
+ * gone since the event is not signalled (ESRCH, no fault: the signal would have died with it);
+ * tgkill checks pid and tid together, so a reused pid is never signalled in its place. A
+ * firing in no process (pid 0: the idle task) or a bad signal number faults (ILLOP).
  */
 package org.jdtrace.perf.internal;
 
@@ -32,6 +41,8 @@ class SampleContext implements ProbeContext {
     private final Abi abi;
     protected Sample s;
     protected final long[] args = new long[10];
+    /** errno of raise()'s tgkill (drain thread only: one per context, nothing allocated per call). */
+    private final java.lang.foreign.MemorySegment callState = PerfSys.callState();
 
     SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
@@ -69,7 +80,9 @@ class SampleContext implements ProbeContext {
     @Override
     public long ppid() {
         try {
-            for (String l : Files.readAllLines(Path.of("/proc/" + s.pid + "/status"))) {
+            // after the event: a process gone since gives 0 (syscall and the captured proc probes
+            // read it in the kernel at the event instead)
+            for (String l : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
                 if (l.startsWith("PPid:")) return Long.parseLong(l.substring(5).strip());
             }
         } catch (Exception e) {
@@ -133,4 +146,23 @@ class SampleContext implements ProbeContext {
             throw new FaultException(FaultException.Kind.ILLOP, 0);
         }
     }
+
+    @Override
+    public void raise(int signal) throws FaultException {
+        signal(signal);
+    }
+
+    @Override
+    public void stopProcess() throws FaultException {
+        signal(PerfSys.SIGSTOP);
+    }
+
+    private void signal(int signal) throws FaultException {
+        long pid = pid(), tid = tid();
+        if (pid <= 0 || tid <= 0) throw new FaultException(FaultException.Kind.ILLOP, 0);
+        int errno = PerfSys.tgkill(callState, (int) pid, (int) tid, signal);
+        if (errno != 0 && errno != ESRCH) throw new FaultException(FaultException.Kind.ILLOP, 0);
+    }
+
+    private static final int ESRCH = 3;
 }

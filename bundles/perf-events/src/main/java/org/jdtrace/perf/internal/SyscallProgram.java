@@ -10,8 +10,10 @@
  * The record (in the per-CPU scratch map, sent with bpf_perf_event_output):
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
- *   80 char strings[4][256] (entry of a call with string arguments only)
- * Sizes: entry 80, entry with strings 1104, return 40.
+ *   entry: 80 u64 ppid   88 char strings[4][256] (a call with string arguments only)
+ *   return: 40 u64 ppid
+ * Sizes: entry 88, entry with strings 1112, return 48. ppid is the calling process's parent at the
+ * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF.
  */
 package org.jdtrace.perf.internal;
 
@@ -23,7 +25,8 @@ final class SyscallProgram {
 
     static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
-    static final int ENTRY_SIZE = 80, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 40;
+    static final int ENTRY_PPID = 80, EXIT_PPID = 40;
+    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 48;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
 
@@ -34,7 +37,7 @@ final class SyscallProgram {
      * pid filter checked (else to "out"), r7 = record. The entry program reads the call's armed
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
-    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit) {
+    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
@@ -53,14 +56,7 @@ final class SyscallProgram {
                 .jsetImm(R9, bit, "armed")
                 .ja("out")
                 .label("armed")
-                // the pid filter: 0 for every process, else the one process's pid + 1
-                .ldxW(R1, R0, 4)
-                .jeqImm(R1, 0, "any")
-                .addImm(R1, -1)
-                .mov(R2, R7)
-                .rshImm(R2, 32)
-                .jneReg(R1, R2, "out")
-                .label("any")
+                .pidFilter(R0, 4, R7, "out")
                 .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .stxDw(R0, 0, R7)
@@ -70,6 +66,9 @@ final class SyscallProgram {
                 .addImm(R1, 16)
                 .movImm(R2, 16)
                 .call(GET_CURRENT_COMM);
+        int ppid = bit == RETURN ? EXIT_PPID : ENTRY_PPID;
+        if (parent != null) a.parentTgid(R7, ppid, parent);
+        else a.movImm(R1, 0).stxDw(R7, ppid, R1);
         return a;
     }
 
@@ -87,8 +86,9 @@ final class SyscallProgram {
         return (mask & 0xffffffffL) | (pidFilter < 0 ? 0 : (pidFilter + 1) << 32);
     }
 
-    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY);
+    /** {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0). */
+    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
@@ -117,8 +117,8 @@ final class SyscallProgram {
         return a.code();
     }
 
-    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN);
+    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent);
         a.stW(R7, 12, RETURN_RECORD)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);

@@ -14,6 +14,13 @@
  * tracepoint's record, the record a CaptureProgram attached to the tracepoint sends to a per-CPU
  * BPF-output event; its group closes the program's attachment, then the ring, then the maps.
  *
+ * Pid filter (Probe.pidFilter): a capture program drops other processes' events in the kernel
+ * (its filter map follows the group's probes, and filterChanged). A tracepoint's own records are
+ * filtered in the JVM only: a BPF program on the tracepoint is shared by every perf user of it
+ * (one that returned 0 for other processes would hide their events from other tools too), an
+ * ftrace filter on the event knows only the thread (common_pid), not its process, and per-process
+ * perf events would have to be reopened when a clause widens the filter mid-trace.
+ *
  * Locking: enable/disable/detach are serialised on this; the drain thread reads a group's armed
  * probes through a volatile array (copy on write), without a lock.
  */
@@ -79,6 +86,8 @@ final class TracepointProvider implements Provider {
     private final Abi abi;
     private ProbeRegistry registry;
     private final Map<String, Group> groups = new HashMap<>();
+    /** Records the rings delivered to the JVM (drain thread; read by tests). */
+    volatile long delivered;
 
     TracepointProvider(String name, List<Spec> specs, PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.name = name;
@@ -155,6 +164,18 @@ final class TracepointProvider implements Provider {
         g.add(probe);
     }
 
+    /** The probe's pid filter changed: a capture program follows it (tracepoint records do not: see the README). */
+    @Override
+    public synchronized void filterChanged(Probe probe) {
+        Group g = groups.get(((Spec) probe.providerArg()).key());
+        if (g == null) return;
+        try {
+            g.refilter();
+        } catch (PerfException e) {
+            LOG.warn("{}: cannot filter {}: {}", name, probe.description(), e.getMessage());
+        }
+    }
+
     @Override
     public synchronized void disable(Probe probe) {
         Spec spec = (Spec) probe.providerArg();
@@ -165,6 +186,16 @@ final class TracepointProvider implements Provider {
             groups.remove(key);
             g.close();
         }
+    }
+
+    /**
+     * The probe fires after the event: only the string of a capture's string field (proc:::exec's
+     * path, arg0) was read at the event.
+     */
+    @Override
+    public java.util.Set<Integer> capturedStrings(Probe probe) {
+        Spec s = (Spec) probe.providerArg();
+        return s.capture != null && s.capture.stringField() != null ? java.util.Set.of(0) : java.util.Set.of();
     }
 
     @Override
@@ -180,6 +211,11 @@ final class TracepointProvider implements Provider {
         volatile Probe[] armed = new Probe[0];
         final EventContext ctx = new EventContext(perf, comms, symbols, abi);
 
+        /** True when the records are a CaptureProgram's (they carry the ppid at the event). */
+        boolean captured;
+        /** A capture's pid filter map (key 0: 0 every process, else pid + 1), else null. */
+        BpfObject filter;
+
         /** A capture's BPF objects (program attachment first), closed after the set. */
         final List<AutoCloseable> bpf = new ArrayList<>();
 
@@ -191,13 +227,16 @@ final class TracepointProvider implements Provider {
         void capture(CaptureProgram.Capture c) {
             int taskOffset = c.taskMember() == null ? -1 : Btf.memberOffset("task_struct", c.taskMember());
             BpfObject buf = track(perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, CaptureProgram.SIZE, 1, "jdtrace_capbuf"));
+            filter = track(perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_capfilt"));
             BpfObject events = track(perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_capout"));
             set = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                     EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
                             | EventSpec.SAMPLE_CALLCHAIN, 0, 0, 64, -1, false), this);
             int[] fds = set.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) events.update(cpu, fds[cpu]);
-            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, buf.fd(), events.fd()), "jdtrace_capture"));
+            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, Btf.parent(), filter.fd(), buf.fd(), events.fd()),
+                    "jdtrace_capture"));
+            captured = true;
             bpf.add(0, perf.attach(tp, prog));
         }
 
@@ -226,6 +265,7 @@ final class TracepointProvider implements Provider {
             List<Probe> l = new ArrayList<>(Arrays.asList(armed));
             if (!l.contains(p)) l.add(p);
             armed = l.toArray(Probe[]::new);
+            refilter();
         }
 
         /** True when none is left. */
@@ -233,14 +273,35 @@ final class TracepointProvider implements Provider {
             List<Probe> l = new ArrayList<>(Arrays.asList(armed));
             l.remove(p);
             armed = l.toArray(Probe[]::new);
+            if (!l.isEmpty()) refilter();
             return l.isEmpty();
+        }
+
+        /**
+         * A capture's filter: the one process every armed probe is confined to, else every
+         * process. Widened before a new probe's records could be missed: add() arms the probe
+         * first, and a wider filter only lets more through (the predicates still decide).
+         */
+        void refilter() {
+            assert Thread.holdsLock(TracepointProvider.this);
+            if (filter == null) return;
+            long pid = -2;
+            for (Probe p : armed) {
+                long f = p.pidFilter();
+                pid = pid == -2 || pid == f ? f : -1;
+            }
+            filter.update(0, pid < 0 ? 0 : pid + 1);
         }
 
         @Override
         public void sample(Sample s) {
+            delivered++;
             for (Probe p : armed) {
                 ctx.event(s);
                 ctx.reset();
+                if (captured && s.raw.byteSize() >= CaptureProgram.SIZE) {
+                    ctx.ppid = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.PPID);
+                }
                 if (((Spec) p.providerArg()).firing.fill(s, tp, ctx)) p.fire(ctx);
             }
         }

@@ -255,6 +255,155 @@ class KernelProvidersTest {
     }
 
     @Test
+    void raiseSignalsTheThreadThatFiredAndStopStopsItsProcess() throws Exception {
+        providers().forEach(fw::addProvider);
+        // raise(): a worker thread's getppid returns; the signal must reach that thread (the main
+        // thread waits in pthread_join, where a process-directed signal would go)
+        Process p = new ProcessBuilder(PerfEventsTest.bin("ft_raise"), "20").redirectErrorStream(true).start();
+        started.add(p);
+        String[] r = run("-q", "-w", "-n", "BEGIN { sent = 0; } syscall::getppid:return /pid == " + p.pid() + " && !sent/ "
+                + "{ sent = 1; raise(SIGUSR1); printf(\"raised %d\\n\", tid); } "
+                + "proc:::exit /pid == " + p.pid() + "/ { exit(0); } tick-30s { exit(3); }");
+        assertEquals("0", r[0], r[1] + r[2]);
+        assertEquals(0, p.waitFor(), "the handler ran");
+        String seen = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        String[] f = seen.split(" "); // main M worker W handled-by H
+        assertEquals(f[3], f[5], "handled in the worker: " + seen);
+        assertEquals("raised " + f[3], r[1].strip(), "the firing thread is the worker: " + seen);
+        assertEquals("", r[2]);
+
+        // without -w: refused at compile time
+        r = run("-q", "-n", "syscall::getppid:return { raise(SIGUSR1); }");
+        assertEquals("1", r[0], r[2]);
+
+        // stop(): the whole process stops (state T) until it is continued
+        Process q = new ProcessBuilder(PerfEventsTest.bin("ft_sys"), "100000", "loop").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(q);
+        r = run("-q", "-w", "-n", "syscall::getppid:return /pid == " + q.pid() + "/ { stop(); exit(0); } tick-30s { exit(3); }");
+        assertEquals("0", r[0], r[1] + r[2]);
+        String state = "";
+        for (int i = 0; i < 100 && !(state = procState(q.pid())).equals("T"); i++) Thread.sleep(50);
+        assertEquals("T", state, "stopped");
+        Thread.sleep(300);
+        assertEquals("T", procState(q.pid()), "and stays stopped");
+        q.destroyForcibly().waitFor();
+    }
+
+    /** The state letter of /proc/PID/stat (after the parenthesised comm). */
+    static String procState(long pid) throws Exception {
+        String st = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        return st.substring(st.lastIndexOf(')') + 2, st.lastIndexOf(')') + 3);
+    }
+
+    @Test
+    void aReadTheKernelCannotCaptureAtTheEventIsRefusedAtCompileTime() {
+        providers().forEach(fw::addProvider);
+        // captured at the event: the string arguments of a call's entry, proc:::exec's path;
+        // D's own storage (alloca) is no read of the process
+        for (String ok : List.of("syscall::openat:entry { printf(\"%s\", copyinstr(arg1)); }",
+                "syscall::openat:entry { trace(copyinstr(args[1], 64)); }",
+                "syscall::execve:entry { trace(copyinstr((uintptr_t) arg0)); }",
+                "proc:::exec { trace(copyinstr(arg0)); }",
+                "syscall::read:entry { this->p = (char *) alloca(8); this->p[0] = 'a'; trace(this->p[0]); }",
+                "BEGIN { trace(copyinstr(0)); }")) {
+            String[] r = run("-e", "-n", ok);
+            assertEquals("0", r[0], ok + ": " + r[2]);
+        }
+        // refused, one line naming the expression and the probe
+        String[][] bad = {
+            {"syscall::openat:entry { self->p = arg1; } syscall::openat:return /self->p/ { trace(copyinstr(self->p)); }",
+                "copyinstr(self->p) reads what syscall:vmlinux:openat:return cannot capture at the event "
+                + "(it fires after the event and captures no user memory)"},
+            {"syscall::openat:entry { trace(copyinstr(arg0)); }",
+                "copyinstr(arg0) reads what syscall:vmlinux:openat:entry cannot capture at the event "
+                + "(it fires after the event and captures only copyinstr(arg1))"},
+            {"syscall::read:entry { trace(*(int *) arg1); }",
+                "reads the process's memory, which syscall:vmlinux:read:entry cannot capture at the event"},
+            {"syscall::read:entry { trace(((int *) arg1)[2]); }", "syscall:vmlinux:read:entry cannot capture"},
+            {"syscall::read:entry { trace(*(int *) copyin(arg1, 4)); }",
+                "copyin(arg1, 4) reads the process's memory, which syscall:vmlinux:read:entry cannot capture"},
+            {"syscall::read:return { copyoutstr(\"x\", arg1, 2); }",
+                "copyoutstr(\"x\", arg1, 2) writes the process's memory, which syscall:vmlinux:read:return cannot capture"},
+            {"sched:::on-cpu { trace(copyinstr(uregs[0])); }",
+                "copyinstr(uregs[0]) reads what sched:vmlinux::on-cpu cannot capture at the event"},
+        };
+        for (String[] b : bad) {
+            String[] r = run("-w", "-e", "-n", b[0]);
+            assertEquals("1", r[0], b[0]);
+            assertTrue(r[2].startsWith("dtrace: ") && r[2].contains(b[1]) && r[2].strip().lines().count() == 1,
+                    b[0] + ":\n" + r[2]);
+        }
+    }
+
+    @Test
+    void ppidIsTheParentAtTheEventForProcessesGoneBeforeTheRecordIsRead() throws Exception {
+        providers().forEach(fw::addProvider);
+        Process sh = new ProcessBuilder("sh", "-c", "read x; for i in 1 2 3 4 5; do /bin/true; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        started.add(sh);
+        long p = sh.pid();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                + "syscall::exit_group:entry /ppid == " + p + "/ { printf(\"sys %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
+                + "proc:::exit /ppid == " + p + "/ { printf(\"exit %d\\n\", ppid); } "
+                + "proc:::exit /pid == " + p + "/ { exit(0); }"));
+        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        sh.getOutputStream().write('\n');
+        sh.getOutputStream().flush();
+        assertEquals(0, sh.waitFor());
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        List<String> lines = new ArrayList<>(List.of(r[1].split("\n")));
+        lines.remove("ready");
+        java.util.Collections.sort(lines);
+        List<String> want = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            want.add("exit " + p);
+            want.add("sys " + p + " " + p);
+        }
+        java.util.Collections.sort(want);
+        assertEquals(want, lines, "five children of " + p + ", each gone before its records were read\n" + r[1] + r[2]);
+    }
+
+    @Test
+    void procProbesWithACaptureProgramFilterThePidInTheKernel() throws Exception {
+        List<Provider> ps = providers();
+        ps.forEach(fw::addProvider);
+        TracepointProvider proc = ps.stream().filter(p -> p instanceof TracepointProvider && p.name().equals("proc"))
+                .map(p -> (TracepointProvider) p).findFirst().orElseThrow();
+        for (boolean filtered : new boolean[] {true, false}) {
+            // A waits, then exits; B runs 40 short processes first
+            Process a = new ProcessBuilder("sh", "-c", "read x; exit 0").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectErrorStream(true).start();
+            Process b = new ProcessBuilder("sh", "-c", "read x; for i in $(seq 40); do /bin/true; done")
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+            started.add(a);
+            started.add(b);
+            String pred = filtered ? "pid == " + a.pid() : "pid == " + a.pid() + " || pid == -1";
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                    "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                    + "proc:::exit /" + pred + "/ { printf(\"exit %d\\n\", pid); exit(0); }"));
+            for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+            long before = proc.delivered;
+            b.getOutputStream().write('\n');
+            b.getOutputStream().flush();
+            assertEquals(0, b.waitFor());
+            Thread.sleep(100);
+            a.getOutputStream().write('\n');
+            a.getOutputStream().flush();
+            String[] r = trace.get();
+            assertEquals("0", r[0], r[2]);
+            assertEquals("ready\nexit " + a.pid(), r[1].strip());
+            long delivered = proc.delivered - before;
+            if (filtered) assertTrue(delivered <= 2, "only A's exit reaches the JVM: " + delivered);
+            else assertTrue(delivered > 40, "without the filter every exit arrives: " + delivered);
+        }
+    }
+
+    @Test
     void procExecCapturesThePathAndProcExitGivesTheReason() throws Exception {
         providers().forEach(fw::addProvider);
         Path dir = Files.createTempDirectory("jdtrace-core");

@@ -95,6 +95,41 @@ class PerfEventsTest {
         assertEquals(before, perfFds());
     }
 
+    @Test
+    void theDrainThreadSleepsWhileNothingHappensAndDrainsAtMostEveryDrainPeriod() throws Exception {
+        // nothing open: parked for good
+        Thread.sleep(300);
+        assertEquals(Thread.State.WAITING, perf.drainer.getState());
+        assertEquals(0, perf.drains);
+        // an event that never fires (BPF output, no program writes to it): blocked in poll
+        EventSpec quiet = new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
+                EventSpec.SAMPLE_RAW, 0, 0, 8, -1, false);
+        try (EventSet set = perf.open(quiet, s -> { })) {
+            Thread.sleep(100);
+            long d0 = perf.drains;
+            Thread.sleep(700);
+            assertTrue(perf.drains - d0 <= 1, "drains while nothing happens: " + (perf.drains - d0));
+        }
+        // a 1 ms clock on every CPU (the idle task too): a sample wakes it, a drain every 5 ms at most
+        AtomicLong samples = new AtomicLong();
+        EventSpec clock = new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_CPU_CLOCK, 1_000_000, false,
+                EventSpec.SAMPLE_IP | EventSpec.SAMPLE_TIME, 0, 0, 8, -1, false);
+        long d0, d1, t0, t1;
+        try (EventSet set = perf.open(clock, s -> samples.incrementAndGet())) {
+            Thread.sleep(100);
+            d0 = perf.drains;
+            t0 = System.nanoTime();
+            Thread.sleep(500);
+            d1 = perf.drains;
+            t1 = System.nanoTime();
+        }
+        long most = (t1 - t0) / PerfEventsImpl.DRAIN_NANOS + 2;
+        assertTrue(samples.get() > 100, "samples: " + samples.get());
+        assertTrue(d1 - d0 > 5 && d1 - d0 <= most, "drains in 500 ms: " + (d1 - d0) + " (at most " + most + ")");
+        Thread.sleep(100);
+        assertEquals(Thread.State.WAITING, perf.drainer.getState(), "parked again once nothing is open");
+    }
+
     /** This JVM's descriptors that are perf events (anon_inode:[perf_event] in /proc/self/fd). */
     static long perfFds() throws Exception {
         try (var s = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {

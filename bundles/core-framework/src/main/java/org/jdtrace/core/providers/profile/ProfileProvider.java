@@ -97,6 +97,19 @@ public final class ProfileProvider implements Provider {
         return t;
     }
 
+    /**
+     * profile-N on the kernel's sampler fires after the sample, from the ring: it captured no
+     * user memory (copyin() of the sampled process is refused at compile time).
+     */
+    @Override
+    public java.util.Set<Integer> capturedStrings(Probe probe) {
+        boolean kernel;
+        synchronized (timers) {
+            kernel = sampler != null;
+        }
+        return rateOf(probe).kind() == ProfileRate.Kind.PROFILE && kernel ? java.util.Set.of() : null;
+    }
+
     private static void close(AutoCloseable c) {
         if (c == null) return;
         try {
