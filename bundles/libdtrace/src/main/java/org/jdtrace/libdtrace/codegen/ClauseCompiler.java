@@ -199,6 +199,7 @@ public final class ClauseCompiler {
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
             case Call c -> c.args().forEach(this::scan);
+            case MemOp m when contextMember(m) != null -> { }
             case MemOp m -> {
                 usesMemory = true;
                 m.args().forEach(this::scan);
@@ -422,6 +423,11 @@ public final class ClauseCompiler {
             c.invokevirtual(CD_THREAD, "count", MethodTypeDesc.of(CD_void, CD_AGG));
             return;
         }
+        if (a.keys().isEmpty() && agg.kind == AggKind.SUM && a.incr() == null && a.value() != null) {
+            expr(c, a.value());
+            c.invokevirtual(CD_THREAD, "sum", MethodTypeDesc.of(CD_void, CD_AGG, CD_long));
+            return;
+        }
         boolean oneKey = a.keys().size() == 1;
         if (oneKey) {
             // the key itself finds the cell: no array, no Tuple (a string key allocates nothing)
@@ -554,6 +560,12 @@ public final class ClauseCompiler {
                 c.labelBinding(end);
             }
             case Assign a -> assign(c, a);
+            case MemOp m when contextMember(m) instanceof String getter -> {
+                // curpsinfo->pr_pid and the like are the context's own values (ProcInfo gives
+                // them so): read at once, with no lookup of the member by name
+                c.aload(L_CTX);
+                c.invokeinterface(CD_CTX, getter, MethodTypeDesc.of(CD_long));
+            }
             case MemOp m -> {
                 List<ClassDesc> params = new ArrayList<>(List.of(CD_THREAD, CD_CTX));
                 c.aload(L_THREAD);
@@ -577,6 +589,23 @@ public final class ClauseCompiler {
                 }
             }
         }
+    }
+
+    /**
+     * The ProbeContext getter that gives a psinfo_t/lwpsinfo_t member ProcInfo takes from the
+     * context itself (pr_pid, pr_ppid, pr_lwpid), or null for a member read from /proc.
+     */
+    private static String contextMember(MemOp m) {
+        if (m.args().size() != 1 || !(m.args().get(0) instanceof StrConst f)) return null;
+        return switch (m.op()) {
+            case "psinfo" -> switch (f.value()) {
+                case "pr_pid" -> "pid";
+                case "pr_ppid" -> "ppid";
+                default -> null;
+            };
+            case "lwpsinfo" -> "pr_lwpid".equals(f.value()) ? "tid" : null;
+            default -> null;
+        };
     }
 
     /**

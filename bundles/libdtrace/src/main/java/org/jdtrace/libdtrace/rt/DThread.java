@@ -4,7 +4,8 @@
  * under construction of the clause it is running. Everything here is written by that thread
  * only; the consumer reads the aggregation cells at snapshot time and swaps the principal buffer
  * at drain time. There is no lock on the aggregation path: count() on a keyless aggregation is a
- * ThreadLocal read, an array load, a volatile (plain on amd64) generation read and an increment.
+ * DState.thread() lookup (a slot check, see there), an array load, a volatile (plain on amd64)
+ * generation read and an increment.
  */
 package org.jdtrace.libdtrace.rt;
 
@@ -14,6 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class DThread {
 
     private final DState state;
+    /** The Java thread this DThread belongs to (DState.thread's check). */
+    final Thread owner;
     final PrincipalBuffer buffer = new PrincipalBuffer();
     /** Scratch and this-> struct storage (see {@link Mem}). */
     final Mem.ThreadMemory memory = new Mem.ThreadMemory();
@@ -41,6 +44,7 @@ public final class DThread {
 
     DThread(DState state) {
         this.state = state;
+        this.owner = Thread.currentThread();
     }
 
     DState state() {
@@ -117,6 +121,18 @@ public final class DThread {
             c = newKeyless(a, g);
         }
         a.apply(c.data, value, incr);
+    }
+
+    /** sum(value) on a keyless aggregation: count()'s path, no dispatch on the function. */
+    public void sum(Aggregation a, long value) {
+        assert a.kind == AggKind.SUM && !a.keyed();
+        AggCell[] cells = keyless;
+        AggCell c;
+        if (a.id < cells.length && (c = cells[a.id]) != null && c.gen == a.gen) {
+            c.data[0] += value;
+            return;
+        }
+        aggregate(a, value, 1);
     }
 
     /** count() on a keyless aggregation, the cheapest firing there is. */
