@@ -29,6 +29,8 @@ public final class JvmProbeContext implements ProbeContext {
 
     private final long[] args = new long[NARGS];
     private final Object[] objects = new Object[NARGS];
+    /** args and objects are zero (null) from here on: clear() clears only what was set. */
+    private int used;
     private long tid = -1;
     private int pinnedCpu = -1;
 
@@ -48,10 +50,14 @@ public final class JvmProbeContext implements ProbeContext {
         }
     }
 
-    /** Clears every argument. */
+    /** Clears every argument (those set since the last clear: the rest are zero already). */
     public JvmProbeContext clear() {
-        Arrays.fill(args, 0);
-        Arrays.fill(objects, null);
+        for (int i = 0; i < used; i++) {
+            args[i] = 0;
+            objects[i] = null;
+        }
+        used = 0;
+        assert Arrays.stream(args).allMatch(a -> a == 0) && Arrays.stream(objects).allMatch(o -> o == null);
         return this;
     }
 
@@ -59,6 +65,7 @@ public final class JvmProbeContext implements ProbeContext {
     public JvmProbeContext arg(int i, long value) {
         args[i] = value;
         objects[i] = null;
+        if (i >= used) used = i + 1;
         return this;
     }
 
@@ -66,6 +73,7 @@ public final class JvmProbeContext implements ProbeContext {
     public JvmProbeContext arg(int i, long value, Object typed) {
         args[i] = value;
         objects[i] = typed;
+        if (i >= used) used = i + 1;
         return this;
     }
 
@@ -74,6 +82,7 @@ public final class JvmProbeContext implements ProbeContext {
         clear();
         args[0] = a0;
         args[1] = a1;
+        used = 2;
         return this;
     }
 

@@ -47,6 +47,8 @@ final class FbtContext implements ProbeContext {
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private final ProbeContext base;
+    /** The thread this context belongs to (FbtRuntime's slot check). */
+    final Thread owner = Thread.currentThread();
     private final long[] args = new long[NARGS];
     private final Object[] refs = new Object[NARGS];
     /** How many of args/refs this firing set; the rest read as 0. */

@@ -49,6 +49,14 @@ final class FbtRuntime {
 
     private final ProbeRegistry registry;
     private final ThreadLocal<FbtContext> contexts;
+    /**
+     * A cache in front of {@code contexts}: slot threadId mod SLOTS holds the context of the last
+     * thread that looked there; a firing checks the owner (two loads, no hashing) and asks the
+     * ThreadLocal only on a miss. Written plainly: a reader checks the final owner, so a thread
+     * never gets another's context.
+     */
+    private static final int SLOTS = 64;
+    private final FbtContext[] byThread = new FbtContext[SLOTS];
     private volatile Probe[] sites = new Probe[1024];
     private final Object sitesLock = new Object();
     private int nextSite;
@@ -151,7 +159,7 @@ final class FbtRuntime {
     void entry0(int site) {
         Probe p = enabled(site);
         if (p == null) return;
-        FbtContext c = contexts.get();
+        FbtContext c = context();
         if (c.busy) return;
         c.entered(0);
         fire(p, c);
@@ -160,7 +168,7 @@ final class FbtRuntime {
     void entry1(int site, long a0, Object o0) {
         Probe p = enabled(site);
         if (p == null) return;
-        FbtContext c = contexts.get();
+        FbtContext c = context();
         if (c.busy) return;
         c.set(0, a0, o0);
         c.entered(1);
@@ -170,7 +178,7 @@ final class FbtRuntime {
     void entry2(int site, long a0, Object o0, long a1, Object o1) {
         Probe p = enabled(site);
         if (p == null) return;
-        FbtContext c = contexts.get();
+        FbtContext c = context();
         if (c.busy) return;
         c.set(0, a0, o0);
         c.set(1, a1, o1);
@@ -181,7 +189,7 @@ final class FbtRuntime {
     void entry3(int site, long a0, Object o0, long a1, Object o1, long a2, Object o2) {
         Probe p = enabled(site);
         if (p == null) return;
-        FbtContext c = contexts.get();
+        FbtContext c = context();
         if (c.busy) return;
         c.set(0, a0, o0);
         c.set(1, a1, o1);
@@ -199,7 +207,7 @@ final class FbtRuntime {
             long a9, Object o9) {
         Probe p = enabled(site);
         if (p == null) return;
-        FbtContext c = contexts.get();
+        FbtContext c = context();
         if (c.busy) return;
         c.set(0, a0, o0);
         c.set(1, a1, o1);
@@ -219,10 +227,21 @@ final class FbtRuntime {
     void ret(int site, int bci, long value, Object ref) {
         Probe p = enabled(site);
         if (p == null) return;
-        FbtContext c = contexts.get();
+        FbtContext c = context();
         if (c.busy) return;
         c.setReturn(bci, value, ref);
         fire(p, c);
+    }
+
+    /** This thread's context. */
+    private FbtContext context() {
+        Thread me = Thread.currentThread();
+        FbtContext c = byThread[(int) me.threadId() & (SLOTS - 1)];
+        if (c != null && c.owner == me) return c;
+        c = contexts.get();
+        assert c.owner == me;
+        byThread[(int) me.threadId() & (SLOTS - 1)] = c;
+        return c;
     }
 
     /** The probe of {@code site} if it is enabled, else null. */
