@@ -66,6 +66,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_FRAMES = desc(org.jdtrace.libdtrace.rt.StackFrames.class);
     private static final ClassDesc CD_DATUM = desc(Datum.class);
     private static final ClassDesc CD_FMT = desc(org.jdtrace.libdtrace.print.PrintfFormat.class);
+    private static final ClassDesc CD_RECFMT = desc(org.jdtrace.libdtrace.rt.RecordFormat.class);
     private static final ClassDesc CD_OBJS = CD_Object.arrayType();
     private static final ClassDesc CD_FAULT = desc(org.jdtrace.spi.FaultException.class);
     private static final ClassDesc CD_DFAULT = desc(org.jdtrace.engine.DFault.class);
@@ -332,6 +333,25 @@ public final class ClauseCompiler {
                     c.loadConstant(t.width());
                     c.loadConstant(t.signed() ? 1 : 0);
                     c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int, CD_boolean));
+                }
+            }
+            case Printf p when p.use() == PrintfUse.PRINTF -> {
+                // recorded raw, argument by argument: no array, no boxing (DThread.printf)
+                c.aload(L_THREAD);
+                constant(c, p.format(), CD_FMT);
+                constant(c, p.widths(), CD_int.arrayType());
+                c.loadConstant(p.args().size());
+                c.invokevirtual(CD_THREAD, "printf", MethodTypeDesc.of(CD_void, CD_RECFMT, CD_int.arrayType(), CD_int));
+                for (Expr arg : p.args()) {
+                    c.aload(L_THREAD);
+                    if (arg.kind() == VKind.LONG) {
+                        expr(c, arg);
+                        c.invokevirtual(CD_THREAD, "argLong", MethodTypeDesc.of(CD_void, CD_long));
+                    } else {
+                        loadState(c);
+                        expr(c, arg);
+                        c.invokestatic(CD_RT, "printfStr", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_String));
+                    }
                 }
             }
             case Printf p -> {
