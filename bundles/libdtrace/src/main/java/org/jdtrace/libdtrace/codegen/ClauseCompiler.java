@@ -8,7 +8,9 @@
  * actions, commit the record. D integers are JVM longs, strings are Strings; this-> variables
  * are JVM locals; constants the clause needs (aggregations, formats, prebuilt records) sit in
  * an Object[] field. A clause that only aggregates never opens a record, so @ = count() costs a
- * ThreadLocal read and an increment.
+ * DState.thread() lookup and an increment. trace() and printf() record their values raw, one
+ * argument at a time (DThread.traceInt, printf/argLong/argStr): no array, no boxing, no Datum, so
+ * a recording firing allocates nothing once its thread's buffers have grown.
  *
  * Faults: division by zero throws DFault with the action number (1-based, 0 for the predicate)
  * and a pseudo DIF offset (8 bytes per generated division site, in clause order); a context
