@@ -9,6 +9,10 @@
  * the missing pairs bound to (0L, null).
  * bind() points them at this instance; unbind() at a no-op, so code that still runs rewritten
  * after the provider went (it never should: every class is restored first) calls nothing.
+ * bindOnce() binds at the first enable, not when the provider attaches: making the method
+ * handles (the wide entries' insertArguments spin LambdaForms) cost ~40 ms of every dtrace start
+ * that never enables fbt. Nothing is rewritten before that first enable, so no call site is
+ * reached unbound.
  *
  * Sites: each fbt probe has a site number given at its creation; rewritten code passes it, and
  * the site table maps it back to the Probe: an array written under sitesLock and published by
@@ -111,6 +115,18 @@ final class FbtRuntime {
         return prev instanceof MutableCallSite p ? p : cs;
     }
 
+    /** True once bind() ran (and unbind() did not since); sitesLock. */
+    private boolean bound;
+
+    /** Binds the call sites unless they are bound already (the first enable calls it). */
+    void bindOnce() {
+        synchronized (sitesLock) {
+            if (bound) return;
+            bind();
+            bound = true;
+        }
+    }
+
     /** Points the JVM's fbt call sites at this runtime. */
     void bind() {
         try {
@@ -133,6 +149,15 @@ final class FbtRuntime {
             MutableCallSite.syncAll(all);
         } catch (ReflectiveOperationException x) {
             throw new IllegalStateException(x);
+        }
+    }
+
+    /** Unbinds the call sites if bindOnce() bound them. */
+    void unbindIfBound() {
+        synchronized (sitesLock) {
+            if (!bound) return;
+            unbind();
+            bound = false;
         }
     }
 
