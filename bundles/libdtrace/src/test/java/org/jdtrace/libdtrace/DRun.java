@@ -104,6 +104,21 @@ final class DRun {
         return this;
     }
 
+    /**
+     * Fires {@code probe} {@code times} times with arg0 = 0, 1, ... and nothing else allocated by
+     * this harness (an index loop over the probe's ECBs, found once), for allocation tests.
+     */
+    DRun fireTimes(Probe probe, int times) {
+        Ecb[] mine = ecbs.stream().filter(e -> e.probe() == probe).toArray(Ecb[]::new);
+        for (int k = 0; k < times; k++) {
+            JvmProbeContext ctx = JvmProbeContext.current().clear().pinCpu(0).arg(0, k);
+            for (int i = 0; i < mine.length; i++) {
+                mine[i].statement().body().fire(ctx, probe, mine[i].epid());
+            }
+        }
+        return this;
+    }
+
     private void error(Ecb e, DFault f) {
         session.fault(e.epid(), e.probe(), f);
         fire(ERROR, 0, e.epid(), f.action, f.offset, f.kind.code, f.address);

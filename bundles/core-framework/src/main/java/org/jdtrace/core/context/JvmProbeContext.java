@@ -15,7 +15,6 @@
  */
 package org.jdtrace.core.context;
 
-import java.util.Arrays;
 import org.jdtrace.spi.ProbeContext;
 
 public final class JvmProbeContext implements ProbeContext {
@@ -29,6 +28,8 @@ public final class JvmProbeContext implements ProbeContext {
 
     private final long[] args = new long[NARGS];
     private final Object[] objects = new Object[NARGS];
+    /** args and objects are zero (null) from here on: clear() clears only what was set. */
+    private int used;
     private long tid = -1;
     private int pinnedCpu = -1;
 
@@ -48,17 +49,30 @@ public final class JvmProbeContext implements ProbeContext {
         }
     }
 
-    /** Clears every argument. */
+    /** Clears every argument (those set since the last clear: the rest are zero already). */
     public JvmProbeContext clear() {
-        Arrays.fill(args, 0);
-        Arrays.fill(objects, null);
+        for (int i = 0; i < used; i++) {
+            args[i] = 0;
+            objects[i] = null;
+        }
+        used = 0;
+        assert cleared();
         return this;
+    }
+
+    /** Every argument is zero (what clear() claims; a loop, so -ea allocates nothing). */
+    private boolean cleared() {
+        for (int i = 0; i < NARGS; i++) {
+            if (args[i] != 0 || objects[i] != null) return false;
+        }
+        return true;
     }
 
     /** Sets arg{@code i}. */
     public JvmProbeContext arg(int i, long value) {
         args[i] = value;
         objects[i] = null;
+        if (i >= used) used = i + 1;
         return this;
     }
 
@@ -66,6 +80,7 @@ public final class JvmProbeContext implements ProbeContext {
     public JvmProbeContext arg(int i, long value, Object typed) {
         args[i] = value;
         objects[i] = typed;
+        if (i >= used) used = i + 1;
         return this;
     }
 
@@ -74,6 +89,7 @@ public final class JvmProbeContext implements ProbeContext {
         clear();
         args[0] = a0;
         args[1] = a1;
+        used = 2;
         return this;
     }
 

@@ -8,7 +8,9 @@
  * actions, commit the record. D integers are JVM longs, strings are Strings; this-> variables
  * are JVM locals; constants the clause needs (aggregations, formats, prebuilt records) sit in
  * an Object[] field. A clause that only aggregates never opens a record, so @ = count() costs a
- * ThreadLocal read and an increment.
+ * DState.thread() lookup and an increment. trace() and printf() record their values raw, one
+ * argument at a time (DThread.traceInt, printf/argLong/argStr): no array, no boxing, no Datum, so
+ * a recording firing allocates nothing once its thread's buffers have grown.
  *
  * Faults: division by zero throws DFault with the action number (1-based, 0 for the predicate)
  * and a pseudo DIF offset (8 bytes per generated division site, in clause order); a context
@@ -66,6 +68,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_FRAMES = desc(org.jdtrace.libdtrace.rt.StackFrames.class);
     private static final ClassDesc CD_DATUM = desc(Datum.class);
     private static final ClassDesc CD_FMT = desc(org.jdtrace.libdtrace.print.PrintfFormat.class);
+    private static final ClassDesc CD_RECFMT = desc(org.jdtrace.libdtrace.rt.RecordFormat.class);
     private static final ClassDesc CD_OBJS = CD_Object.arrayType();
     private static final ClassDesc CD_FAULT = desc(org.jdtrace.spi.FaultException.class);
     private static final ClassDesc CD_DFAULT = desc(org.jdtrace.engine.DFault.class);
@@ -199,6 +202,7 @@ public final class ClauseCompiler {
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
             case Call c -> c.args().forEach(this::scan);
+            case MemOp m when contextMember(m) != null -> { }
             case MemOp m -> {
                 usesMemory = true;
                 m.args().forEach(this::scan);
@@ -333,6 +337,25 @@ public final class ClauseCompiler {
                     c.invokestatic(CD_RT, "traceLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int, CD_boolean));
                 }
             }
+            case Printf p when p.use() == PrintfUse.PRINTF -> {
+                // recorded raw, argument by argument: no array, no boxing (DThread.printf)
+                c.aload(L_THREAD);
+                constant(c, p.format(), CD_FMT);
+                constant(c, p.widths(), CD_int.arrayType());
+                c.loadConstant(p.args().size());
+                c.invokevirtual(CD_THREAD, "printf", MethodTypeDesc.of(CD_void, CD_RECFMT, CD_int.arrayType(), CD_int));
+                for (Expr arg : p.args()) {
+                    c.aload(L_THREAD);
+                    if (arg.kind() == VKind.LONG) {
+                        expr(c, arg);
+                        c.invokevirtual(CD_THREAD, "argLong", MethodTypeDesc.of(CD_void, CD_long));
+                    } else {
+                        loadState(c);
+                        expr(c, arg);
+                        c.invokestatic(CD_RT, "printfStr", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_String));
+                    }
+                }
+            }
             case Printf p -> {
                 c.aload(L_THREAD);
                 loadState(c);
@@ -420,6 +443,11 @@ public final class ClauseCompiler {
         constant(c, agg, CD_AGG);
         if (a.keys().isEmpty() && agg.kind == AggKind.COUNT && a.incr() == null) {
             c.invokevirtual(CD_THREAD, "count", MethodTypeDesc.of(CD_void, CD_AGG));
+            return;
+        }
+        if (a.keys().isEmpty() && agg.kind == AggKind.SUM && a.incr() == null && a.value() != null) {
+            expr(c, a.value());
+            c.invokevirtual(CD_THREAD, "sum", MethodTypeDesc.of(CD_void, CD_AGG, CD_long));
             return;
         }
         boolean oneKey = a.keys().size() == 1;
@@ -554,6 +582,12 @@ public final class ClauseCompiler {
                 c.labelBinding(end);
             }
             case Assign a -> assign(c, a);
+            case MemOp m when contextMember(m) instanceof String getter -> {
+                // curpsinfo->pr_pid and the like are the context's own values (ProcInfo gives
+                // them so): read at once, with no lookup of the member by name
+                c.aload(L_CTX);
+                c.invokeinterface(CD_CTX, getter, MethodTypeDesc.of(CD_long));
+            }
             case MemOp m -> {
                 List<ClassDesc> params = new ArrayList<>(List.of(CD_THREAD, CD_CTX));
                 c.aload(L_THREAD);
@@ -577,6 +611,23 @@ public final class ClauseCompiler {
                 }
             }
         }
+    }
+
+    /**
+     * The ProbeContext getter that gives a psinfo_t/lwpsinfo_t member ProcInfo takes from the
+     * context itself (pr_pid, pr_ppid, pr_lwpid), or null for a member read from /proc.
+     */
+    private static String contextMember(MemOp m) {
+        if (m.args().size() != 1 || !(m.args().get(0) instanceof StrConst f)) return null;
+        return switch (m.op()) {
+            case "psinfo" -> switch (f.value()) {
+                case "pr_pid" -> "pid";
+                case "pr_ppid" -> "ppid";
+                default -> null;
+            };
+            case "lwpsinfo" -> "pr_lwpid".equals(f.value()) ? "tid" : null;
+            default -> null;
+        };
     }
 
     /**

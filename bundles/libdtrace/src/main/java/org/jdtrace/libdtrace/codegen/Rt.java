@@ -157,11 +157,16 @@ public final class Rt {
     // ---- records
 
     public static void traceLong(DThread t, long v, int width, boolean signed) {
-        t.add(new Datum.TraceInt(v, width, signed));
+        t.traceInt(v, width, signed);
     }
 
     public static void traceStr(DThread t, DState st, String s) {
-        t.add(new Datum.TraceStr(str(st, s), st.options.strsize()));
+        t.traceStr(str(st, s), st.options.strsize());
+    }
+
+    /** A string argument of the printf() under way (DThread.printf): cut to strsize, recorded raw. */
+    public static void printfStr(DThread t, DState st, String s) {
+        t.argStr(str(st, s), st.options.strsize());
     }
 
     public static void printf(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {

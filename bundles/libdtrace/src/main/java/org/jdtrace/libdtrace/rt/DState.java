@@ -31,6 +31,16 @@ public final class DState {
     private final List<Aggregation> aggregations = new ArrayList<>();
     private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
     private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);
+    /**
+     * A cache in front of {@code current}: slot threadId mod SLOTS holds the DThread of the last
+     * thread that looked there. A firing checks its slot's owner against its own thread (two
+     * loads, no hashing) and only on a miss asks the ThreadLocal and takes the slot over. Slots
+     * are written plainly: a reader sees either an old DThread or a new one, whose final owner
+     * it checks, so a thread never gets another's DThread; threads whose ids collide share the
+     * slot and fall back to the ThreadLocal by turns.
+     */
+    private static final int SLOTS = 64;
+    private final DThread[] byThread = new DThread[SLOTS];
 
     public volatile long[] longs = new long[0];
     public volatile String[] strings = new String[0];
@@ -108,9 +118,19 @@ public final class DState {
         return t;
     }
 
-    /** This Java thread's buffers in this consumer. */
+    /** This Java thread's buffers in this consumer (probe context: no lock, no allocation once made). */
     public DThread thread() {
-        return current.get();
+        Thread me = Thread.currentThread();
+        DThread t = byThread[(int) me.threadId() & (SLOTS - 1)];
+        if (t != null && t.owner == me) return t;
+        return threadSlow(me);
+    }
+
+    private DThread threadSlow(Thread me) {
+        DThread t = current.get();
+        assert t.owner == me;
+        byThread[(int) me.threadId() & (SLOTS - 1)] = t;
+        return t;
     }
 
     List<DThread> threads() {

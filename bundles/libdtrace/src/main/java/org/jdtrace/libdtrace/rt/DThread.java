@@ -4,7 +4,8 @@
  * under construction of the clause it is running. Everything here is written by that thread
  * only; the consumer reads the aggregation cells at snapshot time and swaps the principal buffer
  * at drain time. There is no lock on the aggregation path: count() on a keyless aggregation is a
- * ThreadLocal read, an array load, a volatile (plain on amd64) generation read and an increment.
+ * DState.thread() lookup (a slot check, see there), an array load, a volatile (plain on amd64)
+ * generation read and an increment.
  */
 package org.jdtrace.libdtrace.rt;
 
@@ -14,6 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class DThread {
 
     private final DState state;
+    /** The Java thread this DThread belongs to (DState.thread's check). */
+    final Thread owner;
     final PrincipalBuffer buffer = new PrincipalBuffer();
     /** Scratch and this-> struct storage (see {@link Mem}). */
     final Mem.ThreadMemory memory = new Mem.ThreadMemory();
@@ -26,9 +29,19 @@ public final class DThread {
     private Object[] lastKey = new Object[0];
     private AggCell[] lastCell = new AggCell[0];
 
-    private Datum[] scratch = new Datum[8];
+    /*
+     * The record under construction, in raw form (RawRecords' encoding): words and references,
+     * grown when a record needs more and then reused, so recording trace() and printf() data
+     * allocates nothing once warm (dtrace_probe writes into its principal buffer the same way).
+     */
+    private long[] words = new long[32];
+    private Object[] refs = new Object[8];
+    private int nw;
+    private int nr;
     private int n;
     private int bytes;
+    /** The word of the printf() under way that holds its byte count. */
+    private int printfBytes;
     private long seq;
     /** speculate(id) ran in the clause under way: its record goes to speculation {@code specId}. */
     private boolean speculating;
@@ -41,6 +54,7 @@ public final class DThread {
 
     DThread(DState state) {
         this.state = state;
+        this.owner = Thread.currentThread();
     }
 
     DState state() {
@@ -50,6 +64,8 @@ public final class DThread {
     /** Starts the record of a clause (dtrace_probe's offset reservation). */
     public void begin() {
         n = 0;
+        nw = 0;
+        clearRefs();
         bytes = 0;
         speculating = false;
         exiting = false;
@@ -83,30 +99,94 @@ public final class DThread {
         }
     }
 
+    /** Any datum, as the object it is (the actions with no raw form). */
     public void add(Datum d) {
-        if (n == scratch.length) scratch = Arrays.copyOf(scratch, n * 2);
-        scratch[n++] = d;
+        word(RawRecords.OBJ);
+        ref(d);
+        n++;
         bytes += d.size();
+    }
+
+    /** trace() of an integer: no object made. */
+    public void traceInt(long v, int width, boolean signed) {
+        word(RawRecords.INT);
+        word(v);
+        word((long) width << 1 | (signed ? 1 : 0));
+        n++;
+        bytes += width;
+    }
+
+    /** trace() of a string (cut to strsize already). */
+    public void traceStr(String s, int strsize) {
+        word(RawRecords.STR);
+        word(strsize);
+        ref(s);
+        n++;
+        bytes += strsize + 1;
+    }
+
+    /** printf(): the format; its {@code nargs} arguments follow (argLong, argStr). */
+    public void printf(RecordFormat format, int[] widths, int nargs) {
+        word(RawRecords.PRINTF);
+        word(nargs);
+        printfBytes = nw;
+        word(0);
+        ref(format);
+        ref(widths);
+        n++;
+    }
+
+    /** An integer argument of the printf() under way. */
+    public void argLong(long v) {
+        word(RawRecords.ARG_LONG);
+        word(v);
+        words[printfBytes] += 8;
+        bytes += 8;
+    }
+
+    /** A string argument of the printf() under way (cut to strsize already). */
+    public void argStr(String s, int strsize) {
+        word(RawRecords.ARG_STR);
+        ref(s);
+        words[printfBytes] += strsize;
+        bytes += strsize;
+    }
+
+    private void word(long w) {
+        if (nw == words.length) words = Arrays.copyOf(words, nw * 2);
+        words[nw++] = w;
+    }
+
+    private void ref(Object o) {
+        if (nr == refs.length) refs = Arrays.copyOf(refs, nr * 2);
+        refs[nr++] = o;
+    }
+
+    private void clearRefs() {
+        for (int i = 0; i < nr; i++) refs[i] = null;
+        nr = 0;
     }
 
     /** Commits the clause's record to the principal buffer, or counts a drop. */
     public void commit(int epid, int cpu) {
-        Datum[] data = n == 0 ? NONE : Arrays.copyOf(scratch, n);
-        Record r = new Record(epid, cpu, System.nanoTime(), seq++, data);
+        long ts = System.nanoTime();
         if (speculating) {
+            // a speculation keeps records as objects (made here, off the usual path)
             speculating = false;
+            Record r = new Record(epid, cpu, ts, seq++, RawRecords.decode(words, 0, refs, 0, n));
             state.speculations.record(specId, r, Record.HEADER + bytes);
         } else {
-            buffer.offer(r, Record.HEADER + bytes, state.options.get("bufsize"));
+            buffer.offer(epid, cpu, ts, seq++, words, nw, refs, nr, n, Record.HEADER + bytes,
+                    state.options.get("bufsize"));
         }
         n = 0;
+        nw = 0;
+        clearRefs();
         if (exiting) {
             exiting = false;
             state.exit(exitStatus);
         }
     }
-
-    private static final Datum[] NONE = new Datum[0];
 
     /** Keyless aggregation update: no allocation once the cell exists. */
     public void aggregate(Aggregation a, long value, long incr) {
@@ -117,6 +197,18 @@ public final class DThread {
             c = newKeyless(a, g);
         }
         a.apply(c.data, value, incr);
+    }
+
+    /** sum(value) on a keyless aggregation: count()'s path, no dispatch on the function. */
+    public void sum(Aggregation a, long value) {
+        assert a.kind == AggKind.SUM && !a.keyed();
+        AggCell[] cells = keyless;
+        AggCell c;
+        if (a.id < cells.length && (c = cells[a.id]) != null && c.gen == a.gen) {
+            c.data[0] += value;
+            return;
+        }
+        aggregate(a, value, 1);
     }
 
     /** count() on a keyless aggregation, the cheapest firing there is. */

@@ -4,11 +4,13 @@
  * thread (pid, tid, execname, cpu), to which it delegates.
  *
  * Arguments: a primitive (a long from Rewriter) is its value; a reference is its identity
- * hash code (0 for null): an opaque handle that copyinstr() turns back into text, the String's
+ * hash code (0 for null), computed only when a clause reads it: an opaque handle that copyinstr() turns back into text, the String's
  * characters or Class@hash for any other object (Object.toString's form, computed from
  * getClass().getName() and System.identityHashCode without calling the program's code).
  * argObject(i) gives that text directly. At return arg0 is the return site's bytecode offset
- * (-1 for a throw) and arg1 the value (the Throwable for a throw).
+ * (-1 for a throw) and arg1 the value (the Throwable for a throw). Arguments past the method's
+ * (entered(n)) read as 0. After the firing (done()) the context holds no reference to the
+ * program's objects.
  *
  * javaStack: the firing thread's frames below FbtRuntime, the traced method first, as
  * bundle`Class.method+0xbci (a JDK class's module name, or "jvm", where no bundle defines it).
@@ -45,8 +47,12 @@ final class FbtContext implements ProbeContext {
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private final ProbeContext base;
+    /** The thread this context belongs to (FbtRuntime's slot check). */
+    final Thread owner = Thread.currentThread();
     private final long[] args = new long[NARGS];
     private final Object[] refs = new Object[NARGS];
+    /** How many of args/refs this firing set; the rest read as 0. */
+    private int nargs;
     private int bci;
     boolean busy;
 
@@ -54,31 +60,40 @@ final class FbtContext implements ProbeContext {
         this.base = base;
     }
 
-    /** The probe's bytecode offset (0 at entry, the return site at return). */
-    void at(int where) {
-        bci = where;
+    /** An entry firing of {@code n} arguments, set by set(): its offset is 0. */
+    void entered(int n) {
+        assert n >= 0 && n <= NARGS;
+        nargs = n;
+        bci = 0;
     }
 
     void setReturn(int at, long value, Object ref) {
         args[0] = at;
         refs[0] = null;
         set(1, value, ref);
-        for (int i = 2; i < NARGS; i++) {
-            args[i] = 0;
-            refs[i] = null;
-        }
+        nargs = 2;
         bci = at;
     }
 
-    /** Argument {@code i}: {@code ref}'s handle when it is not null, else {@code v}. */
+    /**
+     * Argument {@code i}: {@code ref} when it is not null (its handle, the identity hash, is
+     * computed only when a clause reads it), else {@code v}.
+     */
     void set(int i, long v, Object ref) {
-        if (ref == null) {
-            args[i] = v;
-            refs[i] = null;
-        } else {
-            args[i] = System.identityHashCode(ref) & 0xffff_ffffL;
-            refs[i] = ref;
-        }
+        args[i] = v;
+        refs[i] = ref;
+    }
+
+    /** The firing is over: the context keeps no reference to the program's objects. */
+    void done() {
+        for (int i = 0; i < nargs; i++) refs[i] = null;
+        nargs = 0;
+    }
+
+    /** The value of argument {@code i < nargs}: a reference's handle, else the long. */
+    private long value(int i) {
+        Object r = refs[i];
+        return r != null ? System.identityHashCode(r) & 0xffff_ffffL : args[i];
     }
 
     /** A reference argument as D shows it: the String, else Class@hash. */
@@ -89,20 +104,20 @@ final class FbtContext implements ProbeContext {
 
     @Override
     public long arg(int i) {
-        return i >= 0 && i < NARGS ? args[i] : 0;
+        return i >= 0 && i < nargs ? value(i) : 0;
     }
 
     @Override
     public Object argObject(int i) {
-        if (i < 0 || i >= NARGS) return 0L;
+        if (i < 0 || i >= nargs) return 0L;
         Object o = refs[i];
         return o != null ? text(o) : args[i];
     }
 
     @Override
     public String copyinstr(long addr, int max) throws FaultException {
-        for (int i = 0; i < NARGS; i++) {
-            if (refs[i] != null && args[i] == addr) {
+        for (int i = 0; i < nargs; i++) {
+            if (refs[i] != null && value(i) == addr) {
                 String s = text(refs[i]);
                 return s.length() > max ? s.substring(0, max) : s;
             }

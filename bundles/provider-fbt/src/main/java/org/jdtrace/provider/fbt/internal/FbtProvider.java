@@ -218,7 +218,7 @@ public final class FbtProvider implements Provider {
             }
         }
         FbtRuntime rt = runtime;
-        if (rt != null) rt.unbind();
+        if (rt != null) rt.unbindIfBound();
     }
 
     public int fbtMax() {
@@ -242,9 +242,8 @@ public final class FbtProvider implements Provider {
     @Override
     public void attach(ProbeRegistry registry) {
         this.registry = registry;
-        FbtRuntime rt = new FbtRuntime(registry);
-        rt.bind();
-        this.runtime = rt;
+        // the call sites are bound at the first enable (FbtRuntime.bindOnce): nothing at start-up
+        this.runtime = new FbtRuntime(registry);
     }
 
     @Override
@@ -420,6 +419,8 @@ public final class FbtProvider implements Provider {
         if (!(probe.providerArg() instanceof Site s)) return;
         FbtClass.Function f = s.function();
         Instrumenter in = instrumenter();
+        FbtRuntime rt = runtime;
+        if (rt != null) rt.bindOnce(); // before any class is rewritten to call it
         if (f.maxCodeLength() > SIZE_CHECK) {
             checkSize(f, in);
         }

@@ -22,10 +22,17 @@
  * stack map frame has uninitializedThis, so flagThisUninit, and the handler only fires return
  * and rethrows: the verifier allows nothing else there), and one over the code after the call.
  * So a throw before super() or in the evaluation of its arguments fires return. The call itself
- * is covered by neither: after it `this` is initialised, and no handler frame can accept both
- * states (HotSpot refuses it: "Stack map does not match the one at exception handler"), so a
- * throw out of the super constructor (or this()) does not fire this constructor's return; it
- * fires the super constructor's, where that is traced.
+ * is covered by neither, because HotSpot (25) checks a handler over an invokespecial <init> on
+ * uninitializedThis twice: with the frame before the call (JVMS 4.10.1.9's exception frame:
+ * uninitializedThis, flagThisUninit) and, as after every instruction, with the frame after it
+ * (`this` initialised, flagThisUninit forced on by verify_invoke_init's this_uninit). The handler's
+ * frame must then have flagThisUninit, which a stack map frame has only with an uninitializedThis
+ * local, and that local must accept the initialised type after the call: no frame does both. Tried
+ * with the frame written by hand (the ClassFile API's generator merges the two states): locals
+ * [uninitializedThis] fails at the call ("Type 'C' (current frame, locals[0]) is not assignable to
+ * uninitializedThis"), locals [top] before it ("Current frame's flags are not assignable to stack
+ * map frame's"). So a throw out of the super constructor (or this()) does not fire this
+ * constructor's return; it fires the super constructor's, where that is traced.
  *
  * The hook constant is a dynamic constant resolved once per class through JDK bootstraps only,
  * so any class loader can resolve it whatever it imports:

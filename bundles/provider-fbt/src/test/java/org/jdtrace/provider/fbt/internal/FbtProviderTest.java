@@ -345,15 +345,16 @@ class FbtProviderTest {
                 fbt:fbt.fixture:*Fixture.add:return { printf("add= %d at %d\\n", arg1, arg0); }
                 fbt:fbt.fixture:*greet:entry { printf("greet %s %d %d\\n", copyinstr(arg0), arg1, arg2); }
                 fbt:fbt.fixture:*greet:return { printf("greet= %s\\n", copyinstr(arg1)); }
-                fbt:fbt.fixture:*over:entry { printf("over %s\\n", copyinstr(arg0)); }
+                fbt:fbt.fixture:*over:entry { printf("over %s %d %d\\n", copyinstr(arg0), arg2, arg9); }
                 """, () -> {
             assertEquals(42, call("add", new Class<?>[] {int.class}, f, 2));
             assertEquals("hi you", call("greet", new Class<?>[] {String.class, long.class, double.class}, null, "you", -7L, 2.9));
             call("over", new Class<?>[] {long.class}, f, 1L);
         });
         int ret = javapReturns("add").get(0);
+        // over(long) has two arguments (this, x): arg2.. read 0, not greet's arg2 of the firing before
         assertEquals("add 2\nadd= 42 at " + ret + "\ngreet you -7 2\ngreet= hi you\nover "
-                + FIXTURE + "@" + Integer.toHexString(System.identityHashCode(f)), out.strip());
+                + FIXTURE + "@" + Integer.toHexString(System.identityHashCode(f)) + " 0 0", out.strip());
     }
 
     @Test
