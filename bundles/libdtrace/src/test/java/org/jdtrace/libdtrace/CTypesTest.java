@@ -135,9 +135,9 @@ class CTypesTest {
                 """).go();
         assertEquals("ERROR action=2 kind=1\nERROR action=2 kind=1\non\n\n", r.end());
         String err = r.err();
-        assertTrue(err.matches("(?s)dtrace: error on enabled probe ID 1 \\(ID 1: dtrace:::BEGIN\\): invalid address "
-                + "\\(0x1000000000000010\\) in action #2 at DIF offset \\d+\n.*"), err);
-        assertTrue(err.contains("): invalid address (0x0) in action #2 at DIF offset"), err);
+        assertTrue(err.matches("(?s)dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): invalid address "
+                + "\\(0x1000000000000010\\) at BPF pc \\d+\n.*"), err);
+        assertTrue(err.contains("error in dt_clause_1 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc "), err);
     }
 
     @Test

@@ -184,7 +184,36 @@ class DCompilerTest {
                 ERROR { printf("ERROR epid=%d action=%d kind=%d addr=%d\\n", arg1, arg2, arg4, arg5); }
                 """).go();
         assertEquals("ERROR epid=1 action=2 kind=1 addr=16\n\n", r.end());
-        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): invalid address (0x10) in action #2\n",
+        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x10) at BPF pc 16\n",
+                r.err());
+    }
+
+    @Test
+    void aFaultReportNamesItsStatementOnePerProbeDescription() throws Exception {
+        // DTrace on Linux numbers statements dt_clause_0... in program order, one per description
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN, END { }
+                BEGIN { x = *(int *)0; }
+                """).go();
+        r.end();
+        assertTrue(r.err().matches("dtrace: error in dt_clause_2 for probe ID 1 \\(dtrace:::BEGIN\\): "
+                + "invalid address \\(0x0\\) at BPF pc [1-9][0-9]*\n"), r.err());
+    }
+
+    @Test
+    void clauseLocalsAndStrtokLastForTheClausesOfOneFiring() throws Exception {
+        // D: a clause-local variable keeps its value across the clauses of one probe firing, and
+        // strtok's position lives as long; the next firing (END) starts afresh
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { this->n = 41; this->s = "x"; t = strtok("a,b", ","); }
+                BEGIN /this->n == 41/ { printf("%d %s %s %s\\n", this->n + 1, this->s, t, strtok(NULL, ",")); }
+                END { printf("end %d [%s]\\n", this->n, this->s); }
+                END { strtok(NULL, ","); }
+                """).go();
+        assertEquals("42 x a b\nend 0 []\n\n", r.end());
+        assertTrue(r.err().startsWith("dtrace: error in dt_clause_3 for probe ID 2 (dtrace:::END): invalid address (0x0)"),
                 r.err());
     }
 
@@ -192,7 +221,7 @@ class DCompilerTest {
     void divideByZeroInPredicate() throws Exception {
         DRun r = DRun.script("BEGIN /(1 / (arg0 - arg0)) == 1/ { }").go();
         r.end();
-        assertTrue(r.err().contains("divide-by-zero in predicate"), r.err());
+        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc 8\n", r.err());
     }
 
     @Test
@@ -305,9 +334,9 @@ class DCompilerTest {
     void setoptAppliesWhenConsumedAndReportsRefusals() throws Exception {
         DRun r = DRun.script("BEGIN { setopt(\"quiet\"); setopt(\"nosuch\"); setopt(\"bufsize\", \"1m\"); } BEGIN { printf(\"x\\n\"); }").go();
         assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\nx\n\n", r.end());
-        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"nosuch\" to \"1\": "
+        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): couldn't set option \"nosuch\" to \"1\": "
                 + "Invalid option name\n"
-                + "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't set option \"bufsize\" to \"1m\": "
+                + "dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): couldn't set option \"bufsize\" to \"1m\": "
                 + "Operation illegal when tracing is active\n", r.err());
     }
 
@@ -393,7 +422,7 @@ class DCompilerTest {
         DRun r = DRun.script("#pragma D option destructive\nBEGIN { chill(1000); raise(0); }").go();
         r.end();
         // the JVM probe context has no process to signal: raise() faults, the report names it
-        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): illegal operation in action #2\n", r.err());
+        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): illegal operation at BPF pc 16\n", r.err());
     }
 
     @Test

@@ -16,6 +16,10 @@
  * rethrown as a DFault with the number of the action that was running, kept in a local. The
  * record under construction is then abandoned.
  *
+ * this-> scalars live in JVM locals while the clause runs; they start from, and every store is
+ * written through to, the thread's rt.FiringLocals, which keeps them across the clauses of one
+ * firing as DTrace keeps clause-local variables (the lowering's temporaries are not carried).
+ *
  * D's memory (rt.Mem): a clause with a memory operation (Ir.MemOp, tracemem) resets its thread's
  * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation takes
  * a pseudo DIF offset (8 bytes each, shared with divisions) that a local holds while it runs, so
@@ -69,6 +73,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_OBJS = CD_Object.arrayType();
     private static final ClassDesc CD_FAULT = desc(org.jdtrace.spi.FaultException.class);
     private static final ClassDesc CD_DFAULT = desc(org.jdtrace.engine.DFault.class);
+    private static final ClassDesc CD_FIRING = desc(org.jdtrace.libdtrace.rt.FiringLocals.class);
 
     private static final int L_THIS = 0, L_CTX = 1, L_PROBE = 2, L_EPID = 3, L_THREAD = 4, L_FIRST = 5;
 
@@ -83,6 +88,10 @@ public final class ClauseCompiler {
     private int nextLocal = L_FIRST;
     /** The clause uses D's memory (an Ir.MemOp): its scratch is reset when it starts. */
     private boolean usesMemory;
+    /** The clause reads or writes this-> scalars, or calls strtok: it joins its firing's FiringLocals. */
+    private boolean usesFiringLocals;
+    /** Clause-local slots at or above this are the lowering's temporaries, never carried. */
+    private static final int CARRIED_SLOTS = 1 << 24;
     /** The local holding the DIF offset of the memory operation under way (0: none yet). */
     private int offsetLocal;
     /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
@@ -180,6 +189,7 @@ public final class ClauseCompiler {
     private void scan(Expr e) {
         switch (e) {
             case Var v when v.scope() == Scope.CLAUSE -> {
+                usesFiringLocals |= v.slot() < CARRIED_SLOTS;
                 if (!clauseLocals.containsKey(v.slot())) {
                     clauseLocals.put(v.slot(), nextLocal);
                     clauseLocalKinds.put(v.slot(), v.kind());
@@ -198,7 +208,10 @@ public final class ClauseCompiler {
             case Cast c -> scan(c.operand());
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
-            case Call c -> c.args().forEach(this::scan);
+            case Call c -> {
+                usesFiringLocals |= "strtok".equals(c.name());
+                c.args().forEach(this::scan);
+            }
             case MemOp m -> {
                 usesMemory = true;
                 m.args().forEach(this::scan);
@@ -227,8 +240,29 @@ public final class ClauseCompiler {
             c.aload(L_THREAD);
             c.invokestatic(CD_MEM, "reset", MethodTypeDesc.of(CD_void, CD_THREAD));
         }
+        // this-> scalars start as this firing's earlier clauses left them (FiringLocals)
+        int carried = 0;
+        for (int slot : clauseLocals.keySet()) {
+            if (slot < CARRIED_SLOTS) carried = Math.max(carried, slot + 1);
+        }
+        if (usesFiringLocals) {
+            c.aload(L_THREAD);
+            c.aload(L_CTX);
+            c.aload(L_PROBE);
+            c.iload(L_EPID);
+            c.loadConstant(carried);
+            c.invokestatic(CD_FIRING, "enter", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_PROBE, CD_int, CD_int));
+        }
         for (var en : clauseLocals.entrySet()) {
-            if (clauseLocalKinds.get(en.getKey()) == VKind.LONG) {
+            boolean isLong = clauseLocalKinds.get(en.getKey()) == VKind.LONG;
+            if (en.getKey() < CARRIED_SLOTS) {
+                c.aload(L_THREAD);
+                c.loadConstant(en.getKey());
+                c.invokestatic(CD_FIRING, isLong ? "getLong" : "getString",
+                        MethodTypeDesc.of(isLong ? CD_long : CD_String, CD_THREAD, CD_int));
+                if (isLong) c.lstore(en.getValue());
+                else c.astore(en.getValue());
+            } else if (isLong) {
                 c.lconst_0();
                 c.lstore(en.getValue());
             } else {
@@ -717,6 +751,13 @@ public final class ClauseCompiler {
             case Var v when v.scope() == Scope.CLAUSE -> {
                 expr(c, a.value());
                 int slot = clauseLocals.get(v.slot());
+                if (v.slot() < CARRIED_SLOTS) {
+                    // written through for the firing's later clauses
+                    c.aload(L_THREAD);
+                    c.loadConstant(v.slot());
+                    c.invokestatic(CD_FIRING, isLong ? "keepLong" : "keepString",
+                            MethodTypeDesc.of(vt, vt, CD_THREAD, CD_int));
+                }
                 if (isLong) {
                     c.dup2();
                     c.lstore(slot);

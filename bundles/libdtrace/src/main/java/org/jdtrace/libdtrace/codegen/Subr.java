@@ -114,8 +114,11 @@ public final class Subr {
 
     /**
      * strtok(s, delim): the first token of s (leading delimiters skipped), NULL when there is none;
-     * the rest of s, from the delimiter that ended the token, is kept per firing thread (DTrace
-     * keeps it per CPU) for strtok(NULL, delim), whose own delimiters then apply to it.
+     * the rest of s, from the delimiter that ended the token, is kept for strtok(NULL, delim) in
+     * this firing's later clauses (rt.FiringLocals: DTrace keeps it in the firing's machine
+     * state), whose own delimiters then apply to it. A token that ends with the string leaves no
+     * string to go on with (NULL: strtok(NULL, ...) then faults, as DTrace on Linux does); a
+     * string with no token left leaves an empty rest (strtok(NULL, ...) gives NULL again).
      */
     public static String strtok(DState st, String s, String delim) {
         return token(st, nonNull(s), nonNull(delim));
@@ -135,7 +138,8 @@ public final class Subr {
         }
         int j = i;
         while (j < n && delim.indexOf(s.charAt(j)) < 0) j++;
-        st.thread().strtok = s.substring(j); // from the delimiter: the next call may take other delimiters
+        // from the delimiter: the next call may take other delimiters
+        st.thread().strtok = j == n ? null : s.substring(j);
         return s.substring(i, j);
     }
 

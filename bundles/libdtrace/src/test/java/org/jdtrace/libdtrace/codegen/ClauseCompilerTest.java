@@ -126,7 +126,7 @@ class ClauseCompilerTest {
         session.fault(1, BEGIN, f);
         session.drain();
         assertEquals("", out());
-        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2 at DIF offset "
+        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc "
                 + f.offset + "\n", err.toString(StandardCharsets.UTF_8));
     }
 
