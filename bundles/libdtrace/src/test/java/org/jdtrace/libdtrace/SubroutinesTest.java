@@ -56,6 +56,18 @@ class SubroutinesTest {
     }
 
     @Test
+    void theIntegerZeroIsANullString() throws Exception {
+        // strlen(0): 0 is NULL where a const char * is wanted; reading it faults at address 0
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { trace(strlen(0)); }
+                BEGIN { printf("on\\n"); exit(0); }
+                ERROR { printf("ERROR kind=%d addr=%d\\n", arg4, arg5); }
+                """).go();
+        assertEquals("ERROR kind=1 addr=0\non\n\n", r.end());
+    }
+
+    @Test
     void aNullStringGivenToASubroutineFaults() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

@@ -339,11 +339,13 @@ final class ExprLowering {
         List<Ir.Expr> args = new ArrayList<>();
         for (int i = 0; i < c.args.size(); i++) {
             Expr a = c.args.get(i);
-            if (f == DFunction.STRTOK && i == 0 && isNull(a)) {
+            // NULL, or an integer constant 0 (which D takes for NULL where a char * is wanted)
+            boolean nul = isNull(a) || (a.type != null && a.type.isInteger() && Long.valueOf(0).equals(ConstFold.value(a)));
+            if (f == DFunction.STRTOK && i == 0 && nul) {
                 continue; // strtok(NULL, delim): the overload without a string
             }
             if (f.param(i) == 's') {
-                args.add(isNull(a) ? new Ir.Call("nullstr", List.of(), VKind.STRING) : string(a));
+                args.add(nul ? new Ir.Call("nullstr", List.of(), VKind.STRING) : string(a));
             } else {
                 args.add(integer(a));
             }

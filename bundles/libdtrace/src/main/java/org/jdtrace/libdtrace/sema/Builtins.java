@@ -65,9 +65,12 @@ final class Builtins {
         for (int i = 0; i < c.args.size(); i++) {
             DType t = ck.type(c.args.get(i));
             char kind = f.param(i);
-            if (!fits(kind, t)) {
+            // an integer constant 0 is NULL, which a char * takes (the subroutine faults on it)
+            boolean nullString = kind == 's' && t.isInteger() && Long.valueOf(0).equals(ConstFold.value(c.args.get(i)));
+            if (!fits(kind, t) && !nullString) {
                 String tag = kind == 'a' ? "D_" + f.dname.toUpperCase() + "_AGGARG" : "D_PROTO_ARG";
-                DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, protoName(kind), t, c.line);
+                String proto = f.protoName(i) != null ? f.protoName(i) : protoName(kind);
+                DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, proto, t, c.line);
                 throw new DTraceException(e.getMessage(), tag, c.line);
             }
         }
