@@ -218,6 +218,25 @@ class DCompilerTest {
     }
 
     @Test
+    void theLastMacroArgumentMustBeReferencedUnlessArgref() throws Exception {
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { exit(0); }\n", "1234"));
+        assertEquals("D_MACRO_UNUSED", e.tag());
+        assertEquals("extraneous argument '1234' ($1 is not referenced)", e.getMessage());
+        DRun.script("BEGIN { trace($1); exit(0); }", "1234").go().end();
+        DRun r = new DRun(); // -x argref: compile flags are read before the program's own pragmas
+        r.session.setOption("argref", null);
+        r.session.compile("BEGIN { exit(0); }", "t.d", List.of("t.d", "1234"));
+    }
+
+    @Test
+    void optionEmptyAcceptsAProgramWithNothingInIt() throws Exception {
+        assertEquals("D_EMPTY", assertThrows(DTraceException.class, () -> DRun.script("/* nothing */")).tag());
+        DRun r = new DRun();
+        r.session.setOption("empty", null);
+        assertTrue(r.session.compile("/* nothing */\n", "t.d", List.of("t.d")).statements().isEmpty());
+    }
+
+    @Test
     void divideByZeroInPredicate() throws Exception {
         DRun r = DRun.script("BEGIN /(1 / (arg0 - arg0)) == 1/ { }").go();
         r.end();

@@ -11,11 +11,27 @@ import java.util.Map;
  * With {@code defaultArgs} (option defaultargs) an undefined positional macro is empty ("" as a
  * string, 0 as an integer) instead of an error.
  */
-public record Macros(List<String> positional, Map<String, String> named, boolean defaultArgs) {
+public record Macros(List<String> positional, Map<String, String> named, boolean defaultArgs,
+        java.util.BitSet referenced) {
 
     public Macros {
         positional = List.copyOf(positional);
         named = Map.copyOf(named);
+    }
+
+    /**
+     * {@code referenced}: the positional macros a lookup asked for (libdtrace's DT_IDFLG_REF on
+     * pcb_sflagv), shared by the copies withNamed and withDefaultArgs make, for D_MACRO_UNUSED.
+     */
+    public Macros(List<String> positional, Map<String, String> named, boolean defaultArgs) {
+        this(positional, named, defaultArgs, new java.util.BitSet());
+    }
+
+    /** True once the program referenced {@code $n}. */
+    public boolean isReferenced(int n) {
+        synchronized (referenced) {
+            return referenced.get(n);
+        }
     }
 
     /** Only $0 (the script name), $target = 0 and this JVM's $pid. */
@@ -32,11 +48,11 @@ public record Macros(List<String> positional, Map<String, String> named, boolean
     public Macros withNamed(String name, String value) {
         Map<String, String> m = new java.util.HashMap<>(named);
         m.put(name, value);
-        return new Macros(positional, m, defaultArgs);
+        return new Macros(positional, m, defaultArgs, referenced);
     }
 
     public Macros withDefaultArgs(boolean on) {
-        return new Macros(positional, named, on);
+        return new Macros(positional, named, on, referenced);
     }
 
     /**
@@ -52,6 +68,9 @@ public record Macros(List<String> positional, Map<String, String> named, boolean
                 return null;
             }
             if (n < positional.size()) {
+                synchronized (referenced) {
+                    referenced.set(n);
+                }
                 return positional.get(n);
             }
             return defaultArgs ? "" : null;
