@@ -41,8 +41,39 @@ public record Macros(List<String> positional, Map<String, String> named, boolean
         all.addAll(args);
         long pid = ProcessHandle.current().pid();
         long ppid = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(0L);
-        return new Macros(all, Map.of("target", "0", "pid", Long.toString(pid),
-                "ppid", Long.toString(ppid)), false);
+        Map<String, String> named = new java.util.HashMap<>(Map.of("target", "0", "pid", Long.toString(pid),
+                "ppid", Long.toString(ppid), "projid", "0", "taskid", "0"));
+        named.putAll(credentials());
+        return new Macros(all, named, false);
+    }
+
+    /**
+     * $pgid, $sid, $uid, $euid, $gid, $egid of dtrace itself, from /proc/self (stat's fields 5
+     * and 6 after the command name; status' Uid: and Gid: lines, real then effective). Linux has
+     * no projects or tasks: $projid and $taskid are 0. A field /proc does not give is left out
+     * (a reference to it is then D_MACRO_UNDEF).
+     */
+    private static Map<String, String> credentials() {
+        Map<String, String> m = new java.util.HashMap<>();
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            m.put("pgid", f[2]);
+            m.put("sid", f[3]);
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                String[] w = line.split("\\s+");
+                if (w[0].equals("Uid:") && w.length > 2) {
+                    m.put("uid", w[1]);
+                    m.put("euid", w[2]);
+                } else if (w[0].equals("Gid:") && w.length > 2) {
+                    m.put("gid", w[1]);
+                    m.put("egid", w[2]);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux's /proc: only the macros above
+        }
+        return m;
     }
 
     public Macros withNamed(String name, String value) {
