@@ -148,6 +148,17 @@ class SubroutinesTest {
     }
 
     @Test
+    void inetAddressesFromScratchMemory() throws Exception {
+        // the address may point into D's own memory: bytes alloca()'d and stored by the clause
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { a = (uint8_t *) alloca(6); a[0] = 10; a[1] = 1; a[2] = 2; a[3] = 3; a[4] = 0xfe; a[5] = 0xff;
+                    printf("%s %s\\n", inet_ntoa(a), link_ntop(ARPHRD_ETHER, a)); }
+                """).go();
+        assertEquals("10.1.2.3 0a:01:02:03:fe:ff\n\n", r.end());
+    }
+
+    @Test
     void symbolsAreAggregationKeysPrintedWithPercentAAndByDefault() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

@@ -237,6 +237,21 @@ public final class Mem {
         return new String(b, off, end - off, StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * The {@code n} bytes at {@code addr}, wherever it points: D's own memory (scratch, this->,
+     * globals, self->) or the traced process; for subroutines that read an object through a
+     * pointer (inet_ntoa6, link_ntop...). NULL, or bytes outside their region, fault BADADDR.
+     */
+    public static byte[] bytes(DThread t, ProbeContext ctx, long addr, int n) {
+        if (addr == 0) throw new FaultException(FaultException.Kind.BADADDR, 0);
+        if (!inD(addr)) return ctx.copyin(addr, n);
+        byte[] from = storage(t, ctx, addr, false);
+        int off = check(t, ctx, addr, n, false);
+        byte[] b = new byte[n];
+        if (from != null) System.arraycopy(from, off, b, 0, n);
+        return b;
+    }
+
     /** A struct or array's bytes as a key of an associative array or aggregation (equal bytes, one key). */
     public static String keybytes(DThread t, ProbeContext ctx, long addr, long n) {
         byte[] b = new byte[(int) n];
