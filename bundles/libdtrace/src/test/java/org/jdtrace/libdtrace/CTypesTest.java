@@ -125,6 +125,16 @@ class CTypesTest {
     }
 
     @Test
+    void aVoidPointerCastToStringReadsTheStringItPointsTo() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { s = alloca(10); bcopy(probename, s, 5); printf("'%s'\\n", (string) s); exit(0); }
+                """).go();
+        assertEquals("'BEGIN'\n\n", r.end(), r.err());
+        assertEquals("D_CAST_INVAL", assertThrows(DTraceException.class, () -> DRun.script("BEGIN { trace((string) 1); }")).tag());
+    }
+
+    @Test
     void badAddressesFaultAndTracingGoesOn() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

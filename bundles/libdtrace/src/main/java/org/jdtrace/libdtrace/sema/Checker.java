@@ -1050,7 +1050,9 @@ final class Checker {
     private DType cast(Expr.Cast c) throws DTraceException {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
-        boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
+        // (string) of a void * (an alloca()'d buffer, say) reads the string it points to, as of a char *
+        boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()
+                        || (from instanceof DType.Ptr vp && vp.target() instanceof DType.Void)))
                 || (to instanceof DType.Sou && to.sameAs(from))
                 || to instanceof DType.Void;
         if (!ok) {
