@@ -237,6 +237,22 @@ class DCompilerTest {
     }
 
     @Test
+    void walltimestampAdvancesBetweenReadsAndTimestampDoesNot() throws Exception {
+        long before = java.time.Instant.now().toEpochMilli();
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { w1 = walltimestamp; w2 = walltimestamp; w3 = walltimestamp; t1 = timestamp; t2 = timestamp;
+                    printf("%d %d %d %d\\n", w1, w2 - w1, w3 - w2, t2 - t1); }
+                """).go();
+        long after = java.time.Instant.now().toEpochMilli();
+        String[] f = r.end().trim().split(" ");
+        long w1ms = Long.parseLong(f[0]) / 1_000_000;
+        assertTrue(w1ms >= before - 20 && w1ms <= after + 20, w1ms + " not in [" + before + ", " + after + "]");
+        assertTrue(Long.parseLong(f[1]) > 0 && Long.parseLong(f[2]) > 0, String.join(" ", f));
+        assertEquals("0", f[3]);
+    }
+
+    @Test
     void divideByZeroInPredicate() throws Exception {
         DRun r = DRun.script("BEGIN /(1 / (arg0 - arg0)) == 1/ { }").go();
         r.end();

@@ -94,7 +94,7 @@ public final class ClauseCompiler {
     private static final int CARRIED_SLOTS = 1 << 24;
     /** The local holding the DIF offset of the memory operation under way (0: none yet). */
     private int offsetLocal;
-    /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
+    /** Locals holding this firing's timestamp and vtimestamp, each read once. */
     private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
     /** The end of fire(): a false predicate, or speculate() of an inactive speculation, jumps here. */
@@ -221,7 +221,8 @@ public final class ClauseCompiler {
     }
 
     private static boolean isClock(Builtin b) {
-        return b == Builtin.TIMESTAMP || b == Builtin.VTIMESTAMP || b == Builtin.WALLTIMESTAMP;
+        // walltimestamp is read at each use, as DTrace reads it; timestamp and vtimestamp once a firing
+        return b == Builtin.TIMESTAMP || b == Builtin.VTIMESTAMP;
     }
 
     // ---- fire()
@@ -272,14 +273,13 @@ public final class ClauseCompiler {
         }
         action = 0;
         // context faults (FaultException) become DFaults that say which action faulted
-        // the clocks are fixed for the whole firing, as dtrace's (read at probe entry)
+        // timestamp and vtimestamp are fixed for the whole firing, as dtrace's (read at probe entry)
         for (var clock : clockLocals.entrySet()) {
             switch (clock.getKey()) {
                 case TIMESTAMP -> {
                     c.aload(L_CTX);
                     c.invokeinterface(CD_CTX, "timestamp", MethodTypeDesc.of(CD_long));
                 }
-                case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
                 default -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
             }
             c.lstore(clock.getValue());
@@ -817,7 +817,11 @@ public final class ClauseCompiler {
                 c.iload(L_EPID);
                 c.i2l();
             }
-            case TIMESTAMP, WALLTIMESTAMP, VTIMESTAMP -> c.lload(clockLocals.get(b));
+            case TIMESTAMP, VTIMESTAMP -> c.lload(clockLocals.get(b));
+            case WALLTIMESTAMP -> {
+                loadState(c);
+                c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long, CD_STATE));
+            }
             case EXECNAME -> {
                 c.aload(L_CTX);
                 c.invokeinterface(CD_CTX, "execname", MethodTypeDesc.of(CD_String));
