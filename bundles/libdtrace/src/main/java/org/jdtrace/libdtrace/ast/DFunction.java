@@ -24,7 +24,7 @@ public enum DFunction {
     // actions
     TRACE("trace", Kind.ACTION, 1, 1, "x"), TRACEMEM("tracemem", Kind.ACTION, 2, 3, "pii"),
     PRINTF("printf", Kind.ACTION, 1, -1, "s"), PRINTA("printa", Kind.ACTION, 1, -1, ""),
-    PRINT("print", Kind.ACTION, 1, 1, "x"), STACK("stack", Kind.ACTION, 0, 1, "ii"),
+    PRINT("print", Kind.ACTION, 1, 1, "v"), STACK("stack", Kind.ACTION, 0, 1, "ii"),
     USTACK("ustack", Kind.ACTION, 0, 2, "ii"), JSTACK("jstack", Kind.ACTION, 0, 2, "ii"),
     // symbol actions: print an address symbolised; as aggregation keys, the symbol is the key
     SYM("sym", Kind.ACTION, 1, 1, "p", T.SYMADDR, "symname"),

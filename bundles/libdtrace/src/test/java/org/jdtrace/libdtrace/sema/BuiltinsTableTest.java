@@ -59,6 +59,9 @@ class BuiltinsTableTest {
         // an integer constant 0 is NULL, which a const char * takes; any other integer is refused
         DFrontEnd.check("BEGIN { x = strlen(0); y = substr(0, 1); }", "t.d", List.of());
         assertEquals("D_PROTO_ARG", error("trace(strtok(1234, \"a\"));").tag());
+        // print(void *): what it prints is what the pointer points to
+        assertEquals("print( ) argument #1 is incompatible with prototype:\n\tprototype: void *\n\t argument: int",
+                error("print(1);").getMessage());
     }
 
     @Test
