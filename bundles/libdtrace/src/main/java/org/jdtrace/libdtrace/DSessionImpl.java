@@ -200,10 +200,12 @@ public final class DSessionImpl implements DSession {
                 || fault.kind == FaultException.Kind.BADSTACK) {
             what += " (0x" + Long.toHexString(fault.address) + ")";
         }
-        // the position: the pseudo DIF offset of the faulting operation, else its action's
-        int pc = fault.offset >= 0 ? fault.offset : 8 * Math.max(1, fault.action);
+        // DTrace on Linux's wording; jdtrace runs no BPF: the "pc" is the bytecode offset of the
+        // faulting call in the clause's generated fire() method (codegen.ClauseCompiler), left
+        // out, as DTrace leaves it out, where the fault has no location
         String msg = clauseName(epid) + " for probe ID " + probe.id() + " (" + probe.provider() + ":"
-                + probe.module() + ":" + probe.function() + ":" + probe.name() + "): " + what + " at BPF pc " + pc;
+                + probe.module() + ":" + probe.function() + ":" + probe.name() + "): " + what
+                + (fault.offset > 0 ? " at BPF pc " + fault.offset : "");
         var t = state.thread();
         t.begin();
         t.add(new Datum.Error(epid, String.valueOf(probe.id()), msg));

@@ -184,8 +184,8 @@ class DCompilerTest {
                 ERROR { printf("ERROR epid=%d action=%d kind=%d addr=%d\\n", arg1, arg2, arg4, arg5); }
                 """).go();
         assertEquals("ERROR epid=1 action=2 kind=1 addr=16\n\n", r.end());
-        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x10) at BPF pc 16\n",
-                r.err());
+        assertTrue(r.err().matches("dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): invalid address \\(0x10\\)"
+                + " at BPF pc [1-9][0-9]*\n"), r.err());
     }
 
     @Test
@@ -256,7 +256,8 @@ class DCompilerTest {
     void divideByZeroInPredicate() throws Exception {
         DRun r = DRun.script("BEGIN /(1 / (arg0 - arg0)) == 1/ { }").go();
         r.end();
-        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc 8\n", r.err());
+        assertTrue(r.err().matches("dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): divide-by-zero"
+                + " at BPF pc [1-9][0-9]*\n"), r.err());
     }
 
     @Test
@@ -457,7 +458,8 @@ class DCompilerTest {
         DRun r = DRun.script("#pragma D option destructive\nBEGIN { chill(1000); raise(0); }").go();
         r.end();
         // the JVM probe context has no process to signal: raise() faults, the report names it
-        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): illegal operation at BPF pc 16\n", r.err());
+        assertTrue(r.err().matches("dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): illegal operation"
+                + " at BPF pc [1-9][0-9]*\n"), r.err());
     }
 
     @Test

@@ -76,7 +76,8 @@ class SubroutinesTest {
                 """).go();
         // the faulting clause's record is discarded, "one" with it, as DTrace discards it
         assertEquals("ERROR kind=1 addr=0\n\n", r.end());
-        assertTrue(r.err().contains("error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc 16"), r.err());
+        assertTrue(r.err().matches("dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): invalid address \\(0x0\\)"
+                + " at BPF pc [1-9][0-9]*\n"), r.err());
     }
 
     @Test

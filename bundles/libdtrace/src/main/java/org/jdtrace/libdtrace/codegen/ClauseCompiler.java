@@ -11,19 +11,23 @@
  * ThreadLocal read and an increment.
  *
  * Faults: division by zero throws DFault with the action number (1-based, 0 for the predicate)
- * and a pseudo DIF offset (8 bytes per generated division site, in clause order); a context
- * fault (FaultException from copyin, uregs...) is caught around the predicate and actions and
- * rethrown as a DFault with the number of the action that was running, kept in a local. The
- * record under construction is then abandoned.
+ * and the location of the division; a context fault (FaultException from copyin, a subroutine,
+ * a memory operation...) is caught around the predicate and actions and rethrown as a DFault
+ * with the number of the action that was running and the location of the call that faulted,
+ * both kept in locals. A location is the bytecode offset, in the generated fire() method, of
+ * the invokestatic that faulted (Rt.div, a Subr or Mem entry, commit/discard): every such call
+ * is a fault site, written in two passes (the first marks the sites, the second writes each
+ * one's offset, found in the first pass's class). The fault report prints it where DTrace on
+ * Linux prints the BPF pc of the faulting instruction. The record under construction is then
+ * abandoned.
  *
  * this-> scalars live in JVM locals while the clause runs; they start from, and every store is
  * written through to, the thread's rt.FiringLocals, which keeps them across the clauses of one
  * firing as DTrace keeps clause-local variables (the lowering's temporaries are not carried).
  *
  * D's memory (rt.Mem): a clause with a memory operation (Ir.MemOp, tracemem) resets its thread's
- * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation takes
- * a pseudo DIF offset (8 bytes each, shared with divisions) that a local holds while it runs, so
- * a bad address is reported "in action #N at DIF offset M" as dtrace reports it.
+ * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation is
+ * a fault site (above), so a bad address is reported at the offset of the operation.
  */
 package org.jdtrace.libdtrace.codegen;
 
@@ -92,14 +96,19 @@ public final class ClauseCompiler {
     private boolean usesFiringLocals;
     /** Clause-local slots at or above this are the lowering's temporaries, never carried. */
     private static final int CARRIED_SLOTS = 1 << 24;
-    /** The local holding the DIF offset of the memory operation under way (0: none yet). */
+    /** The local holding the location (bytecode offset) of the fault site under way (0: none yet). */
     private int offsetLocal;
     /** Locals holding this firing's timestamp and vtimestamp, each read once. */
     private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
     /** The end of fire(): a false predicate, or speculate() of an inactive speculation, jumps here. */
     private Label out;
-    private int difOffset;
+    /** Fault sites emitted so far in this pass (see site()). */
+    private int siteCount;
+    /** Per site, the bytecode offset of its faulting call in fire() (null: first pass, markers). */
+    private int[] siteOffsets;
+    /** The clause has a fault site that records its offset: offsetLocal is kept. */
+    private boolean usesSites;
     private ClassDesc self;
 
     private ClauseCompiler(DState state) {
@@ -118,7 +127,27 @@ public final class ClauseCompiler {
         ClassLoader loader = ClauseCompiler.class.getClassLoader();
         ClassFile cf = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(
                 ClassHierarchyResolver.ofClassLoading(loader).orElse(ClassHierarchyResolver.defaultResolver())));
-        byte[] bytes = cf.build(self, cb -> {
+        byte[] bytes = generate(cf, clause);
+        if (siteCount > 0) {
+            // the first pass marked each fault site; the second writes each one's real offset
+            siteOffsets = locateSites(cf.parse(bytes), siteCount);
+            bytes = generate(cf, clause);
+        }
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
+            return (EcbBody) lookup.findConstructor(lookup.lookupClass(),
+                    MethodType.methodType(void.class, DState.class, Object[].class))
+                    .invoke(state, constants.toArray());
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot load generated clause: " + e, e);
+        }
+    }
+
+    /** One pass of code generation; the same clause gives the same code whatever siteOffsets holds. */
+    private byte[] generate(ClassFile cf, Ir.Clause clause) {
+        constants.clear();
+        siteCount = 0;
+        return cf.build(self, cb -> {
             cb.withFlags(ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL);
             cb.withInterfaceSymbols(CD_ECB);
             cb.withField("st", CD_STATE, ClassFile.ACC_PRIVATE | ClassFile.ACC_FINAL);
@@ -137,14 +166,41 @@ public final class ClauseCompiler {
             cb.withMethodBody("fire", MethodTypeDesc.of(CD_void, CD_CTX, CD_PROBE, CD_int), ClassFile.ACC_PUBLIC,
                     c -> fireBody(c, clause));
         });
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
-            return (EcbBody) lookup.findConstructor(lookup.lookupClass(),
-                    MethodType.methodType(void.class, DState.class, Object[].class))
-                    .invoke(state, constants.toArray());
-        } catch (Throwable e) {
-            throw new IllegalStateException("cannot load generated clause: " + e, e);
+    }
+
+    /**
+     * A fault site: pushes, as a short, where a fault of the call that follows is reported. In the
+     * first pass that is the site's number (a marker); in the second, the bytecode offset of the
+     * call in fire(), found in the first pass's class (sipush is 3 bytes whatever its value, so
+     * both passes lay the code out alike). An offset past a short's range is -1: no location.
+     */
+    private void site(CodeBuilder c) {
+        int k = ++siteCount;
+        c.sipush(siteOffsets == null ? k : siteOffsets[k - 1]);
+    }
+
+    /** The offset of the first invoke after each site marker of the first pass's fire(). */
+    private static int[] locateSites(java.lang.classfile.ClassModel cm, int n) {
+        int[] at = new int[n];
+        java.util.Arrays.fill(at, -1);
+        for (var m : cm.methods()) {
+            if (!m.methodName().equalsString("fire")) continue;
+            int bci = 0;
+            int pending = -1;
+            for (var e : m.code().orElseThrow()) {
+                if (!(e instanceof java.lang.classfile.Instruction ins)) continue;
+                if (ins instanceof java.lang.classfile.instruction.InvokeInstruction && pending > 0) {
+                    at[pending - 1] = bci <= Short.MAX_VALUE ? bci : -1;
+                    pending = -1;
+                } else if (ins.opcode() == java.lang.classfile.Opcode.SIPUSH
+                        && ins instanceof java.lang.classfile.instruction.ConstantInstruction ci
+                        && ci.constantValue() instanceof Integer v && v >= 1 && v <= n && at[v - 1] < 0) {
+                    pending = v;
+                }
+                bci += ins.sizeInBytes();
+            }
         }
+        return at;
     }
 
     // ---- locals (this->)
@@ -172,7 +228,10 @@ public final class ClauseCompiler {
                 scan(m.size());
                 scan(m.dsize());
             }
-            case Spec sp -> scan(sp.id());
+            case Spec sp -> {
+                usesSites = true;
+                scan(sp.id());
+            }
             case Setopt so -> {
                 scan(so.name());
                 if (so.value() != null) scan(so.value());
@@ -209,11 +268,13 @@ public final class ClauseCompiler {
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
             case Call c -> {
+                usesSites = true;
                 usesFiringLocals |= "strtok".equals(c.name());
                 c.args().forEach(this::scan);
             }
             case MemOp m -> {
                 usesMemory = true;
+                usesSites = true;
                 m.args().forEach(this::scan);
             }
             default -> { }
@@ -286,7 +347,7 @@ public final class ClauseCompiler {
         }
         int actionLocal = nextLocal;
         offsetLocal = nextLocal + 1;
-        if (usesMemory) {
+        if (usesSites) {
             c.iconst_0();
             c.istore(offsetLocal);
         }
@@ -320,7 +381,7 @@ public final class ClauseCompiler {
         c.return_();
         c.labelBinding(handler);
         c.iload(actionLocal);
-        if (usesMemory) {
+        if (usesSites) {
             c.iload(offsetLocal);
             c.invokestatic(CD_MEM, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int, CD_int));
         } else {
@@ -401,7 +462,7 @@ public final class ClauseCompiler {
                 expr(c, m.addr());
                 expr(c, m.size());
                 expr(c, m.dsize());
-                c.loadConstant(difOffset += 8);
+                site(c);
                 c.istore(offsetLocal);
                 c.invokestatic(CD_MEM, "tracemem", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_long, CD_long));
             }
@@ -425,6 +486,8 @@ public final class ClauseCompiler {
                 loadState(c);
                 expr(c, sp.id());
                 boolean speculate = sp.op() == SpecOp.SPECULATE;
+                site(c);
+                c.istore(offsetLocal);
                 c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
                         MethodTypeDesc.of(speculate ? CD_boolean : CD_void, CD_THREAD, CD_STATE, CD_long));
                 if (speculate) c.ifeq(out);
@@ -596,9 +659,9 @@ public final class ClauseCompiler {
                     expr(c, arg);
                     params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
                 }
-                // a fault in this operation is reported at its pseudo DIF offset (set after the
-                // arguments, whose own operations set theirs)
-                c.loadConstant(difOffset += 8);
+                // a fault in this operation is reported at its offset (set after the arguments,
+                // whose own operations set theirs)
+                site(c);
                 c.istore(offsetLocal);
                 c.invokestatic(CD_MEM, m.op(), MethodTypeDesc.of(m.kind() == VKind.LONG ? CD_long : CD_String,
                         params.toArray(ClassDesc[]::new)));
@@ -631,6 +694,8 @@ public final class ClauseCompiler {
                 expr(c, arg);
             }
         }
+        site(c);
+        c.istore(offsetLocal);
         c.invokestatic(CD_SUBR, call.name(), entry.descriptor(CD_STATE, CD_CTX));
     }
 
@@ -703,7 +768,7 @@ public final class ClauseCompiler {
             case SHR -> { c.l2i(); if (b.unsigned()) c.lushr(); else c.lshr(); }
             case DIV, MOD -> {
                 c.loadConstant(action);
-                c.loadConstant(difOffset += 8);
+                site(c);
                 String m = (b.unsigned() ? "u" : "") + (b.op() == BinOp.DIV ? "div" : "mod");
                 c.invokestatic(CD_RT, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_int, CD_int));
             }
