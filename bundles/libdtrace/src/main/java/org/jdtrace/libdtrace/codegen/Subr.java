@@ -239,15 +239,27 @@ public final class Subr {
         return ipv4(read(st, ctx, addr, 4), 0);
     }
 
-    /** inet_ntoa6(in6_addr_t *): the 16 bytes at addr in RFC 1884 text. */
+    /**
+     * inet_ntoa6(in6_addr_t *): the 16 bytes at addr in RFC 1884 text; an IPv4-mapped or
+     * IPv4-compatible address is its IPv4 address alone (a.b.c.d), as DTrace prints it.
+     */
     public static String inet_ntoa6(DState st, ProbeContext ctx, long addr) {
-        return ipv6(read(st, ctx, addr, 16));
+        return inet_ntoa6(st, ctx, addr, 0);
     }
 
-    /** inet_ntoa6(addr, strict): as above; strict (non-zero) never prints an embedded IPv4 address. */
+    /**
+     * inet_ntoa6(addr, strict): strict 0 as above; non-zero the strict IPv4-in-IPv6 form, the
+     * ::ffff: or :: prefix kept before the dotted quad, as inet_ntop(AF_INET6, ...) prints it.
+     */
     public static String inet_ntoa6(DState st, ProbeContext ctx, long addr, long strict) {
         byte[] b = read(st, ctx, addr, 16);
-        return strict != 0 ? ipv6Groups(b) : ipv6(b);
+        String s = ipv6(b);
+        return strict == 0 && s.indexOf('.') >= 0 ? ipv4(b, 12) : s;
+    }
+
+    /** inet_ntop(AF_INET6, addr): the strict form. */
+    private static String inet_ntop6(DState st, ProbeContext ctx, long addr) {
+        return ipv6(read(st, ctx, addr, 16));
     }
 
     /** The n bytes an address argument points to: in D's memory (alloca'd scratch...) or the process. */
@@ -259,7 +271,7 @@ public final class Subr {
     public static String inet_ntop(DState st, ProbeContext ctx, long af, long addr) {
         return switch ((int) af) {
             case 2 -> inet_ntoa(st, ctx, addr);
-            case 10 -> inet_ntoa6(st, ctx, addr);
+            case 10 -> inet_ntop6(st, ctx, addr);
             default -> throw new FaultException(FaultException.Kind.ILLOP, 0);
         };
     }

@@ -74,6 +74,20 @@ final class Builtins {
                 throw new DTraceException(e.getMessage(), tag, c.line);
             }
         }
+        if (f == DFunction.INET_NTOA6) {
+            // inet_ntoa6(struct in6_addr *, [int]): a pointer of another type is refused, and the
+            // representation flag must be an integer constant
+            DType t = ck.type(c.args.get(0));
+            if (t instanceof DType.Ptr p && !(p.target() instanceof DType.Void)
+                    && !p.target().name().equals("struct in6_addr") && !p.target().name().equals("in6_addr_t")) {
+                throw new DTraceException(Checker.protoArg("inet_ntoa6( )", 1, "struct in6_addr *", t, c.line).getMessage(),
+                        "D_PROTO_ARG", c.line);
+            }
+            if (c.args.size() > 1 && ConstFold.value(c.args.get(1)) == null) {
+                throw new DTraceException(Checker.protoArg("inet_ntoa6( )", 2, "integer constant", ck.type(c.args.get(1)),
+                        c.line).getMessage(), "D_PROTO_ARG", c.line);
+            }
+        }
         if (f == DFunction.TRACEMEM) {
             Long n = ConstFold.value(c.args.get(1));
             if (n == null || n <= 0) {

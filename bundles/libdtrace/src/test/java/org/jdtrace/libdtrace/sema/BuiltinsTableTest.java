@@ -59,6 +59,10 @@ class BuiltinsTableTest {
         // an integer constant 0 is NULL, which a const char * takes; any other integer is refused
         DFrontEnd.check("BEGIN { x = strlen(0); y = substr(0, 1); }", "t.d", List.of());
         assertEquals("D_PROTO_ARG", error("trace(strtok(1234, \"a\"));").tag());
+        // inet_ntoa6(struct in6_addr *, [int]): another pointer type, or a flag that is no constant, is refused
+        assertEquals("D_PROTO_ARG", error("p = (int *) alloca(16); trace(inet_ntoa6(p));").tag());
+        assertEquals("D_PROTO_ARG", error("n = 0; trace(inet_ntoa6((struct in6_addr *) alloca(16), n));").tag());
+        DFrontEnd.check("BEGIN { trace(inet_ntoa6((struct in6_addr *) alloca(16), 1)); }", "t.d", List.of());
         // print(void *): what it prints is what the pointer points to
         assertEquals("print( ) argument #1 is incompatible with prototype:\n\tprototype: void *\n\t argument: int",
                 error("print(1);").getMessage());
