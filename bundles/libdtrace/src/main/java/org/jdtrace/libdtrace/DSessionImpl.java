@@ -197,8 +197,10 @@ public final class DSessionImpl implements DSession {
     public void fault(int epid, Probe probe, DFault fault) {
         String what = fault.kind.text;
         if (fault.kind == FaultException.Kind.BADADDR || fault.kind == FaultException.Kind.BADALIGN
-                || fault.kind == FaultException.Kind.BADSTACK) {
+                || fault.kind == FaultException.Kind.BADSTACK || fault.kind == FaultException.Kind.BADSIZE) {
             what += " (0x" + Long.toHexString(fault.address) + ")";
+        } else if (fault.kind == FaultException.Kind.BADINDEX) {
+            what += " (" + fault.address + ")";
         }
         // DTrace on Linux's wording; jdtrace runs no BPF: the "pc" is the bytecode offset of the
         // faulting call in the clause's generated fire() method (codegen.ClauseCompiler), left

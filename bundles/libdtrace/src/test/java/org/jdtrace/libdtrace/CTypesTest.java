@@ -135,6 +135,22 @@ class CTypesTest {
     }
 
     @Test
+    void bcopyOfAnInvalidSizeFaultsWithTheSize() throws Exception {
+        // a size past the source's allocation, a negative size: DTRACEFLT_BADSIZE with the size
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { d = alloca(20); s = alloca(10); bcopy(s, d, 20); }
+                BEGIN { bcopy("x", alloca(1), -1); }
+                BEGIN { s = (char *) alloca(16); bcopy("01", &s[16], 1); }
+                BEGIN { exit(0); }
+                ERROR { printf("%d %d %d\\n", arg4 == DTRACEFLT_BADSIZE, arg4, arg5); }
+                """).go();
+        assertEquals("1 10 20\n1 10 -1\n0 1 " + (0x1000000000000010L) + "\n\n", r.end(), r.err());
+        assertTrue(r.err().contains("invalid size (0x14) at BPF pc"), r.err());
+        assertTrue(r.err().contains("invalid size (0xffffffffffffffff) at BPF pc"), r.err());
+    }
+
+    @Test
     void badAddressesFaultAndTracingGoesOn() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

@@ -55,7 +55,7 @@ final class Checker {
         this.script = script;
         constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
         String[] faults = {"UNKNOWN", "BADADDR", "BADALIGN", "ILLOP", "DIVZERO", "NOSCRATCH", "KPRIV", "UPRIV",
-            "TUPOFLOW", "BADSTACK"};
+            "TUPOFLOW", "BADSTACK", "BADSIZE", "BADINDEX"};
         for (int i = 0; i < faults.length; i++) {
             constants.put("DTRACEFLT_" + faults[i], new Constant("DTRACEFLT_" + faults[i], DType.INT, i));
         }
