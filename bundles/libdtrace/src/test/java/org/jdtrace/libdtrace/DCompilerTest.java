@@ -253,6 +253,14 @@ class DCompilerTest {
     }
 
     @Test
+    void ustackStrsizeMustBeAPositiveIntegerConstant() throws Exception {
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { ustack(1, -1); }"));
+        assertEquals("D_USTACK_STRSIZE", e.tag());
+        assertEquals("ustack( ) argument #2 must be a positive integer constant", e.getMessage());
+        DRun.script("BEGIN { ustack(1, 100); exit(0); }");
+    }
+
+    @Test
     void divideByZeroInPredicate() throws Exception {
         DRun r = DRun.script("BEGIN /(1 / (arg0 - arg0)) == 1/ { }").go();
         r.end();

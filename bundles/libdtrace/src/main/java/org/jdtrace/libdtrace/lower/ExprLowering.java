@@ -152,8 +152,16 @@ final class ExprLowering {
         };
     }
 
-    /** stack(n), ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
+    /**
+     * stack(n), ustack(n[, strsize]): n must be a positive integer constant; so must strsize
+     * (D_USTACK_STRSIZE), the space for helper-translated frames, which jdtrace does not use.
+     */
     int stackFrames(Expr.Call c) throws DTraceException {
+        if (c.function != DFunction.STACK && c.args.size() > 1
+                && !(integer(c.args.get(1)) instanceof Ir.Const s && s.value() > 0)) {
+            throw new DTraceException(c.function.dname + "( ) argument #2 must be a positive integer constant",
+                    "D_USTACK_STRSIZE", c.line);
+        }
         if (integer(c.args.get(0)) instanceof Ir.Const k && k.value() > 0 && k.value() <= Integer.MAX_VALUE) {
             return (int) k.value();
         }
