@@ -56,6 +56,16 @@ class SubroutinesTest {
     }
 
     @Test
+    void strtokAfterTheLastTokenIsNull() throws Exception {
+        // "returns NULL if no more tokens are found", also after a token that ended the string
+        assertEquals("[a] [b] [NULL] [NULL]\n\n", quiet("""
+                printf("[%s] ", strtok("a,b", ","));
+                printf("[%s] ", strtok(NULL, ","));
+                printf("[%s] ", strtok(NULL, ",") == NULL ? "NULL" : "?");
+                printf("[%s]\\n", strtok(NULL, ",") == NULL ? "NULL" : "?");"""));
+    }
+
+    @Test
     void theIntegerZeroIsANullString() throws Exception {
         // strlen(0): 0 is NULL where a const char * is wanted; reading it faults at address 0
         DRun r = DRun.script("""

@@ -116,9 +116,8 @@ public final class Subr {
      * strtok(s, delim): the first token of s (leading delimiters skipped), NULL when there is none;
      * the rest of s, from the delimiter that ended the token, is kept for strtok(NULL, delim) in
      * this firing's later clauses (rt.FiringLocals: DTrace keeps it in the firing's machine
-     * state), whose own delimiters then apply to it. A token that ends with the string leaves no
-     * string to go on with (NULL: strtok(NULL, ...) then faults, as DTrace on Linux does); a
-     * string with no token left leaves an empty rest (strtok(NULL, ...) gives NULL again).
+     * state), whose own delimiters then apply to it; once no token is left, strtok(NULL, ...)
+     * gives NULL. In a firing that has not called strtok(s, ...) yet there is no string: NULL.
      */
     public static String strtok(DState st, String s, String delim) {
         return token(st, nonNull(s), nonNull(delim));
@@ -138,8 +137,7 @@ public final class Subr {
         }
         int j = i;
         while (j < n && delim.indexOf(s.charAt(j)) < 0) j++;
-        // from the delimiter: the next call may take other delimiters
-        st.thread().strtok = j == n ? null : s.substring(j);
+        st.thread().strtok = s.substring(j); // from the delimiter: the next call may take other delimiters
         return s.substring(i, j);
     }
 
