@@ -18,7 +18,11 @@ public final class FaultException extends RuntimeException {
         KPRIV(6, "invalid kernel access"),
         UPRIV(7, "invalid user access"),
         TUPOFLOW(8, "tuple stack overflow"),
-        BADSTACK(9, "bad stack");
+        BADSTACK(9, "bad stack"),
+        /** An invalid size given to alloca(), bcopy(), copyin()...: the address is the size. @since 1.5 */
+        BADSIZE(10, "invalid size"),
+        /** An index out of a scalar array's bounds: the address is the index. @since 1.5 */
+        BADINDEX(11, "index out of bounds");
 
         public final int code;
         public final String text;

@@ -121,8 +121,14 @@ public final class DCompiler implements FrontEnd {
             List<String> macroArgs)
             throws DTraceException {
         Options options = state.options;
-        Script script = Parser.parse(source, sourceName, macros(options, sourceName, macroArgs),
-                isScript(sourceName, macroArgs));
+        Macros macros = macros(options, sourceName, macroArgs);
+        Script script = Parser.parse(source, sourceName, macros, isScript(sourceName, macroArgs), options.isSet("empty"));
+        // dt_compile: the last macro argument must be referenced, unless option argref says not
+        int last = macros.positional().size() - 1;
+        if (last > 0 && !options.isSet("argref") && !macros.isReferenced(last)) {
+            throw new DTraceException("extraneous argument '" + macros.positional().get(last) + "' ($" + last
+                    + " is not referenced)", "D_MACRO_UNUSED", (int) source.lines().count());
+        }
         CheckedProgram program = DFrontEnd.analyse(script, registers, probeArgs);
         applyPragmas(options, program);
         String amin = options.getString("amin");

@@ -49,6 +49,11 @@ public final class DSessionImpl implements DSession {
     private final DState state = new DState();
     private final AggregateTable table = new AggregateTable(state);
     private final Map<Integer, Probe> probes = new ConcurrentHashMap<>();
+    /** The first statement id of each compiled statement (one id per probe description, in program order). */
+    private final Map<Statement, Integer> statementIds = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+    /** The statement id of each ECB: the N of the dt_clause_N a fault report names. */
+    private final Map<Integer, Integer> epidStatements = new ConcurrentHashMap<>();
+    private int nextStatementId;
     private final FrontEnd frontEnd;
     private RecordPrinter printer;
     private boolean active;
@@ -152,6 +157,10 @@ public final class DSessionImpl implements DSession {
             }
         }
         List<Statement> stmts = List.copyOf(statements);
+        for (Statement st : stmts) {
+            statementIds.put(st, nextStatementId);
+            nextStatementId += Math.max(1, st.descriptions().size());
+        }
         Map<String, String> prag = new LinkedHashMap<>(pragmas);
         return new AttributedProgram() {
             @Override
@@ -187,6 +196,7 @@ public final class DSessionImpl implements DSession {
             throw new DTraceException("Destructive actions not allowed");
         }
         printer = new RecordPrinter(state, table, probes::get, out, err, TESTING);
+        printer.clauseNames(this::clauseName);
         active = true;
     }
 
@@ -204,18 +214,32 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void fault(int epid, Probe probe, DFault fault) {
-        String where = fault.action == 0 ? "predicate" : "action #" + fault.action;
         String what = fault.kind.text;
-        if (fault.kind == FaultException.Kind.BADADDR || fault.kind == FaultException.Kind.BADALIGN) {
+        if (fault.kind == FaultException.Kind.BADADDR || fault.kind == FaultException.Kind.BADALIGN
+                || fault.kind == FaultException.Kind.BADSTACK || fault.kind == FaultException.Kind.BADSIZE) {
             what += " (0x" + Long.toHexString(fault.address) + ")";
+        } else if (fault.kind == FaultException.Kind.BADINDEX) {
+            what += " (" + fault.address + ")";
         }
-        String msg = "error on enabled probe ID " + epid + " (ID " + probe.id() + ": " + probe.provider() + ":"
-                + probe.module() + ":" + probe.function() + ":" + probe.name() + "): " + what + " in " + where
-                + (fault.offset >= 0 ? " at DIF offset " + fault.offset : "");
+        // DTrace on Linux's wording; jdtrace runs no BPF: the "pc" is the bytecode offset of the
+        // faulting call in the clause's generated fire() method (codegen.ClauseCompiler), left
+        // out, as DTrace leaves it out, where the fault has no location
+        String msg = clauseName(epid) + " for probe ID " + probe.id() + " (" + probe.provider() + ":"
+                + probe.module() + ":" + probe.function() + ":" + probe.name() + "): " + what
+                + (fault.offset > 0 ? " at BPF pc " + fault.offset : "");
         var t = state.thread();
         t.begin();
         t.add(new Datum.Error(epid, String.valueOf(probe.id()), msg));
         t.commit(epid, 0);
+    }
+
+    /**
+     * "error in dt_clause_N", as DTrace on Linux names the code that faulted: N is the statement
+     * id, one per probe description of each clause, counted in program order over the session.
+     */
+    String clauseName(int epid) {
+        Integer id = epidStatements.get(epid);
+        return "error in dt_clause_" + (id == null ? 0 : id);
     }
 
     @Override
@@ -243,5 +267,21 @@ public final class DSessionImpl implements DSession {
     @Override
     public void ecbCreated(int epid, Probe probe, Statement statement) {
         probes.put(epid, probe);
+        Integer base = statement == null ? null : statementIds.get(statement);
+        if (base != null) {
+            int i = 0;
+            List<ProbeDescription> descs = statement.descriptions();
+            for (int k = 0; k < descs.size(); k++) {
+                ProbeDescription d = descs.get(k);
+                if (org.jdtrace.spi.Glob.matchesPart(d.provider(), probe.provider())
+                        && org.jdtrace.spi.Glob.matchesPart(d.module(), probe.module())
+                        && org.jdtrace.spi.Glob.matchesPart(d.function(), probe.function())
+                        && org.jdtrace.spi.Glob.matchesPart(d.name(), probe.name())) {
+                    i = k;
+                    break;
+                }
+            }
+            epidStatements.put(epid, base + i);
+        }
     }
 }

@@ -125,6 +125,32 @@ class CTypesTest {
     }
 
     @Test
+    void aVoidPointerCastToStringReadsTheStringItPointsTo() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { s = alloca(10); bcopy(probename, s, 5); printf("'%s'\\n", (string) s); exit(0); }
+                """).go();
+        assertEquals("'BEGIN'\n\n", r.end(), r.err());
+        assertEquals("D_CAST_INVAL", assertThrows(DTraceException.class, () -> DRun.script("BEGIN { trace((string) 1); }")).tag());
+    }
+
+    @Test
+    void bcopyOfAnInvalidSizeFaultsWithTheSize() throws Exception {
+        // a size past the source's allocation, a negative size: DTRACEFLT_BADSIZE with the size
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { d = alloca(20); s = alloca(10); bcopy(s, d, 20); }
+                BEGIN { bcopy("x", alloca(1), -1); }
+                BEGIN { s = (char *) alloca(16); bcopy("01", &s[16], 1); }
+                BEGIN { exit(0); }
+                ERROR { printf("%d %d %d\\n", arg4 == DTRACEFLT_BADSIZE, arg4, arg5); }
+                """).go();
+        assertEquals("1 10 20\n1 10 -1\n0 1 " + (0x1000000000000010L) + "\n\n", r.end(), r.err());
+        assertTrue(r.err().contains("invalid size (0x14) at BPF pc"), r.err());
+        assertTrue(r.err().contains("invalid size (0xffffffffffffffff) at BPF pc"), r.err());
+    }
+
+    @Test
     void badAddressesFaultAndTracingGoesOn() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet
@@ -135,9 +161,9 @@ class CTypesTest {
                 """).go();
         assertEquals("ERROR action=2 kind=1\nERROR action=2 kind=1\non\n\n", r.end());
         String err = r.err();
-        assertTrue(err.matches("(?s)dtrace: error on enabled probe ID 1 \\(ID 1: dtrace:::BEGIN\\): invalid address "
-                + "\\(0x1000000000000010\\) in action #2 at DIF offset \\d+\n.*"), err);
-        assertTrue(err.contains("): invalid address (0x0) in action #2 at DIF offset"), err);
+        assertTrue(err.matches("(?s)dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): invalid address "
+                + "\\(0x1000000000000010\\) at BPF pc \\d+\n.*"), err);
+        assertTrue(err.contains("error in dt_clause_1 for probe ID 1 (dtrace:::BEGIN): invalid address (0x0) at BPF pc "), err);
     }
 
     @Test

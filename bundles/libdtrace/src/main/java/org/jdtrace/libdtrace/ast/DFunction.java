@@ -24,7 +24,7 @@ public enum DFunction {
     // actions
     TRACE("trace", Kind.ACTION, 1, 1, "x"), TRACEMEM("tracemem", Kind.ACTION, 2, 3, "pii"),
     PRINTF("printf", Kind.ACTION, 1, -1, "s"), PRINTA("printa", Kind.ACTION, 1, -1, ""),
-    PRINT("print", Kind.ACTION, 1, 1, "x"), STACK("stack", Kind.ACTION, 0, 1, "ii"),
+    PRINT("print", Kind.ACTION, 1, 1, "v"), STACK("stack", Kind.ACTION, 0, 1, "ii"),
     USTACK("ustack", Kind.ACTION, 0, 2, "ii"), JSTACK("jstack", Kind.ACTION, 0, 2, "ii"),
     // symbol actions: print an address symbolised; as aggregation keys, the symbol is the key
     SYM("sym", Kind.ACTION, 1, 1, "p", T.SYMADDR, "symname"),
@@ -41,7 +41,7 @@ public enum DFunction {
     DENORMALIZE("denormalize", Kind.ACTION, 1, 1, "a"), SETOPT("setopt", Kind.ACTION, 1, 2, "ss"),
     FREOPEN("freopen", Kind.ACTION, 1, -1, "s"), FTRUNCATE("ftruncate", Kind.ACTION, 0, 0, ""),
     SYSTEM("system", Kind.DESTRUCTIVE, 1, -1, "s"), RAISE("raise", Kind.DESTRUCTIVE, 1, 1, "i"),
-    STOP("stop", Kind.DESTRUCTIVE, 0, 0, ""), COPYOUT("copyout", Kind.DESTRUCTIVE, 3, 3, "ppi"),
+    STOP("stop", Kind.DESTRUCTIVE, 0, 0, ""), COPYOUT("copyout", Kind.DESTRUCTIVE, 3, 3, "bpi"),
     COPYOUTSTR("copyoutstr", Kind.DESTRUCTIVE, 3, 3, "spi"), BREAKPOINT("breakpoint", Kind.DESTRUCTIVE, 0, 0, ""),
     PANIC("panic", Kind.DESTRUCTIVE, 0, 0, ""), CHILL("chill", Kind.DESTRUCTIVE, 1, 1, "i"),
     // subroutines: name, arity, argument kinds, result type, runtime entry (codegen.Subr)
@@ -171,6 +171,42 @@ public enum DFunction {
     /** The kind of argument {@code i} (0-based): a letter of {@link #params}, else x. */
     public char param(int i) {
         return i < params.length() ? params.charAt(i) : 'x';
+    }
+
+    /**
+     * The C type of argument {@code i} as DTrace's prototype names it in a D_PROTO_ARG message
+     * (the signatures of dt_open.c's _dtrace_globals, qualifiers dropped as dtrace prints them);
+     * null where the argument kind's own name applies.
+     */
+    public String protoName(int i) {
+        String[] p = switch (this) {
+            case STRLEN, BASENAME, DIRNAME, CLEANPATH, TOLOWER, TOUPPER, STRJOIN, STRSTR, STRTOK, JSON, SETOPT ->
+                    new String[] {"char *", "char *"};
+            case INDEX, RINDEX -> new String[] {"char *", "char *", "int"};
+            case SUBSTR -> new String[] {"char *", "int", "int"};
+            case STRCHR, STRRCHR -> new String[] {"char *", "char"};
+            case STRTOLL -> new String[] {"char *", "int"};
+            case STACK, USTACK, JSTACK -> new String[] {"uint32_t", "uint32_t"};
+            case TRACEMEM -> new String[] {null, "size_t", "size_t"};
+            case ALLOCA -> new String[] {"size_t"};
+            case COPYIN, COPYINSTR -> new String[] {"uintptr_t", "size_t"};
+            case COPYINTO -> new String[] {"uintptr_t", "size_t", "void *"};
+            case COPYOUT -> new String[] {"void *", "uintptr_t", "size_t"};
+            case COPYOUTSTR -> new String[] {"char *", "uintptr_t", "size_t"};
+            case BCOPY -> new String[] {"void *", "void *", "size_t"};
+            case HTONS, NTOHS -> new String[] {"uint16_t"};
+            case HTONL, NTOHL -> new String[] {"uint32_t"};
+            case HTONLL, NTOHLL -> new String[] {"uint64_t"};
+            case LLTOSTR -> new String[] {"int64_t", "int"};
+            case PROGENYOF -> new String[] {"pid_t"};
+            case INET_NTOA -> new String[] {"ipaddr_t *"};
+            case INET_NTOA6 -> new String[] {"struct in6_addr *", "int"};
+            case INET_NTOP, LINK_NTOP -> new String[] {"int", "void *"};
+            case NORMALIZE -> new String[] {null, "uint64_t"};
+            case SYM, FUNC, MOD, USYM, UFUNC, UMOD, UADDR -> new String[] {"uintptr_t"};
+            default -> new String[0];
+        };
+        return i < p.length ? p[i] : null;
     }
 
     public static DFunction byName(String name) {

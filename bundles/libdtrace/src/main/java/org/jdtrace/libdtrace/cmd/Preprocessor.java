@@ -2,7 +2,7 @@
  * -C: runs the C preprocessor over a script, as dtrace does (dtrace forks cpp(1) too).
  *
  * The script is fed on stdin, named /dev/stdin as dtrace names it (cpp's messages say
- * "/dev/stdin:17: error: ..."), with its own directory first on the include path (so #include
+ * "/dev/stdin:17: error: ...", a line and no column: -fno-show-column), with its own directory first on the include path (so #include
  * "x.d" finds its neighbours, as cpp does for a named file). cpp's line markers are then folded
  * back: when a marker says the main file goes on at line N, blank lines are added until the
  * output is at line N, so that the compiler's line numbers are the script's own for everything
@@ -50,7 +50,7 @@ final class Preprocessor {
         }
         List<String> cmd = new ArrayList<>(List.of(cpp.toString(), "-D__SUNW_D=1",
                 String.format("-D__SUNW_D_VERSION=0x%08x", org.jdtrace.libdtrace.rt.Options.D_VERSION), "-D__SUNW_D_64",
-                "s".equals(stdc) ? "-traditional-cpp" : "-std=c99"));
+                "s".equals(stdc) ? "-traditional-cpp" : "-std=c99", "-fno-show-column"));
         if (cppargs != null) {
             for (String a : cppargs.trim().split("\\s+")) {
                 if (!a.isEmpty()) cmd.add(a);

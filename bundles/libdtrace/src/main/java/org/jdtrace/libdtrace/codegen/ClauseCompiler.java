@@ -13,15 +13,23 @@
  * a recording firing allocates nothing once its thread's buffers have grown.
  *
  * Faults: division by zero throws DFault with the action number (1-based, 0 for the predicate)
- * and a pseudo DIF offset (8 bytes per generated division site, in clause order); a context
- * fault (FaultException from copyin, uregs...) is caught around the predicate and actions and
- * rethrown as a DFault with the number of the action that was running, kept in a local. The
- * record under construction is then abandoned.
+ * and the location of the division; a context fault (FaultException from copyin, a subroutine,
+ * a memory operation...) is caught around the predicate and actions and rethrown as a DFault
+ * with the number of the action that was running and the location of the call that faulted,
+ * both kept in locals. A location is the bytecode offset, in the generated fire() method, of
+ * the invokestatic that faulted (Rt.div, a Subr or Mem entry, commit/discard): every such call
+ * is a fault site, written in two passes (the first marks the sites, the second writes each
+ * one's offset, found in the first pass's class). The fault report prints it where DTrace on
+ * Linux prints the BPF pc of the faulting instruction. The record under construction is then
+ * abandoned.
+ *
+ * this-> scalars live in JVM locals while the clause runs; they start from, and every store is
+ * written through to, the thread's rt.FiringLocals, which keeps them across the clauses of one
+ * firing as DTrace keeps clause-local variables (the lowering's temporaries are not carried).
  *
  * D's memory (rt.Mem): a clause with a memory operation (Ir.MemOp, tracemem) resets its thread's
- * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation takes
- * a pseudo DIF offset (8 bytes each, shared with divisions) that a local holds while it runs, so
- * a bad address is reported "in action #N at DIF offset M" as dtrace reports it.
+ * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation is
+ * a fault site (above), so a bad address is reported at the offset of the operation.
  */
 package org.jdtrace.libdtrace.codegen;
 
@@ -72,6 +80,7 @@ public final class ClauseCompiler {
     private static final ClassDesc CD_OBJS = CD_Object.arrayType();
     private static final ClassDesc CD_FAULT = desc(org.jdtrace.spi.FaultException.class);
     private static final ClassDesc CD_DFAULT = desc(org.jdtrace.engine.DFault.class);
+    private static final ClassDesc CD_FIRING = desc(org.jdtrace.libdtrace.rt.FiringLocals.class);
 
     private static final int L_THIS = 0, L_CTX = 1, L_PROBE = 2, L_EPID = 3, L_THREAD = 4, L_FIRST = 5;
 
@@ -86,14 +95,23 @@ public final class ClauseCompiler {
     private int nextLocal = L_FIRST;
     /** The clause uses D's memory (an Ir.MemOp): its scratch is reset when it starts. */
     private boolean usesMemory;
-    /** The local holding the DIF offset of the memory operation under way (0: none yet). */
+    /** The clause reads or writes this-> scalars, or calls strtok: it joins its firing's FiringLocals. */
+    private boolean usesFiringLocals;
+    /** Clause-local slots at or above this are the lowering's temporaries, never carried. */
+    private static final int CARRIED_SLOTS = 1 << 24;
+    /** The local holding the location (bytecode offset) of the fault site under way (0: none yet). */
     private int offsetLocal;
-    /** Locals holding this firing's timestamp, vtimestamp and walltimestamp, each read once. */
+    /** Locals holding this firing's timestamp and vtimestamp, each read once. */
     private final Map<Builtin, Integer> clockLocals = new java.util.EnumMap<>(Builtin.class);
     private int action;
     /** The end of fire(): a false predicate, or speculate() of an inactive speculation, jumps here. */
     private Label out;
-    private int difOffset;
+    /** Fault sites emitted so far in this pass (see site()). */
+    private int siteCount;
+    /** Per site, the bytecode offset of its faulting call in fire() (null: first pass, markers). */
+    private int[] siteOffsets;
+    /** The clause has a fault site that records its offset: offsetLocal is kept. */
+    private boolean usesSites;
     private ClassDesc self;
 
     private ClauseCompiler(DState state) {
@@ -112,7 +130,27 @@ public final class ClauseCompiler {
         ClassLoader loader = ClauseCompiler.class.getClassLoader();
         ClassFile cf = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(
                 ClassHierarchyResolver.ofClassLoading(loader).orElse(ClassHierarchyResolver.defaultResolver())));
-        byte[] bytes = cf.build(self, cb -> {
+        byte[] bytes = generate(cf, clause);
+        if (siteCount > 0) {
+            // the first pass marked each fault site; the second writes each one's real offset
+            siteOffsets = locateSites(cf.parse(bytes), siteCount);
+            bytes = generate(cf, clause);
+        }
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
+            return (EcbBody) lookup.findConstructor(lookup.lookupClass(),
+                    MethodType.methodType(void.class, DState.class, Object[].class))
+                    .invoke(state, constants.toArray());
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot load generated clause: " + e, e);
+        }
+    }
+
+    /** One pass of code generation; the same clause gives the same code whatever siteOffsets holds. */
+    private byte[] generate(ClassFile cf, Ir.Clause clause) {
+        constants.clear();
+        siteCount = 0;
+        return cf.build(self, cb -> {
             cb.withFlags(ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL);
             cb.withInterfaceSymbols(CD_ECB);
             cb.withField("st", CD_STATE, ClassFile.ACC_PRIVATE | ClassFile.ACC_FINAL);
@@ -131,14 +169,41 @@ public final class ClauseCompiler {
             cb.withMethodBody("fire", MethodTypeDesc.of(CD_void, CD_CTX, CD_PROBE, CD_int), ClassFile.ACC_PUBLIC,
                     c -> fireBody(c, clause));
         });
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup().defineHiddenClass(bytes, true);
-            return (EcbBody) lookup.findConstructor(lookup.lookupClass(),
-                    MethodType.methodType(void.class, DState.class, Object[].class))
-                    .invoke(state, constants.toArray());
-        } catch (Throwable e) {
-            throw new IllegalStateException("cannot load generated clause: " + e, e);
+    }
+
+    /**
+     * A fault site: pushes, as a short, where a fault of the call that follows is reported. In the
+     * first pass that is the site's number (a marker); in the second, the bytecode offset of the
+     * call in fire(), found in the first pass's class (sipush is 3 bytes whatever its value, so
+     * both passes lay the code out alike). An offset past a short's range is -1: no location.
+     */
+    private void site(CodeBuilder c) {
+        int k = ++siteCount;
+        c.sipush(siteOffsets == null ? k : siteOffsets[k - 1]);
+    }
+
+    /** The offset of the first invoke after each site marker of the first pass's fire(). */
+    private static int[] locateSites(java.lang.classfile.ClassModel cm, int n) {
+        int[] at = new int[n];
+        java.util.Arrays.fill(at, -1);
+        for (var m : cm.methods()) {
+            if (!m.methodName().equalsString("fire")) continue;
+            int bci = 0;
+            int pending = -1;
+            for (var e : m.code().orElseThrow()) {
+                if (!(e instanceof java.lang.classfile.Instruction ins)) continue;
+                if (ins instanceof java.lang.classfile.instruction.InvokeInstruction && pending > 0) {
+                    at[pending - 1] = bci <= Short.MAX_VALUE ? bci : -1;
+                    pending = -1;
+                } else if (ins.opcode() == java.lang.classfile.Opcode.SIPUSH
+                        && ins instanceof java.lang.classfile.instruction.ConstantInstruction ci
+                        && ci.constantValue() instanceof Integer v && v >= 1 && v <= n && at[v - 1] < 0) {
+                    pending = v;
+                }
+                bci += ins.sizeInBytes();
+            }
         }
+        return at;
     }
 
     // ---- locals (this->)
@@ -166,7 +231,10 @@ public final class ClauseCompiler {
                 scan(m.size());
                 scan(m.dsize());
             }
-            case Spec sp -> scan(sp.id());
+            case Spec sp -> {
+                usesSites = true;
+                scan(sp.id());
+            }
             case Setopt so -> {
                 scan(so.name());
                 if (so.value() != null) scan(so.value());
@@ -183,6 +251,7 @@ public final class ClauseCompiler {
     private void scan(Expr e) {
         switch (e) {
             case Var v when v.scope() == Scope.CLAUSE -> {
+                usesFiringLocals |= v.slot() < CARRIED_SLOTS;
                 if (!clauseLocals.containsKey(v.slot())) {
                     clauseLocals.put(v.slot(), nextLocal);
                     clauseLocalKinds.put(v.slot(), v.kind());
@@ -201,10 +270,15 @@ public final class ClauseCompiler {
             case Cast c -> scan(c.operand());
             case Ternary t -> { scan(t.cond()); scan(t.then()); scan(t.otherwise()); }
             case Assign a -> { scan(a.target()); scan(a.value()); }
-            case Call c -> c.args().forEach(this::scan);
+            case Call c -> {
+                usesSites = true;
+                usesFiringLocals |= "strtok".equals(c.name());
+                c.args().forEach(this::scan);
+            }
             case MemOp m when contextMember(m) != null -> { }
             case MemOp m -> {
                 usesMemory = true;
+                usesSites = true;
                 m.args().forEach(this::scan);
             }
             default -> { }
@@ -212,7 +286,8 @@ public final class ClauseCompiler {
     }
 
     private static boolean isClock(Builtin b) {
-        return b == Builtin.TIMESTAMP || b == Builtin.VTIMESTAMP || b == Builtin.WALLTIMESTAMP;
+        // walltimestamp is read at each use, as DTrace reads it; timestamp and vtimestamp once a firing
+        return b == Builtin.TIMESTAMP || b == Builtin.VTIMESTAMP;
     }
 
     // ---- fire()
@@ -231,8 +306,29 @@ public final class ClauseCompiler {
             c.aload(L_THREAD);
             c.invokestatic(CD_MEM, "reset", MethodTypeDesc.of(CD_void, CD_THREAD));
         }
+        // this-> scalars start as this firing's earlier clauses left them (FiringLocals)
+        int carried = 0;
+        for (int slot : clauseLocals.keySet()) {
+            if (slot < CARRIED_SLOTS) carried = Math.max(carried, slot + 1);
+        }
+        if (usesFiringLocals) {
+            c.aload(L_THREAD);
+            c.aload(L_CTX);
+            c.aload(L_PROBE);
+            c.iload(L_EPID);
+            c.loadConstant(carried);
+            c.invokestatic(CD_FIRING, "enter", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_PROBE, CD_int, CD_int));
+        }
         for (var en : clauseLocals.entrySet()) {
-            if (clauseLocalKinds.get(en.getKey()) == VKind.LONG) {
+            boolean isLong = clauseLocalKinds.get(en.getKey()) == VKind.LONG;
+            if (en.getKey() < CARRIED_SLOTS) {
+                c.aload(L_THREAD);
+                c.loadConstant(en.getKey());
+                c.invokestatic(CD_FIRING, isLong ? "getLong" : "getString",
+                        MethodTypeDesc.of(isLong ? CD_long : CD_String, CD_THREAD, CD_int));
+                if (isLong) c.lstore(en.getValue());
+                else c.astore(en.getValue());
+            } else if (isLong) {
                 c.lconst_0();
                 c.lstore(en.getValue());
             } else {
@@ -242,21 +338,20 @@ public final class ClauseCompiler {
         }
         action = 0;
         // context faults (FaultException) become DFaults that say which action faulted
-        // the clocks are fixed for the whole firing, as dtrace's (read at probe entry)
+        // timestamp and vtimestamp are fixed for the whole firing, as dtrace's (read at probe entry)
         for (var clock : clockLocals.entrySet()) {
             switch (clock.getKey()) {
                 case TIMESTAMP -> {
                     c.aload(L_CTX);
                     c.invokeinterface(CD_CTX, "timestamp", MethodTypeDesc.of(CD_long));
                 }
-                case WALLTIMESTAMP -> c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long));
                 default -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
             }
             c.lstore(clock.getValue());
         }
         int actionLocal = nextLocal;
         offsetLocal = nextLocal + 1;
-        if (usesMemory) {
+        if (usesSites) {
             c.iconst_0();
             c.istore(offsetLocal);
         }
@@ -290,7 +385,7 @@ public final class ClauseCompiler {
         c.return_();
         c.labelBinding(handler);
         c.iload(actionLocal);
-        if (usesMemory) {
+        if (usesSites) {
             c.iload(offsetLocal);
             c.invokestatic(CD_MEM, "fault", MethodTypeDesc.of(CD_DFAULT, CD_FAULT, CD_int, CD_int));
         } else {
@@ -390,7 +485,7 @@ public final class ClauseCompiler {
                 expr(c, m.addr());
                 expr(c, m.size());
                 expr(c, m.dsize());
-                c.loadConstant(difOffset += 8);
+                site(c);
                 c.istore(offsetLocal);
                 c.invokestatic(CD_MEM, "tracemem", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_long, CD_long));
             }
@@ -414,6 +509,8 @@ public final class ClauseCompiler {
                 loadState(c);
                 expr(c, sp.id());
                 boolean speculate = sp.op() == SpecOp.SPECULATE;
+                site(c);
+                c.istore(offsetLocal);
                 c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
                         MethodTypeDesc.of(speculate ? CD_boolean : CD_void, CD_THREAD, CD_STATE, CD_long));
                 if (speculate) c.ifeq(out);
@@ -596,9 +693,9 @@ public final class ClauseCompiler {
                     expr(c, arg);
                     params.add(arg.kind() == VKind.LONG ? CD_long : CD_String);
                 }
-                // a fault in this operation is reported at its pseudo DIF offset (set after the
-                // arguments, whose own operations set theirs)
-                c.loadConstant(difOffset += 8);
+                // a fault in this operation is reported at its offset (set after the arguments,
+                // whose own operations set theirs)
+                site(c);
                 c.istore(offsetLocal);
                 c.invokestatic(CD_MEM, m.op(), MethodTypeDesc.of(m.kind() == VKind.LONG ? CD_long : CD_String,
                         params.toArray(ClassDesc[]::new)));
@@ -648,6 +745,8 @@ public final class ClauseCompiler {
                 expr(c, arg);
             }
         }
+        site(c);
+        c.istore(offsetLocal);
         c.invokestatic(CD_SUBR, call.name(), entry.descriptor(CD_STATE, CD_CTX));
     }
 
@@ -720,7 +819,7 @@ public final class ClauseCompiler {
             case SHR -> { c.l2i(); if (b.unsigned()) c.lushr(); else c.lshr(); }
             case DIV, MOD -> {
                 c.loadConstant(action);
-                c.loadConstant(difOffset += 8);
+                site(c);
                 String m = (b.unsigned() ? "u" : "") + (b.op() == BinOp.DIV ? "div" : "mod");
                 c.invokestatic(CD_RT, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_int, CD_int));
             }
@@ -768,6 +867,13 @@ public final class ClauseCompiler {
             case Var v when v.scope() == Scope.CLAUSE -> {
                 expr(c, a.value());
                 int slot = clauseLocals.get(v.slot());
+                if (v.slot() < CARRIED_SLOTS) {
+                    // written through for the firing's later clauses
+                    c.aload(L_THREAD);
+                    c.loadConstant(v.slot());
+                    c.invokestatic(CD_FIRING, isLong ? "keepLong" : "keepString",
+                            MethodTypeDesc.of(vt, vt, CD_THREAD, CD_int));
+                }
                 if (isLong) {
                     c.dup2();
                     c.lstore(slot);
@@ -827,7 +933,11 @@ public final class ClauseCompiler {
                 c.iload(L_EPID);
                 c.i2l();
             }
-            case TIMESTAMP, WALLTIMESTAMP, VTIMESTAMP -> c.lload(clockLocals.get(b));
+            case TIMESTAMP, VTIMESTAMP -> c.lload(clockLocals.get(b));
+            case WALLTIMESTAMP -> {
+                loadState(c);
+                c.invokestatic(CD_RT, "walltimestamp", MethodTypeDesc.of(CD_long, CD_STATE));
+            }
             case EXECNAME -> {
                 c.aload(L_CTX);
                 c.invokeinterface(CD_CTX, "execname", MethodTypeDesc.of(CD_String));

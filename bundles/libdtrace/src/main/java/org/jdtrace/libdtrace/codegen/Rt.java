@@ -61,9 +61,9 @@ public final class Rt {
         return Long.remainderUnsigned(a, b);
     }
 
-    public static long walltimestamp() {
-        java.time.Instant now = java.time.Instant.now();
-        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    /** walltimestamp, read at each use (see rt.WallClock). */
+    public static long walltimestamp(DState st) {
+        return st.wallclock.now();
     }
 
     public static long vtimestamp() {

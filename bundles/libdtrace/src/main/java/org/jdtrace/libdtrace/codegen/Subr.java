@@ -114,8 +114,10 @@ public final class Subr {
 
     /**
      * strtok(s, delim): the first token of s (leading delimiters skipped), NULL when there is none;
-     * the rest of s, from the delimiter that ended the token, is kept per firing thread (DTrace
-     * keeps it per CPU) for strtok(NULL, delim), whose own delimiters then apply to it.
+     * the rest of s, from the delimiter that ended the token, is kept for strtok(NULL, delim) in
+     * this firing's later clauses (rt.FiringLocals: DTrace keeps it in the firing's machine
+     * state), whose own delimiters then apply to it; once no token is left, strtok(NULL, ...)
+     * gives NULL. In a firing that has not called strtok(s, ...) yet there is no string: NULL.
      */
     public static String strtok(DState st, String s, String delim) {
         return token(st, nonNull(s), nonNull(delim));
@@ -231,26 +233,43 @@ public final class Subr {
     public static long getminor(long dev) { return dev & 0xfffffL; }
 
     /** inet_ntoa(ipaddr_t *): the 4 bytes at addr (network order) as a dotted quad. */
-    public static String inet_ntoa(ProbeContext ctx, long addr) {
-        return ipv4(ctx.copyin(nonZero(addr), 4), 0);
+    public static String inet_ntoa(DState st, ProbeContext ctx, long addr) {
+        return ipv4(read(st, ctx, addr, 4), 0);
     }
 
-    /** inet_ntoa6(in6_addr_t *): the 16 bytes at addr in RFC 1884 text. */
-    public static String inet_ntoa6(ProbeContext ctx, long addr) {
-        return ipv6(ctx.copyin(nonZero(addr), 16));
+    /**
+     * inet_ntoa6(in6_addr_t *): the 16 bytes at addr in RFC 1884 text; an IPv4-mapped or
+     * IPv4-compatible address is its IPv4 address alone (a.b.c.d), as DTrace prints it.
+     */
+    public static String inet_ntoa6(DState st, ProbeContext ctx, long addr) {
+        return inet_ntoa6(st, ctx, addr, 0);
     }
 
-    /** inet_ntoa6(addr, strict): as above; strict (non-zero) never prints an embedded IPv4 address. */
-    public static String inet_ntoa6(ProbeContext ctx, long addr, long strict) {
-        byte[] b = ctx.copyin(nonZero(addr), 16);
-        return strict != 0 ? ipv6Groups(b) : ipv6(b);
+    /**
+     * inet_ntoa6(addr, strict): strict 0 as above; non-zero the strict IPv4-in-IPv6 form, the
+     * ::ffff: or :: prefix kept before the dotted quad, as inet_ntop(AF_INET6, ...) prints it.
+     */
+    public static String inet_ntoa6(DState st, ProbeContext ctx, long addr, long strict) {
+        byte[] b = read(st, ctx, addr, 16);
+        String s = ipv6(b);
+        return strict == 0 && s.indexOf('.') >= 0 ? ipv4(b, 12) : s;
+    }
+
+    /** inet_ntop(AF_INET6, addr): the strict form. */
+    private static String inet_ntop6(DState st, ProbeContext ctx, long addr) {
+        return ipv6(read(st, ctx, addr, 16));
+    }
+
+    /** The n bytes an address argument points to: in D's memory (alloca'd scratch...) or the process. */
+    private static byte[] read(DState st, ProbeContext ctx, long addr, int n) {
+        return org.jdtrace.libdtrace.rt.Mem.bytes(st.thread(), ctx, addr, n);
     }
 
     /** inet_ntop(af, addr): AF_INET (2) or AF_INET6 (10); another family is an illegal operation. */
-    public static String inet_ntop(ProbeContext ctx, long af, long addr) {
+    public static String inet_ntop(DState st, ProbeContext ctx, long af, long addr) {
         return switch ((int) af) {
-            case 2 -> inet_ntoa(ctx, addr);
-            case 10 -> inet_ntoa6(ctx, addr);
+            case 2 -> inet_ntoa(st, ctx, addr);
+            case 10 -> inet_ntop6(st, ctx, addr);
             default -> throw new FaultException(FaultException.Kind.ILLOP, 0);
         };
     }
@@ -259,24 +278,19 @@ public final class Subr {
      * link_ntop(type, addr): a link-layer address as colon-separated hex bytes, 6 of them for
      * ARPHRD_ETHER (1), 20 for ARPHRD_INFINIBAND (32); another type is an illegal operation.
      */
-    public static String link_ntop(ProbeContext ctx, long type, long addr) {
+    public static String link_ntop(DState st, ProbeContext ctx, long type, long addr) {
         int n = switch ((int) type) {
             case 1 -> 6;
             case 32 -> 20;
             default -> throw new FaultException(FaultException.Kind.ILLOP, 0);
         };
-        byte[] b = ctx.copyin(nonZero(addr), n);
+        byte[] b = read(st, ctx, addr, n);
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < n; i++) {
             if (i > 0) out.append(':');
             out.append(String.format("%02x", b[i] & 0xff));
         }
         return out.toString();
-    }
-
-    private static long nonZero(long addr) {
-        if (addr == 0) throw new FaultException(FaultException.Kind.BADADDR, 0);
-        return addr;
     }
 
     private static String ipv4(byte[] b, int at) {

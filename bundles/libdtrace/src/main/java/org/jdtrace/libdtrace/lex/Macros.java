@@ -11,11 +11,27 @@ import java.util.Map;
  * With {@code defaultArgs} (option defaultargs) an undefined positional macro is empty ("" as a
  * string, 0 as an integer) instead of an error.
  */
-public record Macros(List<String> positional, Map<String, String> named, boolean defaultArgs) {
+public record Macros(List<String> positional, Map<String, String> named, boolean defaultArgs,
+        java.util.BitSet referenced) {
 
     public Macros {
         positional = List.copyOf(positional);
         named = Map.copyOf(named);
+    }
+
+    /**
+     * {@code referenced}: the positional macros a lookup asked for (libdtrace's DT_IDFLG_REF on
+     * pcb_sflagv), shared by the copies withNamed and withDefaultArgs make, for D_MACRO_UNUSED.
+     */
+    public Macros(List<String> positional, Map<String, String> named, boolean defaultArgs) {
+        this(positional, named, defaultArgs, new java.util.BitSet());
+    }
+
+    /** True once the program referenced {@code $n}. */
+    public boolean isReferenced(int n) {
+        synchronized (referenced) {
+            return referenced.get(n);
+        }
     }
 
     /** Only $0 (the script name), $target = 0 and this JVM's $pid. */
@@ -25,18 +41,49 @@ public record Macros(List<String> positional, Map<String, String> named, boolean
         all.addAll(args);
         long pid = ProcessHandle.current().pid();
         long ppid = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(0L);
-        return new Macros(all, Map.of("target", "0", "pid", Long.toString(pid),
-                "ppid", Long.toString(ppid)), false);
+        Map<String, String> named = new java.util.HashMap<>(Map.of("target", "0", "pid", Long.toString(pid),
+                "ppid", Long.toString(ppid), "projid", "0", "taskid", "0"));
+        named.putAll(credentials());
+        return new Macros(all, named, false);
+    }
+
+    /**
+     * $pgid, $sid, $uid, $euid, $gid, $egid of dtrace itself, from /proc/self (stat's fields 5
+     * and 6 after the command name; status' Uid: and Gid: lines, real then effective). Linux has
+     * no projects or tasks: $projid and $taskid are 0. A field /proc does not give is left out
+     * (a reference to it is then D_MACRO_UNDEF).
+     */
+    private static Map<String, String> credentials() {
+        Map<String, String> m = new java.util.HashMap<>();
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            m.put("pgid", f[2]);
+            m.put("sid", f[3]);
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+                String[] w = line.split("\\s+");
+                if (w[0].equals("Uid:") && w.length > 2) {
+                    m.put("uid", w[1]);
+                    m.put("euid", w[2]);
+                } else if (w[0].equals("Gid:") && w.length > 2) {
+                    m.put("gid", w[1]);
+                    m.put("egid", w[2]);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux's /proc: only the macros above
+        }
+        return m;
     }
 
     public Macros withNamed(String name, String value) {
         Map<String, String> m = new java.util.HashMap<>(named);
         m.put(name, value);
-        return new Macros(positional, m, defaultArgs);
+        return new Macros(positional, m, defaultArgs, referenced);
     }
 
     public Macros withDefaultArgs(boolean on) {
-        return new Macros(positional, named, on);
+        return new Macros(positional, named, on, referenced);
     }
 
     /**
@@ -52,6 +99,9 @@ public record Macros(List<String> positional, Map<String, String> named, boolean
                 return null;
             }
             if (n < positional.size()) {
+                synchronized (referenced) {
+                    referenced.set(n);
+                }
                 return positional.get(n);
             }
             return defaultArgs ? "" : null;

@@ -152,8 +152,16 @@ final class ExprLowering {
         };
     }
 
-    /** stack(n), ustack(n[, strsize]): n must be a positive integer constant (strsize is for helpers, unused). */
+    /**
+     * stack(n), ustack(n[, strsize]): n must be a positive integer constant; so must strsize
+     * (D_USTACK_STRSIZE), the space for helper-translated frames, which jdtrace does not use.
+     */
     int stackFrames(Expr.Call c) throws DTraceException {
+        if (c.function != DFunction.STACK && c.args.size() > 1
+                && !(integer(c.args.get(1)) instanceof Ir.Const s && s.value() > 0)) {
+            throw new DTraceException(c.function.dname + "( ) argument #2 must be a positive integer constant",
+                    "D_USTACK_STRSIZE", c.line);
+        }
         if (integer(c.args.get(0)) instanceof Ir.Const k && k.value() > 0 && k.value() <= Integer.MAX_VALUE) {
             return (int) k.value();
         }
@@ -339,11 +347,13 @@ final class ExprLowering {
         List<Ir.Expr> args = new ArrayList<>();
         for (int i = 0; i < c.args.size(); i++) {
             Expr a = c.args.get(i);
-            if (f == DFunction.STRTOK && i == 0 && isNull(a)) {
+            // NULL, or an integer constant 0 (which D takes for NULL where a char * is wanted)
+            boolean nul = isNull(a) || (a.type != null && a.type.isInteger() && Long.valueOf(0).equals(ConstFold.value(a)));
+            if (f == DFunction.STRTOK && i == 0 && nul) {
                 continue; // strtok(NULL, delim): the overload without a string
             }
             if (f.param(i) == 's') {
-                args.add(isNull(a) ? new Ir.Call("nullstr", List.of(), VKind.STRING) : string(a));
+                args.add(nul ? new Ir.Call("nullstr", List.of(), VKind.STRING) : string(a));
             } else {
                 args.add(integer(a));
             }

@@ -96,6 +96,16 @@ public final class Parser {
         return new Parser(source, sourceName, macros, fromFile).program();
     }
 
+    /** Parses a whole program; with {@code allowEmpty} (option empty, DTRACE_C_EMPTY) one with nothing in it is no error. */
+    public static Script parse(String source, String sourceName, Macros macros, boolean fromFile, boolean allowEmpty)
+            throws DTraceException {
+        Parser p = new Parser(source, sourceName, macros, fromFile);
+        p.allowEmpty = allowEmpty;
+        return p.program();
+    }
+
+    private boolean allowEmpty;
+
     /** Parses one expression (for tests and tools); the whole input must be the expression. */
     public static Expr parseExpression(String source) throws DTraceException {
         Parser p = new Parser(source, "<expr>", Macros.of("<expr>", List.of()), false);
@@ -189,7 +199,7 @@ public final class Parser {
                 default -> throw syntaxError();
             }
         }
-        if (items.isEmpty()) {
+        if (items.isEmpty() && !allowEmpty) {
             // at end-of-input, where dtrace's parser meets it
             throw new DTraceException("empty D program translation unit", "D_EMPTY", tok.line());
         }

@@ -34,6 +34,8 @@ public final class RecordPrinter {
     private final PrintStream err;
     private final boolean testing;
     private boolean heading;
+    /** "error in dt_clause_N" of an epid, as fault reports name the code (set by the session). */
+    private IntFunction<String> clauseNames = epid -> "error in dt_clause_0";
 
     public RecordPrinter(DState state, AggregateTable table, IntFunction<Probe> probes, PrintStream out,
                          PrintStream err) {
@@ -49,6 +51,11 @@ public final class RecordPrinter {
         this.out = out;
         this.stdout = out;
         this.err = err;
+    }
+
+    /** How a report names the clause of an epid ("error in dt_clause_N"). */
+    public void clauseNames(IntFunction<String> names) {
+        this.clauseNames = names;
     }
 
     public void print(List<Record> records) {
@@ -178,9 +185,9 @@ public final class RecordPrinter {
         } catch (DTraceException e) {
             flush(sb);
             Probe p = probes.apply(r.epid());
-            String probe = p == null ? "?" : p.id() + ": " + p.provider() + ":" + p.module() + ":" + p.function()
-                    + ":" + p.name();
-            err.print("dtrace: error on enabled probe ID " + r.epid() + " (ID " + probe + "): couldn't set option \""
+            String probe = p == null ? "?" : p.id() + " (" + p.provider() + ":" + p.module() + ":" + p.function()
+                    + ":" + p.name() + ")";
+            err.print("dtrace: " + clauseNames.apply(r.epid()) + " for probe ID " + probe + ": couldn't set option \""
                     + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n");
             err.flush();
         }

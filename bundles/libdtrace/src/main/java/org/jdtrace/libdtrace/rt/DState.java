@@ -28,6 +28,8 @@ public final class DState {
     public final SymbolCache symbols = new SymbolCache();
     /** What curpsinfo and curlwpsinfo read (/proc through a cache). */
     public final ProcInfo procs = new ProcInfo();
+    /** walltimestamp's clock (nanosecond steps between reads). */
+    public final WallClock wallclock = new WallClock();
     private final List<Aggregation> aggregations = new ArrayList<>();
     private final CopyOnWriteArrayList<DThread> threads = new CopyOnWriteArrayList<>();
     private final ThreadLocal<DThread> current = ThreadLocal.withInitial(this::newThread);

@@ -51,6 +51,8 @@ public final class DThread {
     private int exitStatus;
     /** What strtok(NULL, delim) goes on with: the rest of the last string strtok() was given (null: none yet). */
     public String strtok;
+    /** This firing's this-> scalars, kept across its clauses (see {@link FiringLocals}). */
+    final FiringLocals firingLocals = new FiringLocals();
 
     DThread(DState state) {
         this.state = state;

@@ -103,12 +103,30 @@ public final class Mem {
         return 0;
     }
 
-    /** bcopy(src, dst, n): {@code dst} must be allocated scratch. */
+    /**
+     * bcopy(src, dst, n): {@code dst} must be allocated scratch. A negative size, or one that
+     * runs past the end of the source's or destination's allocated D memory from a valid start,
+     * is an invalid size (BADSIZE, the size); a start outside it is an invalid address.
+     */
     public static long bcopy(DThread t, ProbeContext ctx, long src, long dst, long n) {
         if (region(dst) != SCRATCH) {
             throw new FaultException(FaultException.Kind.BADADDR, dst);
         }
+        if (n < 0) {
+            throw new FaultException(FaultException.Kind.BADSIZE, n);
+        }
+        sized(t, ctx, dst, n);
+        if (inD(src)) sized(t, ctx, src, n);
         return copy(t, ctx, dst, src, n);
+    }
+
+    /** BADSIZE when [addr, addr + n) starts inside its region's allocated part but ends past it. */
+    private static void sized(DThread t, ProbeContext ctx, long addr, long n) {
+        int start = check(t, ctx, addr, 0, false); // an invalid start is BADADDR
+        long limit = region(addr) == SCRATCH ? t.memory.top : start + n;
+        if (start < limit && start + n > limit) {
+            throw new FaultException(FaultException.Kind.BADSIZE, n);
+        }
     }
 
     /** bcopy(s, dst, n) of a string: its bytes, then NULs (a D string is a strsize buffer). */
@@ -116,6 +134,10 @@ public final class Mem {
         if (region(dst) != SCRATCH) {
             throw new FaultException(FaultException.Kind.BADADDR, dst);
         }
+        if (n < 0) {
+            throw new FaultException(FaultException.Kind.BADSIZE, n);
+        }
+        sized(t, ctx, dst, n);
         int len = (int) Math.max(0, Math.min(n, t.state().options.strsize() + 1L));
         byte[] to = storage(t, ctx, dst, true);
         int off = check(t, ctx, dst, len, true);
@@ -235,6 +257,21 @@ public final class Mem {
         int limit = Math.min(b.length, off + n);
         while (end < limit && b[end] != 0) end++;
         return new String(b, off, end - off, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * The {@code n} bytes at {@code addr}, wherever it points: D's own memory (scratch, this->,
+     * globals, self->) or the traced process; for subroutines that read an object through a
+     * pointer (inet_ntoa6, link_ntop...). NULL, or bytes outside their region, fault BADADDR.
+     */
+    public static byte[] bytes(DThread t, ProbeContext ctx, long addr, int n) {
+        if (addr == 0) throw new FaultException(FaultException.Kind.BADADDR, 0);
+        if (!inD(addr)) return ctx.copyin(addr, n);
+        byte[] from = storage(t, ctx, addr, false);
+        int off = check(t, ctx, addr, n, false);
+        byte[] b = new byte[n];
+        if (from != null) System.arraycopy(from, off, b, 0, n);
+        return b;
     }
 
     /** A struct or array's bytes as a key of an associative array or aggregation (equal bytes, one key). */

@@ -65,10 +65,27 @@ final class Builtins {
         for (int i = 0; i < c.args.size(); i++) {
             DType t = ck.type(c.args.get(i));
             char kind = f.param(i);
-            if (!fits(kind, t)) {
+            // an integer constant 0 is NULL, which a char * takes (the subroutine faults on it)
+            boolean nullString = kind == 's' && t.isInteger() && Long.valueOf(0).equals(ConstFold.value(c.args.get(i)));
+            if (!fits(kind, t) && !nullString) {
                 String tag = kind == 'a' ? "D_" + f.dname.toUpperCase() + "_AGGARG" : "D_PROTO_ARG";
-                DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, protoName(kind), t, c.line);
+                String proto = f.protoName(i) != null ? f.protoName(i) : protoName(kind);
+                DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, proto, t, c.line);
                 throw new DTraceException(e.getMessage(), tag, c.line);
+            }
+        }
+        if (f == DFunction.INET_NTOA6) {
+            // inet_ntoa6(struct in6_addr *, [int]): a pointer of another type is refused, and the
+            // representation flag must be an integer constant
+            DType t = ck.type(c.args.get(0));
+            if (t instanceof DType.Ptr p && !(p.target() instanceof DType.Void)
+                    && !p.target().name().equals("struct in6_addr") && !p.target().name().equals("in6_addr_t")) {
+                throw new DTraceException(Checker.protoArg("inet_ntoa6( )", 1, "struct in6_addr *", t, c.line).getMessage(),
+                        "D_PROTO_ARG", c.line);
+            }
+            if (c.args.size() > 1 && ConstFold.value(c.args.get(1)) == null) {
+                throw new DTraceException(Checker.protoArg("inet_ntoa6( )", 2, "integer constant", ck.type(c.args.get(1)),
+                        c.line).getMessage(), "D_PROTO_ARG", c.line);
             }
         }
         if (f == DFunction.TRACEMEM) {

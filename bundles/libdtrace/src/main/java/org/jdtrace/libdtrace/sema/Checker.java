@@ -55,7 +55,7 @@ final class Checker {
         this.script = script;
         constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
         String[] faults = {"UNKNOWN", "BADADDR", "BADALIGN", "ILLOP", "DIVZERO", "NOSCRATCH", "KPRIV", "UPRIV",
-            "TUPOFLOW", "BADSTACK"};
+            "TUPOFLOW", "BADSTACK", "BADSIZE", "BADINDEX"};
         for (int i = 0; i < faults.length; i++) {
             constants.put("DTRACEFLT_" + faults[i], new Constant("DTRACEFLT_" + faults[i], DType.INT, i));
         }
@@ -1040,7 +1040,9 @@ final class Checker {
     private DType cast(Expr.Cast c) throws DTraceException {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
-        boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
+        // (string) of a void * (an alloca()'d buffer, say) reads the string it points to, as of a char *
+        boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()
+                        || (from instanceof DType.Ptr vp && vp.target() instanceof DType.Void)))
                 || (to instanceof DType.Sou && to.sameAs(from))
                 || to instanceof DType.Void;
         if (!ok) {

@@ -115,6 +115,20 @@ class ClauseCompilerTest {
     }
 
     @Test
+    void aFaultIsLocatedAtTheOffsetOfItsCallInTheGeneratedCode() {
+        // two divisions: each faults at its own invokestatic, the later one further into fire()
+        EcbBody b = clause(1, BEGIN, null, true,
+                new Trace(new Binary(BinOp.DIV, new Const(1), new Binary(BinOp.SUB, new BuiltinVar(Builtin.ARG0), new Const(7), false), false), 8),
+                new Trace(new Binary(BinOp.DIV, new Const(1), new Binary(BinOp.SUB, new BuiltinVar(Builtin.ARG1), new Const(3), false), false), 8));
+        begin();
+        DFault first = assertThrows(DFault.class, () -> b.fire(CTX, BEGIN, 1));
+        DFault second = assertThrows(DFault.class, () -> b.fire(new ThreadContext(new long[] {8, 3}, 0), BEGIN, 1));
+        assertEquals(1, first.action);
+        assertEquals(2, second.action);
+        assertTrue(first.offset > 0 && second.offset > first.offset, first.offset + " " + second.offset);
+    }
+
+    @Test
     void divideByZeroFaultsWithActionAndOffsetAndIsReported() {
         EcbBody b = clause(1, BEGIN, null, true,
                 new Trace(new Const(1), 8),
@@ -126,7 +140,7 @@ class ClauseCompilerTest {
         session.fault(1, BEGIN, f);
         session.drain();
         assertEquals("", out());
-        assertEquals("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2 at DIF offset "
+        assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc "
                 + f.offset + "\n", err.toString(StandardCharsets.UTF_8));
     }
 

@@ -73,7 +73,8 @@ class SubrEntryTest {
         SubrEntry strlen = SubrEntry.find("strlen", List.of(Ir.VKind.STRING));
         assertTrue(strlen.state() && !strlen.context());
         SubrEntry ntoa = SubrEntry.find("inet_ntoa", List.of(Ir.VKind.LONG));
-        assertTrue(!ntoa.state() && ntoa.context());
+        assertTrue(ntoa.state() && ntoa.context());
+        assertTrue(!SubrEntry.find("getmajor", List.of(Ir.VKind.LONG)).context());
         assertNull(SubrEntry.find("strlen", List.of(Ir.VKind.LONG)));
         assertNull(SubrEntry.find("no_such_subroutine", List.of()));
     }

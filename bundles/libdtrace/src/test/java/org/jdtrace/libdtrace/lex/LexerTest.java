@@ -25,6 +25,18 @@ class LexerTest {
     }
 
     @Test
+    void processMacrosAreDtracesOwnAsPsReportsThem() throws Exception {
+        // $pgid, $sid, $uid, $gid are the compiling process's, as ps(1) reports them
+        long pid = ProcessHandle.current().pid();
+        Process ps = new ProcessBuilder("ps", "-o", "pgid=,sid=,uid=,gid=", "-p", Long.toString(pid)).start();
+        String[] want = new String(ps.getInputStream().readAllBytes()).trim().split("\\s+");
+        ps.waitFor();
+        Macros m = Macros.of("x.d", List.of());
+        assertEquals(List.of(want), List.of(m.lookup("pgid"), m.lookup("sid"), m.lookup("uid"), m.lookup("gid")));
+        assertEquals("0", m.lookup("projid"));
+    }
+
+    @Test
     void probeSpecIsOneTokenWithMacrosExpanded() throws DTraceException {
         List<Token> t = lex("pid$target:a.out:main:entry\n{", Lexer.Mode.TOP, List.of());
         assertEquals(TokenKind.PSPEC, t.get(0).kind());

@@ -38,12 +38,34 @@ class BuiltinsTableTest {
     void wrongArgumentKindsAreProtoArg() {
         DTraceException e = error("trace(strlen(1));");
         assertEquals("D_PROTO_ARG", e.tag());
-        assertEquals("strlen( ) argument #1 is incompatible with prototype:\n\tprototype: string\n\t argument: int",
+        // the prototype named as dt_open.c declares it: strlen(const char *), printed "char *"
+        assertEquals("strlen( ) argument #1 is incompatible with prototype:\n\tprototype: char *\n\t argument: int",
                 e.getMessage());
         e = error("trace(substr(\"abc\", \"1\"));");
         assertEquals("D_PROTO_ARG", e.tag());
         assertEquals("substr( ) argument #2 is incompatible with prototype:\n\tprototype: int\n\t argument: string",
                 e.getMessage());
+    }
+
+    @Test
+    void prototypesAreDTracesCTypes() throws DTraceException {
+        assertEquals("ustack( ) argument #2 is incompatible with prototype:\n\tprototype: uint32_t\n\t argument: string",
+                error("ustack(1, \"x\");").getMessage());
+        assertEquals("tracemem( ) argument #2 is incompatible with prototype:\n\tprototype: size_t\n\t argument: string",
+                error("tracemem(1, \"x\");").getMessage());
+        // copyout(void *, uintptr_t, size_t): a string is a void *, the second argument is the first wrong one
+        assertEquals("copyout( ) argument #2 is incompatible with prototype:\n\tprototype: uintptr_t\n\t argument: string",
+                error("copyout(\"a\", \"b\", 1);").getMessage());
+        // an integer constant 0 is NULL, which a const char * takes; any other integer is refused
+        DFrontEnd.check("BEGIN { x = strlen(0); y = substr(0, 1); }", "t.d", List.of());
+        assertEquals("D_PROTO_ARG", error("trace(strtok(1234, \"a\"));").tag());
+        // inet_ntoa6(struct in6_addr *, [int]): another pointer type, or a flag that is no constant, is refused
+        assertEquals("D_PROTO_ARG", error("p = (int *) alloca(16); trace(inet_ntoa6(p));").tag());
+        assertEquals("D_PROTO_ARG", error("n = 0; trace(inet_ntoa6((struct in6_addr *) alloca(16), n));").tag());
+        DFrontEnd.check("BEGIN { trace(inet_ntoa6((struct in6_addr *) alloca(16), 1)); }", "t.d", List.of());
+        // print(void *): what it prints is what the pointer points to
+        assertEquals("print( ) argument #1 is incompatible with prototype:\n\tprototype: void *\n\t argument: int",
+                error("print(1);").getMessage());
     }
 
     @Test

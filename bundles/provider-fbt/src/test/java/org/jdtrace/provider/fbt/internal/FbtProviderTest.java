@@ -423,11 +423,11 @@ class FbtProviderTest {
                 dtrace:::ERROR { printf("error %d\\n", arg4); }
                 """, () -> assertEquals(42, call("add", new Class<?>[] {int.class}, f, 2)));
         // DTRACEFLT_BADADDR (1) for the integer read as a string, DTRACEFLT_DIVZERO (4)
-        String probe = "(ID 6: fbt:fbt.fixture:" + FIXTURE + ".add:entry)";
-        assertEquals("dtrace: error on enabled probe ID 1 " + probe + ": invalid address (0x2) in action #1\n"
+        String probe = "probe ID 6 (fbt:fbt.fixture:" + FIXTURE + ".add:entry)";
+        assertEquals("dtrace: error in dt_clause_0 for " + probe + ": invalid address (0x2) at BPF pc #\n"
                 + "error 1\n"
-                + "dtrace: error on enabled probe ID 2 " + probe + ": divide-by-zero in action #1 at DIF offset 8\n"
-                + "error 4\nstill 42", out.strip());
+                + "dtrace: error in dt_clause_1 for " + probe + ": divide-by-zero at BPF pc #\n"
+                + "error 4\nstill 42", out.strip().replaceAll("at BPF pc [1-9][0-9]*", "at BPF pc #"));
     }
 
     @Test
