@@ -828,6 +828,10 @@ public final class Parser {
                     e = new Expr.Index(line, e, keys);
                 }
                 case LPAR -> {
+                    if (!(e instanceof Expr.Ident) && !parenthesized.contains(e)) {
+                        // dt_node_func: only a name can be called (`tick-1()` calls the constant 1)
+                        throw new DTraceException("function designator is not of function type", "D_FUNC_IDENT", line);
+                    }
                     if (!(e instanceof Expr.Ident id) || parenthesized.contains(e)) {
                         throw syntaxError();
                     }

@@ -63,10 +63,14 @@ final class Builtins {
             default -> { }
         }
         for (int i = 0; i < c.args.size(); i++) {
-            DType t = ck.type(c.args.get(i));
             char kind = f.param(i);
+            Expr arg = c.args.get(i);
+            // an aggregating function is no aggregation: refused as the argument it is (void), not as a call
+            DType t = kind == 'a' && arg instanceof Expr.Call ac && DFunction.byName(ac.name) instanceof DFunction af
+                    && af.kind == DFunction.Kind.AGGREGATING ? DType.VOID : ck.type(arg);
             if (!fits(kind, t)) {
-                String tag = kind == 'a' ? "D_" + f.dname.toUpperCase() + "_AGGARG" : "D_PROTO_ARG";
+                String tag = kind != 'a' ? "D_PROTO_ARG"
+                        : f == DFunction.DENORMALIZE ? "D_NORMALIZE_AGGARG" : "D_" + f.dname.toUpperCase() + "_AGGARG";
                 DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, protoName(kind), t, c.line);
                 throw new DTraceException(e.getMessage(), tag, c.line);
             }
@@ -250,26 +254,34 @@ final class Builtins {
     void checkAggregatingArgs(Expr.Call c) throws DTraceException {
         DFunction f = c.function;
         if (f == DFunction.LQUANTIZE) {
+            // in dt_cg_agg_lquantize's order: base, limit, their order, then the step
             Long lo = constArg(c, 1, "D_LQUANT_BASETYPE");
-            Long hi = constArg(c, 2, "D_LQUANT_LIMTYPE");
-            long step = c.args.size() > 3 ? constArg(c, 3, "D_LQUANT_STEPTYPE") : 1;
             if (lo < Integer.MIN_VALUE || lo > Integer.MAX_VALUE) {
                 throw new DTraceException("lquantize( ) argument #2 must be a 32-bit quantity", "D_LQUANT_BASEVAL", c.line);
             }
+            Long hi = constArg(c, 2, "D_LQUANT_LIMTYPE");
             if (hi < Integer.MIN_VALUE || hi > Integer.MAX_VALUE) {
                 throw new DTraceException("lquantize( ) argument #3 must be a 32-bit quantity", "D_LQUANT_LIMVAL", c.line);
-            }
-            if (step <= 0 || step > 0xffff) {
-                throw new DTraceException("lquantize( ) argument #4 must be a non-zero positive 16-bit quantity",
-                        "D_LQUANT_STEPVAL", c.line);
             }
             if (hi <= lo) {
                 throw new DTraceException("lquantize( ) argument #3 must be greater than argument #2",
                         "D_LQUANT_MISMATCH", c.line);
             }
+            if (c.args.size() > 3) {
+                Long step = ConstFold.value(c.args.get(3));
+                if (step == null || step <= 0) {
+                    throw new DTraceException("lquantize( ) argument #4 must be a non-zero positive integer constant",
+                            "D_LQUANT_STEPTYPE", c.line);
+                }
+                if (step > 0xffff) {
+                    throw new DTraceException("lquantize( ) argument #4 must be a 16-bit quantity", "D_LQUANT_STEPVAL", c.line);
+                }
+            }
         } else if (f == DFunction.LLQUANTIZE) {
+            // each parameter has its own tag (dt_cg_agg_llquantize)
+            String[] tags = {"D_LLQUANT_FACTORTYPE", "D_LLQUANT_LMAGTYPE", "D_LLQUANT_HMAGTYPE", "D_LLQUANT_STEPTYPE"};
             for (int i = 1; i <= 4; i++) {
-                constArg(c, i, "D_LLQUANT_TYPE");
+                constArg(c, i, tags[i - 1]);
             }
         }
     }

@@ -451,6 +451,16 @@ final class Checker {
     }
 
     private void statement(Expr e) throws DTraceException {
+        if (e instanceof Expr.AggRef ar && (ar.keys != null || aggs.containsKey(ar.name))) {
+            // dt_cg_agg: an aggregation with no aggregating function applied does nothing (a name
+            // never seen without keys is undefined; its keys alone declare it, as dt_idcook_assc does)
+            throw new DTraceException("expression has null effect: @" + ar.name, "D_AGG_NULL", ar.line);
+        }
+        if (e instanceof Expr.Assign a && a.target instanceof Expr.Index ix && ix.base instanceof Expr.AggRef ar
+                && ar.keys != null) {
+            throw new DTraceException("improper attempt to reference @" + ar.name + " as a multi-dimensional array",
+                    "D_AGG_MDIM", ix.line);
+        }
         if (e instanceof Expr.Call c) {
             call(c, true);
         } else if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef ar) {
@@ -464,6 +474,9 @@ final class Checker {
 
     private void aggregation(Expr.Assign a, Expr.AggRef ar) throws DTraceException {
         String shown = "@" + ar.name;
+        if (a.op == AssignOp.ASSIGN && a.value instanceof Expr.Call undef && DFunction.byName(undef.name) == null) {
+            throw new DTraceException("undefined function name: " + undef.name, "D_FUNC_UNDEF", undef.line);
+        }
         if (a.op != AssignOp.ASSIGN || !(a.value instanceof Expr.Call call)
                 || DFunction.byName(call.name) == null
                 || DFunction.byName(call.name).kind != DFunction.Kind.AGGREGATING) {
@@ -475,6 +488,10 @@ final class Checker {
         checkCount(call, f);
         for (int i = 0; i < call.args.size(); i++) {
             DType t = type(call.args.get(i));
+            if (!t.isScalar() && i == 0) {
+                // dt_cg_agg: the value aggregated is a number
+                throw new DTraceException(f.dname + "( ) argument #1 must be of scalar type", "D_AGG_SCALAR", a.line);
+            }
             if (!t.isScalar()) {
                 throw protoArg(f.dname + "( )", i + 1, "int64_t", t, a.line);
             }
@@ -484,6 +501,11 @@ final class Checker {
         List<Expr> keys = ar.keys == null ? List.of() : ar.keys;
         for (Expr k : keys) {
             DType kt = key(k);
+            if (translated(k)) {
+                // dt_idcook_assc: translated data has no storage of its own to copy into a key
+                throw new DTraceException("translated data expression may not be used as aggregation index: key #"
+                        + (keys.indexOf(k) + 1), "D_KEY_TYPE", k.line);
+            }
             if (kt instanceof DType.Void || kt instanceof DType.Agg) {
                 throw new DTraceException("aggregation key #" + (keys.indexOf(k) + 1) + " may not be of type "
                         + kt.name(), "D_KEY_TYPE", k.line);
@@ -506,6 +528,12 @@ final class Checker {
         ar.var = v;
         ar.type = DType.AGG;
         a.type = DType.VOID;
+    }
+
+    /** Translated data: xlate's result, or the system translators' curpsinfo and curlwpsinfo themselves. */
+    private static boolean translated(Expr e) {
+        return e instanceof Expr.Xlate || (e instanceof Expr.Ident id
+                && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO));
     }
 
     /** An aggregation key: stack(), ustack() and jstack() are stacks there, else as {@link #type}. */
@@ -656,6 +684,10 @@ final class Checker {
 
     /** {@code base[keys]} as an rvalue (or, with {@code creating}, the target of an assignment). */
     private DType index(Expr.Index x, boolean creatingWith) throws DTraceException {
+        if (x.base instanceof Expr.AggRef ar && ar.keys != null) {
+            throw new DTraceException("improper attempt to reference @" + ar.name + " as a multi-dimensional array",
+                    "D_AGG_MDIM", x.line);
+        }
         for (Expr k : x.keys) {
             type(k);
         }
@@ -816,10 +848,30 @@ final class Checker {
     private static boolean inMemory(Expr o) {
         return switch (o) {
             case Expr.Unary u -> u.op == Expr.UnOp.DEREF;
-            case Expr.Member m -> m.arrow || inMemory(m.base);
-            case Expr.Index x -> x.base.type instanceof DType.Ptr || (x.base.type instanceof DType.Array && inMemory(x.base));
+            case Expr.Member m -> m.arrow || inMemory(m.base) || declaredObject(m.base);
+            case Expr.Index x -> x.base.type instanceof DType.Ptr
+                    || (x.base.type instanceof DType.Array && (inMemory(x.base) || declaredObject(x.base)));
             default -> false;
         };
+    }
+
+    /**
+     * A variable whose value is an object in D's memory (a struct, union or non-char array, not
+     * an associative array): the variable itself is no lvalue for &amp; (D_ADDROF_VAR), but its
+     * members and elements are objects with addresses (&amp;a[0], &amp;s.m), as in DTrace.
+     */
+    private static boolean declaredObject(Expr e) {
+        Variable v = switch (e) {
+            case Expr.Ident id when id.symbol instanceof Variable var -> var;
+            case Expr.ThisVar t -> t.var;
+            case Expr.SelfVar t -> t.var;
+            default -> null;
+        };
+        if (v == null || v.keyTypes != null) {
+            return false;
+        }
+        return v.type instanceof DType.Sou || (v.type instanceof DType.Array a
+                && !(a.element() instanceof DType.Int i && i.size() == 1));
     }
 
     // ---- operators ----------------------------------------------------------------------------
@@ -880,14 +932,14 @@ final class Checker {
                 DType t = type(u.operand);
                 if (t instanceof DType.Ptr p) {
                     if (p.target() instanceof DType.Void) {
-                        throw new DTraceException("cannot dereference a pointer to void", "D_DEREF_VOID", u.line);
+                        throw new DTraceException("cannot dereference pointer to void", "D_DEREF_VOID", u.line);
                     }
                     return p.target();
                 }
                 if (t instanceof DType.Array a) {
                     return a.element();
                 }
-                throw new DTraceException("operator * requires an operand of pointer type", "D_DEREF_NONPTR", u.line);
+                throw new DTraceException("cannot dereference non-pointer type", "D_DEREF_NONPTR", u.line);
             }
             case ADDROF -> {
                 Expr o = u.operand;
@@ -897,6 +949,7 @@ final class Checker {
                     throw new DTraceException("cannot take address of bit-field", "D_ADDROF_BITFIELD", u.line);
                 }
                 if (!inMemory(o) && (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
+                        || o instanceof Expr.AggRef
                         || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar)))) {
                     throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
                 }
@@ -1001,10 +1054,8 @@ final class Checker {
                 if (b.op == BinOp.SUB && l instanceof DType.Ptr && r instanceof DType.Ptr && l.sameAs(r)) {
                     return DType.LONG;
                 }
-                if (l.isScalar() && r.isScalar()) {
-                    throw incompatible(l, op, r, b.line);
-                }
-                throw new DTraceException("operator " + op + " requires operands of arithmetic type", "D_OP_ARITH", b.line);
+                // dt_cook_op2: + and - on anything else are operands of incompatible types
+                throw incompatible(l, op, r, b.line);
             }
         }
         throw new IllegalStateException(b.op.toString());
@@ -1051,6 +1102,7 @@ final class Checker {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
         boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
+                || (to.isPointer() && from instanceof DType.Array)
                 || (to instanceof DType.Sou && to.sameAs(from))
                 || to instanceof DType.Void;
         if (!ok) {
@@ -1180,7 +1232,8 @@ final class Checker {
                     || (from instanceof DType.Ptr p && p.target() instanceof DType.Void);
         }
         if (to.isPointer()) {
-            return from.isPointer() || from.isInteger();
+            // an array is the address of its first element (K&R A7.1)
+            return from.isPointer() || from.isInteger() || from instanceof DType.Array;
         }
         return to.sameAs(from);
     }
@@ -1190,9 +1243,14 @@ final class Checker {
     private DType call(Expr.Call c, boolean statement) throws DTraceException {
         DFunction f = DFunction.byName(c.name);
         if (f == null) {
-            throw new DTraceException("failed to resolve " + c.name + ": Unknown function name", "D_IDENT_UNDEF", c.line);
+            throw new DTraceException("undefined function name: " + c.name, "D_FUNC_UNDEF", c.line);
         }
         c.function = f;
+        if (f.kind == DFunction.Kind.AGGREGATING && statement) {
+            // dt_cg_call_subr: a statement of its own is code for a D expression
+            throw new DTraceException("aggregating function " + f.dname + "( ) may not be called from a D expression "
+                    + "(D program context required)", "D_CG_EXPR", c.line);
+        }
         if (f.kind == DFunction.Kind.AGGREGATING) {
             throw new DTraceException(f.dname + "( ) may only be used as the value of an aggregation", "D_AGG_FUNC", c.line);
         }
