@@ -83,6 +83,19 @@ public final class Lexer {
         return p < src.length() ? src.charAt(p) : 0;
     }
 
+    /** The line of the next non-blank character: where dtrace's lexer is after its look past a '/'. */
+    public int nextNonBlankLine() {
+        int p = pos;
+        int l = line;
+        while (p < src.length() && Character.isWhitespace(src.charAt(p))) {
+            if (src.charAt(p) == '\n') {
+                l++;
+            }
+            p++;
+        }
+        return l;
+    }
+
     /** Words that start a top-level declaration rather than a probe description. */
     public static boolean isDeclarationKeyword(String w) {
         return switch (w) {
@@ -424,12 +437,19 @@ public final class Lexer {
                 break;
             }
             if (c == '\n') {
-                throw new DTraceException("newline encountered in string literal", "D_STR_NL", line);
+                // reported where dtrace's lexer is once it has read the newline: the next line
+                throw new DTraceException("newline encountered in string literal", "D_STR_NL", line + 1);
             }
             if (c == '\\') {
                 if (peekc(1) == '\n') {
                     pos += 2;
                     newline(pos - 1);
+                    continue;
+                }
+                if (pos + 1 < src.length() && CHAR_ESCAPES.indexOf(src.charAt(pos + 1)) < 0) {
+                    // stresc2chr: any other escape (\?, \', \c) stands for both its characters
+                    sb.append('\\').append(src.charAt(pos + 1));
+                    pos += 2;
                     continue;
                 }
                 sb.append(escape());
@@ -459,7 +479,7 @@ public final class Lexer {
                 break;
             }
             if (c == '\n') {
-                throw new DTraceException("newline encountered in character constant", "D_CHR_NL", line);
+                throw new DTraceException("newline encountered in character constant", "D_CHR_NL", line + 1);
             }
             char ch;
             if (c == '\\' && pos + 1 < src.length() && CHAR_ESCAPES.indexOf(src.charAt(pos + 1)) < 0) {

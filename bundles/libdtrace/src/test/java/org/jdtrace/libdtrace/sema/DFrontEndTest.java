@@ -92,6 +92,24 @@ class DFrontEndTest {
         "BEGIN { trace(foo(1)); } | D_FUNC_UNDEF | undefined function name: foo",
         "BEGIN { @ = f(); } | D_FUNC_UNDEF | undefined function name: f",
         "BEGIN { @ = tick-1(); } | D_FUNC_IDENT | function designator is not of function type",
+        "int foo(static int);~BEGIN {} | D_DECL_PARMCLASS | inappropriate storage class for function or associative array parameter",
+        "int a(void v);~BEGIN {} | D_DECL_PROTO_NAME | void parameter may not have a name: v",
+        "int a(int a[int]);~BEGIN {} | D_DECL_PROTO_TYPE | function prototype may not use parameter of type dynamic variable: a, parameter #1",
+        "int foo(int, void);~BEGIN {} | D_DECL_PROTO_VOID | void must be sole parameter",
+        "int a[...];~BEGIN {} | D_DECL_PROTO_VARARGS | array prototype may not use a variable-length argument list",
+        "int x[void, char];~BEGIN {} | D_DECL_PROTO_TYPE | array prototype may not use parameter of type void: (anonymous), parameter #1",
+        "int a[];~BEGIN {} | D_DECL_ARRNULL | array declaration requires array dimension or tuple signature: a",
+        "int a[-7];~BEGIN {} | D_DECL_ARRSUB | positive integral constant expression or tuple signature expected as array declaration subscript",
+        "int x[88294967295];~BEGIN {} | D_DECL_ARRBIG | array dimension too big",
+        "struct s { int trace(); };~BEGIN {} | D_DECL_VOIDOBJ | cannot have void member: trace",
+        "register x;~BEGIN {} | D_DECL_BADCLASS | specified storage class not appropriate in D",
+        "extern int;~BEGIN {} | D_DECL_USELESS | useless declaration",
+        "self this int x;~BEGIN {} | D_DECL_CLASS | only one storage class allowed in a declaration",
+        "short void ptr;~BEGIN {} | D_DECL_VOIDATTR | invalid type declaration: attributes may not be used with void type",
+        "BEGIN { i = (char long)0; } | D_DECL_CHARATTR | invalid type declaration: short and long may not be used with char type",
+        "BEGIN { i = (char int)0; } | D_DECL_COMBO | invalid type combination",
+        "BEGIN { i = (double double)0; } | D_DECL_COMBO | invalid type combination",
+        "BEGIN { i = (long short)0; } | D_UNKNOWN | failed to resolve type short long : Unknown type name",
         "BEGIN { @a[curpsinfo] = count(); } | D_KEY_TYPE | translated data expression may not be used as aggregation index: key #1",
         "BEGIN { @a = count(); @a; } | D_AGG_NULL | expression has null effect: @a",
         "BEGIN { @a[1]; } | D_AGG_NULL | expression has null effect: @a",
@@ -132,6 +150,14 @@ class DFrontEndTest {
         DTraceException e = assertThrows(DTraceException.class, () -> check(src.replace('~', '\n')));
         assertEquals(tag, e.tag());
         assertEquals(message.replace('~', '\n').replace('^', '\t'), e.getMessage());
+    }
+
+    @Test
+    void functionPrototypesAreCheckedAndDeclareNothing() throws DTraceException {
+        CheckedProgram p = check("extern int getint(void);\nextern int *getptr(void);\nextern int *(*funcptr)(void);\n"
+                + "extern int **(**funcptrptr)(void);\nextern int noparms();\nextern int twoparms(int, register int);\n"
+                + "extern int varargs2(int, ...);\nBEGIN { exit(0); }");
+        assertEquals(List.of(), p.globals());
     }
 
     @Test
