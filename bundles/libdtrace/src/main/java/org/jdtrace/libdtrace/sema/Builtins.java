@@ -100,11 +100,11 @@ final class Builtins {
         if (fmtLit.value.isEmpty() && c.function == DFunction.PRINTF) {
             throw new DTraceException(fn + " format string is empty", "D_PRINTF_FMT_EMPTY", c.line);
         }
-        FormatString fmt = FormatString.parse(fmtLit.value, c.line);
         List<Expr> args = c.args.subList(1, c.args.size());
         for (Expr a : args) {
-            ck.type(a);
+            ck.type(a); // the arguments are cooked before the format is read, as in dtrace
         }
+        FormatString fmt = FormatString.parse(fmtLit.value, c.line);
         int next = 0;
         int convNo = 0;
         for (FormatString.Conversion conv : fmt.conversions()) {
@@ -226,8 +226,10 @@ final class Builtins {
                 for (int k = 0; k < k1.size(); k++) {
                     if (k1.get(k).isString() != k2.get(k).isString()
                             || (k1.get(k) instanceof DType.Stack) != (k2.get(k) instanceof DType.Stack)) {
+                        // dt_printa_validate: "%9s key #%d: %s" for each aggregation
                         throw new DTraceException("printa( ): @" + ar.name + "[ ] key #" + (k + 1) + " is incompatible with @"
-                                + first.name + ":\n\tprototype: " + k1.get(k).name() + "\n\t argument: " + k2.get(k).name(),
+                                + first.name + ":\n" + String.format("%9s key #%d: %s\n%9s key #%d: %s", first.name, k + 1,
+                                k1.get(k).name(), ar.name, k + 1, k2.get(k).name()).stripTrailing(),
                                 "D_PRINTA_AGGPROTO", c.line);
                     }
                 }

@@ -39,6 +39,8 @@ final class Checker {
     private final Map<String, Variable> locals = new LinkedHashMap<>();
     private final Map<String, Variable> aggs = new LinkedHashMap<>();
     private final Map<String, Constant> constants = new LinkedHashMap<>();
+    /** The names of the constants that are inlines (the rest are enumerators). */
+    private final java.util.Set<String> inlines = new java.util.HashSet<>();
     private final Map<String, String> options = new LinkedHashMap<>();
     private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
     private final Builtins builtins = new Builtins();
@@ -212,6 +214,13 @@ final class Checker {
                 types.typedef(d.name(), t);
             }
             case INLINE -> {
+                String previous = identifierKind(d.name());
+                if (previous != null) {
+                    // dt_node_inline: an inline may not reuse any name D knows
+                    throw new DTraceException("identifier redefined: " + d.name() + "\n\t current: inline definition"
+                            + "\n\tprevious: " + previous, "D_DECL_IDRED", d.line());
+                }
+                inlines.add(d.name());
                 DType vt = type(d.init());
                 if (!assignable(t, vt)) {
                     throw new DTraceException("inline " + d.name() + " definition uses incompatible types: \""
@@ -408,6 +417,29 @@ final class Checker {
         }
         throw new DTraceException("cannot translate from \"" + from.name() + "\" to \"" + out.name() + "\"",
                 "D_XLATE_NONE", x.line);
+    }
+
+    /** dt_idkind_name of what {@code name} already names, with " inline" for an inline (null: nothing). */
+    private String identifierKind(String name) {
+        if (constants.containsKey(name)) {
+            return inlines.contains(name) ? "scalar inline" : "enumerator ";
+        }
+        if (globals.containsKey(name)) {
+            return globals.get(name).keyTypes != null ? "associative array " : "scalar ";
+        }
+        DFunction f = DFunction.byName(name);
+        if (f != null) {
+            return switch (f.kind) {
+                case AGGREGATING -> "aggregating function ";
+                case ACTION, DESTRUCTIVE -> "tracing function ";
+                default -> "function ";
+            };
+        }
+        BuiltinVariable b = BuiltinVariable.byName(name);
+        if (b != null) {
+            return b.isArray() ? "associative array " : "scalar ";
+        }
+        return null;
     }
 
     private void defineConstant(String name, DType t, long v, int line) throws DTraceException {
@@ -1078,14 +1110,15 @@ final class Checker {
         if (!c.isScalar()) {
             throw new DTraceException("operator ?: expression must be of scalar type", "D_OP_SCALAR", t.line);
         }
+        // both sides are cooked (their own errors first), then checked for actions (dt_cook_op3)
+        DType a = type(t.then);
+        DType b = type(t.otherwise);
         for (Expr branch : List.of(t.then, t.otherwise)) {
             if (branch instanceof Expr.Call call && DFunction.byName(call.name) != null
                     && DFunction.byName(call.name).isAction()) {
                 throw new DTraceException("action cannot be used in a conditional context", "D_OP_ACT", t.line);
             }
         }
-        DType a = type(t.then);
-        DType b = type(t.otherwise);
         if (a instanceof DType.Int ai && b instanceof DType.Int bi) {
             return Types.arithmetic(ai, bi);
         }
