@@ -451,17 +451,40 @@ final class Checker {
 
     // ---- clauses and statements -------------------------------------------------------------
 
+    /**
+     * A clause is checked as dt_compile_one_clause cooks it: the actions first, so that a variable
+     * they declare ('x++') may be read by the predicate; when the actions name something undefined
+     * and there is a predicate, once more with the predicate first (it may declare it).
+     */
     private void clause(Clause c) throws DTraceException {
         clause = c;
+        if (c.predicate() == null || c.body() == null) {
+            predicate(c);
+            if (c.body() != null) {
+                statements(c.body());
+            }
+            return;
+        }
+        try {
+            statements(c.body());
+        } catch (DTraceException e) {
+            if (!"D_IDENT_UNDEF".equals(e.tag()) && !"D_VAR_UNDEF".equals(e.tag())) {
+                throw e;
+            }
+            predicate(c);
+            statements(c.body());
+            return;
+        }
+        predicate(c);
+    }
+
+    private void predicate(Clause c) throws DTraceException {
         if (c.predicate() != null) {
             DType t = type(c.predicate());
             if (!t.isScalar() && !t.isString()) {
                 throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR",
                         c.predicate().line);
             }
-        }
-        if (c.body() != null) {
-            statements(c.body());
         }
     }
 
@@ -744,11 +767,14 @@ final class Checker {
                 DType typed = at == null ? null : argTypes.type(clause, (int) Math.min(at, Integer.MAX_VALUE), x.line);
                 return typed != null ? typed : b.type();
             }
+            if (b != null) {
+                return element(type(x.base), x); // a scalar built-in: execname[0] is a character
+            }
             Variable v = globals.get(id.name);
             if (v == null) {
                 throw undefined(id.name, id.line);
             }
-            if (v.keyTypes == null && !indexable(v.type)) {
+            if (v.keyTypes == null && (!indexable(v.type) || x.keys.size() != 1)) {
                 throw new DTraceException("cannot access scalar " + id.name + " as an associative array",
                         "D_ARR_BADREF", x.line);
             }

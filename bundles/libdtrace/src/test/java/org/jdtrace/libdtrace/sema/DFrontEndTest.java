@@ -116,6 +116,8 @@ class DFrontEndTest {
         "struct r { int a : 1; } v;~BEGIN { printf(\"%n\", sizeof(v.a)); } | D_SIZEOF_BITFIELD | cannot apply sizeof to a bit-field",
         "inline int foo = 1;~inline int foo = 8; | D_DECL_IDRED | identifier redefined: foo~^ current: inline definition~^previous: scalar inline",
         "inline int rand = 7; | D_DECL_IDRED | 'identifier redefined: rand~^ current: inline definition~^previous: function '",
+        "int x[5];~BEGIN { x[1, 2] = 1; } | D_ARR_BADREF | cannot access scalar x as an associative array",
+        "BEGIN /x/ { trace(y); } | D_IDENT_UNDEF | failed to resolve x: Unknown variable name",
         "BEGIN { @a[curpsinfo] = count(); } | D_KEY_TYPE | translated data expression may not be used as aggregation index: key #1",
         "BEGIN { @a = count(); @a; } | D_AGG_NULL | expression has null effect: @a",
         "BEGIN { @a[1]; } | D_AGG_NULL | expression has null effect: @a",
@@ -156,6 +158,14 @@ class DFrontEndTest {
         DTraceException e = assertThrows(DTraceException.class, () -> check(src.replace('~', '\n')));
         assertEquals(tag, e.tag());
         assertEquals(message.replace('~', '\n').replace('^', '\t'), e.getMessage());
+    }
+
+    @Test
+    void theActionsAreCheckedBeforeThePredicate() throws DTraceException {
+        // dt_compile_one_clause: 'x++' in the actions declares the x the predicate reads
+        CheckedProgram p = check("BEGIN /x == 0/ { exit(x++); }\nBEGIN { trace(execname[0]); }");
+        assertEquals(DType.INT64, p.globals().get(0).type);
+        assertEquals(DType.CHAR, ((Expr.Call) stmt(p, 1, 0)).args.get(0).type);
     }
 
     @Test
