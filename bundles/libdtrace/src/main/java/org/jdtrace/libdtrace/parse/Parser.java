@@ -71,6 +71,8 @@ public final class Parser {
     private final String sourceName;
     private final boolean fromFile;
     private final Set<String> typedefs = new HashSet<>();
+    /** struct and union tags given a body so far ("struct s"), for the translator checks. */
+    private final Set<String> definedTags = new HashSet<>();
     private final Lexer lexer;
     private Lexer.Mode mode = Lexer.Mode.TOP;
     private Token tok;
@@ -466,6 +468,19 @@ public final class Parser {
         int line = tok.line();
         advance();
         TypeName output = typeName();
+        if (tok.is(TokenKind.LBRACE) && definedTags.contains(output.base())) {
+            // 'translator struct s { ... }' defines struct s once more
+            throw new DTraceException("type redeclared: " + output.base(), "D_DECL_TYPERED", tok.line());
+        }
+        if (tok.is(TokenKind.LPAR)) {
+            // 'translator T (input)': a function declarator of the type name, then no '<'
+            int depth = 0;
+            do {
+                depth += tok.is(TokenKind.LPAR) ? 1 : tok.is(TokenKind.RPAR) ? -1 : 0;
+                advance();
+            } while (depth > 0 && !tok.is(TokenKind.EOF));
+            throw syntaxError();
+        }
         expect(TokenKind.LT);
         TypeName input = typeName();
         String name = identifier();
@@ -568,6 +583,7 @@ public final class Parser {
                     tag = "(anon" + (++anonymousTags) + ")"; // one name per anonymous body
                 }
                 if (tok.is(TokenKind.LBRACE) && tagBody != null) {
+                    definedTags.add(w + " " + tag);
                     advance();
                     if (w.equals("enum")) {
                         enumerators(tagBody);

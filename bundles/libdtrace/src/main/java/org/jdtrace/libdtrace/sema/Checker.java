@@ -318,7 +318,9 @@ final class Checker {
                 inner = a.element();
             }
             if (inner instanceof DType.Sou s && !s.isComplete()) {
-                throw new DTraceException("incomplete struct/union/enum " + s.name() + ": " + id, "D_DECL_INCOMPLETE", m.line());
+                // a tag not yet defined is a CTF forward, which libctf names "struct tag" whatever its kind
+                String forward = s.name().startsWith("union ") ? "struct " + s.name().substring(6) : s.name();
+                throw new DTraceException("incomplete struct/union/enum " + forward + ": " + id, "D_DECL_INCOMPLETE", m.line());
             }
             if (t instanceof DType.Void) {
                 throw new DTraceException("cannot have void member: " + id, "D_DECL_VOIDOBJ", m.line());
@@ -882,6 +884,10 @@ final class Checker {
         } else {
             sou = bt;
         }
+        if (sou instanceof DType.Sou fwd && !fwd.isComplete()) {
+            throw new DTraceException("operator " + (m.arrow ? "->" : ".") + " cannot be applied to a forward declaration: no "
+                    + fwd.name() + " definition is available", "D_OP_INCOMPLETE", m.line);
+        }
         DType.Member mem = sou instanceof DType.Sou s ? s.member(m.member) : null;
         if (mem == null) {
             throw new DTraceException(m.member + " is not a member of " + sou.name(), "D_TYPE_MEMBER", m.line);
@@ -1160,6 +1166,11 @@ final class Checker {
     private DType cast(Expr.Cast c) throws DTraceException {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
+        if (c.operand instanceof Expr.Xlate && !(to instanceof DType.Void)) {
+            // translated data has no storage of its own: it cannot be reinterpreted (dt_cook_op2's cast check)
+            throw new DTraceException("invalid cast expression: \"" + (from.isPointer() ? "pointer to translated data"
+                    : "translated data") + "\" to \"" + to.name() + "\"", "D_CAST_INVAL", c.line);
+        }
         boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()))
                 || (to.isPointer() && from instanceof DType.Array)
                 || (to instanceof DType.Sou && to.sameAs(from))
