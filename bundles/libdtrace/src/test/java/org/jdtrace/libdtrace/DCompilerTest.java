@@ -99,6 +99,23 @@ class DCompilerTest {
     }
 
     @Test
+    void anInlineThatIsNoConstantStandsForItsExpression() throws Exception {
+        // the DTrace guide: an inline's name is replaced by its expression wherever it is used
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                inline string name = probename;
+                inline int big = arg0 > 5;
+                inline int total = 100 + 23;
+                struct rec { char c; int i; };
+                struct rec r1;
+                inline struct rec r2 = r1;
+                test:::entry { r1.i = arg0; printf("%s %d %d %d\\n", name, big, total, r2.i); }
+                """);
+        r.go().fire(DRun.ENTRY, 3).fire(DRun.ENTRY, 7);
+        assertEquals("entry 0 123 3\nentry 1 123 7\n\n", r.end());
+    }
+
+    @Test
     void normalizeDividesWhatIsPrintedAndDenormalizeUndoesIt() throws Exception {
         // the DTrace guide: normalize(@a, n) divides each value printed by n (histogram counts
         // too, the bars keeping the data's proportions); denormalize(@a) prints the raw data again

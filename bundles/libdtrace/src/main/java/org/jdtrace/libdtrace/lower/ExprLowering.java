@@ -231,6 +231,10 @@ final class ExprLowering {
 
     private Ir.Expr ident(Expr.Ident id) throws DTraceException {
         return switch (id.symbol) {
+            case Constant c when c.expr() != null && byRef(c.type()) -> address(c.expr());
+            case Constant c when c.expr() != null && kind(c.type()) == VKind.STRING -> string(c.expr());
+            case Constant c when c.expr() != null -> c.type() instanceof DType.Int t && t.size() < 8
+                    ? narrow(integer(c.expr()), t) : integer(c.expr());
             case Constant c -> new Ir.Const(c.value());
             case BuiltinVariable b -> builtin(b, id.line);
             case Variable v when bindings.containsKey(v) -> bindings.get(v);
@@ -406,6 +410,7 @@ final class ExprLowering {
     Ir.Expr address(Expr e) throws DTraceException {
         return switch (e) {
             case Expr.Ident id when id.symbol instanceof Variable v && bindings.containsKey(v) -> bindings.get(v);
+            case Expr.Ident id when id.symbol instanceof Constant c && c.expr() != null -> address(c.expr());
             case Expr.Cast c when c.type instanceof DType.Sou -> address(c.operand);
             case Expr.Xlate x -> translation(x);
             case Expr.Ident id when id.symbol instanceof Variable v && byRef(v.type) ->

@@ -227,7 +227,12 @@ final class Checker {
                             + t.name() + "\" = \"" + vt.name() + "\"", "D_OP_INCOMPAT", d.line());
                 }
                 Long v = ConstFold.value(d.init());
-                defineConstant(d.name(), t, v == null ? 0 : v, d.line());
+                if (v == null) {
+                    // not a constant: each use stands for the expression (probename, pid != 0, a struct...)
+                    constants.put(d.name(), new Constant(d.name(), t, 0, d.init()));
+                } else {
+                    defineConstant(d.name(), t, v, d.line());
+                }
             }
             case SELF, THIS, NONE, EXTERN, STATIC -> {
                 Map<String, Variable> table = d.storage() == Decl.Storage.SELF ? tls
