@@ -301,6 +301,12 @@ final class ExprLowering {
             keys.addAll(keys(x.keys, s.var.keyTypes));
             return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
         }
+        if (x.base instanceof Expr.Member m && m.arrow && m.base instanceof Expr.Ident id
+                && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO)
+                && kind(m.type) == VKind.STRING) {
+            // curpsinfo->pr_fname[i]: a character of the system translator's string member
+            return new Ir.Cast(new Ir.Call("charAt", List.of(string(m), integer(x.keys.get(0))), VKind.LONG), 1, true);
+        }
         if (x.base.type instanceof DType.Ptr || x.base.type instanceof DType.Array) {
             return memValue(address(x), x.type, null);
         }

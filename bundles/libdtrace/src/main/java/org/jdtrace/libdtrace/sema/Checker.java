@@ -561,6 +561,7 @@ final class Checker {
         builtins.checkAggregatingArgs(call);
         call.type = DType.VOID;
         List<Expr> keys = ar.keys == null ? List.of() : ar.keys;
+        tupleRegisters(keys);
         for (Expr k : keys) {
             DType kt = key(k);
             if (translated(k)) {
@@ -792,6 +793,7 @@ final class Checker {
             }
             id.type = v.type;
             checkKeys(id.name, v, x.keys, x.line);
+            tupleRegisters(x.keys);
             return v.type;
         }
         if (x.base instanceof Expr.SelfVar s) {
@@ -810,9 +812,20 @@ final class Checker {
             }
             s.type = v.type;
             checkKeys("self->" + s.name, v, x.keys, x.line);
+            tupleRegisters(x.keys);
             return v.type;
         }
         return element(type(x.base), x);
+    }
+
+    /**
+     * A key of at most ten members: dtrace assembles a tuple in its DIF tuple registers
+     * (DIF_DTR_NREGS, 8), and dt_cg_arglist gives up past index 8 with EDT_NOTUPREG.
+     */
+    private static void tupleRegisters(List<Expr> keys) throws DTraceException {
+        if (keys.size() > 9) {
+            throw new DTraceException("Insufficient tuple registers to generate code");
+        }
     }
 
     /** A scalar variable that [ ] indexes: a string (its characters), an array or a pointer. */

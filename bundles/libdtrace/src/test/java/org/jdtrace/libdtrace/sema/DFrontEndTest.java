@@ -166,6 +166,16 @@ class DFrontEndTest {
     }
 
     @Test
+    void aKeyHasAtMostNineMembers() throws DTraceException {
+        // dt_cg_arglist's limit (DIF_DTR_NREGS): nine members go, ten are refused without a line
+        check("BEGIN { a[0, 1, 2, 3, 4, 5, 6, 7, 8] = 0; @[0, 1, 2, 3, 4, 5, 6, 7, 8] = count(); }");
+        DTraceException e = assertThrows(DTraceException.class, () -> check("BEGIN { a[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] = 0; }"));
+        assertEquals("Insufficient tuple registers to generate code", e.getMessage());
+        assertEquals(-1, e.line());
+        assertThrows(DTraceException.class, () -> check("BEGIN { @[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] = count(); }"));
+    }
+
+    @Test
     void theActionsAreCheckedBeforeThePredicate() throws DTraceException {
         // dt_compile_one_clause: 'x++' in the actions declares the x the predicate reads
         CheckedProgram p = check("BEGIN /x == 0/ { exit(x++); }\nBEGIN { trace(execname[0]); }");
