@@ -458,8 +458,11 @@ public final class Lexer {
             sb.append(c);
             pos++;
         }
+        // a D string is NUL-terminated: "a\0b" is "a", as dtrace's stresc2chr leaves it
+        int nul = sb.indexOf("\0");
+        String value = nul >= 0 ? sb.substring(0, nul) : sb.toString();
         return new Token(TokenKind.STRING, src.substring(start, pos), startLine, start - lineStart + 1,
-                start, 0, sb.toString(), null);
+                start, 0, value, null);
     }
 
     /** The escapes a character constant decodes; dtrace keeps any other backslash pair as two characters. */

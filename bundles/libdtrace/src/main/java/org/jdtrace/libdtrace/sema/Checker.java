@@ -796,6 +796,11 @@ final class Checker {
             tupleRegisters(x.keys);
             return v.type;
         }
+        if (x.base instanceof Expr.ThisVar t && !locals.containsKey(t.name)) {
+            // a new this-> variable indexed: D has no clause-local associative arrays
+            throw new DTraceException("local variables may not be used as associative arrays: " + t.name,
+                    "D_ARR_LOCAL", x.line);
+        }
         if (x.base instanceof Expr.SelfVar s) {
             Variable v = tls.get(s.name);
             if (v == null) {

@@ -82,6 +82,7 @@ class LexerTest {
         // C's escapes are decoded; any other backslash pair (\?, \') stays two characters
         List<Token> t = lex("\"a\\\"\\t\\044\\?\\x4D\\\\\\'\"", Lexer.Mode.EXPR, List.of());
         assertEquals("a\"\t$\\?M\\\\'", t.get(0).string());
+        assertEquals("ab", lex("\"ab\\0cd\"", Lexer.Mode.EXPR, List.of()).get(0).string());
     }
 
     @Test

@@ -123,6 +123,7 @@ class DFrontEndTest {
         "struct o { int a; };~translator struct o { int b; }; | D_DECL_TYPERED | type redeclared: struct o",
         "struct o { int a; };~translator struct o (int i) { a = i; }; | D_SYNTAX | syntax error near \"{\"",
         "struct i { int x; };~struct o { int a; };~translator struct o < struct i *p > { a = p->x; };~struct i *f;~BEGIN { y = (uintptr_t)xlate<struct o *>(f); } | D_CAST_INVAL | invalid cast expression: \"pointer to translated data\" to \"uintptr_t\"",
+        "BEGIN { this->x[1, 2] = 123; } | D_ARR_LOCAL | local variables may not be used as associative arrays: x",
         "BEGIN { @a[curpsinfo] = count(); } | D_KEY_TYPE | translated data expression may not be used as aggregation index: key #1",
         "BEGIN { @a = count(); @a; } | D_AGG_NULL | expression has null effect: @a",
         "BEGIN { @a[1]; } | D_AGG_NULL | expression has null effect: @a",
