@@ -323,9 +323,7 @@ final class Checker {
                 inner = a.element();
             }
             if (inner instanceof DType.Sou s && !s.isComplete()) {
-                // a tag not yet defined is a CTF forward, which libctf names "struct tag" whatever its kind
-                String forward = s.name().startsWith("union ") ? "struct " + s.name().substring(6) : s.name();
-                throw new DTraceException("incomplete struct/union/enum " + forward + ": " + id, "D_DECL_INCOMPLETE", m.line());
+                throw new DTraceException("incomplete struct/union/enum " + s.name() + ": " + id, "D_DECL_INCOMPLETE", m.line());
             }
             if (t instanceof DType.Void) {
                 throw new DTraceException("cannot have void member: " + id, "D_DECL_VOIDOBJ", m.line());
