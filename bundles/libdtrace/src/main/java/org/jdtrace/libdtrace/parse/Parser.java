@@ -251,17 +251,19 @@ public final class Parser {
             mode = Lexer.Mode.TOP;
             advance();
         }
+        int end = tok.line();
         if (tok.is(TokenKind.LBRACE)) {
             mode = Lexer.Mode.EXPR;
             advance();
             body = statements();
             mode = Lexer.Mode.TOP;
+            end = tok.line();
             expect(TokenKind.RBRACE);
         } else if (pred == null && fromFile) {
             throw new DTraceException("expected predicate and/or actions following probe description",
                     "D_SYNTAX", line);
         }
-        return new Clause(line, probes, pred, body);
+        return new Clause(line, probes, pred, body, end);
     }
 
     /** Statements up to (not including) the closing '}'. */

@@ -487,8 +487,8 @@ final class Checker {
         if (c.predicate() != null) {
             DType t = type(c.predicate());
             if (!t.isScalar() && !t.isString()) {
-                throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR",
-                        c.predicate().line);
+                // dt_compile_one_clause checks it once the whole clause is read: at its end
+                throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR", c.endLine());
             }
         }
     }

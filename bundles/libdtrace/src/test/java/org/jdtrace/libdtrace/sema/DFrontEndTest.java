@@ -166,6 +166,13 @@ class DFrontEndTest {
     }
 
     @Test
+    void aPredicateThatIsNoScalarIsReportedAtTheEndOfItsClause() {
+        DTraceException e = assertThrows(DTraceException.class, () -> check("int a[4];\nBEGIN\n/a/\n{\n\texit(0);\n}"));
+        assertEquals("D_PRED_SCALAR", e.tag());
+        assertEquals(6, e.line());
+    }
+
+    @Test
     void aKeyHasAtMostNineMembers() throws DTraceException {
         // dt_cg_arglist's limit (DIF_DTR_NREGS): nine members go, ten are refused without a line
         check("BEGIN { a[0, 1, 2, 3, 4, 5, 6, 7, 8] = 0; @[0, 1, 2, 3, 4, 5, 6, 7, 8] = count(); }");
