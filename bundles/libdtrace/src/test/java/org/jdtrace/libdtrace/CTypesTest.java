@@ -167,6 +167,21 @@ class CTypesTest {
     }
 
     @Test
+    void misalignedReadsOfDsMemoryFault() throws Exception {
+        // DTRACEFLT_BADALIGN (kind 2): an int read two bytes into a D array; aligned reads go on
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                int a[3];
+                BEGIN { a[0] = 20; a[1] = 40; u = (uintptr_t)&a[0]; printf("%d %d\\n", *(int *)(u + 4), *(int *)u); }
+                BEGIN { u = (uintptr_t)&a[0]; printf("%d\\n", *(int *)(u + 2)); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR action=%d kind=%d\\n", arg2, arg4); }
+                """).go();
+        assertEquals("40 20\nERROR action=2 kind=2\n\n", r.end());
+        assertTrue(r.err().contains("): invalid alignment (0x"), r.err());
+    }
+
+    @Test
     void tracememDumpsBytesAsDtraceDoes() throws Exception {
         byte[] mem = new byte[32];
         System.arraycopy("Linux version 6\0".getBytes(), 0, mem, 0, 16);

@@ -99,6 +99,42 @@ class DCompilerTest {
     }
 
     @Test
+    void anInlineThatIsNoConstantStandsForItsExpression() throws Exception {
+        // the DTrace guide: an inline's name is replaced by its expression wherever it is used
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                inline string name = probename;
+                inline int big = arg0 > 5;
+                inline int total = 100 + 23;
+                struct rec { char c; int i; };
+                struct rec r1;
+                inline struct rec r2 = r1;
+                test:::entry { r1.i = arg0; printf("%s %d %d %d\\n", name, big, total, r2.i); }
+                """);
+        r.go().fire(DRun.ENTRY, 3).fire(DRun.ENTRY, 7);
+        assertEquals("entry 0 123 3\nentry 1 123 7\n\n", r.end());
+    }
+
+    @Test
+    void normalizeDividesWhatIsPrintedAndDenormalizeUndoesIt() throws Exception {
+        // the DTrace guide: normalize(@a, n) divides each value printed by n (histogram counts
+        // too, the bars keeping the data's proportions); denormalize(@a) prints the raw data again
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { @s[arg0] = sum(arg1); @a = avg(arg1); @q = quantize(arg1); }
+                END { normalize(@s, 10); printa("%d %@d\\n", @s); normalize(@a, 2); printa("avg=%@d\\n", @a);
+                      denormalize(@s); printa("%d %@d\\n", @s); normalize(@q, 2); }
+                """);
+        r.go().fire(DRun.ENTRY, 1, 10).fire(DRun.ENTRY, 2, 20).fire(DRun.ENTRY, 1, 30);
+        assertEquals("2 2\n1 4\navg=10\n2 20\n1 40\n\n"
+                + "\n           value  ------------- Distribution ------------- count    \n"
+                + "               4 |                                         0        \n"
+                + "               8 |@@@@@@@@@@@@@                            0        \n"
+                + "              16 |@@@@@@@@@@@@@@@@@@@@@@@@@@@              1        \n"
+                + "              32 |                                         0        \n\n", r.end());
+    }
+
+    @Test
     void quantizeAndLquantizeTablesAtExit() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

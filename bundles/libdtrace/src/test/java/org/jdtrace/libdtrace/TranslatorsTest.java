@@ -57,6 +57,7 @@ class TranslatorsTest {
                         curpsinfo->pr_gid, curpsinfo->pr_pgid, curpsinfo->pr_sid);
                     printf("%d %d %s\\n", curpsinfo->pr_dmodel, curlwpsinfo->pr_lwpid == tid, curlwpsinfo->pr_name);
                     printf("%s\\n", curpsinfo->pr_psargs);
+                    printf("%c%c\\n", curlwpsinfo->pr_name[0], curpsinfo->pr_psargs[1]);
                     exit(0);
                 }
                 """).go();
@@ -72,6 +73,8 @@ class TranslatorsTest {
         String cmdline = new String(args.getInputStream().readAllBytes()).strip();
         assertTrue(args.waitFor(10, TimeUnit.SECONDS));
         assertEquals(cmdline.substring(0, Math.min(79, cmdline.length())), out[2]);
+        // a character of a char array member: its string indexed
+        assertEquals("" + comm.charAt(0) + cmdline.charAt(1), out[3]);
     }
 
     /** As {@link CTypesTest#refuse}. */

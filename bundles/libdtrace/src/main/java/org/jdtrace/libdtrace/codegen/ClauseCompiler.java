@@ -224,6 +224,7 @@ public final class ClauseCompiler {
                 if (a.incr() != null) scan(a.incr());
             }
             case Trunc t -> { if (t.keep() != null) scan(t.keep()); }
+            case Normalize n -> scan(n.normal());
             case Exit e -> scan(e.status());
             case TraceMem m -> {
                 usesMemory = true;
@@ -471,6 +472,12 @@ public final class ClauseCompiler {
                     expr(c, t.keep());
                     c.invokestatic(CD_RT, "trunc", MethodTypeDesc.of(CD_void, CD_THREAD, CD_AGG, CD_long));
                 }
+            }
+            case Normalize n -> {
+                c.aload(L_THREAD);
+                constant(c, n.agg(), CD_AGG);
+                expr(c, n.normal());
+                c.invokestatic(CD_RT, "normalize", MethodTypeDesc.of(CD_void, CD_THREAD, CD_AGG, CD_long));
             }
             case Exit e -> {
                 c.aload(L_THREAD);

@@ -143,6 +143,9 @@ public final class Ir {
     /** trunc(@a) when {@code keep} is null, else trunc(@a, keep). */
     public record Trunc(Aggregation agg, Expr keep) implements Stmt {}
 
+    /** normalize(@a, normal); denormalize(@a) is normal 1. */
+    public record Normalize(Aggregation agg, Expr normal) implements Stmt {}
+
     public record Exit(Expr status) implements Stmt {}
 
     /** tracemem(addr, size, dsize): records the bytes (rt.Mem.tracemem); dsize &lt; 0 when not given. */

@@ -271,6 +271,10 @@ public final class Rt {
         t.add(new Datum.Trunc(a, keep, false));
     }
 
+    public static void normalize(DThread t, org.jdtrace.libdtrace.rt.Aggregation a, long normal) {
+        t.add(new Datum.Normalize(a, normal));
+    }
+
     public static void exit(DThread t, DState st, long status) {
         t.exitAtCommit((int) status);
         t.add(new Datum.Exit((int) status));

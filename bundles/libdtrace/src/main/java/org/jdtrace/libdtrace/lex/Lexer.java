@@ -83,6 +83,19 @@ public final class Lexer {
         return p < src.length() ? src.charAt(p) : 0;
     }
 
+    /** The line of the next non-blank character: where dtrace's lexer is after its look past a '/'. */
+    public int nextNonBlankLine() {
+        int p = pos;
+        int l = line;
+        while (p < src.length() && Character.isWhitespace(src.charAt(p))) {
+            if (src.charAt(p) == '\n') {
+                l++;
+            }
+            p++;
+        }
+        return l;
+    }
+
     /** Words that start a top-level declaration rather than a probe description. */
     public static boolean isDeclarationKeyword(String w) {
         return switch (w) {
@@ -424,12 +437,19 @@ public final class Lexer {
                 break;
             }
             if (c == '\n') {
-                throw new DTraceException("newline encountered in string literal", "D_STR_NL", line);
+                // reported where dtrace's lexer is once it has read the newline: the next line
+                throw new DTraceException("newline encountered in string literal", "D_STR_NL", line + 1);
             }
             if (c == '\\') {
                 if (peekc(1) == '\n') {
                     pos += 2;
                     newline(pos - 1);
+                    continue;
+                }
+                if (pos + 1 < src.length() && CHAR_ESCAPES.indexOf(src.charAt(pos + 1)) < 0) {
+                    // stresc2chr: any other escape (\?, \', \c) stands for both its characters
+                    sb.append('\\').append(src.charAt(pos + 1));
+                    pos += 2;
                     continue;
                 }
                 sb.append(escape());
@@ -438,8 +458,11 @@ public final class Lexer {
             sb.append(c);
             pos++;
         }
+        // a D string is NUL-terminated: "a\0b" is "a", as dtrace's stresc2chr leaves it
+        int nul = sb.indexOf("\0");
+        String value = nul >= 0 ? sb.substring(0, nul) : sb.toString();
         return new Token(TokenKind.STRING, src.substring(start, pos), startLine, start - lineStart + 1,
-                start, 0, sb.toString(), null);
+                start, 0, value, null);
     }
 
     /** The escapes a character constant decodes; dtrace keeps any other backslash pair as two characters. */
@@ -459,7 +482,7 @@ public final class Lexer {
                 break;
             }
             if (c == '\n') {
-                throw new DTraceException("newline encountered in character constant", "D_CHR_NL", line);
+                throw new DTraceException("newline encountered in character constant", "D_CHR_NL", line + 1);
             }
             char ch;
             if (c == '\\' && pos + 1 < src.length() && CHAR_ESCAPES.indexOf(src.charAt(pos + 1)) < 0) {

@@ -182,6 +182,8 @@ public final class ClauseLowering {
             case DISCARD -> new Ir.Spec(Ir.SpecOp.DISCARD, exprs.integer(args.get(0)));
             case CLEAR -> new Ir.Clear(aggregationOf(args.get(0)));
             case TRUNC -> new Ir.Trunc(aggregationOf(args.get(0)), args.size() > 1 ? exprs.integer(args.get(1)) : null);
+            case NORMALIZE -> new Ir.Normalize(aggregationOf(args.get(0)), exprs.integer(args.get(1)));
+            case DENORMALIZE -> new Ir.Normalize(aggregationOf(args.get(0)), new Ir.Const(1));
             case RAISE, CHILL -> destructive(new Ir.Call(c.function.dname, List.of(exprs.integer(args.get(0))), VKind.LONG));
             case STOP -> destructive(new Ir.Call("stop", List.of(), VKind.LONG));
             case COPYOUTSTR -> destructive(new Ir.Call("copyoutstr", List.of(exprs.string(args.get(0)),

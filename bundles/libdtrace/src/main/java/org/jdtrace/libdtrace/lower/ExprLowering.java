@@ -239,6 +239,10 @@ final class ExprLowering {
 
     private Ir.Expr ident(Expr.Ident id) throws DTraceException {
         return switch (id.symbol) {
+            case Constant c when c.expr() != null && byRef(c.type()) -> address(c.expr());
+            case Constant c when c.expr() != null && kind(c.type()) == VKind.STRING -> string(c.expr());
+            case Constant c when c.expr() != null -> c.type() instanceof DType.Int t && t.size() < 8
+                    ? narrow(integer(c.expr()), t) : integer(c.expr());
             case Constant c -> new Ir.Const(c.value());
             case BuiltinVariable b -> builtin(b, id.line);
             case Variable v when bindings.containsKey(v) -> bindings.get(v);
@@ -304,6 +308,12 @@ final class ExprLowering {
             keys.add(new Ir.BuiltinVar(Ir.Builtin.TID));
             keys.addAll(keys(x.keys, s.var.keyTypes));
             return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
+        }
+        if (x.base instanceof Expr.Member m && m.arrow && m.base instanceof Expr.Ident id
+                && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO)
+                && kind(m.type) == VKind.STRING) {
+            // curpsinfo->pr_fname[i]: a character of the system translator's string member
+            return new Ir.Cast(new Ir.Call("charAt", List.of(string(m), integer(x.keys.get(0))), VKind.LONG), 1, true);
         }
         if (x.base.type instanceof DType.Ptr || x.base.type instanceof DType.Array) {
             return memValue(address(x), x.type, null);
@@ -416,6 +426,7 @@ final class ExprLowering {
     Ir.Expr address(Expr e) throws DTraceException {
         return switch (e) {
             case Expr.Ident id when id.symbol instanceof Variable v && bindings.containsKey(v) -> bindings.get(v);
+            case Expr.Ident id when id.symbol instanceof Constant c && c.expr() != null -> address(c.expr());
             case Expr.Cast c when c.type instanceof DType.Sou -> address(c.operand);
             case Expr.Xlate x -> translation(x);
             case Expr.Ident id when id.symbol instanceof Variable v && byRef(v.type) ->

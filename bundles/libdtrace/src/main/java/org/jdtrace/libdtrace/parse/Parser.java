@@ -71,6 +71,8 @@ public final class Parser {
     private final String sourceName;
     private final boolean fromFile;
     private final Set<String> typedefs = new HashSet<>();
+    /** struct and union tags given a body so far ("struct s"), for the translator checks. */
+    private final Set<String> definedTags = new HashSet<>();
     private final Lexer lexer;
     private Lexer.Mode mode = Lexer.Mode.TOP;
     private Token tok;
@@ -259,17 +261,19 @@ public final class Parser {
             mode = Lexer.Mode.TOP;
             advance();
         }
+        int end = tok.line();
         if (tok.is(TokenKind.LBRACE)) {
             mode = Lexer.Mode.EXPR;
             advance();
             body = statements();
             mode = Lexer.Mode.TOP;
+            end = tok.line();
             expect(TokenKind.RBRACE);
         } else if (pred == null && fromFile) {
             throw new DTraceException("expected predicate and/or actions following probe description",
                     "D_SYNTAX", line);
         }
-        return new Clause(line, probes, pred, body);
+        return new Clause(line, probes, pred, body, end);
     }
 
     /** Statements up to (not including) the closing '}'. */
@@ -348,8 +352,13 @@ public final class Parser {
             case "static", "register", "auto" -> storage = Decl.Storage.STATIC;
             default -> { }
         }
+        String storageWord = tok.text();
         if (storage != Decl.Storage.NONE) {
             advance();
+            if (tok.is(TokenKind.IDENT) && isStorageClass(tok.text())) {
+                // dt_decl_class: 'self this int x;'
+                throw new DTraceException("only one storage class allowed in a declaration", "D_DECL_CLASS", tok.line());
+            }
         }
         List<Decl> tagBody = new ArrayList<>();
         // 'self x;', 'extern e;': a storage class alone means int, as in C
@@ -362,6 +371,10 @@ public final class Parser {
         }
         List<Decl> out = new ArrayList<>();
         if (tok.is(TokenKind.SEMI)) {
+            if (!base.startsWith("struct ") && !base.startsWith("union ") && !base.startsWith("enum ")) {
+                // dt_node_decl: a type alone that declares no tag ('extern int;')
+                throw new DTraceException("useless declaration", "D_DECL_USELESS", tok.line());
+            }
             // struct foo { ... }; or enum e { ... };
             out.add(new Decl(line, storage, TypeName.of(base), null, null, null, tagBody));
             return out;
@@ -372,23 +385,76 @@ public final class Parser {
                 pointers++;
                 advance();
             }
+            if (tok.is(TokenKind.LPAR)) {
+                // a pointer to a function, '(*name)(params)': an external symbol's declaration,
+                // checked as dtrace checks it and then without effect (no kernel to bind it to)
+                advance();
+                while (tok.is(TokenKind.STAR)) {
+                    advance();
+                }
+                identifier();
+                expect(TokenKind.RPAR);
+                functionParameters();
+                if (!tok.is(TokenKind.COMMA)) {
+                    return out;
+                }
+                advance();
+                continue;
+            }
             String name = identifier();
+            if (tok.is(TokenKind.LPAR)) {
+                // a function's prototype ('extern int f(int);'): checked, then without effect
+                functionParameters();
+                if (!tok.is(TokenKind.COMMA)) {
+                    return out;
+                }
+                advance();
+                continue;
+            }
+            if (storage == Decl.Storage.STATIC) {
+                // dt_node_decl: auto, register and static have no meaning in D
+                throw new DTraceException("specified storage class not appropriate in D", "D_DECL_BADCLASS", tok.line());
+            }
             List<Integer> dims = new ArrayList<>();
             List<TypeName> keys = null;
             while (tok.is(TokenKind.LBRAC)) {
                 advance();
                 if (tok.is(TokenKind.RBRAC)) {
+                    if (storage != Decl.Storage.TYPEDEF && storage != Decl.Storage.EXTERN) {
+                        throw new DTraceException("array declaration requires array dimension or tuple signature: "
+                                + name, "D_DECL_ARRNULL", tok.line());
+                    }
                     dims.add(-1);
+                } else if (tok.is(TokenKind.ELLIPSIS)) {
+                    throw new DTraceException("array prototype may not use a variable-length argument list",
+                            "D_DECL_PROTO_VARARGS", tok.line());
                 } else if (tok.is(TokenKind.INT)) {
+                    if (Long.compareUnsigned(tok.value(), 0xffffffffL) > 0) {
+                        throw new DTraceException("array dimension too big", "D_DECL_ARRBIG", tok.line());
+                    }
+                    if (tok.value() == 0) {
+                        throw arraySubscript();
+                    }
                     dims.add((int) tok.value());
                     advance();
+                } else if (!startsTypeName(tok)) {
+                    // a subscript that is no positive integer constant ('int a[-7];')
+                    throw arraySubscript();
                 } else {
                     keys = new ArrayList<>();
-                    keys.add(typeName());
-                    while (tok.is(TokenKind.COMMA)) {
-                        advance();
-                        keys.add(typeName());
-                    }
+                    int n = 0;
+                    do {
+                        if (n > 0) {
+                            advance();
+                        }
+                        TypeName k = typeName();
+                        n++;
+                        if (k.base().equals("void") && k.pointers() == 0) {
+                            throw new DTraceException("array prototype may not use parameter of type void: (anonymous), "
+                                    + "parameter #" + n, "D_DECL_PROTO_TYPE", tok.line());
+                        }
+                        keys.add(k);
+                    } while (tok.is(TokenKind.COMMA));
                 }
                 expect(TokenKind.RBRAC);
             }
@@ -414,6 +480,19 @@ public final class Parser {
         int line = tok.line();
         advance();
         TypeName output = typeName();
+        if (tok.is(TokenKind.LBRACE) && definedTags.contains(output.base())) {
+            // 'translator struct s { ... }' defines struct s once more
+            throw new DTraceException("type redeclared: " + output.base(), "D_DECL_TYPERED", tok.line());
+        }
+        if (tok.is(TokenKind.LPAR)) {
+            // 'translator T (input)': a function declarator of the type name, then no '<'
+            int depth = 0;
+            do {
+                depth += tok.is(TokenKind.LPAR) ? 1 : tok.is(TokenKind.RPAR) ? -1 : 0;
+                advance();
+            } while (depth > 0 && !tok.is(TokenKind.EOF));
+            throw syntaxError();
+        }
         expect(TokenKind.LT);
         TypeName input = typeName();
         String name = identifier();
@@ -435,6 +514,68 @@ public final class Parser {
         return new Translator(line, output, input, name, members, end);
     }
 
+    private static boolean isStorageClass(String w) {
+        return switch (w) {
+            case "self", "this", "typedef", "inline", "extern", "static", "register", "auto" -> true;
+            default -> false;
+        };
+    }
+
+    private DTraceException arraySubscript() {
+        return new DTraceException("positive integral constant expression or tuple signature expected as array "
+                + "declaration subscript", "D_DECL_ARRSUB", tok.line());
+    }
+
+    /**
+     * A function's parameter list, '(' ... ')', checked as dt_decl_prototype checks one: no storage
+     * class but register (D_DECL_PARMCLASS), void alone and unnamed (D_DECL_PROTO_VOID,
+     * D_DECL_PROTO_NAME), no associative array (D_DECL_PROTO_TYPE); '...' allowed.
+     */
+    private void functionParameters() throws DTraceException {
+        expect(TokenKind.LPAR);
+        int n = 0;
+        boolean sawVoid = false;
+        while (!tok.is(TokenKind.RPAR)) {
+            if (n > 0) {
+                expect(TokenKind.COMMA);
+            }
+            n++;
+            if (tok.is(TokenKind.ELLIPSIS)) {
+                advance();
+                continue;
+            }
+            if (tok.is(TokenKind.IDENT) && isStorageClass(tok.text())) {
+                if (!tok.text().equals("register")) {
+                    throw new DTraceException("inappropriate storage class for function or associative array parameter",
+                            "D_DECL_PARMCLASS", tok.line());
+                }
+                advance();
+            }
+            TypeName t = typeName();
+            String pname = tok.is(TokenKind.IDENT) ? identifier() : null;
+            if (tok.is(TokenKind.LBRAC)) {
+                advance();
+                if (!tok.is(TokenKind.RBRAC) && startsTypeName(tok)) {
+                    throw new DTraceException("function prototype may not use parameter of type dynamic variable: "
+                            + (pname == null ? "(anonymous)" : pname) + ", parameter #" + n, "D_DECL_PROTO_TYPE", tok.line());
+                }
+                while (!tok.is(TokenKind.RBRAC)) {
+                    advance();
+                }
+                advance();
+            }
+            boolean isVoid = t.base().equals("void") && t.pointers() == 0;
+            if (isVoid && pname != null) {
+                throw new DTraceException("void parameter may not have a name: " + pname, "D_DECL_PROTO_NAME", tok.line());
+            }
+            sawVoid |= isVoid;
+        }
+        if (sawVoid && n > 1) {
+            throw new DTraceException("void must be sole parameter", "D_DECL_PROTO_VOID", tok.line());
+        }
+        advance();
+    }
+
     /** Declaration specifiers: type words, or struct/union/enum with an optional body. */
     private String specifiers(List<Decl> tagBody) throws DTraceException {
         List<String> words = new ArrayList<>();
@@ -454,6 +595,7 @@ public final class Parser {
                     tag = "(anon" + (++anonymousTags) + ")"; // one name per anonymous body
                 }
                 if (tok.is(TokenKind.LBRACE) && tagBody != null) {
+                    definedTags.add(w + " " + tag);
                     advance();
                     if (w.equals("enum")) {
                         enumerators(tagBody);
@@ -479,7 +621,55 @@ public final class Parser {
         if (words.isEmpty()) {
             throw syntaxError();
         }
+        checkSpecifiers(words);
         return String.join(" ", words);
+    }
+
+    /**
+     * dt_decl_spec and dt_decl_check, word by word: one type name only (D_DECL_COMBO), no short or
+     * long with char (D_DECL_CHARATTR), no attribute with void (D_DECL_VOIDATTR), signed and
+     * unsigned only with integers (D_DECL_SIGNINT), long only with integers and floating point
+     * (D_DECL_LONGINT).
+     */
+    private void checkSpecifiers(List<String> words) throws DTraceException {
+        String base = null;
+        boolean shortOrLong = false, sign = false, isLong = false;
+        for (String w : words) {
+            switch (w) {
+                case "short" -> shortOrLong = true;
+                case "long" -> {
+                    shortOrLong = true;
+                    isLong = true;
+                }
+                case "signed", "unsigned" -> sign = true;
+                default -> {
+                    if (base != null) {
+                        throw new DTraceException("invalid type combination", "D_DECL_COMBO", tok.line());
+                    }
+                    base = w;
+                }
+            }
+            if (base == null) {
+                continue;
+            }
+            if (base.equals("char") && shortOrLong) {
+                throw new DTraceException("invalid type declaration: short and long may not be used with char type",
+                        "D_DECL_CHARATTR", tok.line());
+            }
+            if (base.equals("void") && (shortOrLong || sign)) {
+                throw new DTraceException("invalid type declaration: attributes may not be used with void type",
+                        "D_DECL_VOIDATTR", tok.line());
+            }
+            boolean integer = base.equals("char") || base.equals("int");
+            if (sign && !integer && TYPE_KEYWORDS.contains(base)) {
+                throw new DTraceException("invalid type declaration: signed and unsigned may only be used with integer type",
+                        "D_DECL_SIGNINT", tok.line());
+            }
+            if (isLong && !integer && !base.equals("float") && !base.equals("double") && TYPE_KEYWORDS.contains(base)) {
+                throw new DTraceException("invalid type declaration: long and long long may only be used with integer or "
+                        + "floating-point type", "D_DECL_LONGINT", tok.line());
+            }
+        }
     }
 
     private void members(List<Decl> out) throws DTraceException {
@@ -495,6 +685,10 @@ public final class Parser {
                     advance();
                 }
                 String name = tok.is(TokenKind.IDENT) ? identifier() : null;
+                if (tok.is(TokenKind.LPAR) && name != null) {
+                    // a member declared as a function: an object of no size (dt_node_decl's void check)
+                    throw new DTraceException("cannot have void member: " + name, "D_DECL_VOIDOBJ", tok.line());
+                }
                 List<Integer> dims = new ArrayList<>();
                 while (tok.is(TokenKind.LBRAC)) {
                     advance();
@@ -524,14 +718,14 @@ public final class Parser {
 
     private void enumerators(List<Decl> out) throws DTraceException {
         while (!tok.is(TokenKind.RBRACE)) {
-            int line = tok.line();
             String name = identifier();
             Expr value = null;
             if (tok.is(TokenKind.ASSIGN)) {
                 advance();
                 value = conditional();
             }
-            out.add(new Decl(line, Decl.Storage.ENUMERATOR, TypeName.of("int"), name, null, value, null));
+            // dtrace defines an enumerator when its parser sees the token after it: errors name that line
+            out.add(new Decl(tok.line(), Decl.Storage.ENUMERATOR, TypeName.of("int"), name, null, value, null));
             if (!tok.is(TokenKind.COMMA)) {
                 break;
             }
@@ -667,10 +861,10 @@ public final class Parser {
         char c = lexer.nextNonBlankChar();
         if (c == 0 || c == ';' || c == '{' || c == '/') {
             if (lexer.openParens() != 0) {
-                throw new DTraceException("closing ) expected in predicate before /", "D_SYNTAX", tok.line());
+                throw new DTraceException("closing ) expected in predicate before /", "D_SYNTAX", lexer.nextNonBlankLine());
             }
             if (lexer.openBrackets() != 0) {
-                throw new DTraceException("closing ] expected in predicate before /", "D_SYNTAX", tok.line());
+                throw new DTraceException("closing ] expected in predicate before /", "D_SYNTAX", lexer.nextNonBlankLine());
             }
             return true;
         }
@@ -838,6 +1032,10 @@ public final class Parser {
                     e = new Expr.Index(line, e, keys);
                 }
                 case LPAR -> {
+                    if (!(e instanceof Expr.Ident) && !parenthesized.contains(e)) {
+                        // dt_node_func: only a name can be called (`tick-1()` calls the constant 1)
+                        throw new DTraceException("function designator is not of function type", "D_FUNC_IDENT", line);
+                    }
                     if (!(e instanceof Expr.Ident id) || parenthesized.contains(e)) {
                         throw syntaxError();
                     }

@@ -4,7 +4,9 @@
  * newline. Keys print at their width (" %16lld", " %8d", " %5d", " %3d"; strings "  %-50s";
  * stacks as their frames on lines of their own, see StackPrinter),
  * scalar values as " %16lld", histograms as the 40-column '@' bar chart with one zero row
- * before the first and after the last non-zero bucket.
+ * before the first and after the last non-zero bucket. A normalized aggregation (normalize())
+ * prints each value, and each bucket's count, divided by its normalization factor, as
+ * dt_print_datum does; bars and sorting stay those of the data.
  */
 package org.jdtrace.libdtrace.print;
 
@@ -30,15 +32,26 @@ public final class AggregationPrinter {
      * their frames after {@code stackIndent} spaces, the value then following the last frame's line.
      */
     public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent) {
+        printAll(out, a, entries, stackIndent, 1);
+    }
+
+    /** {@link #printAll(StringBuilder, Aggregation, List, int)} of an aggregation normalized by {@code normal}. */
+    public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent, long normal) {
         for (Entry e : entries) {
             printKeys(out, a, e.key(), stackIndent);
-            printValue(out, a, e.data());
+            printValue(out, a, e.data(), normal);
             out.append('\n');
         }
     }
 
     /** printa("format", @a): keys then value feed the format; %@ conversions take the value. */
     public static void printFormatted(StringBuilder out, PrintfFormat fmt, Aggregation a, List<Entry> entries) {
+        printFormatted(out, fmt, a, entries, 1);
+    }
+
+    /** printa("format", @a) of an aggregation normalized by {@code normal}. */
+    public static void printFormatted(StringBuilder out, PrintfFormat fmt, Aggregation a, List<Entry> entries,
+                                      long normal) {
         for (Entry e : entries) {
             Tuple k = e.key();
             Object[] args = new Object[k.size() + 1];
@@ -47,13 +60,13 @@ public final class AggregationPrinter {
                 args[i] = k.get(i);
                 sizes[i] = i < a.keySizes.length ? a.keySizes[i] : 8;
             }
-            args[k.size()] = a.scalar(e.data());
+            args[k.size()] = a.scalar(e.data(), normal);
             sizes[k.size()] = 8;
             fmt.format(out, args, sizes, (o, idx, c, width, precision, minus) -> {
                 if (a.kind.histogram()) {
-                    printValue(o, a, e.data());
+                    printValue(o, a, e.data(), normal);
                 } else {
-                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()), 8);
+                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data(), normal), 8);
                 }
             });
         }
@@ -66,12 +79,20 @@ public final class AggregationPrinter {
      */
     public static void printJoined(StringBuilder out, PrintfFormat fmt, Aggregation[] aggs,
                                    List<AggregateTable.JoinedEntry> entries, int stackIndent) {
+        long[] ones = new long[aggs.length];
+        java.util.Arrays.fill(ones, 1);
+        printJoined(out, fmt, aggs, entries, stackIndent, ones);
+    }
+
+    /** printa with several aggregations, each normalized by its {@code normals[i]}. */
+    public static void printJoined(StringBuilder out, PrintfFormat fmt, Aggregation[] aggs,
+                                   List<AggregateTable.JoinedEntry> entries, int stackIndent, long[] normals) {
         Aggregation first = aggs[0];
         for (AggregateTable.JoinedEntry e : entries) {
             Tuple k = e.key();
             if (fmt == null) {
                 printKeys(out, first, k, stackIndent);
-                for (int i = 0; i < aggs.length; i++) printValue(out, aggs[i], e.data()[i]);
+                for (int i = 0; i < aggs.length; i++) printValue(out, aggs[i], e.data()[i], normals[i]);
                 out.append('\n');
                 continue;
             }
@@ -85,9 +106,9 @@ public final class AggregationPrinter {
                 int i = Math.min(idx, aggs.length - 1);
                 Aggregation a = aggs[i];
                 if (a.kind.histogram()) {
-                    printValue(o, a, e.data()[i]);
+                    printValue(o, a, e.data()[i], normals[i]);
                 } else {
-                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()[i]), 8);
+                    PrintfFormat.formatOne(o, c, width, precision, minus, a.scalar(e.data()[i], normals[i]), 8);
                 }
             });
         }
@@ -131,35 +152,40 @@ public final class AggregationPrinter {
 
     /** The value part of the default format. */
     public static void printValue(StringBuilder out, Aggregation a, long[] d) {
+        printValue(out, a, d, 1);
+    }
+
+    /** The value part of the default format, normalized by {@code normal}. */
+    public static void printValue(StringBuilder out, Aggregation a, long[] d, long normal) {
         switch (a.kind) {
-            case QUANTIZE -> quantize(out, d);
-            case LQUANTIZE -> lquantize(out, a, d);
-            case LLQUANTIZE -> llquantize(out, a, d);
-            default -> out.append(' ').append(intAtWidth(a.scalar(d), 8, 16));
+            case QUANTIZE -> quantize(out, d, normal);
+            case LQUANTIZE -> lquantize(out, a, d, normal);
+            case LLQUANTIZE -> llquantize(out, a, d, normal);
+            default -> out.append(' ').append(intAtWidth(a.scalar(d, normal), 8, 16));
         }
     }
 
-    static void quantize(StringBuilder out, long[] d) {
-        histogram(out, d, AggKind.QUANTIZE_ZEROBUCKET - 1, i -> Long.toString(AggKind.bucketValue(i)));
+    static void quantize(StringBuilder out, long[] d, long normal) {
+        histogram(out, d, AggKind.QUANTIZE_ZEROBUCKET - 1, i -> Long.toString(AggKind.bucketValue(i)), normal);
     }
 
-    static void lquantize(StringBuilder out, Aggregation a, long[] d) {
+    static void lquantize(StringBuilder out, Aggregation a, long[] d, long normal) {
         int levels = a.lqLevels;
         histogram(out, d, 0, i -> i == 0 ? "< " + a.lqBase
                 : i == levels + 1 ? ">= " + (a.lqBase + levels * a.lqStep)
-                : Long.toString(a.lqBase + (i - 1) * a.lqStep));
+                : Long.toString(a.lqBase + (i - 1) * a.lqStep), normal);
     }
 
     /** dt_print_llquantize; with no data, the zero bucket and the two after it. */
-    static void llquantize(StringBuilder out, Aggregation a, long[] d) {
-        histogram(out, d, d.length / 2, a.llq::label);
+    static void llquantize(StringBuilder out, Aggregation a, long[] d, long normal) {
+        histogram(out, d, d.length / 2, a.llq::label, normal);
     }
 
     /**
      * dt_print_quantize and friends: the buckets from one before the first non-zero to one after
      * the last (three from {@code emptyFirst} when all are zero), each with its label and bar.
      */
-    private static void histogram(StringBuilder out, long[] d, int emptyFirst, IntFunction<String> label) {
+    private static void histogram(StringBuilder out, long[] d, int emptyFirst, IntFunction<String> label, long normal) {
         int n = d.length;
         int first = 0, last = n - 1;
         while (first < n && d[first] == 0) first++;
@@ -175,7 +201,7 @@ public final class AggregationPrinter {
         out.append(HEADER);
         for (int i = first; i <= last; i++) {
             out.append(String.format("%16s ", label.apply(i)));
-            quantline(out, d[i], t);
+            quantline(out, d[i], t, normal);
         }
     }
 
@@ -193,18 +219,18 @@ public final class AggregationPrinter {
     }
 
     /** dt_print_quantline: the bar and the count of one bucket. */
-    static void quantline(StringBuilder out, long val, Totals t) {
+    static void quantline(StringBuilder out, long val, Totals t, long normal) {
         int len = BAR;
         if (!t.negatives()) {
             int depth = t.positives() ? (int) (Math.abs((double) val) * len / t.total() + 0.5) : 0;
             out.append('|').repeat('@', depth).repeat(' ', len - depth);
-            out.append(' ').append(String.format("%-9d", val)).append('\n');
+            out.append(' ').append(String.format("%-9d", val / normal)).append('\n');
             return;
         }
         if (!t.positives()) {
             int depth = (int) (Math.abs((double) val) * len / t.total() + 0.5);
             out.repeat(' ', len - depth).repeat('@', depth).append("| ");
-            out.append(String.format("%-9d", val)).append('\n');
+            out.append(String.format("%-9d", val / normal)).append('\n');
             return;
         }
         len /= 2;
@@ -214,6 +240,6 @@ public final class AggregationPrinter {
         } else {
             out.repeat(' ', 20).append('|').repeat('@', depth).repeat(' ', len - depth);
         }
-        out.append(' ').append(String.format("%-9d", val)).append('\n');
+        out.append(' ').append(String.format("%-9d", val / normal)).append('\n');
     }
 }

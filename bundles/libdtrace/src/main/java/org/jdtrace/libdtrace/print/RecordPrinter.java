@@ -119,6 +119,7 @@ public final class RecordPrinter {
             case Datum.Printa p -> printa(sb, p);
             case Datum.Clear c -> table.clear(c.agg());
             case Datum.Trunc t -> table.trunc(t.agg(), t.keep(), t.all());
+            case Datum.Normalize n -> table.normalize(n.agg(), n.normal());
             case Datum.Stack st -> stack(sb, st.frames());
             case Datum.TraceMem m -> {
                 if (m.bytes().length > 0) hexDump(sb, m.bytes());
@@ -265,16 +266,18 @@ public final class RecordPrinter {
         if (p.aggs().length > 1) {
             // printa(@a, @b, ...): one row per key, each aggregation's value in turn
             if (p.format() == null) sb.append('\n');
-            AggregationPrinter.printJoined(sb, (PrintfFormat) p.format(), p.aggs(), table.joined(p.aggs()), stackIndent());
+            long[] normals = java.util.Arrays.stream(p.aggs()).mapToLong(table::normal).toArray();
+            AggregationPrinter.printJoined(sb, (PrintfFormat) p.format(), p.aggs(), table.joined(p.aggs()), stackIndent(),
+                    normals);
             for (Aggregation a : p.aggs()) table.markPrinted(a);
             return;
         }
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
-                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent());
+                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a));
             } else {
-                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a));
+                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a), table.normal(a));
             }
             table.markPrinted(a);
         }
@@ -332,7 +335,7 @@ public final class RecordPrinter {
             if (folded && foldable) {
                 for (String line : FlameGraph.fold(a, entries)) sb.append(line).append('\n');
             } else {
-                AggregationPrinter.printAll(sb, a, entries, stackIndent());
+                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a));
             }
         }
         flush(sb);

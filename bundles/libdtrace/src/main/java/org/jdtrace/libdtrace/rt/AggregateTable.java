@@ -30,6 +30,8 @@ public final class AggregateTable {
     private final DState state;
     private final Map<Integer, Map<Tuple, long[]>> base = new HashMap<>();
     private final Set<Integer> printed = new HashSet<>();
+    /** normalize(): each aggregation's normalization factor (dtagd_normal), absent for 1. */
+    private final Map<Integer, Long> normals = new HashMap<>();
 
     public AggregateTable(DState state) {
         this.state = state;
@@ -119,6 +121,23 @@ public final class AggregateTable {
         }
         base.put(a.id, b);
         state.resetThreads(a);
+    }
+
+    /**
+     * normalize(@a, n) (and denormalize(@a), n = 1), processed in record order as dt_normalize
+     * does: from now on @a prints divided by n. A factor that is not positive leaves it as it was.
+     */
+    public void normalize(Aggregation a, long normal) {
+        if (normal == 1) {
+            normals.remove(a.id);
+        } else if (normal > 0) {
+            normals.put(a.id, normal);
+        }
+    }
+
+    /** The normalization factor of {@code a} (1 unless normalize() set one). */
+    public long normal(Aggregation a) {
+        return normals.getOrDefault(a.id, 1L);
     }
 
     public void markPrinted(Aggregation a) {

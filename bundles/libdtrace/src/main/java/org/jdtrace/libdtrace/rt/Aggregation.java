@@ -134,11 +134,16 @@ public final class Aggregation {
 
     /** The scalar a %@d conversion and value sorting see for count/sum/min/max/avg/stddev. */
     public long scalar(long[] d) {
+        return scalar(d, 1);
+    }
+
+    /** {@link #scalar(long[])} of data normalized by {@code normal} (dt_print_datum's divisions). */
+    public long scalar(long[] d, long normal) {
         return switch (kind) {
-            case AVG -> d[0] == 0 ? 0 : d[1] / d[0];
-            case STDDEV -> stddev(d);
+            case AVG -> d[0] == 0 ? 0 : d[1] / normal / d[0];
+            case STDDEV -> stddev(d, normal);
             case QUANTIZE, LQUANTIZE, LLQUANTIZE -> 0;
-            default -> d[0];
+            default -> d[0] / normal;
         };
     }
 
@@ -147,10 +152,16 @@ public final class Aggregation {
      * an integer square root (a double loses the variance of large values).
      */
     static long stddev(long[] d) {
+        return stddev(d, 1);
+    }
+
+    /** dt_stddev(data, normal): the sum of squares and the sum divided by the normalization factor first. */
+    static long stddev(long[] d, long normal) {
         if (d[0] == 0) return 0;
         BigInteger n = BigInteger.valueOf(d[0]);
-        BigInteger avg = BigInteger.valueOf(d[1]).divide(n);
-        BigInteger sumsq = BigInteger.valueOf(d[2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(d[3])));
+        BigInteger avg = BigInteger.valueOf(d[1] / normal).divide(n);
+        BigInteger sumsq = BigInteger.valueOf(d[2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(d[3])))
+                .divide(BigInteger.valueOf(normal));
         BigInteger diff = sumsq.divide(n).subtract(avg.multiply(avg));
         return diff.signum() <= 0 ? 0 : diff.sqrt().longValue();
     }

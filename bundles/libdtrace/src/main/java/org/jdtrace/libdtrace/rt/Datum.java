@@ -49,6 +49,11 @@ public sealed interface Datum {
         public int size() { return 12; }
     }
 
+    /** normalize(@a, normal), and denormalize(@a) as normal 1. */
+    record Normalize(Aggregation agg, long normal) implements Datum {
+        public int size() { return 12; }
+    }
+
     /** setopt(name[, value]): applied when the consumer reaches the record. */
     record Setopt(String name, String value) implements Datum {
         public int size() { return 8; }

@@ -200,6 +200,10 @@ public final class Mem {
             off = 0;
             if (b.length < w) throw new FaultException(FaultException.Kind.BADADDR, addr);
         } else {
+            if ((addr & (w - 1)) != 0) {
+                // as dtrace_load16/32/64: D's own memory is read at the alignment of the width
+                throw new FaultException(FaultException.Kind.BADALIGN, addr);
+            }
             b = storage(t, ctx, addr, false);
             off = check(t, ctx, addr, w, false);
             if (b == null) return 0; // a thread-local struct never stored to

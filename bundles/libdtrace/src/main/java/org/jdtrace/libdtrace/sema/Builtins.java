@@ -63,12 +63,16 @@ final class Builtins {
             default -> { }
         }
         for (int i = 0; i < c.args.size(); i++) {
-            DType t = ck.type(c.args.get(i));
             char kind = f.param(i);
+            Expr arg = c.args.get(i);
+            // an aggregating function is no aggregation: refused as the argument it is (void), not as a call
+            DType t = kind == 'a' && arg instanceof Expr.Call ac && DFunction.byName(ac.name) instanceof DFunction af
+                    && af.kind == DFunction.Kind.AGGREGATING ? DType.VOID : ck.type(arg);
             // an integer constant 0 is NULL, which a char * takes (the subroutine faults on it)
-            boolean nullString = kind == 's' && t.isInteger() && Long.valueOf(0).equals(ConstFold.value(c.args.get(i)));
+            boolean nullString = kind == 's' && t.isInteger() && Long.valueOf(0).equals(ConstFold.value(arg));
             if (!fits(kind, t) && !nullString) {
-                String tag = kind == 'a' ? "D_" + f.dname.toUpperCase() + "_AGGARG" : "D_PROTO_ARG";
+                String tag = kind != 'a' ? "D_PROTO_ARG"
+                        : f == DFunction.DENORMALIZE ? "D_NORMALIZE_AGGARG" : "D_" + f.dname.toUpperCase() + "_AGGARG";
                 String proto = f.protoName(i) != null ? f.protoName(i) : protoName(kind);
                 DTraceException e = Checker.protoArg(f.dname + "( )", i + 1, proto, t, c.line);
                 throw new DTraceException(e.getMessage(), tag, c.line);
@@ -113,11 +117,11 @@ final class Builtins {
         if (fmtLit.value.isEmpty() && c.function == DFunction.PRINTF) {
             throw new DTraceException(fn + " format string is empty", "D_PRINTF_FMT_EMPTY", c.line);
         }
-        FormatString fmt = FormatString.parse(fmtLit.value, c.line);
         List<Expr> args = c.args.subList(1, c.args.size());
         for (Expr a : args) {
-            ck.type(a);
+            ck.type(a); // the arguments are cooked before the format is read, as in dtrace
         }
+        FormatString fmt = FormatString.parse(fmtLit.value, c.line);
         int next = 0;
         int convNo = 0;
         for (FormatString.Conversion conv : fmt.conversions()) {
@@ -239,8 +243,10 @@ final class Builtins {
                 for (int k = 0; k < k1.size(); k++) {
                     if (k1.get(k).isString() != k2.get(k).isString()
                             || (k1.get(k) instanceof DType.Stack) != (k2.get(k) instanceof DType.Stack)) {
+                        // dt_printa_validate: "%9s key #%d: %s" for each aggregation
                         throw new DTraceException("printa( ): @" + ar.name + "[ ] key #" + (k + 1) + " is incompatible with @"
-                                + first.name + ":\n\tprototype: " + k1.get(k).name() + "\n\t argument: " + k2.get(k).name(),
+                                + first.name + ":\n" + String.format("%9s key #%d: %s\n%9s key #%d: %s", first.name, k + 1,
+                                k1.get(k).name(), ar.name, k + 1, k2.get(k).name()).stripTrailing(),
                                 "D_PRINTA_AGGPROTO", c.line);
                     }
                 }
@@ -267,26 +273,34 @@ final class Builtins {
     void checkAggregatingArgs(Expr.Call c) throws DTraceException {
         DFunction f = c.function;
         if (f == DFunction.LQUANTIZE) {
+            // in dt_cg_agg_lquantize's order: base, limit, their order, then the step
             Long lo = constArg(c, 1, "D_LQUANT_BASETYPE");
-            Long hi = constArg(c, 2, "D_LQUANT_LIMTYPE");
-            long step = c.args.size() > 3 ? constArg(c, 3, "D_LQUANT_STEPTYPE") : 1;
             if (lo < Integer.MIN_VALUE || lo > Integer.MAX_VALUE) {
                 throw new DTraceException("lquantize( ) argument #2 must be a 32-bit quantity", "D_LQUANT_BASEVAL", c.line);
             }
+            Long hi = constArg(c, 2, "D_LQUANT_LIMTYPE");
             if (hi < Integer.MIN_VALUE || hi > Integer.MAX_VALUE) {
                 throw new DTraceException("lquantize( ) argument #3 must be a 32-bit quantity", "D_LQUANT_LIMVAL", c.line);
-            }
-            if (step <= 0 || step > 0xffff) {
-                throw new DTraceException("lquantize( ) argument #4 must be a non-zero positive 16-bit quantity",
-                        "D_LQUANT_STEPVAL", c.line);
             }
             if (hi <= lo) {
                 throw new DTraceException("lquantize( ) argument #3 must be greater than argument #2",
                         "D_LQUANT_MISMATCH", c.line);
             }
+            if (c.args.size() > 3) {
+                Long step = ConstFold.value(c.args.get(3));
+                if (step == null || step <= 0) {
+                    throw new DTraceException("lquantize( ) argument #4 must be a non-zero positive integer constant",
+                            "D_LQUANT_STEPTYPE", c.line);
+                }
+                if (step > 0xffff) {
+                    throw new DTraceException("lquantize( ) argument #4 must be a 16-bit quantity", "D_LQUANT_STEPVAL", c.line);
+                }
+            }
         } else if (f == DFunction.LLQUANTIZE) {
+            // each parameter has its own tag (dt_cg_agg_llquantize)
+            String[] tags = {"D_LLQUANT_FACTORTYPE", "D_LLQUANT_LMAGTYPE", "D_LLQUANT_HMAGTYPE", "D_LLQUANT_STEPTYPE"};
             for (int i = 1; i <= 4; i++) {
-                constArg(c, i, "D_LLQUANT_TYPE");
+                constArg(c, i, tags[i - 1]);
             }
         }
     }

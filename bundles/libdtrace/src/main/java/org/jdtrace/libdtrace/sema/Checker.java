@@ -39,6 +39,8 @@ final class Checker {
     private final Map<String, Variable> locals = new LinkedHashMap<>();
     private final Map<String, Variable> aggs = new LinkedHashMap<>();
     private final Map<String, Constant> constants = new LinkedHashMap<>();
+    /** The names of the constants that are inlines (the rest are enumerators). */
+    private final java.util.Set<String> inlines = new java.util.HashSet<>();
     private final Map<String, String> options = new LinkedHashMap<>();
     private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
     private final Builtins builtins = new Builtins();
@@ -202,13 +204,25 @@ final class Checker {
                 types.typedef(d.name(), t);
             }
             case INLINE -> {
+                String previous = identifierKind(d.name());
+                if (previous != null) {
+                    // dt_node_inline: an inline may not reuse any name D knows
+                    throw new DTraceException("identifier redefined: " + d.name() + "\n\t current: inline definition"
+                            + "\n\tprevious: " + previous, "D_DECL_IDRED", d.line());
+                }
+                inlines.add(d.name());
                 DType vt = type(d.init());
                 if (!assignable(t, vt)) {
                     throw new DTraceException("inline " + d.name() + " definition uses incompatible types: \""
                             + t.name() + "\" = \"" + vt.name() + "\"", "D_OP_INCOMPAT", d.line());
                 }
                 Long v = ConstFold.value(d.init());
-                defineConstant(d.name(), t, v == null ? 0 : v, d.line());
+                if (v == null) {
+                    // not a constant: each use stands for the expression (probename, pid != 0, a struct...)
+                    constants.put(d.name(), new Constant(d.name(), t, 0, d.init()));
+                } else {
+                    defineConstant(d.name(), t, v, d.line());
+                }
             }
             case SELF, THIS, NONE, EXTERN, STATIC -> {
                 Map<String, Variable> table = d.storage() == Decl.Storage.SELF ? tls
@@ -400,6 +414,29 @@ final class Checker {
                 "D_XLATE_NONE", x.line);
     }
 
+    /** dt_idkind_name of what {@code name} already names, with " inline" for an inline (null: nothing). */
+    private String identifierKind(String name) {
+        if (constants.containsKey(name)) {
+            return inlines.contains(name) ? "scalar inline" : "enumerator ";
+        }
+        if (globals.containsKey(name)) {
+            return globals.get(name).keyTypes != null ? "associative array " : "scalar ";
+        }
+        DFunction f = DFunction.byName(name);
+        if (f != null) {
+            return switch (f.kind) {
+                case AGGREGATING -> "aggregating function ";
+                case ACTION, DESTRUCTIVE -> "tracing function ";
+                default -> "function ";
+            };
+        }
+        BuiltinVariable b = BuiltinVariable.byName(name);
+        if (b != null) {
+            return b.isArray() ? "associative array " : "scalar ";
+        }
+        return null;
+    }
+
     private void defineConstant(String name, DType t, long v, int line) throws DTraceException {
         if (constants.containsKey(name) || globals.containsKey(name)) {
             throw new DTraceException("identifier redeclared: " + name, "D_DECL_IDRED", line);
@@ -409,17 +446,40 @@ final class Checker {
 
     // ---- clauses and statements -------------------------------------------------------------
 
+    /**
+     * A clause is checked as dt_compile_one_clause cooks it: the actions first, so that a variable
+     * they declare ('x++') may be read by the predicate; when the actions name something undefined
+     * and there is a predicate, once more with the predicate first (it may declare it).
+     */
     private void clause(Clause c) throws DTraceException {
         clause = c;
+        if (c.predicate() == null || c.body() == null) {
+            predicate(c);
+            if (c.body() != null) {
+                statements(c.body());
+            }
+            return;
+        }
+        try {
+            statements(c.body());
+        } catch (DTraceException e) {
+            if (!"D_IDENT_UNDEF".equals(e.tag()) && !"D_VAR_UNDEF".equals(e.tag())) {
+                throw e;
+            }
+            predicate(c);
+            statements(c.body());
+            return;
+        }
+        predicate(c);
+    }
+
+    private void predicate(Clause c) throws DTraceException {
         if (c.predicate() != null) {
             DType t = type(c.predicate());
             if (!t.isScalar() && !t.isString()) {
-                throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR",
-                        c.predicate().line);
+                // dt_compile_one_clause checks it once the whole clause is read: at its end
+                throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR", c.endLine());
             }
-        }
-        if (c.body() != null) {
-            statements(c.body());
         }
     }
 
@@ -441,6 +501,16 @@ final class Checker {
     }
 
     private void statement(Expr e) throws DTraceException {
+        if (e instanceof Expr.AggRef ar && (ar.keys != null || aggs.containsKey(ar.name))) {
+            // dt_cg_agg: an aggregation with no aggregating function applied does nothing (a name
+            // never seen without keys is undefined; its keys alone declare it, as dt_idcook_assc does)
+            throw new DTraceException("expression has null effect: @" + ar.name, "D_AGG_NULL", ar.line);
+        }
+        if (e instanceof Expr.Assign a && a.target instanceof Expr.Index ix && ix.base instanceof Expr.AggRef ar
+                && ar.keys != null) {
+            throw new DTraceException("improper attempt to reference @" + ar.name + " as a multi-dimensional array",
+                    "D_AGG_MDIM", ix.line);
+        }
         if (e instanceof Expr.Call c) {
             call(c, true);
         } else if (e instanceof Expr.Assign a && a.target instanceof Expr.AggRef ar) {
@@ -454,6 +524,9 @@ final class Checker {
 
     private void aggregation(Expr.Assign a, Expr.AggRef ar) throws DTraceException {
         String shown = "@" + ar.name;
+        if (a.op == AssignOp.ASSIGN && a.value instanceof Expr.Call undef && DFunction.byName(undef.name) == null) {
+            throw new DTraceException("undefined function name: " + undef.name, "D_FUNC_UNDEF", undef.line);
+        }
         if (a.op != AssignOp.ASSIGN || !(a.value instanceof Expr.Call call)
                 || DFunction.byName(call.name) == null
                 || DFunction.byName(call.name).kind != DFunction.Kind.AGGREGATING) {
@@ -465,6 +538,10 @@ final class Checker {
         checkCount(call, f);
         for (int i = 0; i < call.args.size(); i++) {
             DType t = type(call.args.get(i));
+            if (!t.isScalar() && i == 0) {
+                // dt_cg_agg: the value aggregated is a number
+                throw new DTraceException(f.dname + "( ) argument #1 must be of scalar type", "D_AGG_SCALAR", a.line);
+            }
             if (!t.isScalar()) {
                 throw protoArg(f.dname + "( )", i + 1, "int64_t", t, a.line);
             }
@@ -472,8 +549,14 @@ final class Checker {
         builtins.checkAggregatingArgs(call);
         call.type = DType.VOID;
         List<Expr> keys = ar.keys == null ? List.of() : ar.keys;
+        tupleRegisters(keys);
         for (Expr k : keys) {
             DType kt = key(k);
+            if (translated(k)) {
+                // dt_idcook_assc: translated data has no storage of its own to copy into a key
+                throw new DTraceException("translated data expression may not be used as aggregation index: key #"
+                        + (keys.indexOf(k) + 1), "D_KEY_TYPE", k.line);
+            }
             if (kt instanceof DType.Void || kt instanceof DType.Agg) {
                 throw new DTraceException("aggregation key #" + (keys.indexOf(k) + 1) + " may not be of type "
                         + kt.name(), "D_KEY_TYPE", k.line);
@@ -496,6 +579,12 @@ final class Checker {
         ar.var = v;
         ar.type = DType.AGG;
         a.type = DType.VOID;
+    }
+
+    /** Translated data: xlate's result, or the system translators' curpsinfo and curlwpsinfo themselves. */
+    private static boolean translated(Expr e) {
+        return e instanceof Expr.Xlate || (e instanceof Expr.Ident id
+                && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO));
     }
 
     /** An aggregation key: stack(), ustack() and jstack() are stacks there, else as {@link #type}. */
@@ -646,6 +735,10 @@ final class Checker {
 
     /** {@code base[keys]} as an rvalue (or, with {@code creating}, the target of an assignment). */
     private DType index(Expr.Index x, boolean creatingWith) throws DTraceException {
+        if (x.base instanceof Expr.AggRef ar && ar.keys != null) {
+            throw new DTraceException("improper attempt to reference @" + ar.name + " as a multi-dimensional array",
+                    "D_AGG_MDIM", x.line);
+        }
         for (Expr k : x.keys) {
             type(k);
         }
@@ -670,11 +763,14 @@ final class Checker {
                 DType typed = at == null ? null : argTypes.type(clause, (int) Math.min(at, Integer.MAX_VALUE), x.line);
                 return typed != null ? typed : b.type();
             }
+            if (b != null) {
+                return element(type(x.base), x); // a scalar built-in: execname[0] is a character
+            }
             Variable v = globals.get(id.name);
             if (v == null) {
                 throw undefined(id.name, id.line);
             }
-            if (v.keyTypes == null && !indexable(v.type)) {
+            if (v.keyTypes == null && (!indexable(v.type) || x.keys.size() != 1)) {
                 throw new DTraceException("cannot access scalar " + id.name + " as an associative array",
                         "D_ARR_BADREF", x.line);
             }
@@ -685,7 +781,13 @@ final class Checker {
             }
             id.type = v.type;
             checkKeys(id.name, v, x.keys, x.line);
+            tupleRegisters(x.keys);
             return v.type;
+        }
+        if (x.base instanceof Expr.ThisVar t && !locals.containsKey(t.name)) {
+            // a new this-> variable indexed: D has no clause-local associative arrays
+            throw new DTraceException("local variables may not be used as associative arrays: " + t.name,
+                    "D_ARR_LOCAL", x.line);
         }
         if (x.base instanceof Expr.SelfVar s) {
             Variable v = tls.get(s.name);
@@ -703,9 +805,20 @@ final class Checker {
             }
             s.type = v.type;
             checkKeys("self->" + s.name, v, x.keys, x.line);
+            tupleRegisters(x.keys);
             return v.type;
         }
         return element(type(x.base), x);
+    }
+
+    /**
+     * A key of at most ten members: dtrace assembles a tuple in its DIF tuple registers
+     * (DIF_DTR_NREGS, 8), and dt_cg_arglist gives up past index 8 with EDT_NOTUPREG.
+     */
+    private static void tupleRegisters(List<Expr> keys) throws DTraceException {
+        if (keys.size() > 9) {
+            throw new DTraceException("Insufficient tuple registers to generate code");
+        }
     }
 
     /** A scalar variable that [ ] indexes: a string (its characters), an array or a pointer. */
@@ -782,6 +895,10 @@ final class Checker {
         } else {
             sou = bt;
         }
+        if (sou instanceof DType.Sou fwd && !fwd.isComplete()) {
+            throw new DTraceException("operator " + (m.arrow ? "->" : ".") + " cannot be applied to a forward declaration: no "
+                    + fwd.name() + " definition is available", "D_OP_INCOMPLETE", m.line);
+        }
         DType.Member mem = sou instanceof DType.Sou s ? s.member(m.member) : null;
         if (mem == null) {
             throw new DTraceException(m.member + " is not a member of " + sou.name(), "D_TYPE_MEMBER", m.line);
@@ -806,10 +923,30 @@ final class Checker {
     private static boolean inMemory(Expr o) {
         return switch (o) {
             case Expr.Unary u -> u.op == Expr.UnOp.DEREF;
-            case Expr.Member m -> m.arrow || inMemory(m.base);
-            case Expr.Index x -> x.base.type instanceof DType.Ptr || (x.base.type instanceof DType.Array && inMemory(x.base));
+            case Expr.Member m -> m.arrow || inMemory(m.base) || declaredObject(m.base);
+            case Expr.Index x -> x.base.type instanceof DType.Ptr
+                    || (x.base.type instanceof DType.Array && (inMemory(x.base) || declaredObject(x.base)));
             default -> false;
         };
+    }
+
+    /**
+     * A variable whose value is an object in D's memory (a struct, union or non-char array, not
+     * an associative array): the variable itself is no lvalue for &amp; (D_ADDROF_VAR), but its
+     * members and elements are objects with addresses (&amp;a[0], &amp;s.m), as in DTrace.
+     */
+    private static boolean declaredObject(Expr e) {
+        Variable v = switch (e) {
+            case Expr.Ident id when id.symbol instanceof Variable var -> var;
+            case Expr.ThisVar t -> t.var;
+            case Expr.SelfVar t -> t.var;
+            default -> null;
+        };
+        if (v == null || v.keyTypes != null) {
+            return false;
+        }
+        return v.type instanceof DType.Sou || (v.type instanceof DType.Array a
+                && !(a.element() instanceof DType.Int i && i.size() == 1));
     }
 
     // ---- operators ----------------------------------------------------------------------------
@@ -870,14 +1007,14 @@ final class Checker {
                 DType t = type(u.operand);
                 if (t instanceof DType.Ptr p) {
                     if (p.target() instanceof DType.Void) {
-                        throw new DTraceException("cannot dereference a pointer to void", "D_DEREF_VOID", u.line);
+                        throw new DTraceException("cannot dereference pointer to void", "D_DEREF_VOID", u.line);
                     }
                     return p.target();
                 }
                 if (t instanceof DType.Array a) {
                     return a.element();
                 }
-                throw new DTraceException("operator * requires an operand of pointer type", "D_DEREF_NONPTR", u.line);
+                throw new DTraceException("cannot dereference non-pointer type", "D_DEREF_NONPTR", u.line);
             }
             case ADDROF -> {
                 Expr o = u.operand;
@@ -887,6 +1024,7 @@ final class Checker {
                     throw new DTraceException("cannot take address of bit-field", "D_ADDROF_BITFIELD", u.line);
                 }
                 if (!inMemory(o) && (o instanceof Expr.Ident || o instanceof Expr.SelfVar || o instanceof Expr.ThisVar
+                        || o instanceof Expr.AggRef
                         || (o instanceof Expr.Index ix && (ix.base instanceof Expr.Ident || ix.base instanceof Expr.SelfVar)))) {
                     throw new DTraceException("cannot take address of dynamic variable", "D_ADDROF_VAR", u.line);
                 }
@@ -991,10 +1129,8 @@ final class Checker {
                 if (b.op == BinOp.SUB && l instanceof DType.Ptr && r instanceof DType.Ptr && l.sameAs(r)) {
                     return DType.LONG;
                 }
-                if (l.isScalar() && r.isScalar()) {
-                    throw incompatible(l, op, r, b.line);
-                }
-                throw new DTraceException("operator " + op + " requires operands of arithmetic type", "D_OP_ARITH", b.line);
+                // dt_cook_op2: + and - on anything else are operands of incompatible types
+                throw incompatible(l, op, r, b.line);
             }
         }
         throw new IllegalStateException(b.op.toString());
@@ -1017,14 +1153,15 @@ final class Checker {
         if (!c.isScalar()) {
             throw new DTraceException("operator ?: expression must be of scalar type", "D_OP_SCALAR", t.line);
         }
+        // both sides are cooked (their own errors first), then checked for actions (dt_cook_op3)
+        DType a = type(t.then);
+        DType b = type(t.otherwise);
         for (Expr branch : List.of(t.then, t.otherwise)) {
             if (branch instanceof Expr.Call call && DFunction.byName(call.name) != null
                     && DFunction.byName(call.name).isAction()) {
                 throw new DTraceException("action cannot be used in a conditional context", "D_OP_ACT", t.line);
             }
         }
-        DType a = type(t.then);
-        DType b = type(t.otherwise);
         if (a instanceof DType.Int ai && b instanceof DType.Int bi) {
             return Types.arithmetic(ai, bi);
         }
@@ -1040,9 +1177,15 @@ final class Checker {
     private DType cast(Expr.Cast c) throws DTraceException {
         DType to = types.resolve(c.target, c.line);
         DType from = type(c.operand);
+        if (c.operand instanceof Expr.Xlate && !(to instanceof DType.Void)) {
+            // translated data has no storage of its own: it cannot be reinterpreted (dt_cook_op2's cast check)
+            throw new DTraceException("invalid cast expression: \"" + (from.isPointer() ? "pointer to translated data"
+                    : "translated data") + "\" to \"" + to.name() + "\"", "D_CAST_INVAL", c.line);
+        }
         // (string) of a void * (an alloca()'d buffer, say) reads the string it points to, as of a char *
         boolean ok = (to.isScalar() && from.isScalar()) || (to.isString() && (from.isString() || from.isCharArrayOrPointer()
                         || (from instanceof DType.Ptr vp && vp.target() instanceof DType.Void)))
+                || (to.isPointer() && from instanceof DType.Array)
                 || (to instanceof DType.Sou && to.sameAs(from))
                 || to instanceof DType.Void;
         if (!ok) {
@@ -1172,7 +1315,8 @@ final class Checker {
                     || (from instanceof DType.Ptr p && p.target() instanceof DType.Void);
         }
         if (to.isPointer()) {
-            return from.isPointer() || from.isInteger();
+            // an array is the address of its first element (K&R A7.1)
+            return from.isPointer() || from.isInteger() || from instanceof DType.Array;
         }
         return to.sameAs(from);
     }
@@ -1182,9 +1326,14 @@ final class Checker {
     private DType call(Expr.Call c, boolean statement) throws DTraceException {
         DFunction f = DFunction.byName(c.name);
         if (f == null) {
-            throw new DTraceException("failed to resolve " + c.name + ": Unknown function name", "D_IDENT_UNDEF", c.line);
+            throw new DTraceException("undefined function name: " + c.name, "D_FUNC_UNDEF", c.line);
         }
         c.function = f;
+        if (f.kind == DFunction.Kind.AGGREGATING && statement) {
+            // dt_cg_call_subr: a statement of its own is code for a D expression
+            throw new DTraceException("aggregating function " + f.dname + "( ) may not be called from a D expression "
+                    + "(D program context required)", "D_CG_EXPR", c.line);
+        }
         if (f.kind == DFunction.Kind.AGGREGATING) {
             throw new DTraceException(f.dname + "( ) may only be used as the value of an aggregation", "D_AGG_FUNC", c.line);
         }

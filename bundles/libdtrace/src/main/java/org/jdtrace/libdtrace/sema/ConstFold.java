@@ -22,7 +22,7 @@ public final class ConstFold {
     public static Long value(Expr e) {
         return switch (e) {
             case Expr.IntLit i -> i.value;
-            case Expr.Ident id when id.symbol instanceof Constant c -> c.value();
+            case Expr.Ident id when id.symbol instanceof Constant c && c.expr() == null -> c.value();
             case Expr.Cast c -> value(c.operand);
             case Expr.Offsetof o when o.type != null -> (long) o.offset;
             case Expr.SizeofType z when z.resolved != null && !z.resolved.isString() -> (long) z.resolved.size();

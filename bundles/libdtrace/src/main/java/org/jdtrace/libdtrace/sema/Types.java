@@ -65,7 +65,7 @@ final class Types {
             t = new DType.Int(tn.base(), 4, true);
         }
         if (t == null) {
-            throw new DTraceException("failed to resolve type " + tn.base() + " : Unknown type name",
+            throw new DTraceException("failed to resolve type " + written(tn.base()) + " : Unknown type name",
                     "D_UNKNOWN", line);
         }
         for (int i = 0; i < tn.pointers(); i++) {
@@ -78,6 +78,14 @@ final class Types {
     }
 
     /** Orders C's base-type words canonically: "int unsigned" -> "unsigned int", "long int long" -> "long long int". */
+    /** A type's words in the order dtrace names a type: signed/unsigned, short, long..., the rest. */
+    private static String written(String words) {
+        java.util.List<String> order = java.util.List.of("signed", "unsigned", "short", "long");
+        java.util.List<String> w = new java.util.ArrayList<>(java.util.List.of(words.split(" ")));
+        w.sort(java.util.Comparator.comparingInt(x -> order.contains(x) ? order.indexOf(x) : order.size()));
+        return String.join(" ", w);
+    }
+
     private static String normalize(String words) {
         String[] w = words.split(" ");
         StringBuilder sign = new StringBuilder();

@@ -136,8 +136,9 @@ class CompilerFuzzTest {
                     new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8), () -> false);
             String e = err.toString(StandardCharsets.UTF_8);
+            // a message's continuation lines start with a tab, or are right-aligned ("%9s key #1: int")
             boolean linesOk = java.util.Arrays.stream(e.split("\n")).allMatch(l -> l.startsWith("dtrace: ") || l.startsWith("\t")
-                    || l.startsWith("Usage: ") || l.isBlank());
+                    || l.startsWith("Usage: ") || l.isBlank() || l.matches(" +\\S+ key #\\d+: .*"));
             if (status < 0 || status > 2 || !linesOk || e.contains("internal error") || e.contains("Exception")) {
                 failures.add("mutant " + i + " of " + f.getFileName() + " (seed " + seed + "), exit " + status
                         + (linesOk ? "" : ", a line not dtrace's") + ":\n"

@@ -90,6 +90,14 @@ class LexerTest {
     }
 
     @Test
+    void stringEscapesAreStresc2chrs() throws DTraceException {
+        // C's escapes are decoded; any other backslash pair (\?, \') stays two characters
+        List<Token> t = lex("\"a\\\"\\t\\044\\?\\x4D\\\\\\'\"", Lexer.Mode.EXPR, List.of());
+        assertEquals("a\"\t$\\?M\\\\'", t.get(0).string());
+        assertEquals("ab", lex("\"ab\\0cd\"", Lexer.Mode.EXPR, List.of()).get(0).string());
+    }
+
+    @Test
     void lexicalErrorsUseDtraceWording() {
         DTraceException e = assertThrows(DTraceException.class, () -> lex("\n0128", Lexer.Mode.EXPR, List.of()));
         assertEquals("constant 0128 contains invalid digit 8", e.getMessage());
@@ -102,6 +110,10 @@ class LexerTest {
         assertEquals("end-of-file encountered before matching */", e.getMessage());
         e = assertThrows(DTraceException.class, () -> lex("\"a\nb\"", Lexer.Mode.EXPR, List.of()));
         assertEquals("D_STR_NL", e.tag());
+        assertEquals(2, e.line()); // dtrace's lexer has read the newline when it says so
+        e = assertThrows(DTraceException.class, () -> lex("\n'\n'", Lexer.Mode.EXPR, List.of()));
+        assertEquals("D_CHR_NL", e.tag());
+        assertEquals(3, e.line());
         e = assertThrows(DTraceException.class, () -> lex("''", Lexer.Mode.EXPR, List.of()));
         assertEquals("empty character constant", e.getMessage());
         e = assertThrows(DTraceException.class, () -> lex("a)", Lexer.Mode.EXPR, List.of()));

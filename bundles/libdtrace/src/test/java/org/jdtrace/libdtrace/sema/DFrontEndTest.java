@@ -89,7 +89,61 @@ class DFrontEndTest {
         "BEGIN { timestamp = 1; } | D_OP_WRITE | operator = can only be applied to a writable variable",
         "BEGIN { x = 1 ? \"a\" : 2; } | D_OP_INCOMPAT | operator ?: operands must have compatible types",
         "BEGIN { x = count(); } | D_AGG_FUNC | count( ) may only be used as the value of an aggregation",
-        "BEGIN { trace(foo(1)); } | D_IDENT_UNDEF | failed to resolve foo: Unknown function name",
+        "BEGIN { trace(foo(1)); } | D_FUNC_UNDEF | undefined function name: foo",
+        "BEGIN { @ = f(); } | D_FUNC_UNDEF | undefined function name: f",
+        "BEGIN { @ = tick-1(); } | D_FUNC_IDENT | function designator is not of function type",
+        "int foo(static int);~BEGIN {} | D_DECL_PARMCLASS | inappropriate storage class for function or associative array parameter",
+        "int a(void v);~BEGIN {} | D_DECL_PROTO_NAME | void parameter may not have a name: v",
+        "int a(int a[int]);~BEGIN {} | D_DECL_PROTO_TYPE | function prototype may not use parameter of type dynamic variable: a, parameter #1",
+        "int foo(int, void);~BEGIN {} | D_DECL_PROTO_VOID | void must be sole parameter",
+        "int a[...];~BEGIN {} | D_DECL_PROTO_VARARGS | array prototype may not use a variable-length argument list",
+        "int x[void, char];~BEGIN {} | D_DECL_PROTO_TYPE | array prototype may not use parameter of type void: (anonymous), parameter #1",
+        "int a[];~BEGIN {} | D_DECL_ARRNULL | array declaration requires array dimension or tuple signature: a",
+        "int a[-7];~BEGIN {} | D_DECL_ARRSUB | positive integral constant expression or tuple signature expected as array declaration subscript",
+        "int x[88294967295];~BEGIN {} | D_DECL_ARRBIG | array dimension too big",
+        "struct s { int trace(); };~BEGIN {} | D_DECL_VOIDOBJ | cannot have void member: trace",
+        "register x;~BEGIN {} | D_DECL_BADCLASS | specified storage class not appropriate in D",
+        "extern int;~BEGIN {} | D_DECL_USELESS | useless declaration",
+        "self this int x;~BEGIN {} | D_DECL_CLASS | only one storage class allowed in a declaration",
+        "short void ptr;~BEGIN {} | D_DECL_VOIDATTR | invalid type declaration: attributes may not be used with void type",
+        "BEGIN { i = (char long)0; } | D_DECL_CHARATTR | invalid type declaration: short and long may not be used with char type",
+        "BEGIN { i = (char int)0; } | D_DECL_COMBO | invalid type combination",
+        "BEGIN { i = (double double)0; } | D_DECL_COMBO | invalid type combination",
+        "BEGIN { i = (long short)0; } | D_UNKNOWN | failed to resolve type short long : Unknown type name",
+        "BEGIN { @foo[123] = sum(1); @bar[\"x\"] = sum(2); printa(\"%d %@d %@d\\n\", @foo, @bar); } | D_PRINTA_AGGPROTO | printa( ): @bar[ ] key #1 is incompatible with @foo:~      foo key #1: int~      bar key #1: string",
+        "BEGIN { a = 1; c = a == 1 ? printf(\"x\") : trace(); } | D_PROTO_LEN | trace( ) prototype mismatch: 0 args passed, 1 expected",
+        "BEGIN { c = 1 ? trace(1) : trace(2); } | D_OP_ACT | action cannot be used in a conditional context",
+        "struct r { int a : 1; } v;~BEGIN { printf(\"%n\", sizeof(v.a)); } | D_SIZEOF_BITFIELD | cannot apply sizeof to a bit-field",
+        "inline int foo = 1;~inline int foo = 8; | D_DECL_IDRED | identifier redefined: foo~^ current: inline definition~^previous: scalar inline",
+        "inline int rand = 7; | D_DECL_IDRED | 'identifier redefined: rand~^ current: inline definition~^previous: function '",
+        "int x[5];~BEGIN { x[1, 2] = 1; } | D_ARR_BADREF | cannot access scalar x as an associative array",
+        "BEGIN /x/ { trace(y); } | D_IDENT_UNDEF | failed to resolve x: Unknown variable name",
+        "struct o { int a; };~translator struct o < struct in *i > { a = i->x; }; | D_OP_INCOMPLETE | operator -> cannot be applied to a forward declaration: no struct in definition is available",
+        "struct o { int a; };~translator struct o { int b; }; | D_DECL_TYPERED | type redeclared: struct o",
+        "struct o { int a; };~translator struct o (int i) { a = i; }; | D_SYNTAX | syntax error near \"{\"",
+        "struct i { int x; };~struct o { int a; };~translator struct o < struct i *p > { a = p->x; };~struct i *f;~BEGIN { y = (uintptr_t)xlate<struct o *>(f); } | D_CAST_INVAL | invalid cast expression: \"pointer to translated data\" to \"uintptr_t\"",
+        "BEGIN { this->x[1, 2] = 123; } | D_ARR_LOCAL | local variables may not be used as associative arrays: x",
+        "BEGIN { @a[curpsinfo] = count(); } | D_KEY_TYPE | translated data expression may not be used as aggregation index: key #1",
+        "BEGIN { @a = count(); @a; } | D_AGG_NULL | expression has null effect: @a",
+        "BEGIN { @a[1]; } | D_AGG_NULL | expression has null effect: @a",
+        "BEGIN { @a; } | D_IDENT_UNDEF | failed to resolve @a: Unknown variable name",
+        "BEGIN { @[0][1] = count(); } | D_AGG_MDIM | improper attempt to reference @ as a multi-dimensional array",
+        "BEGIN { @ = sum(\"\"); } | D_AGG_SCALAR | sum( ) argument #1 must be of scalar type",
+        "BEGIN { @ = lquantize(\"\", 1, 5, 1); } | D_AGG_SCALAR | lquantize( ) argument #1 must be of scalar type",
+        "BEGIN { avg(1); } | D_CG_EXPR | aggregating function avg( ) may not be called from a D expression (D program context required)",
+        "BEGIN { clear(count()); } | D_CLEAR_AGGARG | clear( ) argument #1 is incompatible with prototype:~^prototype: aggregation~^ argument: void",
+        "BEGIN { normalize(count(), 4); } | D_NORMALIZE_AGGARG | normalize( ) argument #1 is incompatible with prototype:~^prototype: aggregation~^ argument: void",
+        "BEGIN { denormalize(1); } | D_NORMALIZE_AGGARG | denormalize( ) argument #1 is incompatible with prototype:~^prototype: aggregation~^ argument: int",
+        "BEGIN { trunc(1); } | D_TRUNC_AGGARG | trunc( ) argument #1 is incompatible with prototype:~^prototype: aggregation~^ argument: int",
+        "BEGIN { @a = count(); trace(@a + 3); } | D_OP_INCOMPAT | operands have incompatible types: \"aggregation\" + \"int\"",
+        "BEGIN { f = 1; @ = llquantize(1, f, 0, 6, 20); } | D_LLQUANT_FACTORTYPE | llquantize( ) argument #2 must be an integer constant",
+        "BEGIN { l = 1; @ = llquantize(1, 10, l, 6, 20); } | D_LLQUANT_LMAGTYPE | llquantize( ) argument #3 must be an integer constant",
+        "BEGIN { h = 1; @ = llquantize(1, 10, 0, h, 20); } | D_LLQUANT_HMAGTYPE | llquantize( ) argument #4 must be an integer constant",
+        "BEGIN { s = 1; @ = llquantize(1, 10, 0, 6, s); } | D_LLQUANT_STEPTYPE | llquantize( ) argument #5 must be an integer constant",
+        "BEGIN { @ = lquantize(1, 0, 1100, 0); } | D_LQUANT_STEPTYPE | lquantize( ) argument #4 must be a non-zero positive integer constant",
+        "BEGIN { @ = lquantize(1, 0, 1100, -10); } | D_LQUANT_STEPTYPE | lquantize( ) argument #4 must be a non-zero positive integer constant",
+        "BEGIN { @ = lquantize(1, 0, 1100, 65536); } | D_LQUANT_STEPVAL | lquantize( ) argument #4 must be a 16-bit quantity",
+        "BEGIN { @ = lquantize(1, 1100, 1100, -100); } | D_LQUANT_MISMATCH | lquantize( ) argument #3 must be greater than argument #2",
         "BEGIN { @a = lquantize(1, 10, 0); } | D_LQUANT_MISMATCH | lquantize( ) argument #3 must be greater than argument #2",
         "BEGIN { 1++; } | D_OP_LVAL | operator ++ requires modifiable lvalue as an operand",
         "BEGIN { x = \"s\"; x++; } | D_OP_SCALAR | operator ++ requires operand of scalar type",
@@ -109,6 +163,39 @@ class DFrontEndTest {
         DTraceException e = assertThrows(DTraceException.class, () -> check(src.replace('~', '\n')));
         assertEquals(tag, e.tag());
         assertEquals(message.replace('~', '\n').replace('^', '\t'), e.getMessage());
+    }
+
+    @Test
+    void aPredicateThatIsNoScalarIsReportedAtTheEndOfItsClause() {
+        DTraceException e = assertThrows(DTraceException.class, () -> check("int a[4];\nBEGIN\n/a/\n{\n\texit(0);\n}"));
+        assertEquals("D_PRED_SCALAR", e.tag());
+        assertEquals(6, e.line());
+    }
+
+    @Test
+    void aKeyHasAtMostNineMembers() throws DTraceException {
+        // dt_cg_arglist's limit (DIF_DTR_NREGS): nine members go, ten are refused without a line
+        check("BEGIN { a[0, 1, 2, 3, 4, 5, 6, 7, 8] = 0; @[0, 1, 2, 3, 4, 5, 6, 7, 8] = count(); }");
+        DTraceException e = assertThrows(DTraceException.class, () -> check("BEGIN { a[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] = 0; }"));
+        assertEquals("Insufficient tuple registers to generate code", e.getMessage());
+        assertEquals(-1, e.line());
+        assertThrows(DTraceException.class, () -> check("BEGIN { @[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] = count(); }"));
+    }
+
+    @Test
+    void theActionsAreCheckedBeforeThePredicate() throws DTraceException {
+        // dt_compile_one_clause: 'x++' in the actions declares the x the predicate reads
+        CheckedProgram p = check("BEGIN /x == 0/ { exit(x++); }\nBEGIN { trace(execname[0]); }");
+        assertEquals(DType.INT64, p.globals().get(0).type);
+        assertEquals(DType.CHAR, ((Expr.Call) stmt(p, 1, 0)).args.get(0).type);
+    }
+
+    @Test
+    void functionPrototypesAreCheckedAndDeclareNothing() throws DTraceException {
+        CheckedProgram p = check("extern int getint(void);\nextern int *getptr(void);\nextern int *(*funcptr)(void);\n"
+                + "extern int **(**funcptrptr)(void);\nextern int noparms();\nextern int twoparms(int, register int);\n"
+                + "extern int varargs2(int, ...);\nBEGIN { exit(0); }");
+        assertEquals(List.of(), p.globals());
     }
 
     @Test
