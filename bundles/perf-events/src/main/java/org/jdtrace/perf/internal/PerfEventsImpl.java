@@ -5,12 +5,16 @@
  * Draining: the drain thread reads each open set's rings and calls its handler with each record
  * (samples, comm records, lost counts). It blocks while there is nothing to read: parked while no
  * set is open (open() unparks it), else in poll(2) on every ring's descriptor and an eventfd that
- * open() and close() signal (a ring wakes its poller at each sample: wakeup_events 1). After a
- * wakeup it waits DRAIN_NANOS for the burst to gather, then drains, so it drains at most every
- * DRAIN_NANOS and a record waits at most about that long. The rings are sized so that a burst of
+ * open() and close() signal. A ring wakes its poller every WAKEUP_EVENTS samples, not at each:
+ * a wake-up is an irq_work and a scheduler wake-up charged to the thread that fired, and one per
+ * event made machine-wide syscall tracing cost 5x bpftrace on a getppid loop. After a wakeup the
+ * drain thread waits DRAIN_NANOS for the burst to gather, then drains, so it drains at most every
+ * DRAIN_NANOS. Fewer than WAKEUP_EVENTS records wait for the poll's timeout (OPEN_POLL_MS), after
+ * which it drains only if some ring holds unread records (Ring.unread: two loads of the mmap'd
+ * page), so an open event that never fires still wakes nothing. The rings are sized so that a burst of
  * that length fits; a full ring makes the kernel count PERF_RECORD_LOST, which the set adds up and
  * its handler reports as drops. A drain that held records back (see Order) polls with a short
- * timeout so that they go out in the next one; otherwise the poll waits up to IDLE_POLL_MS.
+ * timeout so that they go out in the next one; otherwise the poll waits up to OPEN_POLL_MS.
  *
  * Ownership and cleanup: every EventSetImpl and BpfObjectImpl registers in `open` and leaves it
  * on close(). deactivate() (bundle stop, framework shutdown) stops the drain thread and closes
@@ -70,8 +74,10 @@ public final class PerfEventsImpl implements PerfEvents {
     static final long DRAIN_NANOS = 5_000_000;
     /** The periodic drain leaves the records of its last millisecond for the next (see Order). */
     static final long MERGE_MARGIN_NANOS = 1_000_000;
-    /** The poll's timeout with nothing held back: a safety net, every wakeup comes from a ring. */
-    static final int IDLE_POLL_MS = 1000;
+    /** The poll's timeout with nothing held back: how long fewer than WAKEUP_EVENTS records may wait. */
+    static final int OPEN_POLL_MS = 20;
+    /** Samples a ring takes before it wakes the drain thread (perf_event_attr.wakeup_events). */
+    static final int WAKEUP_EVENTS = 64;
     /**
      * Signalled by open() and close(): the drain thread's poll then takes the new set of rings.
      * Made by the drain thread when the first set opens (the bundle's start links no native call).
@@ -182,9 +188,9 @@ public final class PerfEventsImpl implements PerfEvents {
             for (int c = 0; c < n; c++) {
                 long flags = spec.flags() | (spec.disabled() ? PerfSys.F_DISABLED : 0)
                         | (spec.pid() >= 0 ? PerfSys.F_INHERIT : 0);
-                // wakeup_events 1: each sample wakes the drain thread's poll (see Draining)
+                // a wake-up of the drain thread's poll every WAKEUP_EVENTS samples (see Draining)
                 PerfSys.Attr a = new PerfSys.Attr(spec.type(), spec.config(), spec.period(), spec.freq(),
-                        spec.sampleType(), flags, spec.regsUser(), 1);
+                        spec.sampleType(), flags, spec.regsUser(), WAKEUP_EVENTS);
                 int fd = sys.perfEventOpen(a, spec.pid(), spec.pid() >= 0 ? -1 : c);
                 MemorySegment m;
                 try {
@@ -290,10 +296,11 @@ public final class PerfEventsImpl implements PerfEvents {
             PerfSys.pollfd(fds, 0, wakeFd);
             int i = 1;
             for (EventSetImpl set : now) i = set.pollfds(fds, i);
-            int ready = PerfSys.poll(st, fds, i, held ? (int) (MERGE_MARGIN_NANOS / 1_000_000) + 1 : IDLE_POLL_MS);
+            int ready = PerfSys.poll(st, fds, i, held ? (int) (MERGE_MARGIN_NANOS / 1_000_000) + 1 : OPEN_POLL_MS);
             PerfSys.consume(st, buf, wakeFd);
             if (!running) break;
-            if (ready > 0) LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather
+            if (ready == 0 && !held && java.util.Arrays.stream(now).noneMatch(EventSetImpl::unread)) continue; // nothing came
+            LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather: at most a drain every DRAIN_NANOS
             held = drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
             drains++;
         }
@@ -416,6 +423,15 @@ public final class PerfEventsImpl implements PerfEvents {
         /** The number of rings (0 once closed). Any thread. */
         synchronized int ringCount() {
             return rings.size();
+        }
+
+        /** Some ring holds records not read yet (the drain thread, between drains). */
+        synchronized boolean unread() {
+            if (closed) return false;
+            for (Ring r : rings) {
+                if (r.unread()) return true;
+            }
+            return false;
         }
 
         /** Writes this set's ring descriptors into {@code fds} from entry {@code i}; the next entry. */

@@ -83,6 +83,11 @@ final class Ring {
         return tail < head;
     }
 
+    /** Outside a drain (the set's lock held): has the kernel written past what was read? Two loads, no system call. */
+    boolean unread() {
+        return map.get(JAVA_LONG, TAIL) < (long) LONG_VH.getAcquire(map, HEAD);
+    }
+
     /**
      * The pending record's time: a sample's PERF_SAMPLE_TIME (0 if the event has none); any other
      * record (comm, lost) Long.MIN_VALUE, so that it is read before the samples that follow it.
