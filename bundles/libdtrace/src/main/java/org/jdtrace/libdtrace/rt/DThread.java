@@ -97,7 +97,7 @@ public final class DThread {
             int size = Record.HEADER;
             for (Datum d : r.data()) size += d.size();
             buffer.offer(new Record(r.epid(), r.cpu(), System.nanoTime(), seq++, r.data()), size,
-                    state.options.get("bufsize"));
+                    state.options.bufsize());
         }
     }
 
@@ -179,7 +179,7 @@ public final class DThread {
             state.speculations.record(specId, r, Record.HEADER + bytes);
         } else {
             buffer.offer(epid, cpu, ts, seq++, words, nw, refs, nr, n, Record.HEADER + bytes,
-                    state.options.get("bufsize"));
+                    state.options.bufsize());
         }
         n = 0;
         nw = 0;

@@ -10,7 +10,7 @@
  * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph.
  *
  * Values are kept as longs (UNSET = Long.MIN_VALUE, like DTRACEOPT_UNSET); reads of the options
- * used on the firing path (quiet, strsize) go through volatile fields.
+ * used on the firing path (quiet, strsize, bufsize) go through volatile fields.
  */
 package org.jdtrace.libdtrace.rt;
 
@@ -61,6 +61,7 @@ public final class Options {
     private final Map<String, String> raw = new ConcurrentHashMap<>();
     private volatile boolean quiet;
     private volatile int strsize = 256;
+    private volatile long bufsize = 4L << 20;
 
     public Options() {
         values.put("bufsize", 4L << 20);
@@ -114,6 +115,7 @@ public final class Options {
         else raw.remove(name);
         if (name.equals("quiet")) quiet = v != UNSET;
         if (name.equals("strsize")) strsize = (int) Math.max(1, Math.min(v, 1 << 20));
+        if (name.equals("bufsize")) bufsize = v;
     }
 
     /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
@@ -267,5 +269,10 @@ public final class Options {
 
     public int strsize() {
         return strsize;
+    }
+
+    /** The principal buffer's size, read at every commit. */
+    public long bufsize() {
+        return bufsize;
     }
 }
