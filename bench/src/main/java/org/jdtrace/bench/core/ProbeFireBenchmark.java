@@ -21,9 +21,6 @@ import org.jdtrace.core.consumer.DTraceService;
 import org.jdtrace.core.context.JvmProbeContext;
 import org.jdtrace.libdtrace.DSessionFactoryImpl;
 import org.jdtrace.core.provider.DTraceFramework;
-import org.jdtrace.spi.Probe;
-import org.jdtrace.spi.ProbeRegistry;
-import org.jdtrace.spi.Provider;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -45,29 +42,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class ProbeFireBenchmark {
 
-    /** The provider a bundle would register: two probes, fired by the benchmark thread. */
-    static final class BenchProvider implements Provider {
-        Probe enabled;
-        Probe idle;
-
-        @Override
-        public String name() {
-            return "bench";
-        }
-
-        @Override
-        public void attach(ProbeRegistry registry) {
-            enabled = registry.create("bench", "jmh", "loop", "fire", null);
-            idle = registry.create("bench", "jmh", "loop", "idle", null);
-        }
-
-        @Override
-        public void enable(Probe probe) {}
-
-        @Override
-        public void disable(Probe probe) {}
-    }
-
     private DTraceFramework framework;
     private BenchProvider provider;
     private Consumer consumer;
@@ -76,7 +50,7 @@ public class ProbeFireBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         framework = new DTraceFramework();
-        provider = new BenchProvider();
+        provider = new BenchProvider("fire", "idle");
         framework.addProvider(provider);
         consumer = new DTraceService(framework, new DSessionFactoryImpl()).open();
         consumer.setOption("quiet", null);
@@ -86,7 +60,7 @@ public class ProbeFireBenchmark {
         }
         PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
         consumer.go(sink, sink);
-        if (!provider.enabled.isEnabled()) {
+        if (!provider.probe(0).isEnabled()) {
             throw new IllegalStateException("bench:::fire is not enabled");
         }
     }
@@ -103,11 +77,11 @@ public class ProbeFireBenchmark {
 
     @Benchmark
     public void fireEnabled() {
-        provider.enabled.fire(JvmProbeContext.current().clear().arg(0, ++seq));
+        provider.probe(0).fire(JvmProbeContext.current().clear().arg(0, ++seq));
     }
 
     @Benchmark
     public void fireDisabled() {
-        provider.idle.fire(JvmProbeContext.current().clear().arg(0, ++seq));
+        provider.probe(1).fire(JvmProbeContext.current().clear().arg(0, ++seq));
     }
 }

@@ -22,6 +22,7 @@
  */
 package org.jdtrace.bench.libdtrace;
 
+import org.jdtrace.bench.core.BenchProvider;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -35,9 +36,6 @@ import org.jdtrace.core.context.JvmProbeContext;
 import org.jdtrace.core.provider.DTraceFramework;
 import org.jdtrace.engine.DProgram;
 import org.jdtrace.libdtrace.DSessionFactoryImpl;
-import org.jdtrace.spi.Probe;
-import org.jdtrace.spi.ProbeRegistry;
-import org.jdtrace.spi.Provider;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -69,29 +67,6 @@ public class DLanguageBenchmark {
             bench:::count { @c = count(); }
             """;
 
-    /** Two probes, fired by the benchmark thread. */
-    static final class BenchProvider implements Provider {
-        Probe fire;
-        Probe count;
-
-        @Override
-        public String name() {
-            return "bench";
-        }
-
-        @Override
-        public void attach(ProbeRegistry registry) {
-            fire = registry.create("bench", "jmh", "loop", "fire", null);
-            count = registry.create("bench", "jmh", "loop", "count", null);
-        }
-
-        @Override
-        public void enable(Probe probe) {}
-
-        @Override
-        public void disable(Probe probe) {}
-    }
-
     private DTraceFramework framework;
     private BenchProvider provider;
     private Consumer consumer;
@@ -101,7 +76,7 @@ public class DLanguageBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         framework = new DTraceFramework();
-        provider = new BenchProvider();
+        provider = new BenchProvider("fire", "count");
         framework.addProvider(provider);
         consumer = new DTraceService(framework, new DSessionFactoryImpl()).open();
         consumer.setOption("quiet", null);
@@ -128,12 +103,12 @@ public class DLanguageBenchmark {
 
     @Benchmark
     public void fireStructAndTranslator() {
-        provider.fire.fire(JvmProbeContext.current().clear().arg(0, ++seq));
+        provider.probe(0).fire(JvmProbeContext.current().clear().arg(0, ++seq));
     }
 
     @Benchmark
     public void fireCount() {
-        provider.count.fire(JvmProbeContext.current().clear().arg(0, ++seq));
+        provider.probe(1).fire(JvmProbeContext.current().clear().arg(0, ++seq));
     }
 
     @Benchmark
