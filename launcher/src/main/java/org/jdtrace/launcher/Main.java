@@ -207,7 +207,7 @@ public final class Main {
      */
     private static Path storageDirectory() throws LaunchException {
         Path tmp = storageParent();
-        long pid = ProcessHandle.current().pid();
+        long pid = selfPid();
         for (int n = 0; n < 100; n++) {
             Path p = tmp.resolve("jdtrace-felix-" + pid + "-" + n);
             try {
@@ -219,6 +219,18 @@ public final class Main {
             }
         }
         throw new LaunchException("cannot create a framework storage directory in " + tmp);
+    }
+
+    /**
+     * This process's pid, from the /proc/self link: ProcessHandle.current() would initialise the
+     * process reaper's machinery (a few ms of every start) for one number.
+     */
+    static long selfPid() {
+        try {
+            return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).toString());
+        } catch (IOException | RuntimeException e) {
+            return ProcessHandle.current().pid();
+        }
     }
 
     /**

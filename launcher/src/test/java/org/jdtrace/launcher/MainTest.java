@@ -45,4 +45,9 @@ class MainTest {
             else System.setProperty("jdtrace.storage", old);
         }
     }
+
+    @Test
+    void selfPidIsThisProcesssPid() {
+        assertEquals(ProcessHandle.current().pid(), Main.selfPid());
+    }
 }
