@@ -201,7 +201,12 @@ final class TracepointProvider implements Provider {
     @Override
     public ArgDesc argDesc(Probe probe, int index) {
         Spec s = (Spec) probe.providerArg();
-        return index < s.argTypes.length ? new ArgDesc(index, s.argTypes[index], null) : null;
+        if (index >= s.argTypes.length) return null;
+        String t = s.argTypes[index];
+        // a psinfo_t */lwpsinfo_t * is translated from the raw pid or tid it describes
+        if (t.equals("psinfo_t *")) return new ArgDesc(index, "pid_t", t);
+        if (t.equals("lwpsinfo_t *")) return new ArgDesc(index, "id_t", t);
+        return new ArgDesc(index, t, null);
     }
 
     /** The enabled probes of one tracepoint and its events. */
