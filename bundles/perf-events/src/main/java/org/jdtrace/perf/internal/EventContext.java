@@ -98,19 +98,9 @@ final class EventContext extends SampleContext {
         return pid >= 0 ? pid : super.pid();
     }
 
-    /** The group's map of each process's ppid at its latest event (CaptureProgram.ppids), or null. */
-    volatile org.jdtrace.perf.BpfObject ppids;
-
     @Override
     public long ppid() {
-        if (pid >= 0) return super.ppid(); // in another thread's name (sched:::on-cpu): /proc
-        if (ppid != 0) return ppid;
-        org.jdtrace.perf.BpfObject m = ppids;
-        if (m != null) {
-            long p = m.lookup((int) super.pid());
-            if (p != Long.MIN_VALUE) return p;
-        }
-        return super.ppid();
+        return ppid != 0 && pid < 0 ? ppid : super.ppid();
     }
 
     @Override
