@@ -107,75 +107,57 @@ public final class ProcInfo {
 
     /**
      * args[i]->field where args[i] is a psinfo_t * (the proc provider's child, signal target):
-     * an integer member of process {@code pid}, as the provider recorded it at the event
-     * (ProbeContext.argInfo) or else from /proc now (zeros for a process gone since).
+     * an integer member of process {@code arg(i)}, as the provider recorded it at the event
+     * (ProbeContext.argInfo) or else as curpsinfo's, from /proc now (zeros for a process gone since).
      */
     long psinfoOf(ProbeContext ctx, int arg, String field) {
-        long pid = ctx.arg(arg);
-        if (field.equals("pr_pid")) return pid;
-        long v = ctx.argInfo(arg, field);
-        if (v != Long.MIN_VALUE) return v;
-        if (field.equals("pr_ppid")) return field(statFields(Path.of("/proc", Long.toString(pid), "stat")), 4);
-        Proc p = proc(pid);
-        return switch (field) {
-            case "pr_nlwp" -> p.nlwp();
-            case "pr_pgid" -> p.pgid();
-            case "pr_sid" -> p.sid();
-            case "pr_uid" -> p.uid();
-            case "pr_euid" -> p.euid();
-            case "pr_gid" -> p.gid();
-            case "pr_egid" -> p.egid();
-            case "pr_size" -> p.size();
-            case "pr_rssize" -> p.rssize();
-            case "pr_ttydev" -> p.ttydev();
-            case "pr_argc" -> p.argc();
-            case "pr_dmodel" -> p.dmodel();
-            default -> 0;
-        };
+        long v = field.equals("pr_pid") ? ctx.arg(arg) : ctx.argInfo(arg, field);
+        return v != Long.MIN_VALUE ? v : psinfo(new Named(ctx.arg(arg), ctx.arg(arg)), field);
     }
 
     /** As psinfoOf for a char array member (pr_fname, pr_psargs). */
     String psinfoStrOf(ProbeContext ctx, int arg, String field) {
         String v = ctx.argInfoString(arg, field);
-        if (v != null) return v;
-        long pid = ctx.arg(arg);
-        return switch (field) {
-            case "pr_fname" -> {
-                String n = text(Path.of("/proc", Long.toString(pid), "comm")).strip();
-                yield n.length() > 15 ? n.substring(0, 15) : n;
-            }
-            case "pr_psargs" -> proc(pid).psargs();
-            default -> "";
-        };
+        return v != null ? v : psinfoStr(new Named(ctx.arg(arg), ctx.arg(arg)), field);
     }
 
     /** args[i]->field where args[i] is a lwpsinfo_t * (thread {@code arg(i)}): an integer member. */
     long lwpsinfoOf(ProbeContext ctx, int arg, String field) {
-        long tid = ctx.arg(arg);
-        if (field.equals("pr_lwpid")) return tid;
-        long v = ctx.argInfo(arg, field);
-        if (v != Long.MIN_VALUE) return v;
-        Lwp l = lwp(tid, tid); // /proc/TID names any thread, not only a process's first
-        return switch (field) {
-            case "pr_state" -> l.state();
-            case "pr_sname" -> l.sname();
-            case "pr_nice" -> l.nice();
-            case "pr_pri", "pr_oldpri" -> l.pri();
-            case "pr_onpro" -> l.cpu();
-            case "pr_bindpro", "pr_bindpset" -> -1;
-            default -> 0;
-        };
+        long v = field.equals("pr_lwpid") ? ctx.arg(arg) : ctx.argInfo(arg, field);
+        // /proc/TID names any thread, not only a process's first
+        return v != Long.MIN_VALUE ? v : lwpsinfo(new Named(ctx.arg(arg), ctx.arg(arg)), field);
     }
 
     /** As lwpsinfoOf for a char array member (pr_name, pr_clname). */
     String lwpsinfoStrOf(ProbeContext ctx, int arg, String field) {
         String v = ctx.argInfoString(arg, field);
-        if (v != null) return v;
-        return switch (field) {
-            case "pr_name" -> lwp(ctx.arg(arg), ctx.arg(arg)).name();
-            case "pr_clname" -> "TS";
-            default -> "";
-        };
+        return v != null ? v : lwpsinfoStr(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+    }
+
+    /**
+     * The process (and thread) a psinfo_t * / lwpsinfo_t * argument names, as the context the
+     * curpsinfo getters read: its pid and tid, its parent and name from /proc.
+     */
+    private record Named(long pid, long tid) implements ProbeContext {
+        @Override
+        public long arg(int i) {
+            return 0;
+        }
+
+        @Override
+        public long ppid() {
+            return field(statFields(Path.of("/proc", Long.toString(pid), "stat")), 4);
+        }
+
+        @Override
+        public String execname() {
+            return text(Path.of("/proc", Long.toString(pid), "comm")).strip();
+        }
+
+        @Override
+        public int cpu() {
+            return 0;
+        }
     }
 
     private Proc proc(long pid) {
