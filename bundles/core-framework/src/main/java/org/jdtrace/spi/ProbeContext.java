@@ -109,4 +109,26 @@ public interface ProbeContext {
     default void stopProcess() throws FaultException {
         throw new FaultException(FaultException.Kind.ILLOP, 0);
     }
+
+    /**
+     * {@code args[i]->member} where the provider types args[i] as {@code psinfo_t *} or
+     * {@code lwpsinfo_t *} (ArgDesc.translatedType; its raw arg(i) is the pid or tid it describes):
+     * the integer member as the provider recorded it at the event, or {@link Long#MIN_VALUE} when
+     * it did not (the runtime then reads /proc for the process or thread arg(i) names).
+     *
+     * @since 1.6
+     */
+    default long argInfo(int i, String member) {
+        return Long.MIN_VALUE;
+    }
+
+    /**
+     * As {@link #argInfo} for a char array member ({@code pr_fname}, {@code pr_name}): the text
+     * recorded at the event, or null when the provider did not record it.
+     *
+     * @since 1.6
+     */
+    default String argInfoString(int i, String member) {
+        return null;
+    }
 }

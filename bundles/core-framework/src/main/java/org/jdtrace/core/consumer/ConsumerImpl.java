@@ -279,7 +279,7 @@ final class ConsumerImpl implements Consumer {
         for (Probe p : found.values()) {
             List<String> args = new ArrayList<>();
             for (ArgDesc a : framework.argDescs(p)) {
-                args.add(a.nativeType());
+                args.add(a.translatedType() != null ? a.translatedType() : a.nativeType()); // -lv shows args[] as D types them (dt_probe_info)
             }
             out.add(new ProbeInfo(p.id(), p.provider(), p.module(), p.function(), p.name(), List.copyOf(args),
                     framework.attributes(p)));

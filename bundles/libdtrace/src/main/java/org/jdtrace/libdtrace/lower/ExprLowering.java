@@ -23,6 +23,7 @@ import org.jdtrace.libdtrace.ast.Constant;
 import org.jdtrace.libdtrace.ast.DFunction;
 import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.ProcfsTypes;
 import org.jdtrace.libdtrace.ast.Variable;
 import org.jdtrace.libdtrace.codegen.Ir;
 import org.jdtrace.libdtrace.codegen.Ir.VKind;
@@ -67,6 +68,14 @@ final class ExprLowering {
                 }
                 yield narrow(new Ir.MemOp(op, List.of(new Ir.StrConst(m.member)), VKind.LONG), m.type);
             }
+            case Expr.Member m when m.arrow && procfsArg(m.base) >= 0 -> {
+                // args[i]->pr_*, args[i] a psinfo_t * or lwpsinfo_t * (the proc provider's): the
+                // process or thread the argument names, as the provider recorded it or from /proc
+                String op = ((DType.Ptr) m.base.type).target() == ProcfsTypes.PSINFO ? "argpsinfo" : "arglwpsinfo";
+                List<Ir.Expr> a = List.of(new Ir.Const(procfsArg(m.base)), new Ir.StrConst(m.member));
+                if (kind(m.type) == VKind.STRING) yield new Ir.MemOp(op + "str", a, VKind.STRING);
+                yield narrow(new Ir.MemOp(op, a, VKind.LONG), m.type);
+            }
             case Expr.Member m -> memValue(address(m), m.type, memberOf(m));
             case Expr.Call c -> call(c);
             case Expr.Unary u -> unary(u);
@@ -84,6 +93,16 @@ final class ExprLowering {
             case Expr.Offsetof o -> new Ir.Const(o.offset);
             case Expr.Xlate x -> translation(x);
         };
+    }
+
+    /** N when {@code e} is args[N] (a constant N) typed psinfo_t * or lwpsinfo_t *, else -1. */
+    static int procfsArg(Expr e) {
+        if (e instanceof Expr.Index x && x.base instanceof Expr.Ident id && id.symbol == BuiltinVariable.ARGS
+                && x.type instanceof DType.Ptr p && (p.target() == ProcfsTypes.PSINFO || p.target() == ProcfsTypes.LWPSINFO)
+                && x.keys.size() == 1 && ConstFold.value(x.keys.get(0)) instanceof Long n && n >= 0 && n <= 9) {
+            return (int) (long) n;
+        }
+        return -1;
     }
 
     /** The expression as a string: strings as they are, a {@code char *} read with copyinstr. */

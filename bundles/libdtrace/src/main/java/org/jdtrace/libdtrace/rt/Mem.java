@@ -328,6 +328,26 @@ public final class Mem {
         return t.state().procs.lwpsinfoStr(ctx, field);
     }
 
+    /** args[i]->field, args[i] a psinfo_t * (the proc provider's): an integer member of the process it names. */
+    public static long argpsinfo(DThread t, ProbeContext ctx, long arg, String field) {
+        return t.state().procs.psinfoOf(ctx, (int) arg, field);
+    }
+
+    /** args[i]->field, args[i] a psinfo_t *: a char array member (pr_fname, pr_psargs). */
+    public static String argpsinfostr(DThread t, ProbeContext ctx, long arg, String field) {
+        return t.state().procs.psinfoStrOf(ctx, (int) arg, field);
+    }
+
+    /** args[i]->field, args[i] a lwpsinfo_t *: an integer member of the thread it names. */
+    public static long arglwpsinfo(DThread t, ProbeContext ctx, long arg, String field) {
+        return t.state().procs.lwpsinfoOf(ctx, (int) arg, field);
+    }
+
+    /** args[i]->field, args[i] a lwpsinfo_t *: a char array member (pr_name, pr_clname). */
+    public static String arglwpsinfostr(DThread t, ProbeContext ctx, long arg, String field) {
+        return t.state().procs.lwpsinfoStrOf(ctx, (int) arg, field);
+    }
+
     /** A fault of a clause that uses memory: at its action and the DIF offset of the operation (0: none). */
     public static org.jdtrace.engine.DFault fault(FaultException f, int action, int offset) {
         return new org.jdtrace.engine.DFault(f.kind(), f.address(), action, offset == 0 ? -1 : offset);

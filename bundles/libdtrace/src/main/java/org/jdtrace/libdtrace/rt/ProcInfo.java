@@ -105,6 +105,61 @@ public final class ProcInfo {
         };
     }
 
+    /**
+     * args[i]->field where args[i] is a psinfo_t * (the proc provider's child, signal target):
+     * an integer member of process {@code arg(i)}, as the provider recorded it at the event
+     * (ProbeContext.argInfo) or else as curpsinfo's, from /proc now (zeros for a process gone since).
+     */
+    long psinfoOf(ProbeContext ctx, int arg, String field) {
+        long v = field.equals("pr_pid") ? ctx.arg(arg) : ctx.argInfo(arg, field);
+        return v != Long.MIN_VALUE ? v : psinfo(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+    }
+
+    /** As psinfoOf for a char array member (pr_fname, pr_psargs). */
+    String psinfoStrOf(ProbeContext ctx, int arg, String field) {
+        String v = ctx.argInfoString(arg, field);
+        return v != null ? v : psinfoStr(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+    }
+
+    /** args[i]->field where args[i] is a lwpsinfo_t * (thread {@code arg(i)}): an integer member. */
+    long lwpsinfoOf(ProbeContext ctx, int arg, String field) {
+        long v = field.equals("pr_lwpid") ? ctx.arg(arg) : ctx.argInfo(arg, field);
+        // /proc/TID names any thread, not only a process's first
+        return v != Long.MIN_VALUE ? v : lwpsinfo(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+    }
+
+    /** As lwpsinfoOf for a char array member (pr_name, pr_clname). */
+    String lwpsinfoStrOf(ProbeContext ctx, int arg, String field) {
+        String v = ctx.argInfoString(arg, field);
+        return v != null ? v : lwpsinfoStr(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+    }
+
+    /**
+     * The process (and thread) a psinfo_t * / lwpsinfo_t * argument names, as the context the
+     * curpsinfo getters read: its pid and tid, its parent and name from /proc.
+     */
+    private record Named(long pid, long tid) implements ProbeContext {
+        @Override
+        public long arg(int i) {
+            return 0;
+        }
+
+        @Override
+        public long ppid() {
+            return field(statFields(Path.of("/proc", Long.toString(pid), "stat")), 4);
+        }
+
+        @Override
+        public String execname() {
+            return text(Path.of("/proc", Long.toString(pid), "comm")).strip();
+        }
+
+        @Override
+        public int cpu() {
+            return 0;
+        }
+    }
+
     private Proc proc(long pid) {
         long now = System.nanoTime();
         Proc p = lastProc;

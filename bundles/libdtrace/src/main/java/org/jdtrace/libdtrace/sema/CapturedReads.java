@@ -102,7 +102,8 @@ final class CapturedReads {
                 if (u.op != Expr.UnOp.SIZEOF) expr(u.operand);
             }
             case Expr.Member m -> {
-                if (m.arrow && inProcess(m.base)) refuse(m, "reads the process's memory");
+                // args[i]->pr_* of a psinfo_t * or lwpsinfo_t * argument reads no process memory
+                if (m.arrow && inProcess(m.base) && !procfs(m.base)) refuse(m, "reads the process's memory");
                 expr(m.base);
             }
             case Expr.Index x -> {
@@ -209,6 +210,13 @@ final class CapturedReads {
         if (e instanceof Expr.IntLit) return true;
         if (argIndex(e) >= 0) return true;
         return e instanceof Expr.Index x && x.base instanceof Expr.Ident id && id.symbol == BuiltinVariable.UREGS;
+    }
+
+    /** args[i] typed psinfo_t * or lwpsinfo_t * (the proc provider's translated arguments). */
+    private static boolean procfs(Expr e) {
+        return e instanceof Expr.Index x && x.base instanceof Expr.Ident id && id.symbol == BuiltinVariable.ARGS
+                && x.type instanceof DType.Ptr p
+                && (p.target() == org.jdtrace.libdtrace.ast.ProcfsTypes.PSINFO || p.target() == org.jdtrace.libdtrace.ast.ProcfsTypes.LWPSINFO);
     }
 
     private static Expr uncast(Expr e) {

@@ -32,6 +32,30 @@ final class CaptureProgram {
     private CaptureProgram() {}
 
     /**
+     * The program that keeps, for tracepoints whose own records fire the probes (proc and sched
+     * probes without a capture), each process's ppid at its latest event: map {@code mapFd}
+     * (an LRU hash, u32 tgid -> u64 current->real_parent->tgid) is updated at every event, and
+     * the drain thread looks the firing process up when a clause reads ppid (EventContext), so a
+     * process gone since still has the parent it had at the event. Returns 1: the tracepoint's
+     * records, ours and other perf users', are kept.
+     */
+    static long[] ppids(int mapFd, Btf.Parent parent) {
+        return new BpfAsm()
+                .call(GET_CURRENT_PID_TGID)
+                .rshImm(R0, 32)
+                .stxW(R10, -16, R0)
+                .parentTgid(R10, -8, parent)
+                .ldMap(R1, mapFd)
+                .mov(R2, R10).addImm(R2, -16)
+                .mov(R3, R10).addImm(R3, -8)
+                .movImm(R4, 0) // BPF_ANY
+                .call(MAP_UPDATE_ELEM)
+                .movImm(R0, 1)
+                .exit()
+                .code();
+    }
+
+    /**
      * {@code taskOffset}: the member's offset in task_struct (Btf), or -1 when none is read;
      * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown;
      * {@code filterFd}: the pid filter map (see above).

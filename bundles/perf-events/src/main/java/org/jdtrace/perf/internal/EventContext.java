@@ -38,7 +38,33 @@ final class EventContext extends SampleContext {
         return super.copyinstr(addr, max);
     }
 
+    /**
+     * What the provider recorded at the event of the process or thread a psinfo_t * or lwpsinfo_t *
+     * argument names (args[i]->pr_ppid, ->pr_fname / ->pr_name); MIN_VALUE / null: not recorded.
+     */
+    private final long[] argPpid = {Long.MIN_VALUE, Long.MIN_VALUE, Long.MIN_VALUE};
+    private final String[] argName = new String[3];
+
+    void argInfo(int i, long ppid, String name) {
+        argPpid[i] = ppid;
+        argName[i] = name;
+    }
+
+    @Override
+    public long argInfo(int i, String member) {
+        return i >= 0 && i < argPpid.length && member.equals("pr_ppid") ? argPpid[i] : Long.MIN_VALUE;
+    }
+
+    @Override
+    public String argInfoString(int i, String member) {
+        if (i < 0 || i >= argName.length || argName[i] == null) return null;
+        if (!member.equals("pr_fname") && !member.equals("pr_name")) return null;
+        return argName[i].length() > 15 ? argName[i].substring(0, 15) : argName[i];
+    }
+
     void reset() {
+        java.util.Arrays.fill(argPpid, Long.MIN_VALUE);
+        java.util.Arrays.fill(argName, null);
         captured = null;
         ppid = 0;
         pid = -1;

@@ -517,6 +517,11 @@ public final class PerfEventsImpl implements PerfEvents {
         }
 
         @Override
+        public long lookup(int key) {
+            return sys.mapLookup(fd, key);
+        }
+
+        @Override
         public synchronized void close() {
             open.remove(this);
             if (fd >= 0) {

@@ -61,7 +61,7 @@ public final class PerfSys {
     // bpf commands, map and program types
     public static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
             BPF_PROG_LOAD = 5;
-    public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6;
+    public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6, MAP_LRU_HASH = 9;
     public static final int PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
 
     private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
@@ -230,6 +230,25 @@ public final class PerfSys {
             a.set(JAVA_LONG, 16, v.address());
             a.set(JAVA_LONG, 24, 0L);
             bpf(BPF_MAP_UPDATE_ELEM, a, "bpf map update");
+        }
+    }
+
+    /** BPF_MAP_LOOKUP_ELEM with a 4-byte key and an 8-byte value: the value, or Long.MIN_VALUE when the key is absent. */
+    public long mapLookup(int mapFd, int key) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment k = arena.allocate(4);
+            k.set(JAVA_INT, 0, key);
+            MemorySegment v = arena.allocate(8, 8);
+            MemorySegment a = arena.allocate(32, 8);
+            a.set(JAVA_INT, 0, mapFd);
+            a.set(JAVA_LONG, 8, k.address());
+            a.set(JAVA_LONG, 16, v.address());
+            try {
+                bpf(BPF_MAP_LOOKUP_ELEM, a, "bpf map lookup");
+            } catch (PerfException e) {
+                return Long.MIN_VALUE; // ENOENT
+            }
+            return v.get(JAVA_LONG, 0);
         }
     }
 

@@ -8,7 +8,10 @@
  * Pid filter (Probe.pidFilter, `profile-997 /pid == $target/`): each probe's events run a
  * perf-event BPF program (filter()) that drops the samples of every other process before they
  * reach the ring; it reads the pid from a one-entry array map (pid + 1, 0 for every process), so
- * filterChanged only rewrites the map: no sample is lost or doubled by a change.
+ * filterChanged only rewrites the map: no sample is lost or doubled by a change. The same program
+ * records each kept sample's ppid at the event (real_parent->tgid at the kernel's BTF offsets) in
+ * an LRU map that the firing looks up when a clause reads ppid (SampleContext.ppids), so a process
+ * gone since still has the parent it had.
  *
  * A rate above perf_event_max_sample_rate is clamped to it with one warning (the kernel would
  * refuse the event otherwise). A refusal of the kernel is a ProviderException in dtrace's words.
@@ -60,7 +63,15 @@ final class ProfileSampler implements CpuSampler {
 
     /** The filter: 1 (keep) when map[0] is 0 or the current process's pid + 1, else 0 (drop). */
     static long[] filter(int mapFd) {
-        return new BpfAsm()
+        return filter(mapFd, -1, null);
+    }
+
+    /**
+     * As above; with {@code ppidsFd} and {@code parent}, a kept sample also records its process's
+     * ppid at the event in that map (CaptureProgram.ppids' map: u32 tgid -> u64 real_parent->tgid).
+     */
+    static long[] filter(int mapFd, int ppidsFd, Btf.Parent parent) {
+        BpfAsm a = new BpfAsm()
                 .call(BpfAsm.GET_CURRENT_PID_TGID)
                 .mov(BpfAsm.R7, BpfAsm.R0)
                 .rshImm(BpfAsm.R7, 32)
@@ -70,7 +81,17 @@ final class ProfileSampler implements CpuSampler {
                 .jeqImm(BpfAsm.R1, 0, "keep")
                 .addImm(BpfAsm.R1, -1)
                 .jneReg(BpfAsm.R1, BpfAsm.R7, "drop")
-                .label("keep")
+                .label("keep");
+        if (parent != null) {
+            a.stxW(BpfAsm.R10, -16, BpfAsm.R7)
+                    .parentTgid(BpfAsm.R10, -8, parent)
+                    .ldMap(BpfAsm.R1, ppidsFd)
+                    .mov(BpfAsm.R2, BpfAsm.R10).addImm(BpfAsm.R2, -16)
+                    .mov(BpfAsm.R3, BpfAsm.R10).addImm(BpfAsm.R3, -8)
+                    .movImm(BpfAsm.R4, 0)
+                    .call(BpfAsm.MAP_UPDATE_ELEM);
+        }
+        return a
                 .movImm(BpfAsm.R0, 1)
                 .exit()
                 .label("drop")
@@ -107,26 +128,32 @@ final class ProfileSampler implements CpuSampler {
                 EventSpec.SAMPLE_IP | EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU
                         | EventSpec.SAMPLE_CALLCHAIN | (abi.perfRegsUserMask() != 0 ? EventSpec.SAMPLE_REGS_USER : 0),
                 EventSpec.FLAG_COMM, abi.perfRegsUserMask(), 64, -1, true);
-        BpfObject map = null, prog = null;
+        BpfObject map = null, prog = null, ppids = null;
         EventSet set = null;
         try {
             map = perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_pidflt");
             map.update(0, probe.pidFilter() + 1);
-            prog = perf.perfEventProgram(filter(map.fd()), "jdtrace_pidflt");
+            Btf.Parent parent = Btf.parent();
+            if (parent != null) {
+                ppids = perf.map(PerfSys.MAP_LRU_HASH, 4, 8, 16384, "jdtrace_ppids");
+                ctx.ppids = ppids;
+            }
+            prog = perf.perfEventProgram(filter(map.fd(), ppids == null ? -1 : ppids.fd(), parent), "jdtrace_pidflt");
             set = perf.open(spec, h);
             set.attach(prog); // before the events start: no sample escapes the filter
             set.enable();
             filters.put(probe, map);
             EventSet s = set;
-            BpfObject m = map, pr = prog;
+            BpfObject m = map, pr = prog, pp = ppids;
             return () -> {
                 filters.remove(probe, m);
                 s.close();
                 pr.close();
                 m.close();
+                if (pp != null) pp.close();
             };
         } catch (PerfException e) {
-            for (AutoCloseable c : new AutoCloseable[] {set, prog, map}) {
+            for (AutoCloseable c : new AutoCloseable[] {set, prog, map, ppids}) {
                 if (c != null) {
                     try {
                         c.close();

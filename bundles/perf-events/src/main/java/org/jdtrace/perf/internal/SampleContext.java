@@ -77,8 +77,19 @@ class SampleContext implements ProbeContext {
         return s.pid;
     }
 
+    /**
+     * The map of each process's ppid at its latest event (CaptureProgram.ppids, ProfileSampler's
+     * filter), or null: the ppid is read from /proc after the event.
+     */
+    volatile org.jdtrace.perf.BpfObject ppids;
+
     @Override
     public long ppid() {
+        org.jdtrace.perf.BpfObject m = ppids;
+        if (m != null) {
+            long p = m.lookup((int) pid());
+            if (p != Long.MIN_VALUE) return p;
+        }
         try {
             // after the event: a process gone since gives 0 (syscall and the captured proc probes
             // read it in the kernel at the event instead)

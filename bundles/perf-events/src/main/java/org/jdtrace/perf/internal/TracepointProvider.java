@@ -13,6 +13,9 @@
  * whose Spec has a capture (proc:::exec's path, proc:::exit's exit code) reads, instead of the
  * tracepoint's record, the record a CaptureProgram attached to the tracepoint sends to a per-CPU
  * BPF-output event; its group closes the program's attachment, then the ring, then the maps.
+ * A group reading the tracepoint's own records attaches CaptureProgram.ppids to it (each
+ * process's ppid at its latest event, in an LRU map the firing looks up when a clause reads ppid),
+ * closed with the group as a capture's objects are.
  *
  * Pid filter (Probe.pidFilter): a capture program drops other processes' events in the kernel
  * (its filter map follows the group's probes, and filterChanged). A tracepoint's own records are
@@ -152,6 +155,7 @@ final class TracepointProvider implements Provider {
                     g.set = perf.open(new EventSpec(EventSpec.TYPE_TRACEPOINT, tp.id(), 1, false,
                             EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
                                     | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 128, -1, false), g);
+                    g.ppids();
                 } else {
                     g.capture(spec.capture);
                 }
@@ -201,7 +205,12 @@ final class TracepointProvider implements Provider {
     @Override
     public ArgDesc argDesc(Probe probe, int index) {
         Spec s = (Spec) probe.providerArg();
-        return index < s.argTypes.length ? new ArgDesc(index, s.argTypes[index], null) : null;
+        if (index >= s.argTypes.length) return null;
+        String t = s.argTypes[index];
+        // a psinfo_t */lwpsinfo_t * is translated from the raw pid or tid it describes
+        if (t.equals("psinfo_t *")) return new ArgDesc(index, "pid_t", t);
+        if (t.equals("lwpsinfo_t *")) return new ArgDesc(index, "id_t", t);
+        return new ArgDesc(index, t, null);
     }
 
     /** The enabled probes of one tracepoint and its events. */
@@ -238,6 +247,24 @@ final class TracepointProvider implements Provider {
                     "jdtrace_capture"));
             captured = true;
             bpf.add(0, perf.attach(tp, prog));
+        }
+
+        /**
+         * The ppid at the event for the tracepoint's own records (CaptureProgram.ppids); without
+         * the kernel's BTF, or when the kernel refuses the program, ppid is read from /proc after
+         * the event, as before.
+         */
+        void ppids() {
+            Btf.Parent parent = Btf.parent();
+            if (parent == null) return;
+            try {
+                BpfObject map = track(perf.map(PerfSys.MAP_LRU_HASH, 4, 8, 16384, "jdtrace_ppids"));
+                BpfObject prog = track(perf.program(CaptureProgram.ppids(map.fd(), parent), "jdtrace_ppids"));
+                bpf.add(0, perf.attach(tp, prog));
+                ctx.ppids = map;
+            } catch (PerfException e) {
+                LOG.debug("{}: ppid from /proc after the event: {}", tp.name(), e.getMessage());
+            }
         }
 
         private BpfObject track(BpfObject o) {

@@ -449,4 +449,57 @@ class KernelProvidersTest {
             Files.delete(dir);
         }
     }
+
+    @Test
+    void procArgsArePsinfoAndLwpsinfoOfTheProcessTheyNameNotTheFiringOne() throws Exception {
+        providers().forEach(fw::addProvider);
+        String[] l = run("-lv", "-n", "proc:::create", "-n", "proc:::signal-send");
+        assertEquals("0", l[0], l[2]);
+        assertTrue(l[1].contains("\t\targs[0]: psinfo_t *\n"), l[1]);
+        assertTrue(l[1].contains("\t\targs[0]: lwpsinfo_t *\n\t\targs[1]: psinfo_t *\n\t\targs[2]: int\n"), l[1]);
+        // the shell forks a subshell (named sh until it would exec), prints its pid and sends it SIGTERM
+        Process sh = new ProcessBuilder("sh", "-c", "read x; ( sleep 1; true ) & echo $!; kill -TERM $!; wait")
+                .redirectErrorStream(true).start();
+        started.add(sh);
+        long p = sh.pid();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                + "proc:::create /pid == " + p + "/ { printf(\"create %d %d %s\\n\", args[0]->pr_pid, args[0]->pr_ppid, args[0]->pr_fname); } "
+                + "proc:::signal-send /pid == " + p + " && args[2] == 15/ { printf(\"send %d %d %d %s %s\\n\", "
+                + "args[0]->pr_lwpid, args[1]->pr_pid, args[2], args[0]->pr_name, args[1]->pr_fname); exit(0); }"));
+        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        sh.getOutputStream().write('\n');
+        sh.getOutputStream().flush();
+        long child = Long.parseLong(new String(sh.getInputStream().readNBytes(32), StandardCharsets.UTF_8).strip().split("\n")[0]);
+        sh.waitFor();
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        assertEquals("ready\ncreate " + child + " " + p + " sh\nsend " + child + " " + child + " 15 sh sh", r[1].strip(),
+                "the child's pid, its parent, its name; the target thread, its process, the signal\n" + r[2]);
+    }
+
+    @Test
+    void ppidIsTheParentAtTheEventAtProbesReadingTheTracepointsOwnRecords() throws Exception {
+        providers().forEach(fw::addProvider);
+        Process sh = new ProcessBuilder("sh", "-c", "read x; for i in 1 2 3 4 5; do /bin/true; done")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        started.add(sh);
+        long p = sh.pid();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        // lwp-exit reads sched_process_exit's own record (no capture program): each child is gone
+        // before its record is read, so /proc could no longer name its parent
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                + "proc:::lwp-exit /ppid == " + p + "/ { printf(\"lwp-exit %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
+                + "proc:::lwp-exit /pid == " + p + "/ { exit(0); }"));
+        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        sh.getOutputStream().write('\n');
+        sh.getOutputStream().flush();
+        assertEquals(0, sh.waitFor());
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        String line = "lwp-exit " + p + " " + p + "\n";
+        assertEquals("ready\n" + line.repeat(5), r[1].strip() + "\n", "five children of " + p + ", each gone before its record was read\n" + r[2]);
+    }
 }

@@ -30,7 +30,7 @@ class ProfileSamplerTest {
     }
 
     /** A probe as the framework hands it to the sampler, counting the pids of its firings. */
-    static final class CountingProbe implements Probe {
+    static class CountingProbe implements Probe {
         volatile long filter;
         final Map<Long, Integer> pids = new ConcurrentHashMap<>();
 
@@ -65,5 +65,38 @@ class ProfileSamplerTest {
             assertTrue(probe.pids.getOrDefault(b.pid(), 0) > 5, "unfiltered, B's samples arrive: " + probe.pids);
             assertTrue(probe.pids.size() > 2, "and the rest of the machine's (idle, pid 0): " + probe.pids);
         }
+    }
+
+    @Test
+    void samplesGiveTheParentAtTheEventForAProcessGoneSince() throws Exception {
+        a = new ProcessBuilder("sh", "-c", "read x; " + PerfEventsTest.bin("ft_burn") + " 1; read y").start();
+        ProfileSampler sampler = new ProfileSampler(perf, new Comms(), new UserSymbols(), isa.abi());
+        Map<Long, Integer> ppids = new ConcurrentHashMap<>();
+        CountingProbe probe = new CountingProbe() {
+            @Override
+            public void fire(ProbeContext ctx) {
+                if (!"ft_burn".equals(ctx.execname())) return;
+                // hold the drain thread until the sampled process is gone: every sample of it
+                // still in the rings is read after its end
+                for (int i = 0; i < 300 && ProcessHandle.of(ctx.pid()).isPresent(); i++) {
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                ppids.merge(ctx.ppid(), 1, Integer::sum);
+            }
+        };
+        probe.filter = -1;
+        try (AutoCloseable h = sampler.sample(probe, 1_000_000_000L / 997)) {
+            a.getOutputStream().write('\n');
+            a.getOutputStream().flush();
+            for (int i = 0; i < 500 && ppids.isEmpty(); i++) Thread.sleep(10);
+            Thread.sleep(500);
+            perf.drain();
+        }
+        assertTrue(ppids.getOrDefault(a.pid(), 0) > 2, "samples read after the process ended: " + ppids);
+        assertEquals(java.util.Set.of(a.pid()), ppids.keySet(), "each names the parent it had: " + ppids);
     }
 }
