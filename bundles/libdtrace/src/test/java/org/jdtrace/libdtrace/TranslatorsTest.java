@@ -98,7 +98,34 @@ class TranslatorsTest {
                 "D_XLATE_INCOMPAT", 5, "translator member o definition uses incompatible types: \"char *\" = \"char\"");
         refuse(DECLS + "struct in v;\nBEGIN { trace(xlate <struct out> (v).twice); }", "D_XLATE_NONE", 13,
                 "cannot translate from \"struct in\" to \"struct out\"");
-        refuse(DECLS + "BEGIN { trace(xlate <struct out> (1).sum); }", "D_XLATE_INCOMPLETE", 12,
+        refuse(DECLS + "BEGIN { trace(xlate <struct out> (1).sum); }", "D_XLATE_NOCONV", 12,
                 "translator does not define conversion for member: sum");
+    }
+
+    @Test
+    void systemTranslatorsRefuseTheMembersProcfsDoesNotConvert() {
+        // declared in psinfo_t/lwpsinfo_t, but procfs.d's translators define no conversion for them
+        for (String m : new String[] {"pr_size", "pr_rssize"}) {
+            refuse("BEGIN {\n trace(curpsinfo->" + m + ");\n}", "D_XLATE_NOCONV", 2,
+                    "translator does not define conversion for member: " + m);
+        }
+        for (String m : new String[] {"pr_nice", "pr_oldpri", "pr_cpu"}) {
+            refuse("BEGIN {\n\n trace(curlwpsinfo->" + m + ");\n}", "D_XLATE_NOCONV", 3,
+                    "translator does not define conversion for member: " + m);
+        }
+    }
+
+    @Test
+    void procfsInlinesAndTheMembersItDoesConvert() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN {
+                    printf("%d %d %d %d\\n", PR_MODEL_ILP32, PR_MODEL_LP64, curpsinfo->pr_dmodel == PR_MODEL_LP64,
+                        curpsinfo->pr_nzomb);
+                    printf("%d %d\\n", sizeof (PR_MODEL_LP64), SONPROC);
+                    exit(0);
+                }
+                """).go();
+        assertEquals("1 2 1 0\n1 6\n\n", r.end(), r.err());
     }
 }
