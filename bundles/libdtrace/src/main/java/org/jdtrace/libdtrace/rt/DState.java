@@ -54,6 +54,26 @@ public final class DState {
     private final ConcurrentHashMap<TlsKey, Object> tls = new ConcurrentHashMap<>();
     private volatile ConcurrentHashMap<Tuple, Object>[] assocArray = newAssocArray(0);
 
+    /**
+     * What each compiled clause needs of the buffers, by its EcbBody (codegen.RecordSize): the
+     * principal-buffer bytes of one firing and the bytes of one aggregation entry, computed from
+     * the options when tracing starts (dtrace_state_go's checks, see DSessionImpl.begin).
+     */
+    public record BufferNeeds(java.util.function.ToLongFunction<Options> record,
+            java.util.function.ToLongFunction<Options> aggregationEntry) {}
+
+    private final Map<Object, BufferNeeds> needs = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+
+    /** Records what the clause compiled to {@code body} needs of the buffers. */
+    public void needs(Object body, BufferNeeds n) {
+        needs.put(body, n);
+    }
+
+    /** What the clause compiled to {@code body} needs; null for a body compiled elsewhere. */
+    public BufferNeeds needs(Object body) {
+        return needs.get(body);
+    }
+
     private volatile boolean exitRequested;
     private volatile int exitStatus;
     /** Set while END runs: the END clause's exit() still sets the status (DTrace's COOLDOWN). */
