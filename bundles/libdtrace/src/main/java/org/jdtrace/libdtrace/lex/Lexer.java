@@ -225,6 +225,17 @@ public final class Lexer {
         if (isIdentifier(text) && (isDeclarationKeyword(text) || isTypeName.test(text))) {
             return new Token(TokenKind.IDENT, text, line, col, start, 0, text, null);
         }
+        // dt_lex.l's outer scope: a description with no ':' whose part before a '*' is a type
+        // name is a declaration (int*x;): the type comes back alone, the '*' and the rest are
+        // lexed again as an expression's tokens
+        int star = text.indexOf('*');
+        if (star > 0 && text.indexOf(':') < 0) {
+            String type = text.substring(0, star);
+            if (isIdentifier(type) && isTypeName.test(type)) {
+                pos = start + star;
+                return new Token(TokenKind.IDENT, type, line, col, start, 0, type, null);
+            }
+        }
         return new Token(TokenKind.PSPEC, text, line, col, start, 0, expandInSpec(text), null);
     }
 
