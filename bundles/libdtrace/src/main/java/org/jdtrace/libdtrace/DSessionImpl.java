@@ -55,6 +55,8 @@ public final class DSessionImpl implements DSession {
     private final Map<Integer, Integer> epidStatements = new ConcurrentHashMap<>();
     /** The clause body of each ECB: what it needs of the buffers (begin's checks). */
     private final Map<Integer, EcbBody> epidBodies = new ConcurrentHashMap<>();
+    /** Faults in ERROR enablings since the last drain (DTRACEDROP_DBLERROR). */
+    private final java.util.concurrent.atomic.AtomicLong doubleErrors = new java.util.concurrent.atomic.AtomicLong();
     private int nextStatementId;
     private final FrontEnd frontEnd;
     private RecordPrinter printer;
@@ -238,6 +240,8 @@ public final class DSessionImpl implements DSession {
         Map<Integer, Long> drops = new HashMap<>();
         List<Record> all = new ArrayList<>();
         state.drainBuffers(all, drops);
+        long dbl = doubleErrors.getAndSet(0);
+        if (dbl > 0) printer.printDoubleErrors(dbl); // dtrace_work: the status before the buffers
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
@@ -246,6 +250,12 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void fault(int epid, Probe probe, DFault fault) {
+        if (probe.provider().equals("dtrace") && probe.name().equals("ERROR")) {
+            // a fault in an ERROR enabling fires no ERROR and reports no error: it is counted
+            // (dtrace_probe_error's dts_dblerrors), and reported with the next drain
+            doubleErrors.incrementAndGet();
+            return;
+        }
         String what = fault.kind.text;
         if (fault.kind == FaultException.Kind.BADADDR || fault.kind == FaultException.Kind.BADALIGN
                 || fault.kind == FaultException.Kind.BADSTACK || fault.kind == FaultException.Kind.BADSIZE) {
