@@ -35,7 +35,7 @@ public final class Options {
                 "cpp", "ctypes", "dtypes", "knodefs", "kdefs", "udefs", "unodefs", "nolibs", "lazyload",
                 "grabanon", "agghist", "aggpack", "aggzoom", "bufresize_manual", "evaltime_unused",
                 "linkmode_unused", "nspec_unused", "defaultargs", "late", "undef", "define", "incdir",
-                "pgmax_unused", "strip", "encoding_unused", "noresolve", "folded", "empty"}) {
+                "pgmax_unused", "strip", "encoding_unused", "noresolve", "folded", "empty", "pspec"}) {
             KNOWN.put(b, Kind.BOOL);
         }
         for (String s : new String[] {"bufsize", "aggsize", "dynvarsize", "specsize", "strsize",
