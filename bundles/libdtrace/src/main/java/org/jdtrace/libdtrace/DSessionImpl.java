@@ -242,6 +242,8 @@ public final class DSessionImpl implements DSession {
         state.drainBuffers(all, drops);
         long dbl = doubleErrors.getAndSet(0);
         if (dbl > 0) printer.printDoubleErrors(dbl); // dtrace_work: the status before the buffers
+        long dyn = state.takeDynvarDrops();
+        if (dyn > 0) printer.printDynamicDrops(dyn);
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);

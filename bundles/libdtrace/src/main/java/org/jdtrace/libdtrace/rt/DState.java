@@ -227,8 +227,13 @@ public final class DState {
     }
 
     public void assocPut(int slot, Tuple key, Object value) {
-        if (isZero(value)) assocArray[slot].remove(key);
-        else assocArray[slot].put(key, value);
+        ConcurrentHashMap<Tuple, Object> m = assocArray[slot];
+        if (isZero(value)) {
+            Object old = m.remove(key);
+            if (old != null) dynvarUsed.addAndGet(-dynvarBytes(key, old));
+        } else if (m.put(key, value) == null && !dynvarCharge(dynvarBytes(key, value))) {
+            m.remove(key, value);
+        }
     }
 
     // ---- thread-local (self->)
@@ -242,8 +247,49 @@ public final class DState {
     }
 
     public void tlsPut(long tid, int slot, Object value) {
-        if (isZero(value)) tls.remove(new TlsKey(tid, slot));
-        else tls.put(new TlsKey(tid, slot), value);
+        TlsKey k = new TlsKey(tid, slot);
+        if (isZero(value)) {
+            Object old = tls.remove(k);
+            if (old != null) dynvarUsed.addAndGet(-dynvarBytes(null, old));
+        } else if (tls.put(k, value) == null && !dynvarCharge(dynvarBytes(null, value))) {
+            tls.remove(k, value);
+        }
+    }
+
+    /*
+     * Dynamic variable space (dynvarsize): associative array elements and self-> variables take
+     * it when made and give it back when deleted (assigned 0); one that does not fit is not made
+     * and counts a dynamic variable drop (DTRACEDROP_DYNAMIC), as dtrace_dynvar fails to allocate.
+     * An element costs a header (dtrace_dynvar_t's hash link and key count), its keys (a
+     * self-> variable's are the thread and the variable: 16 bytes) and its value, each 8-byte
+     * aligned, a string as strsize bytes and its NUL; the cost of an element is fixed by its
+     * variable's types, so what a delete gives back is what the store took. Updating an element
+     * that exists costs nothing here. Lock-free: one atomic add when an element is made or deleted.
+     */
+    private static final int DYNVAR_HEADER = 16;
+    private final java.util.concurrent.atomic.AtomicLong dynvarUsed = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong dynvarDrops = new java.util.concurrent.atomic.AtomicLong();
+
+    private boolean dynvarCharge(long bytes) {
+        if (dynvarUsed.addAndGet(bytes) <= options.dynvarsize()) return true;
+        dynvarUsed.addAndGet(-bytes);
+        dynvarDrops.incrementAndGet();
+        return false;
+    }
+
+    private long dynvarBytes(Tuple key, Object value) {
+        long n = DYNVAR_HEADER + (key == null ? 16 : key.dynvarBytes(options.strsize())) + dynvarValueBytes(value, options.strsize());
+        return n;
+    }
+
+    static long dynvarValueBytes(Object v, int strsize) {
+        long n = v instanceof String ? strsize + 1 : v instanceof byte[] b ? b.length : 8;
+        return (n + 7) & ~7L;
+    }
+
+    /** Dynamic variable drops since the last call. */
+    public long takeDynvarDrops() {
+        return dynvarDrops.getAndSet(0);
     }
 
     static boolean isZero(Object v) {

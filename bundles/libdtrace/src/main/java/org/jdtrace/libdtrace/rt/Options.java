@@ -10,7 +10,7 @@
  * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph.
  *
  * Values are kept as longs (UNSET = Long.MIN_VALUE, like DTRACEOPT_UNSET); reads of the options
- * used on the firing path (quiet, strsize, bufsize) go through volatile fields.
+ * used on the firing path (quiet, strsize, bufsize, dynvarsize) go through volatile fields.
  */
 package org.jdtrace.libdtrace.rt;
 
@@ -62,6 +62,7 @@ public final class Options {
     private volatile boolean quiet;
     private volatile int strsize = 256;
     private volatile long bufsize = 4L << 20;
+    private volatile long dynvarsize = 1L << 20;
 
     public Options() {
         values.put("bufsize", 4L << 20);
@@ -116,6 +117,7 @@ public final class Options {
         if (name.equals("quiet")) quiet = v != UNSET;
         if (name.equals("strsize")) strsize = (int) Math.max(1, Math.min(v, 1 << 20));
         if (name.equals("bufsize")) bufsize = v;
+        if (name.equals("dynvarsize")) dynvarsize = v;
     }
 
     /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
@@ -269,6 +271,11 @@ public final class Options {
 
     public int strsize() {
         return strsize;
+    }
+
+    /** The dynamic variables' space, read when a dynamic variable is made. */
+    public long dynvarsize() {
+        return dynvarsize;
     }
 
     /** The principal buffer's size, read at every commit. */
