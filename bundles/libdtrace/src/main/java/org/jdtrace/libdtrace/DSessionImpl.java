@@ -228,6 +228,7 @@ public final class DSessionImpl implements DSession {
             Probe p = probes.get(e.getKey());
             if (p != null && p.provider().equals("dtrace") && p.name().equals("END")) endReserve += n.record().applyAsLong(o);
         }
+        state.endReserve = endReserve;
         if (bufsize < 8 || (aggregates && aggsize < 8)) throw new DTraceException("Enabling exceeds size of buffer");
         if ("fill".equals(o.getString("bufpolicy")) && endReserve > bufsize) {
             throw new DTraceException("END enablings exceed size of principal buffer");

@@ -311,6 +311,30 @@ public final class DState {
     /** Run after exit() (the consumer's wake-up: LockSupport.unpark, which neither blocks nor allocates). */
     public volatile Runnable onExit;
 
+    /** Under the fill policy: the bytes kept for the END clauses' records until END runs (dts_reserve). */
+    public volatile long endReserve;
+
+    /**
+     * A fill buffer is full: tracing stops as after exit(0) (dtrace(1M) ends on
+     * DTRACE_STATUS_FILLED), an exit() already made keeping its status.
+     */
+    public synchronized void filled() {
+        if (exitRequested) return;
+        exitRequested = true;
+        Runnable w = onExit;
+        if (w != null) w.run();
+    }
+
+    /** The principal buffer's limit for a record now: under fill, less the END reserve until END runs. */
+    long bufferLimit(boolean fill) {
+        long size = options.bufsize();
+        return fill && !ending ? size - endReserve : size;
+    }
+
+    boolean ending() {
+        return ending;
+    }
+
     public boolean exitRequested() {
         return exitRequested;
     }
@@ -334,7 +358,8 @@ public final class DState {
 
     /** Takes every thread's principal buffer contents and drop counts (the buffer switch). */
     public void drainBuffers(List<Record> into, Map<Integer, Long> drops) {
-        for (DThread t : threads) into.addAll(t.buffer.drain(drops));
+        boolean fill = options.fill();
+        for (DThread t : threads) into.addAll(t.buffer.drain(drops, fill));
     }
 
     /** Bumps the generation: every thread's data for {@code a} is dropped at its next update. */

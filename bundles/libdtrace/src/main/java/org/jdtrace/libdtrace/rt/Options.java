@@ -63,6 +63,7 @@ public final class Options {
     private volatile int strsize = 256;
     private volatile long bufsize = 4L << 20;
     private volatile long dynvarsize = 1L << 20;
+    private volatile boolean fill;
 
     public Options() {
         values.put("bufsize", 4L << 20);
@@ -118,6 +119,7 @@ public final class Options {
         if (name.equals("strsize")) strsize = (int) Math.max(1, Math.min(v, 1 << 20));
         if (name.equals("bufsize")) bufsize = v;
         if (name.equals("dynvarsize")) dynvarsize = v;
+        if (name.equals("bufpolicy")) fill = "fill".equals(value);
     }
 
     /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
@@ -271,6 +273,11 @@ public final class Options {
 
     public int strsize() {
         return strsize;
+    }
+
+    /** bufpolicy=fill, read at every commit. */
+    public boolean fill() {
+        return fill;
     }
 
     /** The dynamic variables' space, read when a dynamic variable is made. */

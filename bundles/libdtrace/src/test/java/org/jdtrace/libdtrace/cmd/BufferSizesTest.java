@@ -1,6 +1,7 @@
 package org.jdtrace.libdtrace.cmd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +46,25 @@ class BufferSizesTest {
             assertEquals(0, d.run("-q", "-x", "bufsize=32", "-x", "strsize=64", "-n", end), d.err());
             assertEquals(0, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=128", "-x", "strsize=64", "-n", end),
                     d.err());
+        }
+    }
+
+    @Test
+    void aFullFillBufferStopsTracingWithoutDropsAndEndStillRecords() {
+        // each BEGIN record takes 20 bytes (header 12, one integer 8); END's 12 are kept aside
+        String prog = "BEGIN { printf(\"%d\\n\", 1); } BEGIN { printf(\"%d\\n\", 2); } BEGIN { printf(\"%d\\n\", 3); }"
+                + " BEGIN { printf(\"%d\\n\", 4); } BEGIN { exit(3); } END { printf(\"end\\n\"); }";
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(0, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=64", "-n", prog), d.err());
+            assertEquals("1\n2\nend\n\n", d.out());
+            assertEquals("", d.err());
+            // room for them all: exit(3) is seen, END runs as ever
+            assertEquals(3, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=256", "-n", prog), d.err());
+            assertEquals("1\n2\n3\n4\nend\n\n", d.out());
+            // the switch policy drops what does not fit (the fourth, the exit record, END's) and goes on to exit(3)
+            assertEquals(3, d.run("-q", "-x", "bufsize=64", "-n", prog), d.err());
+            assertEquals("1\n2\n3\n\n", d.out());
+            assertTrue(d.err().matches("dtrace: 3 drops on CPU \\d+\n"), d.err());
         }
     }
 }
