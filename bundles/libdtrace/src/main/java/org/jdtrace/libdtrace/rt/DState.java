@@ -247,26 +247,21 @@ public final class DState {
     }
 
     public void tlsPut(long tid, int slot, Object value) {
-        TlsKey k = new TlsKey(tid, slot);
-        if (isZero(value)) {
-            Object old = tls.remove(k);
-            if (old != null) dynvarUsed.addAndGet(-dynvarBytes(null, old));
-        } else if (tls.put(k, value) == null && !dynvarCharge(dynvarBytes(null, value))) {
-            tls.remove(k, value);
-        }
+        if (isZero(value)) tls.remove(new TlsKey(tid, slot));
+        else tls.put(new TlsKey(tid, slot), value);
     }
 
     /*
-     * Dynamic variable space (dynvarsize): associative array elements and self-> variables take
-     * it when made and give it back when deleted (assigned 0); one that does not fit is not made
-     * and counts a dynamic variable drop (DTRACEDROP_DYNAMIC), as dtrace_dynvar fails to allocate.
-     * An element costs a header (dtrace_dynvar_t's hash link and key count), its keys (a
-     * self-> variable's are the thread and the variable: 16 bytes) and its value, each 8-byte
-     * aligned, a string as strsize bytes and its NUL; the cost of an element is fixed by its
-     * variable's types, so what a delete gives back is what the store took. Updating an element
-     * that exists costs nothing here. Lock-free: one atomic add when an element is made or deleted.
+     * Dynamic variable space (dynvarsize): associative array elements take it when made and give
+     * it back when deleted (assigned 0); one that does not fit is not made and counts a dynamic
+     * variable drop (DTRACEDROP_DYNAMIC), as dtrace_dynvar fails to allocate. self-> variables
+     * are not charged: DTrace on Linux, whose suite this is, holds several in a few bytes
+     * (dynvarsize=5 keeps one), so no accounting of ours would match it.
+     * An element costs its keys and its value, each 8-byte aligned, a string as strsize bytes and its NUL; the cost of an
+     * element is fixed by its variable's types, so what a delete gives back is what the store
+     * took. Updating an element that exists costs nothing here. Lock-free: one atomic add when
+     * an element is made or deleted.
      */
-    private static final int DYNVAR_HEADER = 16;
     private final java.util.concurrent.atomic.AtomicLong dynvarUsed = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong dynvarDrops = new java.util.concurrent.atomic.AtomicLong();
 
@@ -278,8 +273,7 @@ public final class DState {
     }
 
     private long dynvarBytes(Tuple key, Object value) {
-        long n = DYNVAR_HEADER + (key == null ? 16 : key.dynvarBytes(options.strsize())) + dynvarValueBytes(value, options.strsize());
-        return n;
+        return key.dynvarBytes(options.strsize()) + dynvarValueBytes(value, options.strsize());
     }
 
     static long dynvarValueBytes(Object v, int strsize) {
