@@ -53,6 +53,10 @@ public final class DSessionImpl implements DSession {
     private final Map<Statement, Integer> statementIds = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
     /** The statement id of each ECB: the N of the dt_clause_N a fault report names. */
     private final Map<Integer, Integer> epidStatements = new ConcurrentHashMap<>();
+    /** The clause body of each ECB: what it needs of the buffers (begin's checks). */
+    private final Map<Integer, EcbBody> epidBodies = new ConcurrentHashMap<>();
+    /** Faults in ERROR enablings since the last drain (DTRACEDROP_DBLERROR). */
+    private final java.util.concurrent.atomic.AtomicLong doubleErrors = new java.util.concurrent.atomic.AtomicLong();
     private int nextStatementId;
     private final FrontEnd frontEnd;
     private RecordPrinter printer;
@@ -195,9 +199,40 @@ public final class DSessionImpl implements DSession {
         if (destructive && !state.options.isSet("destructive")) {
             throw new DTraceException("Destructive actions not allowed");
         }
+        checkBufferSizes();
         printer = new RecordPrinter(state, table, probes::get, out, err, TESTING);
         printer.clauseNames(this::clauseName);
         active = true;
+    }
+
+    /**
+     * dtrace_state_go's buffer checks, made before anything fires. Every ECB records at least its
+     * header, so an enabling needs a principal buffer, and one that aggregates an aggregation
+     * buffer: either set below 8 bytes (after aligning down to 8, as dtrace_state_buffer does) is
+     * ENOSPC, "Enabling exceeds size of buffer". Under the fill policy the END enablings' records
+     * are reserved in the principal buffer (dts_reserve): a buffer smaller than that is E2BIG,
+     * "END enablings exceed size of principal buffer". A buffer of 8 bytes or more that one
+     * record does not fit is not refused: its firings are drops, as in DTrace (tst.smallring).
+     */
+    private void checkBufferSizes() throws DTraceException {
+        if (epidBodies.isEmpty()) return;
+        var o = state.options;
+        long bufsize = o.get("bufsize") & ~7L;
+        long aggsize = o.get("aggsize") & ~7L;
+        long endReserve = 0;
+        boolean aggregates = false;
+        for (var e : epidBodies.entrySet()) {
+            DState.BufferNeeds n = state.needs(e.getValue());
+            if (n == null) continue;
+            aggregates |= n.aggregationEntry().applyAsLong(o) > 0;
+            Probe p = probes.get(e.getKey());
+            if (p != null && p.provider().equals("dtrace") && p.name().equals("END")) endReserve += n.record().applyAsLong(o);
+        }
+        state.endReserve = endReserve;
+        if (bufsize < 8 || (aggregates && aggsize < 8)) throw new DTraceException("Enabling exceeds size of buffer");
+        if ("fill".equals(o.getString("bufpolicy")) && endReserve > bufsize) {
+            throw new DTraceException("END enablings exceed size of principal buffer");
+        }
     }
 
     @Override
@@ -206,6 +241,10 @@ public final class DSessionImpl implements DSession {
         Map<Integer, Long> drops = new HashMap<>();
         List<Record> all = new ArrayList<>();
         state.drainBuffers(all, drops);
+        long dbl = doubleErrors.getAndSet(0);
+        if (dbl > 0) printer.printDoubleErrors(dbl); // dtrace_work: the status before the buffers
+        long dyn = state.takeDynvarDrops();
+        if (dyn > 0) printer.printDynamicDrops(dyn);
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
@@ -214,6 +253,12 @@ public final class DSessionImpl implements DSession {
 
     @Override
     public void fault(int epid, Probe probe, DFault fault) {
+        if (probe.provider().equals("dtrace") && probe.name().equals("ERROR")) {
+            // a fault in an ERROR enabling fires no ERROR and reports no error: it is counted
+            // (dtrace_probe_error's dts_dblerrors), and reported with the next drain
+            doubleErrors.incrementAndGet();
+            return;
+        }
         String what = fault.kind.text;
         if (fault.kind == FaultException.Kind.BADADDR || fault.kind == FaultException.Kind.BADALIGN
                 || fault.kind == FaultException.Kind.BADSTACK || fault.kind == FaultException.Kind.BADSIZE) {
@@ -267,6 +312,7 @@ public final class DSessionImpl implements DSession {
     @Override
     public void ecbCreated(int epid, Probe probe, Statement statement) {
         probes.put(epid, probe);
+        if (statement != null) epidBodies.put(epid, statement.body());
         Integer base = statement == null ? null : statementIds.get(statement);
         if (base != null) {
             int i = 0;

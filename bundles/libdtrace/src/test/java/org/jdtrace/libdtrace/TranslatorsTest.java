@@ -98,7 +98,62 @@ class TranslatorsTest {
                 "D_XLATE_INCOMPAT", 5, "translator member o definition uses incompatible types: \"char *\" = \"char\"");
         refuse(DECLS + "struct in v;\nBEGIN { trace(xlate <struct out> (v).twice); }", "D_XLATE_NONE", 13,
                 "cannot translate from \"struct in\" to \"struct out\"");
-        refuse(DECLS + "BEGIN { trace(xlate <struct out> (1).sum); }", "D_XLATE_INCOMPLETE", 12,
+        refuse(DECLS + "BEGIN { trace(xlate <struct out> (1).sum); }", "D_XLATE_NOCONV", 12,
                 "translator does not define conversion for member: sum");
+    }
+
+    @Test
+    void systemTranslatorsRefuseTheMembersProcfsDoesNotConvert() {
+        // declared in psinfo_t/lwpsinfo_t, but procfs.d's translators define no conversion for them
+        for (String m : new String[] {"pr_size", "pr_rssize"}) {
+            refuse("BEGIN {\n trace(curpsinfo->" + m + ");\n}", "D_XLATE_NOCONV", 2,
+                    "translator does not define conversion for member: " + m);
+        }
+        for (String m : new String[] {"pr_nice", "pr_oldpri", "pr_cpu"}) {
+            refuse("BEGIN {\n\n trace(curlwpsinfo->" + m + ");\n}", "D_XLATE_NOCONV", 3,
+                    "translator does not define conversion for member: " + m);
+        }
+    }
+
+    @Test
+    void procfsInlinesAndTheMembersItDoesConvert() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN {
+                    printf("%d %d %d %d\\n", PR_MODEL_ILP32, PR_MODEL_LP64, curpsinfo->pr_dmodel == PR_MODEL_LP64,
+                        curpsinfo->pr_nzomb);
+                    printf("%d %d\\n", sizeof (PR_MODEL_LP64), SONPROC);
+                    exit(0);
+                }
+                """).go();
+        assertEquals("1 2 1 0\n1 6\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void prArgvAndPrEnvpAreTheProcessVectors() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN /curpsinfo->pr_dmodel == PR_MODEL_LP64/ {
+                    printf("%x %x %d\\n", curpsinfo->pr_argv, curpsinfo->pr_envp, curpsinfo->pr_argc);
+                    exit(0);
+                }
+                """).go();
+        // the kernel's start of this JVM's initial stack holds argc; argv[] follows, then a NULL, then envp[]
+        String stat = new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/stat")));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long start = Long.parseLong(f[28 - 3]);
+        int argc = new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/cmdline"))).split("\0").length;
+        assertEquals(Long.toHexString(start + 8) + " " + Long.toHexString(start + 8 + 8L * (argc + 1)) + " " + argc + "\n\n",
+                r.end(), r.err());
+        // and argv[0] there, read through /proc/self/mem, is the kernel's argv[0]
+        try (var mem = new java.io.RandomAccessFile("/proc/self/mem", "r")) {
+            mem.seek(start + 8);
+            long p = Long.reverseBytes(mem.readLong());
+            mem.seek(p);
+            StringBuilder arg0 = new StringBuilder();
+            for (int c; (c = mem.read()) > 0; ) arg0.append((char) c);
+            String cmdline = new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/cmdline")));
+            assertEquals(cmdline.substring(0, cmdline.indexOf('\0')), arg0.toString());
+        }
     }
 }

@@ -7,7 +7,8 @@ import java.util.List;
  * The types of D's procfs library (procfs.d: psinfo_t, lwpsinfo_t) that a user-space DTrace can
  * fill for any process: what curpsinfo and curlwpsinfo point to, and what the proc provider's
  * arguments are translated to. Members are the Solaris ones /proc on Linux can answer, in their
- * order (pr_start, pr_time and the Solaris-only ones left out).
+ * order (pr_start, pr_time and the Solaris-only ones left out). Some members are declared but not
+ * converted by the translators, as in procfs.d (see {@link #converts}).
  */
 public final class ProcfsTypes {
 
@@ -25,7 +26,8 @@ public final class ProcfsTypes {
                 .add("pr_fname", new DType.Array(DType.CHAR, 16)).add("pr_psargs", new DType.Array(DType.CHAR, 80))
                 .add("pr_wstat", DType.INT).add("pr_argc", DType.INT).add("pr_argv", word("uintptr_t"))
                 .add("pr_envp", word("uintptr_t")).add("pr_dmodel", DType.CHAR).add("pr_taskid", new DType.Int("taskid_t", 4, true))
-                .add("pr_projid", new DType.Int("projid_t", 4, true)).add("pr_poolid", new DType.Int("poolid_t", 4, true))
+                .add("pr_projid", new DType.Int("projid_t", 4, true)).add("pr_nzomb", DType.INT)
+                .add("pr_poolid", new DType.Int("poolid_t", 4, true))
                 .add("pr_zoneid", new DType.Int("zoneid_t", 4, true)).add("pr_contract", new DType.Int("ctid_t", 4, true));
         PSINFO.layOut(p.names, p.types, p.widths);
         Builder l = new Builder();
@@ -37,6 +39,22 @@ public final class ProcfsTypes {
                 .add("pr_onpro", new DType.Int("processorid_t", 4, true)).add("pr_bindpro", new DType.Int("processorid_t", 4, true))
                 .add("pr_bindpset", new DType.Int("psetid_t", 4, true));
         LWPSINFO.layOut(l.names, l.types, l.widths);
+    }
+
+    /**
+     * The members of psinfo_t and lwpsinfo_t that procfs.d's translators leave undefined, so that
+     * naming one through curpsinfo or curlwpsinfo is D_XLATE_NOCONV, as in every DTrace: the
+     * process image sizes (pr_size, pr_rssize) and the old scheduling fields (pr_nice, pr_oldpri,
+     * pr_cpu); a script that reads them would compile here and nowhere else.
+     */
+    private static final java.util.Set<String> PSINFO_UNCONVERTED = java.util.Set.of("pr_size", "pr_rssize");
+    private static final java.util.Set<String> LWPSINFO_UNCONVERTED = java.util.Set.of("pr_nice", "pr_oldpri", "pr_cpu");
+
+    /** Whether the system translator to {@code type} (PSINFO or LWPSINFO) defines {@code member}. */
+    public static boolean converts(DType type, String member) {
+        if (type == PSINFO) return !PSINFO_UNCONVERTED.contains(member);
+        if (type == LWPSINFO) return !LWPSINFO_UNCONVERTED.contains(member);
+        return true;
     }
 
     private static DType pid() {

@@ -120,7 +120,9 @@ public final class ClauseCompiler {
 
     /** Compiles and loads a clause; the result is ready to fire. */
     public static EcbBody compile(DState state, Ir.Clause clause) {
-        return new ClauseCompiler(state).build(clause);
+        EcbBody body = new ClauseCompiler(state).build(clause);
+        state.needs(body, new DState.BufferNeeds(o -> RecordSize.principal(clause, o), o -> RecordSize.aggregationEntry(clause, o)));
+        return body;
     }
 
     private EcbBody build(Ir.Clause clause) {

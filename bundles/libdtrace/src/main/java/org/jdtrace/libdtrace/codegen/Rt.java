@@ -26,7 +26,11 @@ public final class Rt {
 
     /** After exit(), only dtrace:::END and dtrace:::ERROR still run clauses (DTrace's draining). */
     public static boolean skip(DState st, Probe p) {
-        if (!st.exitRequested()) return false;
+        if (!st.exitRequested()) {
+            // END without exit() (the run stopped): the fill policy's reserve is END's to use now
+            if (st.endReserve != 0 && "END".equals(p.name()) && "dtrace".equals(p.provider())) st.ending(true);
+            return false;
+        }
         if (!"dtrace".equals(p.provider())) return true;
         String n = p.name();
         if ("END".equals(n)) {

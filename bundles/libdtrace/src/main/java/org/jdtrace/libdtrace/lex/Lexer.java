@@ -34,6 +34,8 @@ public final class Lexer {
     private final String src;
     private final Macros macros;
     private final Predicate<String> isTypeName;
+    /** Option pspec (DTRACE_C_PSPEC): a word before '*' at top level is never a type name. */
+    private boolean pspec;
     private int pos;
     private int line = 1;
     private int lineStart;
@@ -56,6 +58,11 @@ public final class Lexer {
     }
 
     /** The line the lexer is at (for errors found at end of input). */
+    /** Option pspec set (true), unset (false) or left as it was (null) by a pragma the parser met. */
+    public void pspec(Boolean on) {
+        if (on != null) pspec = on;
+    }
+
     public int line() {
         return line;
     }
@@ -224,6 +231,17 @@ public final class Lexer {
         String text = src.substring(start, pos);
         if (isIdentifier(text) && (isDeclarationKeyword(text) || isTypeName.test(text))) {
             return new Token(TokenKind.IDENT, text, line, col, start, 0, text, null);
+        }
+        // dt_lex.l's outer scope: a description with no ':' whose part before a '*' is a type
+        // name is a declaration (int*x;): the type comes back alone, the '*' and the rest are
+        // lexed again as an expression's tokens
+        int star = text.indexOf('*');
+        if (!pspec && star > 0 && text.indexOf(':') < 0) {
+            String type = text.substring(0, star);
+            if (isIdentifier(type) && isTypeName.test(type)) {
+                pos = start + star;
+                return new Token(TokenKind.IDENT, type, line, col, start, 0, type, null);
+            }
         }
         return new Token(TokenKind.PSPEC, text, line, col, start, 0, expandInSpec(text), null);
     }

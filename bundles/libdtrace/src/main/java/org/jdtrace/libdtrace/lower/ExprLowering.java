@@ -553,7 +553,7 @@ final class ExprLowering {
             }
         }
         throw new DTraceException("translator does not define conversion for member: " + m.member,
-                "D_XLATE_INCOMPLETE", m.line);
+                "D_XLATE_NOCONV", m.line);
     }
 
     private Ir.Expr translation(Expr.Xlate x) throws DTraceException {

@@ -165,6 +165,15 @@ public final class Parser {
 
     // ---- program -----------------------------------------------------------------------------
 
+    /** #pragma D option pspec[=value]: what it sets pspec to; null for another pragma. */
+    private static Boolean pspecOption(Pragma p) {
+        String[] o = p.option();
+        if (o == null || !o[0].strip().equals("pspec")) return null;
+        String v = o[1] == null ? "" : o[1].strip().toLowerCase(java.util.Locale.ROOT);
+        return !(v.equals("0") || v.equals("no") || v.equals("off") || v.equals("false") || v.equals("unset")
+                || v.equals("disable") || v.equals("disabled"));
+    }
+
     private Script program() throws DTraceException {
         List<TopLevel> items = new ArrayList<>();
         mode = Lexer.Mode.TOP;
@@ -172,7 +181,9 @@ public final class Parser {
         while (!tok.is(TokenKind.EOF)) {
             switch (tok.kind()) {
                 case CONTROL -> {
-                    items.add(control(tok));
+                    TopLevel c = control(tok);
+                    items.add(c);
+                    if (c instanceof Pragma pr) lexer.pspec(pspecOption(pr));
                     advance();
                 }
                 case PSPEC -> {

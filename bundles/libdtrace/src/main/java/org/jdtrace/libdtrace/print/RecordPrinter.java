@@ -298,6 +298,18 @@ public final class RecordPrinter {
         return state.options.isSet("droptags") ? "[" + tag + "] " : "";
     }
 
+    /** dt_handle_status's report of faults in ERROR enablings, on stderr. */
+    public void printDoubleErrors(long n) {
+        err.print("dtrace: " + dropTag("DTRACEDROP_DBLERROR") + n + " error" + (n > 1 ? "s" : "") + " in ERROR probe enabling\n");
+        err.flush();
+    }
+
+    /** dt_handle_status's report of dynamic variables that could not be made, on stderr. */
+    public void printDynamicDrops(long n) {
+        err.print("dtrace: " + dropTag("DTRACEDROP_DYNAMIC") + n + " dynamic variable drop" + (n > 1 ? "s" : "") + "\n");
+        err.flush();
+    }
+
     /** dt_handle_status's speculation reports, on stderr. */
     public void printSpeculationDrops(long failed, long drops) {
         if (failed > 0) {

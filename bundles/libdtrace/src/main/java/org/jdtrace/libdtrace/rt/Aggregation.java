@@ -63,6 +63,17 @@ public final class Aggregation {
         };
     }
 
+    /**
+     * The bytes one entry (one key's value) takes in an aggregation buffer of aggsize bytes: the
+     * aggregation id (as dtrace_aggkey's, 8 with its alignment), each key 8-byte aligned (a string
+     * key strsize bytes and its NUL), and the value's words.
+     */
+    public long entryBytes(Options o) {
+        long n = 8;
+        for (int k : keySizes) n += ((k == 0 ? o.get("strsize") + 1 : k) + 7) & ~7L;
+        return n + 8L * dataLength();
+    }
+
     /** A fresh value: the identity of the function. */
     public long[] identity() {
         long[] d = new long[dataLength()];

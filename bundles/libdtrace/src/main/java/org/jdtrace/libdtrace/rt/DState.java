@@ -54,6 +54,26 @@ public final class DState {
     private final ConcurrentHashMap<TlsKey, Object> tls = new ConcurrentHashMap<>();
     private volatile ConcurrentHashMap<Tuple, Object>[] assocArray = newAssocArray(0);
 
+    /**
+     * What each compiled clause needs of the buffers, by its EcbBody (codegen.RecordSize): the
+     * principal-buffer bytes of one firing and the bytes of one aggregation entry, computed from
+     * the options when tracing starts (dtrace_state_go's checks, see DSessionImpl.begin).
+     */
+    public record BufferNeeds(java.util.function.ToLongFunction<Options> record,
+            java.util.function.ToLongFunction<Options> aggregationEntry) {}
+
+    private final Map<Object, BufferNeeds> needs = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+
+    /** Records what the clause compiled to {@code body} needs of the buffers. */
+    public void needs(Object body, BufferNeeds n) {
+        needs.put(body, n);
+    }
+
+    /** What the clause compiled to {@code body} needs; null for a body compiled elsewhere. */
+    public BufferNeeds needs(Object body) {
+        return needs.get(body);
+    }
+
     private volatile boolean exitRequested;
     private volatile int exitStatus;
     /** Set while END runs: the END clause's exit() still sets the status (DTrace's COOLDOWN). */
@@ -207,8 +227,13 @@ public final class DState {
     }
 
     public void assocPut(int slot, Tuple key, Object value) {
-        if (isZero(value)) assocArray[slot].remove(key);
-        else assocArray[slot].put(key, value);
+        ConcurrentHashMap<Tuple, Object> m = assocArray[slot];
+        if (isZero(value)) {
+            Object old = m.remove(key);
+            if (old != null) dynvarUsed.addAndGet(-dynvarBytes(key, old));
+        } else if (m.put(key, value) == null && !dynvarCharge(dynvarBytes(key, value))) {
+            m.remove(key, value);
+        }
     }
 
     // ---- thread-local (self->)
@@ -224,6 +249,41 @@ public final class DState {
     public void tlsPut(long tid, int slot, Object value) {
         if (isZero(value)) tls.remove(new TlsKey(tid, slot));
         else tls.put(new TlsKey(tid, slot), value);
+    }
+
+    /*
+     * Dynamic variable space (dynvarsize): associative array elements take it when made and give
+     * it back when deleted (assigned 0); one that does not fit is not made and counts a dynamic
+     * variable drop (DTRACEDROP_DYNAMIC), as dtrace_dynvar fails to allocate. self-> variables
+     * are not charged: DTrace on Linux, whose suite this is, holds several in a few bytes
+     * (dynvarsize=5 keeps one), so no accounting of ours would match it.
+     * An element costs its keys and its value, each 8-byte aligned, a string as strsize bytes and its NUL; the cost of an
+     * element is fixed by its variable's types, so what a delete gives back is what the store
+     * took. Updating an element that exists costs nothing here. Lock-free: one atomic add when
+     * an element is made or deleted.
+     */
+    private final java.util.concurrent.atomic.AtomicLong dynvarUsed = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong dynvarDrops = new java.util.concurrent.atomic.AtomicLong();
+
+    private boolean dynvarCharge(long bytes) {
+        if (dynvarUsed.addAndGet(bytes) <= options.dynvarsize()) return true;
+        dynvarUsed.addAndGet(-bytes);
+        dynvarDrops.incrementAndGet();
+        return false;
+    }
+
+    private long dynvarBytes(Tuple key, Object value) {
+        return key.dynvarBytes(options.strsize()) + dynvarValueBytes(value, options.strsize());
+    }
+
+    static long dynvarValueBytes(Object v, int strsize) {
+        long n = v instanceof String ? strsize + 1 : v instanceof byte[] b ? b.length : 8;
+        return (n + 7) & ~7L;
+    }
+
+    /** Dynamic variable drops since the last call. */
+    public long takeDynvarDrops() {
+        return dynvarDrops.getAndSet(0);
     }
 
     static boolean isZero(Object v) {
@@ -244,6 +304,30 @@ public final class DState {
 
     /** Run after exit() (the consumer's wake-up: LockSupport.unpark, which neither blocks nor allocates). */
     public volatile Runnable onExit;
+
+    /** Under the fill policy: the bytes kept for the END clauses' records until END runs (dts_reserve). */
+    public volatile long endReserve;
+
+    /**
+     * A fill buffer is full: tracing stops as after exit(0) (dtrace(1M) ends on
+     * DTRACE_STATUS_FILLED), an exit() already made keeping its status.
+     */
+    public synchronized void filled() {
+        if (exitRequested) return;
+        exitRequested = true;
+        Runnable w = onExit;
+        if (w != null) w.run();
+    }
+
+    /** The principal buffer's limit for a record now: under fill, less the END reserve until END runs. */
+    long bufferLimit(boolean fill) {
+        long size = options.bufsize();
+        return fill && !ending ? size - endReserve : size;
+    }
+
+    boolean ending() {
+        return ending;
+    }
 
     public boolean exitRequested() {
         return exitRequested;
@@ -268,7 +352,8 @@ public final class DState {
 
     /** Takes every thread's principal buffer contents and drop counts (the buffer switch). */
     public void drainBuffers(List<Record> into, Map<Integer, Long> drops) {
-        for (DThread t : threads) into.addAll(t.buffer.drain(drops));
+        boolean fill = options.fill();
+        for (DThread t : threads) into.addAll(t.buffer.drain(drops, fill));
     }
 
     /** Bumps the generation: every thread's data for {@code a} is dropped at its next update. */

@@ -93,11 +93,14 @@ public final class DThread {
 
     /** commit(id): the speculation's records join this thread's principal buffer now. */
     public void commitSpeculation(long id) {
+        boolean fill = state.options.fill();
         for (Record r : state.speculations.commit(id)) {
             int size = Record.HEADER;
             for (Datum d : r.data()) size += d.size();
-            buffer.offer(new Record(r.epid(), r.cpu(), System.nanoTime(), seq++, r.data()), size,
-                    state.options.bufsize());
+            if (!buffer.offer(new Record(r.epid(), r.cpu(), System.nanoTime(), seq++, r.data()), size,
+                    state.bufferLimit(fill), fill) && fill) {
+                state.filled();
+            }
         }
     }
 
@@ -178,8 +181,11 @@ public final class DThread {
             Record r = new Record(epid, cpu, ts, seq++, RawRecords.decode(words, 0, refs, 0, n));
             state.speculations.record(specId, r, Record.HEADER + bytes);
         } else {
-            buffer.offer(epid, cpu, ts, seq++, words, nw, refs, nr, n, Record.HEADER + bytes,
-                    state.options.bufsize());
+            boolean fill = state.options.fill();
+            if (!buffer.offer(epid, cpu, ts, seq++, words, nw, refs, nr, n, Record.HEADER + bytes,
+                    state.bufferLimit(fill), fill) && fill) {
+                state.filled();
+            }
         }
         n = 0;
         nw = 0;

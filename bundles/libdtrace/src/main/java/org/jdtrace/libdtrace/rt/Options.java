@@ -10,7 +10,7 @@
  * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph.
  *
  * Values are kept as longs (UNSET = Long.MIN_VALUE, like DTRACEOPT_UNSET); reads of the options
- * used on the firing path (quiet, strsize, bufsize) go through volatile fields.
+ * used on the firing path (quiet, strsize, bufsize, dynvarsize) go through volatile fields.
  */
 package org.jdtrace.libdtrace.rt;
 
@@ -35,7 +35,7 @@ public final class Options {
                 "cpp", "ctypes", "dtypes", "knodefs", "kdefs", "udefs", "unodefs", "nolibs", "lazyload",
                 "grabanon", "agghist", "aggpack", "aggzoom", "bufresize_manual", "evaltime_unused",
                 "linkmode_unused", "nspec_unused", "defaultargs", "late", "undef", "define", "incdir",
-                "pgmax_unused", "strip", "encoding_unused", "noresolve", "folded", "empty"}) {
+                "pgmax_unused", "strip", "encoding_unused", "noresolve", "folded", "empty", "pspec"}) {
             KNOWN.put(b, Kind.BOOL);
         }
         for (String s : new String[] {"bufsize", "aggsize", "dynvarsize", "specsize", "strsize",
@@ -62,6 +62,8 @@ public final class Options {
     private volatile boolean quiet;
     private volatile int strsize = 256;
     private volatile long bufsize = 4L << 20;
+    private volatile long dynvarsize = 1L << 20;
+    private volatile boolean fill;
 
     public Options() {
         values.put("bufsize", 4L << 20);
@@ -116,6 +118,8 @@ public final class Options {
         if (name.equals("quiet")) quiet = v != UNSET;
         if (name.equals("strsize")) strsize = (int) Math.max(1, Math.min(v, 1 << 20));
         if (name.equals("bufsize")) bufsize = v;
+        if (name.equals("dynvarsize")) dynvarsize = v;
+        if (name.equals("bufpolicy")) fill = "fill".equals(value);
     }
 
     /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
@@ -269,6 +273,16 @@ public final class Options {
 
     public int strsize() {
         return strsize;
+    }
+
+    /** bufpolicy=fill, read at every commit. */
+    public boolean fill() {
+        return fill;
+    }
+
+    /** The dynamic variables' space, read when a dynamic variable is made. */
+    public long dynvarsize() {
+        return dynvarsize;
     }
 
     /** The principal buffer's size, read at every commit. */

@@ -6,7 +6,9 @@
  * take the buffer's monitor, which the owning thread holds alone except for the instant of a
  * drain, so the lock is uncontended (a biased/thin lock: a CAS) on the firing path. A record
  * that would take the buffer past bufsize bytes is dropped and counted against the CPU the
- * firing reported, as DTrace's "drops on CPU n".
+ * firing reported, as DTrace's "drops on CPU n". Under the fill policy a record that does not fit
+ * is no drop: the buffer is full, the caller stops tracing (DTrace's DTRACEBUF_FULL), and a drain
+ * takes the records but leaves the buffer as full as it was (a fill buffer fills once).
  *
  * Records committed by the firing thread are kept raw (RawRecords: words and references copied
  * from the DThread's record into arrays that grow to the buffer's high-water mark and are reused
@@ -33,9 +35,9 @@ public final class PrincipalBuffer {
     private long[] drops = new long[8];
 
     /** Appends a record if it fits in {@code bufsize} bytes; counts a drop otherwise. */
-    public synchronized boolean offer(Record r, int bytes, long bufsize) {
+    public synchronized boolean offer(Record r, int bytes, long bufsize, boolean fill) {
         if (used + bytes > bufsize) {
-            drop(r.cpu());
+            if (!fill) drop(r.cpu());
             return false;
         }
         used += bytes;
@@ -45,9 +47,9 @@ public final class PrincipalBuffer {
 
     /** Appends a raw record (DThread's arrays, copied) if it fits in {@code bufsize} bytes; counts a drop otherwise. */
     public synchronized boolean offer(int epid, int cpu, long timestamp, long seq, long[] w, int nw, Object[] r, int nr,
-            int ndata, int bytes, long bufsize) {
+            int ndata, int bytes, long bufsize, boolean fill) {
         if (used + bytes > bufsize) {
-            drop(cpu);
+            if (!fill) drop(cpu);
             return false;
         }
         used += bytes;
@@ -75,7 +77,7 @@ public final class PrincipalBuffer {
     }
 
     /** Takes every record so far and the drops per CPU since the last drain (the buffer switch). */
-    public synchronized List<Record> drain(Map<Integer, Long> dropsOut) {
+    public synchronized List<Record> drain(Map<Integer, Long> dropsOut, boolean fill) {
         List<Record> out = records;
         records = new ArrayList<>();
         RawRecords.Cursor at = new RawRecords.Cursor(0, 0);
@@ -92,7 +94,7 @@ public final class PrincipalBuffer {
         java.util.Arrays.fill(refs, 0, nr, null);
         nw = 0;
         nr = 0;
-        used = 0;
+        if (!fill) used = 0;
         for (int i = 0; i < drops.length; i++) {
             if (drops[i] != 0) dropsOut.merge(i - 1, drops[i], Long::sum);
         }

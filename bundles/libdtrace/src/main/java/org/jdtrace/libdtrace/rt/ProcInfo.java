@@ -14,8 +14,9 @@
  * published through a ConcurrentHashMap and volatile fields; two threads may read the same
  * snapshot at once, and the last one wins.
  *
- * Solaris-only fields (pr_taskid, pr_projid, pr_poolid, pr_zoneid, pr_contract, pr_addr,
- * pr_wchan...) are 0, as dtrace-utils gives them on Linux.
+ * Solaris-only fields (pr_taskid, pr_projid, pr_poolid, pr_zoneid, pr_contract, pr_nzomb,
+ * pr_addr, pr_wchan...) are 0, as dtrace-utils gives them on Linux. pr_argv and pr_envp are the
+ * addresses of the vectors on the process's initial stack.
  */
 package org.jdtrace.libdtrace.rt;
 
@@ -33,7 +34,7 @@ public final class ProcInfo {
     private static final int ILP32 = 1, LP64 = 2;
 
     record Proc(long pid, long read, int pgid, int sid, int uid, int euid, int gid, int egid, int nlwp,
-                long size, long rssize, long ttydev, String psargs, int argc, int dmodel) {}
+                long size, long rssize, long ttydev, String psargs, int argc, int dmodel, long argv, long envp) {}
 
     record Lwp(long tid, long read, int state, char sname, int nice, int pri, int cpu, String name) {}
 
@@ -62,6 +63,8 @@ public final class ProcInfo {
                     case "pr_ttydev" -> p.ttydev();
                     case "pr_argc" -> p.argc();
                     case "pr_dmodel" -> p.dmodel();
+                    case "pr_argv" -> p.argv();
+                    case "pr_envp" -> p.envp();
                     default -> 0;
                 };
             }
@@ -208,10 +211,16 @@ public final class ProcInfo {
         byte[] elf = head(Path.of("/proc", Long.toString(pid), "exe"));
         int model = elf.length > 4 && elf[4] == 1 ? ILP32 : LP64;
         long pageKb = 4;
+        // the initial stack as the kernel lays it out (startstack, /proc/PID/stat's 28th field):
+        // argc, then the argv[] pointers and a NULL, then envp[]: pr_argv and pr_envp are the
+        // addresses of those vectors in the process, as procfs gives them
+        int pointer = model == ILP32 ? 4 : 8;
+        long start = field(stat, 28);
+        long argv = start == 0 ? 0 : start + pointer;
         return new Proc(pid, now, (int) field(stat, 5), (int) field(stat, 6), (int) status(status, "Uid:", 0),
                 (int) status(status, "Uid:", 1), (int) status(status, "Gid:", 0), (int) status(status, "Gid:", 1),
                 (int) status(status, "Threads:", 0), field(stat, 23) / 1024, field(stat, 24) * pageKb,
-                field(stat, 7), psargs, argc, model);
+                field(stat, 7), psargs, argc, model, argv, argv == 0 ? 0 : argv + (long) pointer * (argc + 1));
     }
 
     static Lwp readLwp(long pid, long tid, long now) {

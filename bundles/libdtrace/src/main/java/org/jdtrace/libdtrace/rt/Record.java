@@ -6,5 +6,5 @@ package org.jdtrace.libdtrace.rt;
  */
 public record Record(int epid, int cpu, long timestamp, long seq, Datum[] data) {
 
-    static final int HEADER = 12;
+    public static final int HEADER = 12;
 }

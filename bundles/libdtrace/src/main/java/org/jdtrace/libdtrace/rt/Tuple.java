@@ -22,6 +22,13 @@ public final class Tuple {
         return new Tuple(items);
     }
 
+    /** The bytes these keys take in dynamic variable space (DState's accounting). */
+    long dynvarBytes(int strsize) {
+        long n = 0;
+        for (Object o : items) n += DState.dynvarValueBytes(o, strsize);
+        return n;
+    }
+
     public int size() {
         return items.length;
     }

@@ -16,6 +16,7 @@ import org.jdtrace.libdtrace.ast.Expr;
 import org.jdtrace.libdtrace.ast.Expr.AssignOp;
 import org.jdtrace.libdtrace.ast.Expr.BinOp;
 import org.jdtrace.libdtrace.ast.Pragma;
+import org.jdtrace.libdtrace.ast.ProcfsTypes;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.jdtrace.libdtrace.ast.TopLevel;
@@ -66,6 +67,7 @@ final class Checker {
         SystemInlines.SIGNALS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         SystemInlines.ERRNOS.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
         SystemInlines.NET.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        SystemInlines.PROCFS.forEach((name, number) -> constants.put(name, new Constant(name, DType.CHAR, number)));
         // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
         registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
     }
@@ -903,9 +905,10 @@ final class Checker {
         if (mem == null) {
             throw new DTraceException(m.member + " is not a member of " + sou.name(), "D_TYPE_MEMBER", m.line);
         }
-        if (m.base instanceof Expr.Xlate x && x.translator.members().stream().noneMatch(a -> a.member().equals(m.member))) {
+        if ((m.base instanceof Expr.Xlate x && x.translator.members().stream().noneMatch(a -> a.member().equals(m.member)))
+                || (translated(m.base) && !ProcfsTypes.converts(sou, m.member))) {
             throw new DTraceException("translator does not define conversion for member: " + m.member,
-                    "D_XLATE_INCOMPLETE", m.line);
+                    "D_XLATE_NOCONV", m.line);
         }
         return mem.type();
     }

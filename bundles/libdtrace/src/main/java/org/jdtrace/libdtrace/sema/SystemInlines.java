@@ -8,7 +8,7 @@ import java.util.Map;
  * The integer inlines that DTrace's system D library gives every program: signal.d (SIGHUP ..
  * SIGSYS, SIGRTMIN, SIGRTMAX) and errno.d (EPERM ..), with Linux x86-64's values, so that
  * {@code raise(SIGUSR1)} and {@code errno == ENOENT} compile as they do under dtrace.
- * net.d's address families and link types are here too (NET).
+ * net.d's address families and link types are here too (NET), and procfs.d's (PROCFS).
  * The values are the kernel's ABI (asm-generic/signal.h and errno*.h), not libc's
  * (glibc's SIGRTMIN is 34 because it keeps two for itself; the kernel's, which D gives, is 32).
  */
@@ -57,6 +57,13 @@ final class SystemInlines {
      */
     static final Map<String, Integer> NET = table("AF_INET", 2, "AF_INET6", 10, "ARPHRD_ETHER", 1,
             "ARPHRD_INFINIBAND", 32);
+
+    /**
+     * procfs.d's char inlines: pr_dmodel's data models and lwpsinfo_t's pr_state values (Solaris's,
+     * which jdtrace's translator gives: see rt.ProcInfo).
+     */
+    static final Map<String, Integer> PROCFS = table("PR_MODEL_ILP32", 1, "PR_MODEL_LP64", 2,
+            "SSLEEP", 1, "SRUN", 2, "SZOMB", 3, "SSTOP", 4, "SIDL", 5, "SONPROC", 6, "SWAIT", 7);
 
     private static Map<String, Integer> table(Object... pairs) {
         Map<String, Integer> m = new LinkedHashMap<>();

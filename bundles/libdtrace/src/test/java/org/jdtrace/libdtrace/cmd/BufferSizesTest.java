@@ -1,0 +1,70 @@
+package org.jdtrace.libdtrace.cmd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * dtrace_state_go's buffer checks through the real command: a principal or aggregation buffer
+ * set below 8 bytes that an enabling needs, and a fill buffer smaller than its END enablings'
+ * reserve, refuse to start with DTrace's words and exit 1; sizes that only drop records run.
+ */
+class BufferSizesTest {
+
+    private static final String MATCHED = "dtrace: description 'BEGIN ' matched 1 probe\n";
+
+    @Test
+    void aPrincipalBufferBelowEightBytesIsRefused() {
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(1, d.run("-x", "bufsize=0", "-n", "BEGIN { exit(0); }"), d.err());
+            assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
+            // aligned down to 8 first: 15 is 8, enough for dtrace_state_go
+            assertEquals(1, d.run("-b", "7", "-n", "BEGIN { exit(0); }"), d.err());
+            assertEquals(0, d.run("-q", "-b", "15", "-n", "BEGIN { exit(0); }"), d.err());
+        }
+    }
+
+    @Test
+    void anAggregationBufferBelowEightBytesIsRefusedOnlyWhenTheProgramAggregates() {
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(1, d.run("-x", "aggsize=4", "-n", "BEGIN { @ = count(); exit(0); }"), d.err());
+            assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
+            assertEquals(0, d.run("-q", "-x", "aggsize=4", "-n", "BEGIN { exit(0); }"), d.err());
+        }
+    }
+
+    @Test
+    void aFillBufferMustHoldTheEndEnablingsRecords() {
+        String end = "BEGIN { exit(0); } END { trace(execname); }";
+        try (RealCommand d = new RealCommand()) {
+            // END's record: its header and a 64-byte string with its NUL, more than 32 bytes
+            assertEquals(1, d.run("-x", "bufpolicy=fill", "-x", "bufsize=32", "-x", "strsize=64", "-n", end), d.err());
+            assertEquals("dtrace: description 'BEGIN ' matched 2 probes\n"
+                    + "dtrace: could not enable tracing: END enablings exceed size of principal buffer\n", d.err());
+            // the switch policy reserves nothing: END's record is a drop there
+            assertEquals(0, d.run("-q", "-x", "bufsize=32", "-x", "strsize=64", "-n", end), d.err());
+            assertEquals(0, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=128", "-x", "strsize=64", "-n", end),
+                    d.err());
+        }
+    }
+
+    @Test
+    void aFullFillBufferStopsTracingWithoutDropsAndEndStillRecords() {
+        // each BEGIN record takes 20 bytes (header 12, one integer 8); END's 12 are kept aside
+        String prog = "BEGIN { printf(\"%d\\n\", 1); } BEGIN { printf(\"%d\\n\", 2); } BEGIN { printf(\"%d\\n\", 3); }"
+                + " BEGIN { printf(\"%d\\n\", 4); } BEGIN { exit(3); } END { printf(\"end\\n\"); }";
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(0, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=64", "-n", prog), d.err());
+            assertEquals("1\n2\nend\n\n", d.out());
+            assertEquals("", d.err());
+            // room for them all: exit(3) is seen, END runs as ever
+            assertEquals(3, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=256", "-n", prog), d.err());
+            assertEquals("1\n2\n3\n4\nend\n\n", d.out());
+            // the switch policy drops what does not fit (the fourth, the exit record, END's) and goes on to exit(3)
+            assertEquals(3, d.run("-q", "-x", "bufsize=64", "-n", prog), d.err());
+            assertEquals("1\n2\n3\n\n", d.out());
+            assertTrue(d.err().matches("dtrace: 3 drops on CPU \\d+\n"), d.err());
+        }
+    }
+}

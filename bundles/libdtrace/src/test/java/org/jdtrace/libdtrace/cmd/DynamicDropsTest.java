@@ -1,0 +1,40 @@
+package org.jdtrace.libdtrace.cmd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Associative array elements take dynvarsize's space when made and give it back when deleted:
+ * one that does not fit is not made (it reads as 0) and counts a dynamic variable drop, reported
+ * once. self-> variables are not charged (see rt.DState).
+ */
+class DynamicDropsTest {
+
+    @Test
+    void elementsBeyondDynvarsizeAreDropsAndDeletesFreeSpace() {
+        // an int-keyed int element takes 16 bytes (key 8, value 8): 48 hold three
+        String prog = "BEGIN { a[1] = 1; a[2] = 1; a[3] = 1; a[4] = 1; a[1] = 0; a[5] = 1;"
+                + " printf(\"%d %d %d %d\\n\", a[2], a[3], a[4], a[5]); exit(0); }";
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(0, d.run("-q", "-x", "droptags", "-x", "dynvarsize=48", "-n", prog), d.err());
+            assertEquals("1 1 0 1\n\n", d.out());
+            assertEquals("dtrace: [DTRACEDROP_DYNAMIC] 1 dynamic variable drop\n", d.err());
+            // the default (1m) holds them all
+            assertEquals(0, d.run("-q", "-n", prog), d.err());
+            assertEquals("1 1 1 1\n\n", d.out());
+            assertEquals("", d.err());
+        }
+    }
+
+    @Test
+    void threadLocalsAreNotCharged() {
+        String prog = "BEGIN { self->a = 1; self->b = 2; self->c = 3; printf(\"%d %d %d\\n\", self->a, self->b, self->c);"
+                + " exit(0); }";
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(0, d.run("-q", "-x", "dynvarsize=8", "-n", prog), d.err());
+            assertEquals("1 2 3\n\n", d.out());
+            assertEquals("", d.err());
+        }
+    }
+}
