@@ -238,6 +238,9 @@ class CTypesTest {
         refuse("struct a { int x; }\nstruct b { int y; };", "D_DECL_COMBO", 2, "invalid type combination");
         refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(1025); }", "D_ALLOCA_SIZE", 2,
                 "alloca(1025) size larger than scratchsize 1024");
+        // the size is unsigned (size_t): all ones is the largest size, not -1
+        refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(0xffffffffffffffff); }", "D_ALLOCA_SIZE", 2,
+                "alloca(18446744073709551615) size larger than scratchsize 1024");
     }
 
     /** Compiling {@code program} fails with {@code tag} at {@code line}, its message holding {@code message}. */

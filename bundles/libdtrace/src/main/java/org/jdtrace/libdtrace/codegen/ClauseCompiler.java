@@ -560,6 +560,8 @@ public final class ClauseCompiler {
             expr(c, a.keys().get(0));
             if (a.keys().get(0).kind() == VKind.LONG) {
                 c.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+            } else if (a.keys().get(0).kind() == VKind.STRING) {
+                c.invokestatic(CD_RT, "nonNull", MethodTypeDesc.of(CD_String, CD_String));
             }
         } else if (!a.keys().isEmpty()) {
             boxedArray(c, a.keys());
@@ -587,6 +589,9 @@ public final class ClauseCompiler {
             expr(c, items.get(i));
             if (items.get(i).kind() == VKind.LONG) {
                 c.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+            } else if (items.get(i).kind() == VKind.STRING) {
+                // a key or a printf-like argument: DTrace reads its bytes, a NULL one faults
+                c.invokestatic(CD_RT, "nonNull", MethodTypeDesc.of(CD_String, CD_String));
             }
             c.aastore();
         }
@@ -601,9 +606,7 @@ public final class ClauseCompiler {
     private void cond(CodeBuilder c, Expr e) {
         if (e.kind() == VKind.STRING) {
             expr(c, e);
-            c.invokevirtual(CD_String, "isEmpty", MethodTypeDesc.of(CD_boolean));
-            c.iconst_1();
-            c.ixor();
+            c.invokestatic(CD_RT, "truth", MethodTypeDesc.of(CD_boolean, CD_String));
             return;
         }
         expr(c, e);

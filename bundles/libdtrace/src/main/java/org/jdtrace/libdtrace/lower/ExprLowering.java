@@ -89,8 +89,8 @@ final class ExprLowering {
     /** The expression as a string: strings as they are, a {@code char *} read with copyinstr. */
     Ir.Expr string(Expr e) throws DTraceException {
         if (isNull(e)) {
-            // a string that is NULL: no string at all, which jdtrace's strings hold as ""
-            return new Ir.StrConst("");
+            // a string that is NULL: no string at all (null), kept as such (see Subr)
+            return new Ir.Call("nullstr", List.of(), VKind.STRING);
         }
         Expr.Call copyin = copyin(e);
         if (copyin != null) return copyinString(copyin);
@@ -595,8 +595,10 @@ final class ExprLowering {
             case ALLOCA -> {
                 Long n = ConstFold.value(a.get(0));
                 long max = state.options.get("scratchsize");
-                if (n != null && n > max) {
-                    throw new DTraceException("alloca(" + n + ") size larger than scratchsize " + max, "D_ALLOCA_SIZE", c.line);
+                if (n != null && Long.compareUnsigned(n, max) > 0) {
+                    // the size is a size_t: 0xffffffffffffffff is 18446744073709551615, not -1
+                    throw new DTraceException("alloca(" + Long.toUnsignedString(n) + ") size larger than scratchsize " + max,
+                            "D_ALLOCA_SIZE", c.line);
                 }
                 yield new Ir.MemOp("alloca", List.of(integer(a.get(0))), VKind.LONG);
             }

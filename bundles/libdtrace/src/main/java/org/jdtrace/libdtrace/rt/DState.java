@@ -182,7 +182,9 @@ public final class DState {
         int i = stringNames.indexOf(name);
         if (i >= 0) return i;
         stringNames.add(name);
-        strings = Arrays.copyOf(strings, stringNames.size());
+        String[] grown = Arrays.copyOf(strings, stringNames.size());
+        grown[grown.length - 1] = ""; // a global string is "" until assigned (null: NULL)
+        strings = grown;
         return stringNames.size() - 1;
     }
 
@@ -227,7 +229,8 @@ public final class DState {
     }
 
     static boolean isZero(Object v) {
-        return v == null || (v instanceof Long l && l == 0) || (v instanceof String s && s.isEmpty());
+        // a string is stored unless NULL: "" is a string (DTrace deallocates on a 0 value only)
+        return v == null || (v instanceof Long l && l == 0);
     }
 
     // ---- exit

@@ -131,6 +131,7 @@ public final class Mem {
 
     /** bcopy(s, dst, n) of a string: its bytes, then NULs (a D string is a strsize buffer). */
     public static long bcopystr(DThread t, ProbeContext ctx, String src, long dst, long n) {
+        if (src == null) throw new FaultException(FaultException.Kind.BADADDR, 0);
         if (region(dst) != SCRATCH) {
             throw new FaultException(FaultException.Kind.BADADDR, dst);
         }
@@ -294,6 +295,7 @@ public final class Mem {
 
     /** Stores {@code s} (cut to {@code size - 1} bytes, NUL-terminated) into a char array; yields s. */
     public static String storestr(DThread t, ProbeContext ctx, long addr, String s, long size) {
+        if (s == null) throw new FaultException(FaultException.Kind.BADADDR, 0); // copied from NULL
         byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
         int n = (int) Math.min(bytes.length, size - 1);
         byte[] b = storage(t, ctx, addr, true);

@@ -46,6 +46,11 @@ final class ArgTypes {
 
     /** The type of {@code args[index]} in {@code c}, or null when the probes cannot say. */
     DType type(Clause c, int index, int line) throws DTraceException {
+        if (c != null && index >= 0 && !c.probes().isEmpty() && c.probes().stream().allMatch(ArgTypes::takesNoArguments)) {
+            // dt_idcook_args: an index at or past the probe's argument count (BEGIN and END have none)
+            throw new DTraceException("index " + index + " is out of range for " + c.probes().get(0).description()
+                    + " args[ ]", "D_ARGS_IDX", line);
+        }
         if (lookup == null || c == null || index < 0) return null;
         List<List<List<ArgDesc>>> perSpec = matched.computeIfAbsent(c, this::lookUp);
         String type = null;
@@ -77,6 +82,16 @@ final class ArgTypes {
             out.add(probes == null ? List.of() : probes);
         }
         return out;
+    }
+
+    /**
+     * dtrace:::BEGIN or dtrace:::END, which the Dynamic Tracing Guide gives no arguments (the
+     * description names one of them alone: only the dtrace provider has probes so named).
+     */
+    private static boolean takesNoArguments(ProbeSpec spec) {
+        var d = spec.description();
+        return d != null && (d.name().equals("BEGIN") || d.name().equals("END"))
+                && (d.provider().isEmpty() || d.provider().equals("dtrace")) && d.module().isEmpty() && d.function().isEmpty();
     }
 
     private static String nativeType(List<ArgDesc> probe, int index) {
