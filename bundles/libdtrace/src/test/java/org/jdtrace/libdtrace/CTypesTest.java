@@ -104,6 +104,44 @@ class CTypesTest {
     }
 
     @Test
+    void associativeArraysOfStructsHoldAnElementPerKey() throws Exception {
+        // struct {...} a[int]: a[k].m stores make element k (zeroed); a missing element read is
+        // address 0 plus the member's offset, an invalid address, as DTrace's missing dynamic variable is 0
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct {
+                    string s;
+                    int n;
+                } cmd[int];
+                int i;
+                BEGIN {
+                    cmd[i].s = "foo"; cmd[i].n = 3; i++;
+                    cmd[i].s = "bar";
+                    cmd[i + 5].n = cmd[0].n + 1;
+                    cmd[0].n += 10;
+                    printf("%s %d [%s] %d %d %d\\n", cmd[0].s, cmd[0].n, cmd[1].s, cmd[1].n, cmd[6].n, sizeof (cmd[0]));
+                }
+                BEGIN { trace(cmd[9].n); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR kind=%d addr=%d\\n", arg4, arg5); }
+                """).go();
+        assertEquals("foo 13 [bar] 0 4 260\nERROR kind=1 addr=256\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void aStringMemberTakesStrsizeBytes() throws Exception {
+        // the string typedef is char[strsize]: a member after it starts strsize bytes on
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                #pragma D option strsize=16
+                struct rec { string name; int n; } g;
+                BEGIN { g.name = "a long name that is cut"; g.n = 7;
+                    printf("%s %d %d %d\\n", g.name, g.n, offsetof(struct rec, n), sizeof (struct rec)); exit(0); }
+                """).go();
+        assertEquals("a long name tha 7 16 20\n\n", r.end(), r.err());
+    }
+
+    @Test
     void pointersIntoScratchLoadStoreAndArithmetic() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet

@@ -260,6 +260,10 @@ public final class ClauseCompiler {
                 }
             }
             case AssocRef a -> a.keys().forEach(this::scan);
+            case AssocObj a -> {
+                usesMemory = true;
+                a.keys().forEach(this::scan);
+            }
             case ArgN a -> scan(a.index());
             case BuiltinVar b when isClock(b.which()) && !clockLocals.containsKey(b.which()) -> {
                 clockLocals.put(b.which(), nextLocal);
@@ -634,6 +638,14 @@ public final class ClauseCompiler {
                 c.loadConstant(k.which().ordinal());
                 c.loadConstant(k.frames());
                 c.invokestatic(CD_RT, "stackKey", MethodTypeDesc.of(CD_FRAMES, CD_STATE, CD_CTX, CD_int, CD_int));
+            }
+            case AssocObj a -> {
+                c.aload(L_THREAD);
+                c.loadConstant(a.slot());
+                boxedArray(c, a.keys());
+                c.loadConstant(a.size());
+                c.loadConstant(a.create() ? 1 : 0);
+                c.invokestatic(CD_MEM, "assoc", MethodTypeDesc.of(CD_long, CD_THREAD, CD_int, CD_OBJS, CD_int, CD_boolean));
             }
             case AssocRef a -> {
                 loadState(c);

@@ -38,6 +38,8 @@ final class ExprLowering {
     /** Clause-local temporaries (whole translations) use this-> slots from here up. */
     private static final int TEMP_SLOTS = 1 << 24;
     private int temps;
+    /** Set while the address of an assignment's target is lowered: an associative element is made there. */
+    private boolean storing;
 
     ExprLowering(DState state) {
         this.state = state;
@@ -444,6 +446,10 @@ final class ExprLowering {
                 Ir.Expr base = m.arrow ? integer(m.base) : address(m.base);
                 yield mem.offset() == 0 ? base : new Ir.Binary(Ir.BinOp.ADD, base, new Ir.Const(mem.offset()), false);
             }
+            case Expr.Index x when x.base instanceof Expr.Ident id && id.symbol instanceof Variable v
+                    && v.isAssociative() && byRef(v.type) ->
+                    // a[k] of a struct or array value: the element's own storage, made by a store
+                    new Ir.AssocObj(state.assocSlot(v.name), keys(x.keys, v.keyTypes), v.type.size(), storing);
             case Expr.Index x when x.base.type instanceof DType.Ptr p -> elementAddress(integer(x.base), p.target(), x);
             case Expr.Index x when x.base.type instanceof DType.Array a -> elementAddress(address(x.base), a.element(), x);
             case Expr.Unary u when u.op == Expr.UnOp.DEREF -> integer(u.operand);
@@ -456,6 +462,12 @@ final class ExprLowering {
         int size = Math.max(1, element.isString() ? state.options.strsize() : element.size());
         if (i instanceof Ir.Const k && k.value() == 0) return base;
         return new Ir.Binary(Ir.BinOp.ADD, base, scale(i, size), false);
+    }
+
+    /** The bytes of a string in memory: a string member's laid-out size, else strsize. */
+    private long stringMemberSize(DType.Member m) {
+        long strsize = state.options.strsize();
+        return m != null && m.type().isString() && m.size() > 0 ? Math.min(m.size(), strsize) : strsize;
     }
 
     /** The value of the object of type {@code t} at {@code addr} (a by-ref type's value is its address). */
@@ -472,7 +484,7 @@ final class ExprLowering {
             return new Ir.MemOp("load", List.of(addr, new Ir.Const(8), new Ir.Const(0)), VKind.LONG);
         }
         if (kind(t) == VKind.STRING) {
-            long max = t instanceof DType.Array a && a.length() > 0 ? a.length() : state.options.strsize();
+            long max = t instanceof DType.Array a && a.length() > 0 ? a.length() : stringMemberSize(m);
             return new Ir.MemOp("str", List.of(addr, new Ir.Const(max)), VKind.STRING);
         }
         if (byRef(t)) {
@@ -494,13 +506,19 @@ final class ExprLowering {
     /** An assignment to an object in memory, or a struct/array copy into a by-ref variable. */
     private Ir.Expr memoryAssign(Expr.Assign a) throws DTraceException {
         DType t = a.target.type;
-        Ir.Expr addr = address(a.target);
+        Ir.Expr addr;
+        storing = true;
+        try {
+            addr = address(a.target);
+        } finally {
+            storing = false;
+        }
         if (byRef(t)) {
             if (a.op != Expr.AssignOp.ASSIGN) throw unsupported("operator " + a.op.spelling + " on " + t.name(), a.line);
             return new Ir.MemOp("copy", List.of(addr, address(a.value), new Ir.Const(t.size())), VKind.LONG);
         }
         if (kind(t) == VKind.STRING) {
-            long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : state.options.strsize();
+            long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : stringMemberSize(memberOf(a.target));
             return new Ir.MemOp("storestr", List.of(addr, string(a.value), new Ir.Const(size)), VKind.STRING);
         }
         DType.Member m = memberOf(a.target);

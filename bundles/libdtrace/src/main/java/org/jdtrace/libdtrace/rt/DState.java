@@ -204,6 +204,37 @@ public final class DState {
         return assocs.size() - 1;
     }
 
+    /** The element storage of associative arrays of structs/arrays, by number (Mem's ASSOC region). */
+    private volatile byte[][] assocObjects = new byte[0][];
+
+    /** An element that is a struct or array: its number in assocObjects (the array's value for the key). */
+    private record AssocObject(int id) {}
+
+    /**
+     * The number of element {@code key} of associative array {@code slot}, whose value is a
+     * struct or array of {@code size} bytes; made (zeroed) when missing if {@code create}, else
+     * -1. Made under the lock (first store only); read without it.
+     */
+    public int assocObject(int slot, Tuple key, int size, boolean create) {
+        if (assocArray[slot].get(key) instanceof AssocObject o) return o.id();
+        if (!create) return -1;
+        synchronized (this) {
+            if (assocArray[slot].get(key) instanceof AssocObject o) return o.id();
+            byte[][] objects = java.util.Arrays.copyOf(assocObjects, assocObjects.length + 1);
+            objects[objects.length - 1] = new byte[Math.max(size, 1)];
+            assocObjects = objects;
+            assocArray[slot].put(key, new AssocObject(objects.length - 1));
+            return objects.length - 1;
+        }
+    }
+
+    /** The storage of associative element number {@code id} (see assocObject). */
+    byte[] assocObject(int id) {
+        byte[][] objects = assocObjects;
+        if (id < 0 || id >= objects.length) throw new org.jdtrace.spi.FaultException(org.jdtrace.spi.FaultException.Kind.BADADDR, 0);
+        return objects[id];
+    }
+
     public Object assocGet(int slot, Tuple key) {
         return assocArray[slot].get(key);
     }

@@ -16,6 +16,11 @@
  *   GLOBAL  the consumer's storage for global structs and arrays (offsets given at compile time);
  *   TLS     a thread-local (self->) struct or array: slot in bits 32..59, offset below; the
  *           storage is the byte[] of (tid, slot) in DState's dynamic variables, made on first use.
+ *   ASSOC   an element of an associative array of structs or arrays (a[k].m): the element's
+ *           number in bits 32..59, offset below; the storage is DState's byte[] of that number,
+ *           made (zeroed) by the first store to the element, kept as the array's value for k.
+ *           A missing element read is address 0 (a read through it faults), as DTrace's lookup
+ *           of a missing dynamic variable is 0.
  *
  * Every access is bounds-checked against its region; an address outside any region's storage,
  * below 4 KiB, or a scratch access outside [0, top), throws FaultException(BADADDR, address),
@@ -42,6 +47,7 @@ public final class Mem {
     public static final long LOCAL = 2L << 60;
     public static final long GLOBAL = 3L << 60;
     public static final long TLS = 4L << 60;
+    public static final long ASSOC = 5L << 60;
     private static final long OFFSET = (1L << 32) - 1;
 
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -305,6 +311,15 @@ public final class Mem {
         return s;
     }
 
+    /**
+     * a[k] of an associative array of structs or arrays: the element's address (ASSOC region);
+     * {@code create}: made, zeroed, if missing (a store), else 0 for a missing element (a read).
+     */
+    public static long assoc(DThread t, int slot, Object[] key, int size, boolean create) {
+        int id = t.state().assocObject(slot, new Tuple(key), size, create);
+        return id < 0 ? 0 : ASSOC | ((long) id << 32);
+    }
+
     /** The storage of a thread-local struct or array, made on its first store. */
     public static long tls(DThread t, ProbeContext ctx, long slot) {
         return TLS | (slot << 32);
@@ -344,7 +359,7 @@ public final class Mem {
     /** In D's own regions (scratch, this->, global, self-> storage); anything else is the process's. */
     private static boolean inD(long addr) {
         long r = region(addr);
-        return r >= SCRATCH && r <= TLS;
+        return r >= SCRATCH && r <= ASSOC;
     }
 
     /** The byte[] behind a D address (null: a thread-local struct not yet stored to). */
@@ -363,13 +378,14 @@ public final class Mem {
             st.tlsPut(ctx.tid(), slot, b);
             return b;
         }
+        if (r == ASSOC) return t.state().assocObject((int) ((addr >>> 32) & 0x0fffffff));
         throw new FaultException(FaultException.Kind.BADADDR, addr);
     }
 
     /** The offset of [addr, addr + n) in its region's storage, or a BADADDR fault. */
     private static int check(DThread t, ProbeContext ctx, long addr, int n, boolean write) {
         long r = region(addr);
-        long off = r == TLS ? addr & OFFSET : addr - r;
+        long off = r == TLS || r == ASSOC ? addr & OFFSET : addr - r;
         long limit;
         if (r == SCRATCH) {
             limit = t.memory.top;
@@ -379,6 +395,8 @@ public final class Mem {
             limit = t.state().globalMemory().length;
         } else if (r == TLS) {
             limit = t.state().tlsMemorySize((int) ((addr >>> 32) & 0x0fffffff));
+        } else if (r == ASSOC) {
+            limit = t.state().assocObject((int) ((addr >>> 32) & 0x0fffffff)).length;
         } else {
             throw new FaultException(FaultException.Kind.BADADDR, addr);
         }

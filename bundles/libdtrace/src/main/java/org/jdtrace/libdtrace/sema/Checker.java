@@ -115,6 +115,18 @@ final class Checker {
                 ? word.substring(1, word.length() - 1) : word;
     }
 
+    /** strsize as the program's #pragma D option has set it so far (256 by default, in bytes). */
+    private int stringSize() {
+        String v = options.get("strsize");
+        if (v == null) return 256;
+        try {
+            long n = Long.parseLong(v.strip());
+            return n > 0 && n <= (1 << 20) ? (int) n : 256;
+        } catch (NumberFormatException e) {
+            return 256;
+        }
+    }
+
     private void pragma(Pragma p) throws DTraceException {
         List<String> w = p.words();
         if (w.isEmpty()) return;
@@ -345,7 +357,7 @@ final class Checker {
             memberTypes.add(t);
             widths.add(width);
         }
-        sou.layOut(names, memberTypes, widths);
+        sou.layOut(names, memberTypes, widths, stringSize());
     }
 
     /**
