@@ -129,6 +129,25 @@ class CTypesTest {
     }
 
     @Test
+    void aRuntimeIndexOutsideADeclaredArrayIsBadindex() throws Exception {
+        // int a[5]; a[i] with i known only at the firing: in [0, 5) it is the element, outside
+        // it faults with DTRACEFLT_BADINDEX (11), the index as the fault's value; a struct
+        // member array is checked the same way
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                int a[5];
+                struct s { int x[2]; } g;
+                BEGIN { i = 4; a[i] = 7; g.x[i - 3] = 9; printf("%d %d\\n", a[i], g.x[1]); }
+                BEGIN { i = 8; a[i] = 1; }
+                BEGIN { j = -1; trace(g.x[j]); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR kind=%d value=%d\\n", arg4, arg5); }
+                """).go();
+        assertEquals("7 9\nERROR kind=11 value=8\nERROR kind=11 value=-1\n\n", r.end(), r.err());
+        assertTrue(r.err().contains("index out of bounds (8)"), r.err());
+    }
+
+    @Test
     void aStringMemberTakesStrsizeBytes() throws Exception {
         // the string typedef is char[strsize]: a member after it starts strsize bytes on
         DRun r = DRun.script("""

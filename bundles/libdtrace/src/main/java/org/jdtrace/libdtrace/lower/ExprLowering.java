@@ -451,15 +451,28 @@ final class ExprLowering {
                     // a[k] of a struct or array value: the element's own storage, made by a store
                     new Ir.AssocObj(state.assocSlot(v.name), keys(x.keys, v.keyTypes), v.type.size(), storing);
             case Expr.Index x when x.base.type instanceof DType.Ptr p -> elementAddress(integer(x.base), p.target(), x);
-            case Expr.Index x when x.base.type instanceof DType.Array a -> elementAddress(address(x.base), a.element(), x);
+            case Expr.Index x when x.base.type instanceof DType.Array a -> elementAddress(address(x.base), a.element(), x, a.length());
             case Expr.Unary u when u.op == Expr.UnOp.DEREF -> integer(u.operand);
             default -> throw unsupported("the address of " + e, e.line);
         };
     }
 
     private Ir.Expr elementAddress(Ir.Expr base, DType element, Expr.Index x) throws DTraceException {
+        return elementAddress(base, element, x, 0);
+    }
+
+    /**
+     * The address of {@code x}'s element; an array of {@code length} > 0 elements checks an index
+     * not known until the firing (a constant one was checked at compile time, D_ARR_BOUNDS):
+     * out of [0, length) it faults with BADINDEX, the index as the fault's value (Oracle's
+     * DTRACEFLT_BADINDEX, "index out of bounds in a scalar array").
+     */
+    private Ir.Expr elementAddress(Ir.Expr base, DType element, Expr.Index x, int length) throws DTraceException {
         Ir.Expr i = integer(x.keys.get(0));
         int size = Math.max(1, element.isString() ? state.options.strsize() : element.size());
+        if (length > 0 && !(i instanceof Ir.Const)) {
+            i = new Ir.MemOp("bound", List.of(i, new Ir.Const(length)), VKind.LONG);
+        }
         if (i instanceof Ir.Const k && k.value() == 0) return base;
         return new Ir.Binary(Ir.BinOp.ADD, base, scale(i, size), false);
     }

@@ -311,6 +311,12 @@ public final class Mem {
         return s;
     }
 
+    /** An index into an array of {@code length} elements: itself, or BADINDEX outside [0, length). */
+    public static long bound(DThread t, ProbeContext ctx, long index, long length) {
+        if (Long.compareUnsigned(index, length) >= 0) throw new FaultException(FaultException.Kind.BADINDEX, index);
+        return index;
+    }
+
     /**
      * a[k] of an associative array of structs or arrays: the element's address (ASSOC region);
      * {@code create}: made, zeroed, if missing (a store), else 0 for a missing element (a read).
