@@ -148,6 +148,21 @@ class CTypesTest {
     }
 
     @Test
+    void aStringAssignedToACharPointerIsReadThroughIt() throws Exception {
+        // string and char * are compatible (dt_node_is_argcompat): the pointer addresses the
+        // string's bytes (in scratch, for the clause); an int still takes no string
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                char *s, *t;
+                BEGIN { s = probeprov; t = "xyz"; printf("%c%c %s %d\\n", s[0], s[5], stringof(t), s[6]); exit(0); }
+                """).go();
+        assertEquals("de xyz 0\n\n", r.end(), r.err());
+        refuse("int x;\nBEGIN { x = \"s\"; }", "D_OP_INCOMPAT", 2, "operands have incompatible types: \"int\" = \"string\"");
+        // a cast is no assignment: a string is not scalar (dt_cook_op1's D_CAST_INVAL)
+        refuse("BEGIN {\nt = (char *) \"xyz\"; }", "D_CAST_INVAL", 2, "invalid cast expression: \"string\" to \"char *\"");
+    }
+
+    @Test
     void aStringMemberTakesStrsizeBytes() throws Exception {
         // the string typedef is char[strsize]: a member after it starts strsize bytes on
         DRun r = DRun.script("""

@@ -116,6 +116,10 @@ final class ExprLowering {
     /** The expression as a 64-bit integer. */
     Ir.Expr integer(Expr e) throws DTraceException {
         Ir.Expr x = lower(e);
+        if (x.kind() == VKind.STRING && e.type != null && e.type.isString()) {
+            // a string where the checker let a char * take it (char *s = probeprov): its address
+            return new Ir.MemOp("strptr", List.of(x), VKind.LONG);
+        }
         if (x.kind() != VKind.LONG) {
             throw new DTraceException("expression of type " + typeName(e) + " is not an integer", "D_OP_INCOMPAT", e.line);
         }

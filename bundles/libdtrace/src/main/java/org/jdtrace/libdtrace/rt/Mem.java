@@ -90,6 +90,19 @@ public final class Mem {
         return SCRATCH + start;
     }
 
+    /**
+     * A D string where a char * is wanted (char *p = probeprov): its bytes and NUL in fresh
+     * scratch, the address of the first; NULL is 0. Like any scratch, it lasts until the clause ends.
+     */
+    public static long strptr(DThread t, ProbeContext ctx, String s) {
+        if (s == null) return 0;
+        byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
+        int n = Math.min(bytes.length, t.state().options.strsize());
+        long dst = alloca(t, ctx, n + 1L);
+        System.arraycopy(bytes, 0, t.memory.scratch, (int) (dst - SCRATCH), n);
+        return dst;
+    }
+
     /** copyin(addr, n): the traced process's bytes copied into fresh scratch. */
     public static long copyin(DThread t, ProbeContext ctx, long addr, long n) {
         long dst = alloca(t, ctx, n);

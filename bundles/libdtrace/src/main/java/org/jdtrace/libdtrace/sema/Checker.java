@@ -1327,8 +1327,10 @@ final class Checker {
                     || (from instanceof DType.Ptr p && p.target() instanceof DType.Void);
         }
         if (to.isPointer()) {
-            // an array is the address of its first element (K&R A7.1)
-            return from.isPointer() || from.isInteger() || from instanceof DType.Array;
+            // an array is the address of its first element (K&R A7.1); a string is compatible
+            // with a char * (dt_node_is_argcompat: both are dt_node_is_strcompat)
+            return from.isPointer() || from.isInteger() || from instanceof DType.Array
+                    || (from.isString() && to.isCharArrayOrPointer());
         }
         return to.sameAs(from);
     }
