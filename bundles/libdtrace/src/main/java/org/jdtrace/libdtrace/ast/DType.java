@@ -49,9 +49,9 @@ public sealed interface DType {
 
     /**
      * A member of a struct or union: its byte offset, and for a bit-field its first bit (counted
-     * from the least significant bit of the little-endian storage at {@code offset}) and width.
+     * from the least significant bit of the little-endian storage at {@code offset}) and width;
+     * {@code size}: the bytes laid out for it (a string member's are strsize's, see Sou.layOut).
      */
-    /** {@code size}: the bytes laid out for it (a string member's are strsize's, see Sou.layOut). */
     record Member(String name, DType type, int offset, int bitOffset, int bits, int size) {
         public boolean isBitfield() { return bits > 0; }
     }

@@ -375,7 +375,7 @@ public final class Mem {
         return addr & (0xfL << 60);
     }
 
-    /** In D's own regions (scratch, this->, global, self-> storage); anything else is the process's. */
+    /** In D's own regions (scratch, this->, global, self->, associative storage); anything else is the process's. */
     private static boolean inD(long addr) {
         long r = region(addr);
         return r >= SCRATCH && r <= ASSOC;

@@ -19,6 +19,11 @@
  * an opaque handle that stringof(), copyinstr() and printf's %s turn into the object's text
  * through the probe context (Class@hash; never the program's code).
  *
+ * Count: dtrace:::BEGIN and END have no arguments, so args[i] in a clause that matches only them
+ * is D_ARGS_IDX ("index 0 is out of range for ... args[ ]"), as dt_idcook_args refuses an index
+ * past the probe's argument count; other probes' counts are not known here (a provider that
+ * describes no argument may still have some), and their args[] is typed as above.
+ *
  * One instance per compilation, used on the compiler's thread only.
  */
 package org.jdtrace.libdtrace.sema;
