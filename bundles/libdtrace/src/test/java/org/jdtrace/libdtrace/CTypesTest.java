@@ -104,6 +104,78 @@ class CTypesTest {
     }
 
     @Test
+    void associativeArraysOfStructsHoldAnElementPerKey() throws Exception {
+        // struct {...} a[int]: a[k].m stores make element k (zeroed); a missing element read is
+        // address 0 plus the member's offset, an invalid address, as DTrace's missing dynamic variable is 0
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct {
+                    string s;
+                    int n;
+                } cmd[int];
+                int i;
+                BEGIN {
+                    cmd[i].s = "foo"; cmd[i].n = 3; i++;
+                    cmd[i].s = "bar";
+                    cmd[i + 5].n = cmd[0].n + 1;
+                    cmd[0].n += 10;
+                    printf("%s %d [%s] %d %d %d\\n", cmd[0].s, cmd[0].n, cmd[1].s, cmd[1].n, cmd[6].n, sizeof (cmd[0]));
+                }
+                BEGIN { trace(cmd[9].n); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR kind=%d addr=%d\\n", arg4, arg5); }
+                """).go();
+        assertEquals("foo 13 [bar] 0 4 260\nERROR kind=1 addr=256\n\n", r.end(), r.err());
+    }
+
+    @Test
+    void aRuntimeIndexOutsideADeclaredArrayIsBadindex() throws Exception {
+        // int a[5]; a[i] with i known only at the firing: in [0, 5) it is the element, outside
+        // it faults with DTRACEFLT_BADINDEX (11), the index as the fault's value; a struct
+        // member array is checked the same way
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                int a[5];
+                struct s { int x[2]; } g;
+                BEGIN { i = 4; a[i] = 7; g.x[i - 3] = 9; printf("%d %d\\n", a[i], g.x[1]); }
+                BEGIN { i = 8; a[i] = 1; }
+                BEGIN { j = -1; trace(g.x[j]); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR kind=%d value=%d\\n", arg4, arg5); }
+                """).go();
+        assertEquals("7 9\nERROR kind=11 value=8\nERROR kind=11 value=-1\n\n", r.end(), r.err());
+        assertTrue(r.err().contains("index out of bounds (8)"), r.err());
+    }
+
+    @Test
+    void aStringAssignedToACharPointerIsReadThroughIt() throws Exception {
+        // string and char * are compatible (dt_node_is_argcompat): the pointer addresses the
+        // string's bytes (in scratch, for the clause); an int still takes no string
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                char *s, *t;
+                BEGIN { s = probeprov; t = "xyz"; printf("%c%c %s %d\\n", s[0], s[5], stringof(t), s[6]); exit(0); }
+                """).go();
+        assertEquals("de xyz 0\n\n", r.end(), r.err());
+        refuse("int x;\nBEGIN { x = \"s\"; }", "D_OP_INCOMPAT", 2, "operands have incompatible types: \"int\" = \"string\"");
+        // a cast is no assignment: a string is not scalar (dt_cook_op1's D_CAST_INVAL)
+        refuse("BEGIN {\nt = (char *) \"xyz\"; }", "D_CAST_INVAL", 2, "invalid cast expression: \"string\" to \"char *\"");
+    }
+
+    @Test
+    void aStringMemberTakesStrsizeBytes() throws Exception {
+        // the string typedef is char[strsize]: a member after it starts strsize bytes on
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                #pragma D option strsize=16
+                struct rec { string name; int n; } g;
+                BEGIN { g.name = "a long name that is cut"; g.n = 7;
+                    printf("%s %d %d %d\\n", g.name, g.n, offsetof(struct rec, n), sizeof (struct rec)); exit(0); }
+                """).go();
+        assertEquals("a long name tha 7 16 20\n\n", r.end(), r.err());
+    }
+
+    @Test
     void pointersIntoScratchLoadStoreAndArithmetic() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet
@@ -238,6 +310,9 @@ class CTypesTest {
         refuse("struct a { int x; }\nstruct b { int y; };", "D_DECL_COMBO", 2, "invalid type combination");
         refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(1025); }", "D_ALLOCA_SIZE", 2,
                 "alloca(1025) size larger than scratchsize 1024");
+        // the size is unsigned (size_t): all ones is the largest size, not -1
+        refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(0xffffffffffffffff); }", "D_ALLOCA_SIZE", 2,
+                "alloca(18446744073709551615) size larger than scratchsize 1024");
     }
 
     /** Compiling {@code program} fails with {@code tag} at {@code line}, its message holding {@code message}. */

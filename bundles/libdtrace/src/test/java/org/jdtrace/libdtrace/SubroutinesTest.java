@@ -21,9 +21,10 @@ class SubroutinesTest {
 
     @Test
     void searchesReturnTheSuffixOrNull() throws Exception {
-        assertEquals("[llo] [lo] [llo] [] [] []\n\n", quiet("""
+        // a NULL result is not printed (printf of it faults, see NullStringsTest): compared
+        assertEquals("[llo] [lo] [llo] 1 1 1\n\n", quiet("""
                 printf("[%s] [%s] [%s] ", strchr("hello", 'l'), strrchr("hello", 'l'), strstr("hello", "ll"));
-                printf("[%s] [%s] [%s]\\n", strchr("hello", 'z'), strrchr("hello", 'z'), strstr("hello", "zz"));"""));
+                printf("%d %d %d\\n", strchr("hello", 'z') == NULL, strrchr("hello", 'z') == NULL, strstr("hello", "zz") == NULL);"""));
         assertEquals("1 1 1\n\n", quiet("""
                 printf("%d %d %d\\n", strchr("abc", 'z') == NULL, strstr("abc", "q") == NULL, strchr("abc", 'a') != NULL);"""));
     }
@@ -38,11 +39,11 @@ class SubroutinesTest {
 
     @Test
     void strtokGoesOnWithNullAndEndsInNull() throws Exception {
-        assertEquals("[a] [b] [c] [] 1\n\n", quiet("""
+        assertEquals("[a] [b] [c] 1 1\n\n", quiet("""
                 printf("[%s] ", strtok(",,a,b,,c,", ","));
                 printf("[%s] ", strtok(NULL, ","));
                 printf("[%s] ", strtok(NULL, ","));
-                printf("[%s] ", strtok(NULL, ","));
+                printf("%d ", strtok(NULL, ",") == NULL);
                 printf("%d\\n", strtok(NULL, ",") == NULL);"""));
     }
 
@@ -100,12 +101,12 @@ class SubroutinesTest {
 
     @Test
     void jsonSelectsByDottedPath() throws Exception {
-        assertEquals("[two] [[1, 2]] [true] [3.5] [] 1\n\n", quiet("""
+        assertEquals("[two] [[1, 2]] [true] [3.5] 1 1\n\n", quiet("""
                 printf("[%s] ", json("{\\"a\\": {\\"b\\": [1, \\"two\\", {\\"c\\": true}]}}", "a.b[1]"));
                 printf("[%s] ", json("{\\"a\\": {\\"b\\": [1, 2]}}", "a.b"));
                 printf("[%s] ", json("{\\"a\\": {\\"b\\": [1, \\"two\\", {\\"c\\": true}]}}", "a.b[2].c"));
                 printf("[%s] ", json("[0, 3.5]", "[1]"));
-                printf("[%s] ", json("{\\"a\\": 1}", "b"));
+                printf("%d ", json("{\\"a\\": 1}", "b") == NULL);
                 printf("%d\\n", json("not json", "a") == NULL);"""));
     }
 

@@ -49,9 +49,10 @@ public sealed interface DType {
 
     /**
      * A member of a struct or union: its byte offset, and for a bit-field its first bit (counted
-     * from the least significant bit of the little-endian storage at {@code offset}) and width.
+     * from the least significant bit of the little-endian storage at {@code offset}) and width;
+     * {@code size}: the bytes laid out for it (a string member's are strsize's, see Sou.layOut).
      */
-    record Member(String name, DType type, int offset, int bitOffset, int bits) {
+    record Member(String name, DType type, int offset, int bitOffset, int bits, int size) {
         public boolean isBitfield() { return bits > 0; }
     }
 
@@ -96,6 +97,15 @@ public sealed interface DType {
          * (name, type, bit-field width or 0).
          */
         public void layOut(java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths) {
+            layOut(names, ts, widths, 0);
+        }
+
+        /**
+         * As above; a {@code string} member takes {@code stringSize} bytes (alignment 1), the
+         * char[strsize] DTrace's string typedef stands for.
+         */
+        public void layOut(java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths,
+                int stringSize) {
             if (members != null) throw new IllegalStateException(name + " already complete");
             java.util.List<Member> out = new java.util.ArrayList<>();
             long bit = 0;
@@ -115,15 +125,16 @@ public sealed interface DType {
                     }
                     int off = (int) (bit / unit * t.size());
                     if (names.get(i) != null) {
-                        out.add(new Member(names.get(i), t, off, (int) (bit - off * 8L), w));
+                        out.add(new Member(names.get(i), t, off, (int) (bit - off * 8L), w, t.size()));
                         al = Math.max(al, a);
                     }
                     bit += w;
                 } else {
                     long off = (bit + 8L * a - 1) / (8L * a) * a;
-                    out.add(new Member(names.get(i), t, (int) off, 0, 0));
+                    int size = t.isString() ? stringSize : t.size();
+                    out.add(new Member(names.get(i), t, (int) off, 0, 0, size));
                     al = Math.max(al, a);
-                    bit = (off + t.size()) * 8;
+                    bit = (off + size) * 8;
                 }
                 sz = Math.max(sz, (bit + 7) / 8);
             }

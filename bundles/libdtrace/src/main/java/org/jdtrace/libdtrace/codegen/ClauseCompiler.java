@@ -262,6 +262,10 @@ public final class ClauseCompiler {
                 }
             }
             case AssocRef a -> a.keys().forEach(this::scan);
+            case AssocObj a -> {
+                usesMemory = true;
+                a.keys().forEach(this::scan);
+            }
             case ArgN a -> scan(a.index());
             case BuiltinVar b when isClock(b.which()) && !clockLocals.containsKey(b.which()) -> {
                 clockLocals.put(b.which(), nextLocal);
@@ -562,6 +566,8 @@ public final class ClauseCompiler {
             expr(c, a.keys().get(0));
             if (a.keys().get(0).kind() == VKind.LONG) {
                 c.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+            } else if (a.keys().get(0).kind() == VKind.STRING) {
+                c.invokestatic(CD_RT, "nonNull", MethodTypeDesc.of(CD_String, CD_String));
             }
         } else if (!a.keys().isEmpty()) {
             boxedArray(c, a.keys());
@@ -589,6 +595,9 @@ public final class ClauseCompiler {
             expr(c, items.get(i));
             if (items.get(i).kind() == VKind.LONG) {
                 c.invokestatic(CD_Long, "valueOf", MethodTypeDesc.of(CD_Long, CD_long));
+            } else if (items.get(i).kind() == VKind.STRING) {
+                // a key or a printf-like argument: DTrace reads its bytes, a NULL one faults
+                c.invokestatic(CD_RT, "nonNull", MethodTypeDesc.of(CD_String, CD_String));
             }
             c.aastore();
         }
@@ -603,9 +612,7 @@ public final class ClauseCompiler {
     private void cond(CodeBuilder c, Expr e) {
         if (e.kind() == VKind.STRING) {
             expr(c, e);
-            c.invokevirtual(CD_String, "isEmpty", MethodTypeDesc.of(CD_boolean));
-            c.iconst_1();
-            c.ixor();
+            c.invokestatic(CD_RT, "truth", MethodTypeDesc.of(CD_boolean, CD_String));
             return;
         }
         expr(c, e);
@@ -633,6 +640,14 @@ public final class ClauseCompiler {
                 c.loadConstant(k.which().ordinal());
                 c.loadConstant(k.frames());
                 c.invokestatic(CD_RT, "stackKey", MethodTypeDesc.of(CD_FRAMES, CD_STATE, CD_CTX, CD_int, CD_int));
+            }
+            case AssocObj a -> {
+                c.aload(L_THREAD);
+                c.loadConstant(a.slot());
+                boxedArray(c, a.keys());
+                c.loadConstant(a.size());
+                c.loadConstant(a.create() ? 1 : 0);
+                c.invokestatic(CD_MEM, "assoc", MethodTypeDesc.of(CD_long, CD_THREAD, CD_int, CD_OBJS, CD_int, CD_boolean));
             }
             case AssocRef a -> {
                 loadState(c);

@@ -100,6 +100,16 @@ public final class Ir {
         public VKind kind() { return VKind.STACK; }
     }
 
+    /**
+     * The address of the struct or array that is element {@code keys} of associative array
+     * {@code slot} (rt.Mem's ASSOC region, {@code size} bytes); with {@code create}, the element
+     * is made (zeroed) if it does not exist, else a missing element's address is 0, as DTrace's
+     * lookup of a missing dynamic variable yields 0.
+     */
+    public record AssocObj(int slot, List<Expr> keys, int size, boolean create) implements Expr {
+        public VKind kind() { return VKind.LONG; }
+    }
+
     /** A D subroutine implemented by a static method of Subr with the given name. */
     public record Call(String name, List<Expr> args, VKind kind) implements Expr {}
 

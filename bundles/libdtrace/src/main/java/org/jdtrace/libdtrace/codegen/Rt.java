@@ -74,9 +74,12 @@ public final class Rt {
         return THREADS.getCurrentThreadCpuTime();
     }
 
-    /** A string subroutine's result, cut to strsize as its scratch buffer would cut it. */
+    /**
+     * A string subroutine's result, cut to strsize as its scratch buffer would cut it; NULL (null)
+     * stays NULL, as the register holding it stays 0 in DTrace.
+     */
     public static String cap(String s, DState st) {
-        return str(st, s);
+        return s == null ? null : str(st, s);
     }
 
     /** A string subroutine's result passed to another: cut to strsize, null (NULL) kept. */
@@ -84,8 +87,9 @@ public final class Rt {
         return s == null ? null : str(st, s);
     }
 
+    /** {@code s} cut to strsize; NULL (null) stays NULL. */
     public static String str(DState st, String s) {
-        if (s == null) return "";
+        if (s == null) return null;
         int max = st.options.strsize(); // strsize characters, then the NUL (as dtrace on Linux)
         return s.length() > max ? s.substring(0, Math.max(0, max)) : s;
     }
@@ -101,9 +105,9 @@ public final class Rt {
         return v;
     }
 
+    /** A global string: "" until it is first assigned (DState.stringSlot), null after s = NULL. */
     public static String getStr(DState st, int slot) {
-        String s = st.strings[slot];
-        return s == null ? "" : s;
+        return st.strings[slot];
     }
 
     public static String putStr(DState st, int slot, String v) {
@@ -124,7 +128,8 @@ public final class Rt {
     }
 
     public static String tlsStr(DState st, ProbeContext ctx, int slot) {
-        return st.tlsGet(ctx.tid(), slot) instanceof String s ? s : "";
+        // a thread-local that does not exist (never assigned, or assigned NULL) is NULL
+        return st.tlsGet(ctx.tid(), slot) instanceof String s ? s : null;
     }
 
     public static String tlsPutStr(DState st, ProbeContext ctx, int slot, String v) {
@@ -145,7 +150,8 @@ public final class Rt {
     }
 
     public static String assocStr(DState st, int slot, Object[] key) {
-        return st.assocGet(slot, new Tuple(key)) instanceof String s ? s : "";
+        // an element that does not exist (never assigned, or assigned NULL) is NULL
+        return st.assocGet(slot, new Tuple(key)) instanceof String s ? s : null;
     }
 
     public static String assocPutStr(DState st, int slot, Object[] key, String v) {
@@ -164,13 +170,29 @@ public final class Rt {
         t.traceInt(v, width, signed);
     }
 
+    /** trace() of a string: a NULL string faults at address 0, as DTrace's copy of it does. */
     public static void traceStr(DThread t, DState st, String s) {
-        t.traceStr(str(st, s), st.options.strsize());
+        t.traceStr(str(st, nonNull(s)), st.options.strsize());
     }
 
     /** A string argument of the printf() under way (DThread.printf): cut to strsize, recorded raw. */
     public static void printfStr(DThread t, DState st, String s) {
-        t.argStr(str(st, s), st.options.strsize());
+        t.argStr(str(st, nonNull(s)), st.options.strsize());
+    }
+
+    /**
+     * A string that is read where it is: recorded (trace, printf), or a key of an aggregation or
+     * associative array. DTrace copies it byte by byte from its address, so a NULL string is an
+     * invalid address (0) there and raises dtrace:::ERROR.
+     */
+    public static String nonNull(String s) {
+        if (s == null) throw new FaultException(FaultException.Kind.BADADDR, 0);
+        return s;
+    }
+
+    /** A string in a condition: true when it is neither NULL nor empty. */
+    public static boolean truth(String s) {
+        return s != null && !s.isEmpty();
     }
 
     public static void printf(DThread t, DState st, PrintfFormat f, Object[] args, int[] widths) {
@@ -301,7 +323,11 @@ public final class Rt {
         st.speculations.discard(id);
     }
 
+    /**
+     * D's string comparison (DIF_OP_SCMP): dtrace_strncmp reads a NULL string as "" (it loads no
+     * byte from it), so NULL equals "" and sorts before every other string.
+     */
     public static int strcmp(String a, String b) {
-        return a.compareTo(b);
+        return (a == null ? "" : a).compareTo(b == null ? "" : b);
     }
 }

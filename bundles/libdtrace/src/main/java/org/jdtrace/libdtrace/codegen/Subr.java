@@ -7,9 +7,11 @@
  * NULL strings: a string subroutine that returns NULL in DTrace (strchr of a missing
  * character, strtok at the end, json of a missing key...) returns null here. A null reaching a
  * subroutine's string argument faults with BADADDR at address 0, as DTrace faults on a NULL
- * string, and raises dtrace:::ERROR; every other use of a string (a variable, a record, a
- * comparison) sees NULL as "" (Rt.cap). Results longer than strsize are cut when stored or
- * recorded.
+ * string, and raises dtrace:::ERROR. NULL is kept as it flows: in variables (a thread-local or
+ * associative element that does not exist is NULL too, as a missing dynamic variable reads 0 in
+ * DTrace), and it faults where DTrace reads the string's bytes: a record (trace, printf), a key,
+ * s[i] (at address i). A comparison reads NULL as "" (Rt.strcmp, dtrace_strncmp's rule). Results
+ * longer than strsize are cut when stored or recorded.
  *
  * Probe context: these run on the firing thread. The string subroutines allocate their result
  * (a D string is a Java String); progenyof, uid, gid, cwd and root read /proc of the firing
@@ -41,7 +43,11 @@ public final class Subr {
     }
 
     /** s[i]: the character at i, 0 outside the string (its terminating NUL and beyond). */
-    public static long charAt(String s, long i) { return i >= 0 && i < nonNull(s).length() ? s.charAt((int) i) : 0; }
+    public static long charAt(String s, long i) {
+        // s[i] of a NULL string reads address 0 + i: an invalid address
+        if (s == null) throw new FaultException(FaultException.Kind.BADADDR, i);
+        return i >= 0 && i < s.length() ? s.charAt((int) i) : 0;
+    }
 
     public static String strjoin(String a, String b) { return nonNull(a) + nonNull(b); }
 

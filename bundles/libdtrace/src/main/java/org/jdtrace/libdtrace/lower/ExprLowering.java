@@ -39,6 +39,8 @@ final class ExprLowering {
     /** Clause-local temporaries (whole translations) use this-> slots from here up. */
     private static final int TEMP_SLOTS = 1 << 24;
     private int temps;
+    /** Set while the address of an assignment's target is lowered: an associative element is made there. */
+    private boolean storing;
 
     ExprLowering(DState state) {
         this.state = state;
@@ -108,8 +110,8 @@ final class ExprLowering {
     /** The expression as a string: strings as they are, a {@code char *} read with copyinstr. */
     Ir.Expr string(Expr e) throws DTraceException {
         if (isNull(e)) {
-            // a string that is NULL: no string at all, which jdtrace's strings hold as ""
-            return new Ir.StrConst("");
+            // a string that is NULL: no string at all (null), kept as such (see Subr)
+            return new Ir.Call("nullstr", List.of(), VKind.STRING);
         }
         Expr.Call copyin = copyin(e);
         if (copyin != null) return copyinString(copyin);
@@ -133,6 +135,10 @@ final class ExprLowering {
     /** The expression as a 64-bit integer. */
     Ir.Expr integer(Expr e) throws DTraceException {
         Ir.Expr x = lower(e);
+        if (x.kind() == VKind.STRING && e.type != null && e.type.isString()) {
+            // a string where the checker let a char * take it (char *s = probeprov): its address
+            return new Ir.MemOp("strptr", List.of(x), VKind.LONG);
+        }
         if (x.kind() != VKind.LONG) {
             throw new DTraceException("expression of type " + typeName(e) + " is not an integer", "D_OP_INCOMPAT", e.line);
         }
@@ -463,18 +469,41 @@ final class ExprLowering {
                 Ir.Expr base = m.arrow ? integer(m.base) : address(m.base);
                 yield mem.offset() == 0 ? base : new Ir.Binary(Ir.BinOp.ADD, base, new Ir.Const(mem.offset()), false);
             }
+            case Expr.Index x when x.base instanceof Expr.Ident id && id.symbol instanceof Variable v
+                    && v.isAssociative() && byRef(v.type) ->
+                    // a[k] of a struct or array value: the element's own storage, made by a store
+                    new Ir.AssocObj(state.assocSlot(v.name), keys(x.keys, v.keyTypes), v.type.size(), storing);
             case Expr.Index x when x.base.type instanceof DType.Ptr p -> elementAddress(integer(x.base), p.target(), x);
-            case Expr.Index x when x.base.type instanceof DType.Array a -> elementAddress(address(x.base), a.element(), x);
+            case Expr.Index x when x.base.type instanceof DType.Array a -> elementAddress(address(x.base), a.element(), x, a.length());
             case Expr.Unary u when u.op == Expr.UnOp.DEREF -> integer(u.operand);
             default -> throw unsupported("the address of " + e, e.line);
         };
     }
 
     private Ir.Expr elementAddress(Ir.Expr base, DType element, Expr.Index x) throws DTraceException {
+        return elementAddress(base, element, x, 0);
+    }
+
+    /**
+     * The address of {@code x}'s element; an array of {@code length} > 0 elements checks an index
+     * not known until the firing (a constant one was checked at compile time, D_ARR_BOUNDS):
+     * out of [0, length) it faults with BADINDEX, the index as the fault's value (Oracle's
+     * DTRACEFLT_BADINDEX, "index out of bounds in a scalar array").
+     */
+    private Ir.Expr elementAddress(Ir.Expr base, DType element, Expr.Index x, int length) throws DTraceException {
         Ir.Expr i = integer(x.keys.get(0));
         int size = Math.max(1, element.isString() ? state.options.strsize() : element.size());
+        if (length > 0 && !(i instanceof Ir.Const)) {
+            i = new Ir.MemOp("bound", List.of(i, new Ir.Const(length)), VKind.LONG);
+        }
         if (i instanceof Ir.Const k && k.value() == 0) return base;
         return new Ir.Binary(Ir.BinOp.ADD, base, scale(i, size), false);
+    }
+
+    /** The bytes of a string in memory: a string member's laid-out size, else strsize. */
+    private long stringMemberSize(DType.Member m) {
+        long strsize = state.options.strsize();
+        return m != null && m.type().isString() && m.size() > 0 ? Math.min(m.size(), strsize) : strsize;
     }
 
     /** The value of the object of type {@code t} at {@code addr} (a by-ref type's value is its address). */
@@ -491,7 +520,7 @@ final class ExprLowering {
             return new Ir.MemOp("load", List.of(addr, new Ir.Const(8), new Ir.Const(0)), VKind.LONG);
         }
         if (kind(t) == VKind.STRING) {
-            long max = t instanceof DType.Array a && a.length() > 0 ? a.length() : state.options.strsize();
+            long max = t instanceof DType.Array a && a.length() > 0 ? a.length() : stringMemberSize(m);
             return new Ir.MemOp("str", List.of(addr, new Ir.Const(max)), VKind.STRING);
         }
         if (byRef(t)) {
@@ -513,13 +542,19 @@ final class ExprLowering {
     /** An assignment to an object in memory, or a struct/array copy into a by-ref variable. */
     private Ir.Expr memoryAssign(Expr.Assign a) throws DTraceException {
         DType t = a.target.type;
-        Ir.Expr addr = address(a.target);
+        Ir.Expr addr;
+        storing = true;
+        try {
+            addr = address(a.target);
+        } finally {
+            storing = false;
+        }
         if (byRef(t)) {
             if (a.op != Expr.AssignOp.ASSIGN) throw unsupported("operator " + a.op.spelling + " on " + t.name(), a.line);
             return new Ir.MemOp("copy", List.of(addr, address(a.value), new Ir.Const(t.size())), VKind.LONG);
         }
         if (kind(t) == VKind.STRING) {
-            long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : state.options.strsize();
+            long size = t instanceof DType.Array ar && ar.length() > 0 ? ar.length() : stringMemberSize(memberOf(a.target));
             return new Ir.MemOp("storestr", List.of(addr, string(a.value), new Ir.Const(size)), VKind.STRING);
         }
         DType.Member m = memberOf(a.target);
@@ -614,8 +649,10 @@ final class ExprLowering {
             case ALLOCA -> {
                 Long n = ConstFold.value(a.get(0));
                 long max = state.options.get("scratchsize");
-                if (n != null && n > max) {
-                    throw new DTraceException("alloca(" + n + ") size larger than scratchsize " + max, "D_ALLOCA_SIZE", c.line);
+                if (n != null && Long.compareUnsigned(n, max) > 0) {
+                    // the size is a size_t: 0xffffffffffffffff is 18446744073709551615, not -1
+                    throw new DTraceException("alloca(" + Long.toUnsignedString(n) + ") size larger than scratchsize " + max,
+                            "D_ALLOCA_SIZE", c.line);
                 }
                 yield new Ir.MemOp("alloca", List.of(integer(a.get(0))), VKind.LONG);
             }

@@ -202,7 +202,9 @@ public final class DState {
         int i = stringNames.indexOf(name);
         if (i >= 0) return i;
         stringNames.add(name);
-        strings = Arrays.copyOf(strings, stringNames.size());
+        String[] grown = Arrays.copyOf(strings, stringNames.size());
+        grown[grown.length - 1] = ""; // a global string is "" until assigned (null: NULL)
+        strings = grown;
         return stringNames.size() - 1;
     }
 
@@ -220,6 +222,37 @@ public final class DState {
         assocNames.put(name, assocs.size() - 1);
         assocArray = assocs.toArray(newAssocArray(0));
         return assocs.size() - 1;
+    }
+
+    /** The element storage of associative arrays of structs/arrays, by number (Mem's ASSOC region). */
+    private volatile byte[][] assocObjects = new byte[0][];
+
+    /** An element that is a struct or array: its number in assocObjects (the array's value for the key). */
+    private record AssocObject(int id) {}
+
+    /**
+     * The number of element {@code key} of associative array {@code slot}, whose value is a
+     * struct or array of {@code size} bytes; made (zeroed) when missing if {@code create}, else
+     * -1. Made under the lock (first store only); read without it.
+     */
+    public int assocObject(int slot, Tuple key, int size, boolean create) {
+        if (assocArray[slot].get(key) instanceof AssocObject o) return o.id();
+        if (!create) return -1;
+        synchronized (this) {
+            if (assocArray[slot].get(key) instanceof AssocObject o) return o.id();
+            byte[][] objects = java.util.Arrays.copyOf(assocObjects, assocObjects.length + 1);
+            objects[objects.length - 1] = new byte[Math.max(size, 1)];
+            assocObjects = objects;
+            assocArray[slot].put(key, new AssocObject(objects.length - 1));
+            return objects.length - 1;
+        }
+    }
+
+    /** The storage of associative element number {@code id} (see assocObject). */
+    byte[] assocObject(int id) {
+        byte[][] objects = assocObjects;
+        if (id < 0 || id >= objects.length) throw new org.jdtrace.spi.FaultException(org.jdtrace.spi.FaultException.Kind.BADADDR, 0);
+        return objects[id];
     }
 
     public Object assocGet(int slot, Tuple key) {
@@ -287,7 +320,8 @@ public final class DState {
     }
 
     static boolean isZero(Object v) {
-        return v == null || (v instanceof Long l && l == 0) || (v instanceof String s && s.isEmpty());
+        // a string is stored unless NULL: "" is a string (DTrace deallocates on a 0 value only)
+        return v == null || (v instanceof Long l && l == 0);
     }
 
     // ---- exit

@@ -16,6 +16,11 @@
  *   GLOBAL  the consumer's storage for global structs and arrays (offsets given at compile time);
  *   TLS     a thread-local (self->) struct or array: slot in bits 32..59, offset below; the
  *           storage is the byte[] of (tid, slot) in DState's dynamic variables, made on first use.
+ *   ASSOC   an element of an associative array of structs or arrays (a[k].m): the element's
+ *           number in bits 32..59, offset below; the storage is DState's byte[] of that number,
+ *           made (zeroed) by the first store to the element, kept as the array's value for k.
+ *           A missing element read is address 0 (a read through it faults), as DTrace's lookup
+ *           of a missing dynamic variable is 0.
  *
  * Every access is bounds-checked against its region; an address outside any region's storage,
  * below 4 KiB, or a scratch access outside [0, top), throws FaultException(BADADDR, address),
@@ -42,6 +47,7 @@ public final class Mem {
     public static final long LOCAL = 2L << 60;
     public static final long GLOBAL = 3L << 60;
     public static final long TLS = 4L << 60;
+    public static final long ASSOC = 5L << 60;
     private static final long OFFSET = (1L << 32) - 1;
 
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
@@ -82,6 +88,19 @@ public final class Mem {
         Arrays.fill(m.scratch, (int) start, (int) (start + n), (byte) 0);
         m.top = (int) (start + n);
         return SCRATCH + start;
+    }
+
+    /**
+     * A D string where a char * is wanted (char *p = probeprov): its bytes and NUL in fresh
+     * scratch, the address of the first; NULL is 0. Like any scratch, it lasts until the clause ends.
+     */
+    public static long strptr(DThread t, ProbeContext ctx, String s) {
+        if (s == null) return 0;
+        byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
+        int n = Math.min(bytes.length, t.state().options.strsize());
+        long dst = alloca(t, ctx, n + 1L);
+        System.arraycopy(bytes, 0, t.memory.scratch, (int) (dst - SCRATCH), n);
+        return dst;
     }
 
     /** copyin(addr, n): the traced process's bytes copied into fresh scratch. */
@@ -131,6 +150,7 @@ public final class Mem {
 
     /** bcopy(s, dst, n) of a string: its bytes, then NULs (a D string is a strsize buffer). */
     public static long bcopystr(DThread t, ProbeContext ctx, String src, long dst, long n) {
+        if (src == null) throw new FaultException(FaultException.Kind.BADADDR, 0);
         if (region(dst) != SCRATCH) {
             throw new FaultException(FaultException.Kind.BADADDR, dst);
         }
@@ -294,6 +314,7 @@ public final class Mem {
 
     /** Stores {@code s} (cut to {@code size - 1} bytes, NUL-terminated) into a char array; yields s. */
     public static String storestr(DThread t, ProbeContext ctx, long addr, String s, long size) {
+        if (s == null) throw new FaultException(FaultException.Kind.BADADDR, 0); // copied from NULL
         byte[] bytes = s.getBytes(StandardCharsets.ISO_8859_1);
         int n = (int) Math.min(bytes.length, size - 1);
         byte[] b = storage(t, ctx, addr, true);
@@ -301,6 +322,21 @@ public final class Mem {
         System.arraycopy(bytes, 0, b, off, n);
         b[off + n] = 0;
         return s;
+    }
+
+    /** An index into an array of {@code length} elements: itself, or BADINDEX outside [0, length). */
+    public static long bound(DThread t, ProbeContext ctx, long index, long length) {
+        if (Long.compareUnsigned(index, length) >= 0) throw new FaultException(FaultException.Kind.BADINDEX, index);
+        return index;
+    }
+
+    /**
+     * a[k] of an associative array of structs or arrays: the element's address (ASSOC region);
+     * {@code create}: made, zeroed, if missing (a store), else 0 for a missing element (a read).
+     */
+    public static long assoc(DThread t, int slot, Object[] key, int size, boolean create) {
+        int id = t.state().assocObject(slot, new Tuple(key), size, create);
+        return id < 0 ? 0 : ASSOC | ((long) id << 32);
     }
 
     /** The storage of a thread-local struct or array, made on its first store. */
@@ -359,10 +395,10 @@ public final class Mem {
         return addr & (0xfL << 60);
     }
 
-    /** In D's own regions (scratch, this->, global, self-> storage); anything else is the process's. */
+    /** In D's own regions (scratch, this->, global, self->, associative storage); anything else is the process's. */
     private static boolean inD(long addr) {
         long r = region(addr);
-        return r >= SCRATCH && r <= TLS;
+        return r >= SCRATCH && r <= ASSOC;
     }
 
     /** The byte[] behind a D address (null: a thread-local struct not yet stored to). */
@@ -381,13 +417,14 @@ public final class Mem {
             st.tlsPut(ctx.tid(), slot, b);
             return b;
         }
+        if (r == ASSOC) return t.state().assocObject((int) ((addr >>> 32) & 0x0fffffff));
         throw new FaultException(FaultException.Kind.BADADDR, addr);
     }
 
     /** The offset of [addr, addr + n) in its region's storage, or a BADADDR fault. */
     private static int check(DThread t, ProbeContext ctx, long addr, int n, boolean write) {
         long r = region(addr);
-        long off = r == TLS ? addr & OFFSET : addr - r;
+        long off = r == TLS || r == ASSOC ? addr & OFFSET : addr - r;
         long limit;
         if (r == SCRATCH) {
             limit = t.memory.top;
@@ -397,6 +434,8 @@ public final class Mem {
             limit = t.state().globalMemory().length;
         } else if (r == TLS) {
             limit = t.state().tlsMemorySize((int) ((addr >>> 32) & 0x0fffffff));
+        } else if (r == ASSOC) {
+            limit = t.state().assocObject((int) ((addr >>> 32) & 0x0fffffff)).length;
         } else {
             throw new FaultException(FaultException.Kind.BADADDR, addr);
         }

@@ -19,6 +19,11 @@
  * an opaque handle that stringof(), copyinstr() and printf's %s turn into the object's text
  * through the probe context (Class@hash; never the program's code).
  *
+ * Count: dtrace:::BEGIN and END have no arguments, so args[i] in a clause that matches only them
+ * is D_ARGS_IDX ("index 0 is out of range for ... args[ ]"), as dt_idcook_args refuses an index
+ * past the probe's argument count; other probes' counts are not known here (a provider that
+ * describes no argument may still have some), and their args[] is typed as above.
+ *
  * One instance per compilation, used on the compiler's thread only.
  */
 package org.jdtrace.libdtrace.sema;
@@ -46,6 +51,11 @@ final class ArgTypes {
 
     /** The type of {@code args[index]} in {@code c}, or null when the probes cannot say. */
     DType type(Clause c, int index, int line) throws DTraceException {
+        if (c != null && index >= 0 && !c.probes().isEmpty() && c.probes().stream().allMatch(ArgTypes::takesNoArguments)) {
+            // dt_idcook_args: an index at or past the probe's argument count (BEGIN and END have none)
+            throw new DTraceException("index " + index + " is out of range for " + c.probes().get(0).description()
+                    + " args[ ]", "D_ARGS_IDX", line);
+        }
         if (lookup == null || c == null || index < 0) return null;
         List<List<List<ArgDesc>>> perSpec = matched.computeIfAbsent(c, this::lookUp);
         String type = null;
@@ -77,6 +87,16 @@ final class ArgTypes {
             out.add(probes == null ? List.of() : probes);
         }
         return out;
+    }
+
+    /**
+     * dtrace:::BEGIN or dtrace:::END, which the Dynamic Tracing Guide gives no arguments (the
+     * description names one of them alone: only the dtrace provider has probes so named).
+     */
+    private static boolean takesNoArguments(ProbeSpec spec) {
+        var d = spec.description();
+        return d != null && (d.name().equals("BEGIN") || d.name().equals("END"))
+                && (d.provider().isEmpty() || d.provider().equals("dtrace")) && d.module().isEmpty() && d.function().isEmpty();
     }
 
     private static String nativeType(List<ArgDesc> probe, int index) {

@@ -117,6 +117,18 @@ final class Checker {
                 ? word.substring(1, word.length() - 1) : word;
     }
 
+    /** strsize as the program's #pragma D option has set it so far (256 by default, in bytes). */
+    private int stringSize() {
+        String v = options.get("strsize");
+        if (v == null) return 256;
+        try {
+            long n = Long.parseLong(v.strip());
+            return n > 0 && n <= (1 << 20) ? (int) n : 256;
+        } catch (NumberFormatException e) {
+            return 256;
+        }
+    }
+
     private void pragma(Pragma p) throws DTraceException {
         List<String> w = p.words();
         if (w.isEmpty()) return;
@@ -347,7 +359,7 @@ final class Checker {
             memberTypes.add(t);
             widths.add(width);
         }
-        sou.layOut(names, memberTypes, widths);
+        sou.layOut(names, memberTypes, widths, stringSize());
     }
 
     /**
@@ -1318,8 +1330,10 @@ final class Checker {
                     || (from instanceof DType.Ptr p && p.target() instanceof DType.Void);
         }
         if (to.isPointer()) {
-            // an array is the address of its first element (K&R A7.1)
-            return from.isPointer() || from.isInteger() || from instanceof DType.Array;
+            // an array is the address of its first element (K&R A7.1); a string is compatible
+            // with a char * (dt_node_is_argcompat: both are dt_node_is_strcompat)
+            return from.isPointer() || from.isInteger() || from instanceof DType.Array
+                    || (from.isString() && to.isCharArrayOrPointer());
         }
         return to.sameAs(from);
     }

@@ -114,4 +114,18 @@ class DtraceTypeRulesTest {
         assertEquals(16, c.width());
         assertEquals("%d", c.name());
     }
+
+    @Test
+    void beginAndEndHaveNoArgs() throws DTraceException {
+        // dt_idcook_args: BEGIN and END take no arguments, so any args[i] is out of range
+        for (String probe : new String[] {"BEGIN", "dtrace:::END", "BEGIN, END"}) {
+            DTraceException e = assertThrows(DTraceException.class,
+                    () -> DFrontEnd.check(probe + "\n{\n trace(args[0]); }", "t.d", List.of()));
+            assertEquals("D_ARGS_IDX", e.tag(), probe);
+            assertEquals(3, e.line(), probe);
+            assertEquals(true, e.getMessage().startsWith("index 0 is out of range for "), e.getMessage());
+        }
+        // arg0 stays what it is (0 there), and args[] of other probes is not judged by this rule
+        DFrontEnd.check("BEGIN { trace(arg0); } tick-1s { trace(args[0]); }", "t.d", List.of());
+    }
 }

@@ -1,0 +1,67 @@
+package org.jdtrace.libdtrace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * NULL strings as DTrace keeps them (illumos dtrace_dif_emulate and dtrace_probe): a variable
+ * assigned NULL holds NULL, a thread-local or associative element that does not exist is NULL, a
+ * global string never assigned is ""; reading a NULL string's bytes (trace, printf's %s, s[i], a
+ * key) is an invalid address (0, or i for s[i]) that raises dtrace:::ERROR; a comparison reads
+ * NULL as "" (dtrace_strncmp). Run by a real session, fired on the real JVM context.
+ */
+class NullStringsTest {
+
+    private static final String ERROR_CLAUSE = "ERROR { printf(\"ERROR kind=%d addr=%d\\n\", arg4, arg5); }\n";
+
+    private static DRun run(String clauses) throws Exception {
+        return DRun.script("#pragma D option quiet\n" + clauses + ERROR_CLAUSE).go();
+    }
+
+    @Test
+    void indexingANullStringFaultsAtTheIndex() throws Exception {
+        for (String var : new String[] {"g", "this->l", "self->t", "a[1234]"}) {
+            DRun r = run("string g;\nBEGIN { " + var + " = \"ABCDEFG\"; trace(" + var + "[1]); }\n"
+                    + "BEGIN { " + var + " = NULL; trace(" + var + "[1]); printf(\"never\\n\"); }\n");
+            assertEquals("66ERROR kind=1 addr=1\n\n", r.end(), var);
+            assertTrue(r.err().startsWith("dtrace: error in dt_clause_1 for probe ID 1 (dtrace:::BEGIN): invalid address (0x1)"),
+                    var + ": " + r.err());
+        }
+    }
+
+    @Test
+    void aDynamicVariableThatDoesNotExistIsNull() throws Exception {
+        DRun r = run("self string x;\nstring s[int];\nBEGIN { trace(self->x); }\nBEGIN { trace(s[1]); }\n"
+                + "BEGIN { printf(\"%d %d\\n\", self->x == NULL, s[1] == NULL); }\n");
+        assertEquals("ERROR kind=1 addr=0\nERROR kind=1 addr=0\n1 1\n\n", r.end());
+    }
+
+    @Test
+    void aGlobalStringIsEmptyUntilAssignedAndNullAfterNull() throws Exception {
+        DRun r = run("string g;\nBEGIN { printf(\"[%s] %d\\n\", g, strlen(g)); g = NULL; }\nBEGIN { printf(\"[%s]\\n\", g); }\n");
+        assertEquals("[] 0\nERROR kind=1 addr=0\n\n", r.end());
+    }
+
+    @Test
+    void anEmptyStringIsAValueNotADeletion() throws Exception {
+        // "" is a string: stored, it is read back as "" (only NULL deallocates a dynamic variable)
+        DRun r = run("BEGIN { self->e = \"\"; a[1] = \"\"; printf(\"[%s][%s]\\n\", self->e, a[1]); }\n");
+        assertEquals("[][]\n\n", r.end());
+    }
+
+    @Test
+    void aNullResultFaultsWhereItIsRecordedOrUsedAsAKey() throws Exception {
+        DRun r = run("BEGIN { trace(strtok(\"abc\", \"def\")); }\nBEGIN { trace(strtok(NULL, \"def\")); }\n"
+                + "BEGIN { @[strchr(\"abc\", 'z')] = count(); }\nBEGIN { x[strchr(\"abc\", 'z')] = 1; }\n");
+        assertEquals("abcERROR kind=1 addr=0\nERROR kind=1 addr=0\nERROR kind=1 addr=0\n\n", r.end());
+    }
+
+    @Test
+    void comparisonsReadNullAsTheEmptyString() throws Exception {
+        DRun r = run("BEGIN { n = strchr(\"abc\", 'z'); e = \"\"; s = \"abc\";\n"
+                + "printf(\"%d %d %d %d %d %d\\n\", n == NULL, n == e, n < s, s > n, n != s, n > e); }\n");
+        assertEquals("1 1 1 1 1 0\n\n", r.end());
+    }
+}
