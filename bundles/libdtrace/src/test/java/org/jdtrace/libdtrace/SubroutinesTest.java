@@ -172,6 +172,23 @@ class SubroutinesTest {
     }
 
     @Test
+    void inetAddressesLaidOutInTheirOwnStructs() throws Exception {
+        // struct in_addr and struct in6_addr are known types (Linux's: in6_u.u6_addr8[16]) that a
+        // program fills in scratch space member by member
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct in_addr *a4; struct in6_addr *a6;
+                BEGIN { a4 = alloca(sizeof (struct in_addr)); a6 = alloca(sizeof (struct in6_addr));
+                    a4->s_addr = htonl(0xc0a80117); a6->in6_u.u6_addr8[0] = 0xfe; a6->in6_u.u6_addr8[1] = 0x80;
+                    a6->in6_u.u6_addr8[15] = 1; a6->in6_u.u6_addr16[4] = htons(0x214);
+                    printf("%d %d %d %s %s %s\\n", sizeof (struct in_addr), sizeof (struct in6_addr),
+                        sizeof (a6->in6_u.u6_addr16), inet_ntop(AF_INET, a4), inet_ntoa6(a6),
+                        inet_ntop(AF_INET6, (void *) a6)); }
+                """).go();
+        assertEquals("4 16 16 192.168.1.23 fe80::214:0:0:1 fe80::214:0:0:1\n\n", r.end());
+    }
+
+    @Test
     void symbolsAreAggregationKeysPrintedWithPercentAAndByDefault() throws Exception {
         DRun r = DRun.script("""
                 #pragma D option quiet
