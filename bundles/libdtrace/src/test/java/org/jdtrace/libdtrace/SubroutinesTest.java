@@ -1,9 +1,11 @@
 package org.jdtrace.libdtrace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
+import org.jdtrace.consumer.DTraceException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -169,6 +171,24 @@ class SubroutinesTest {
                     printf("%s %s\\n", inet_ntoa(a), link_ntop(ARPHRD_ETHER, a)); }
                 """).go();
         assertEquals("10.1.2.3 0a:01:02:03:fe:ff\n\n", r.end());
+    }
+
+    @Test
+    void anArrayOfUnsignedBytesIsMemoryThatDecaysToAVoidPointer() throws Exception {
+        // uint8_t[] is no string (only char arrays are): a global one is an object with an
+        // address, passed to link_ntop's void * as its first element's address
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                uint8_t mac[6];
+                BEGIN { mac[0] = 0x10; mac[1] = 0x80; mac[5] = 0xff; p = &mac[1];
+                    printf("%s %x %d\\n", link_ntop(ARPHRD_ETHER, mac), *p, sizeof (mac)); }
+                """).go();
+        assertEquals("10:80:00:00:00:ff 80 6\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("""
+                char name[6];
+                BEGIN { trace(link_ntop(ARPHRD_ETHER, name)); }
+                """));
+        assertEquals("D_PROTO_ARG", e.tag());
     }
 
     @Test

@@ -70,7 +70,9 @@ final class Builtins {
                     && af.kind == DFunction.Kind.AGGREGATING ? DType.VOID : ck.type(arg);
             // an integer constant 0 is NULL, which a char * takes (the subroutine faults on it)
             boolean nullString = kind == 's' && t.isInteger() && Long.valueOf(0).equals(ConstFold.value(arg));
-            if (!fits(kind, t) && !nullString) {
+            // an array that is no string decays to its first element's address where a void * is wanted
+            boolean decays = "void *".equals(f.protoName(i)) && t instanceof DType.Array && !t.isCharArray();
+            if (!fits(kind, t) && !nullString && !decays) {
                 String tag = kind != 'a' ? "D_PROTO_ARG"
                         : f == DFunction.DENORMALIZE ? "D_NORMALIZE_AGGARG" : "D_" + f.dname.toUpperCase() + "_AGGARG";
                 String proto = f.protoName(i) != null ? f.protoName(i) : protoName(kind);

@@ -945,8 +945,7 @@ final class Checker {
         if (v == null || v.keyTypes != null) {
             return false;
         }
-        return v.type instanceof DType.Sou || (v.type instanceof DType.Array a
-                && !(a.element() instanceof DType.Int i && i.size() == 1));
+        return v.type instanceof DType.Sou || (v.type instanceof DType.Array && !v.type.isCharArray());
     }
 
     // ---- operators ----------------------------------------------------------------------------
@@ -1284,8 +1283,7 @@ final class Checker {
 
     private static Variable fresh(String name, Variable.Scope scope, int id, int line, DType valueType) {
         Variable var = new Variable(name, scope, id, line);
-        var.type = valueType instanceof DType.Array ar && ar.element() instanceof DType.Int i && i.size() == 1
-                ? DType.STRING : valueType;
+        var.type = valueType.isCharArray() ? DType.STRING : valueType;
         return var;
     }
 
