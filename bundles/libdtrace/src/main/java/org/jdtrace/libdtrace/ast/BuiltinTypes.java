@@ -92,6 +92,9 @@ public final class BuiltinTypes {
         put(NetTypes.BE16, "__be16");
         put(NetTypes.BE32, "__be32");
         typedef("__be64", 8, false);
+        typedef("ushort", 2, false); // sys/types.h's (and the kernel's) short names
+        typedef("uint", 4, false);
+        typedef("ulong", 8, false);
         TYPES.put("struct in_addr", NetTypes.IN_ADDR);
         TYPES.put("struct in6_addr", NetTypes.IN6_ADDR);
         TYPES.put("in6_addr_t", NetTypes.IN6_ADDR);

@@ -263,9 +263,12 @@ final class Builtins {
                 if (conv.conv() == '@') {
                     continue;
                 }
-                if (key < first.var.keyTypes.size()) {
-                    checkConversion("printa( )", conv, convNo, 2, first.var.keyTypes.get(key), c.line);
+                if (key >= first.var.keyTypes.size()) {
+                    // the keys are the only arguments of the conversions that are not %@
+                    throw new DTraceException("printa( ) prototype mismatch: conversion #" + convNo + " (" + conv.name()
+                            + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
                 }
+                checkConversion("printa( )", conv, convNo, 2, first.var.keyTypes.get(key), c.line);
                 key++;
             }
         }

@@ -1340,6 +1340,15 @@ final class Checker {
             throw new DTraceException(f.dname + "( ) is not available in a user-space DTrace: it reads "
                     + f.kernelObject, "D_FUNC_UNDEF", c.line);
         }
+        if (!statement && (f == DFunction.PRINTF || f == DFunction.SYSTEM || f == DFunction.FREOPEN)) {
+            // an action used as a value is only cooked (dt_cook_func): its arguments typed, its
+            // format left unchecked (dt_action_printf validates statements), its value void
+            for (Expr a : c.args) {
+                type(a);
+            }
+            c.type = DType.VOID;
+            return DType.VOID;
+        }
         DType t = builtins.check(this, c, formats);
         c.type = t;
         return t;
