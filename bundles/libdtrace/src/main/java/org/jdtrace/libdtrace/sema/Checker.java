@@ -1337,6 +1337,13 @@ final class Checker {
         }
         checkCount(c, f);
         if (f.kind == DFunction.Kind.KERNEL) {
+            // an argument of the wrong type is refused as cooking refuses it (D_PROTO_ARG); any
+            // other trouble with the arguments (a name of the kernel's) gives way to the refusal
+            try {
+                builtins.check(this, c, formats);
+            } catch (DTraceException e) {
+                if ("D_PROTO_ARG".equals(e.tag())) throw e;
+            }
             throw new DTraceException(f.dname + "( ) is not available in a user-space DTrace: it reads "
                     + f.kernelObject, "D_FUNC_UNDEF", c.line);
         }
@@ -1373,6 +1380,11 @@ final class Checker {
 
     static DTraceException protoArg(String fn, int argNo, String proto, DType got, int line) {
         return new DTraceException(fn + " argument #" + argNo + " is incompatible with prototype:\n\tprototype: "
-                + proto + "\n\t argument: " + got.name(), "D_PROTO_ARG", line);
+                + proto + "\n\t argument: " + ctfName(got), "D_PROTO_ARG", line);
+    }
+
+    /** A type's name as ctf_type_name gives it: an anonymous struct or union is "struct ". */
+    static String ctfName(DType t) {
+        return t.name().replaceAll("\\(anon[#0-9]*\\)", "");
     }
 }

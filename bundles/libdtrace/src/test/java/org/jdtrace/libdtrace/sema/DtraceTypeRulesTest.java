@@ -81,6 +81,11 @@ class DtraceTypeRulesTest {
         "BEGIN { x = 'abcdefghi'; } | D_CHR_OFLOW | character constant is too long",
         // an action used as a value is only typed (void): its own empty format is not what fails
         "BEGIN { printf(\"%d\", printf(\"\")); } | D_PRINTF_ARG_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: %d~^ prototype: char, short, int, long, or long long~^  argument: void",
+        // a kernel subroutine's arguments are cooked against its prototype before it is refused;
+        // an anonymous struct is named as ctf_type_name names it
+        "struct { int a; } arg; BEGIN { pcap(arg, 0); } | D_PROTO_ARG | 'pcap( ) argument #1 is incompatible with prototype:~^prototype: void *~^ argument: struct '",
+        "BEGIN { pcap(0, \"a\"); } | D_PROTO_ARG | pcap( ) argument #2 is incompatible with prototype:~^prototype: int~^ argument: string",
+        "BEGIN { pcap(0, NOSUCH); } | D_FUNC_UNDEF | pcap( ) is not available in a user-space DTrace: it reads kernel socket buffers (struct sk_buff)",
         // printa's conversions other than %@ take the keys only
         "BEGIN { @ = count(); printa(\"%d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #1 (%d) is missing a corresponding value argument",
         "BEGIN { @[1, 2] = count(); printa(\"%d %d %d %@d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #3 (%d) is missing a corresponding value argument",
