@@ -1203,6 +1203,14 @@ final class Checker {
             DType v = type(a.value);
             boolean ok = (t.isInteger() && v.isInteger())
                     || (t.isPointer() && v.isInteger() && (a.op == AssignOp.ADD || a.op == AssignOp.SUB));
+            // dt_cook_op2's += and -=: unless both are integers, the left must be a pointer to
+            // an object of known size (no string, no void *)
+            boolean additive = a.op == AssignOp.ADD || a.op == AssignOp.SUB;
+            if (additive && !t.isString() && !v.isString() && !(t.isInteger() && v.isInteger())
+                    && (!t.isPointer() || (t instanceof DType.Ptr p && p.target() instanceof DType.Void))) {
+                throw new DTraceException("operator " + op + " requires left-hand scalar operand of known size",
+                        "D_OP_VFPTR", a.line);
+            }
             if (!ok) {
                 throw incompatible(t, op, v, a.line);
             }

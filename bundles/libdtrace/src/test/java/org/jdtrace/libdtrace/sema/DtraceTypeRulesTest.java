@@ -86,6 +86,10 @@ class DtraceTypeRulesTest {
         "struct { int a; } arg; BEGIN { pcap(arg, 0); } | D_PROTO_ARG | 'pcap( ) argument #1 is incompatible with prototype:~^prototype: void *~^ argument: struct '",
         "BEGIN { pcap(0, \"a\"); } | D_PROTO_ARG | pcap( ) argument #2 is incompatible with prototype:~^prototype: int~^ argument: string",
         "BEGIN { pcap(0, NOSUCH); } | D_FUNC_UNDEF | pcap( ) is not available in a user-space DTrace: it reads kernel socket buffers (struct sk_buff)",
+        // += and -= want integers, or a left-hand pointer to an object of known size
+        "int p; BEGIN { p = 1; p -= alloca(10); } | D_OP_VFPTR | operator -= requires left-hand scalar operand of known size",
+        "BEGIN { p = (void *) alloca(4); p += 1; } | D_OP_VFPTR | operator += requires left-hand scalar operand of known size",
+        "BEGIN { p = \"a\"; p += 1; } | D_OP_INCOMPAT | operands have incompatible types: \"string\" += \"int\"",
         // printa's conversions other than %@ take the keys only
         "BEGIN { @ = count(); printa(\"%d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #1 (%d) is missing a corresponding value argument",
         "BEGIN { @[1, 2] = count(); printa(\"%d %d %d %@d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #3 (%d) is missing a corresponding value argument",
