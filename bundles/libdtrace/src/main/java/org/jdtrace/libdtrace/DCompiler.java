@@ -140,6 +140,7 @@ public final class DCompiler implements FrontEnd {
             lowered.add(lowering.lower(c));
         }
         List<Statement> statements = new ArrayList<>();
+        List<Integer> lines = new ArrayList<>();
         for (int i = 0; i < lowered.size(); i++) {
             Clause c = program.clauses().get(i);
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
@@ -149,9 +150,10 @@ public final class DCompiler implements FrontEnd {
             // clause twice, as in DTrace
             for (ProbeSpec spec : c.probes()) {
                 statements.add(new Statement(List.of(spec.description()), c.source(), body, pid));
+                lines.add(spec.line());
             }
         }
-        return new Compilation(statements, program.options(), lowering.destructive(), attributes);
+        return new Compilation(statements, program.options(), lowering.destructive(), attributes, lines);
     }
 
     /** Options that set up the compiler itself: -x only, never #pragma D option (EDT_BADOPTCTX). */

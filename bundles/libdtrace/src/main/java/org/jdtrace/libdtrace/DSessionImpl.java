@@ -51,6 +51,8 @@ public final class DSessionImpl implements DSession {
     private final Map<Integer, Probe> probes = new ConcurrentHashMap<>();
     /** The first statement id of each compiled statement (one id per probe description, in program order). */
     private final Map<Statement, Integer> statementIds = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+    /** Each compiled statement's probe-description line (see {@link #line}). */
+    private final Map<Statement, Integer> statementLines = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
     /** The statement id of each ECB: the N of the dt_clause_N a fault report names. */
     private final Map<Integer, Integer> epidStatements = new ConcurrentHashMap<>();
     /** The clause body of each ECB: what it needs of the buffers (begin's checks). */
@@ -111,7 +113,20 @@ public final class DSessionImpl implements DSession {
         if (c.destructive()) {
             usesDestructiveActions();
         }
-        return program(c.statements(), c.pragmas(), c.attributes());
+        DProgram p = program(c.statements(), c.pragmas(), c.attributes());
+        for (int i = 0; i < c.lines().size(); i++) {
+            statementLines.putIfAbsent(c.statements().get(i), c.lines().get(i));
+        }
+        return p;
+    }
+
+    /**
+     * The source line of a compiled statement's probe description, 0 when unknown: where
+     * dt_setcontext reports a description that matches no probe (D_PDESC_ZERO), which this
+     * consumer finds only when the program is enabled.
+     */
+    private int line(Statement st) {
+        return statementLines.getOrDefault(st, 0);
     }
 
     @Override
@@ -141,6 +156,9 @@ public final class DSessionImpl implements DSession {
      */
     public interface AttributedProgram extends DProgram {
         org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes();
+
+        /** The source line of the first statement whose probe description reads {@code description}, or 0. */
+        int line(String description);
     }
 
     /** A program from compiled statements; pragmas are applied as options now. */
@@ -175,6 +193,18 @@ public final class DSessionImpl implements DSession {
             @Override
             public List<Statement> statements() {
                 return stmts;
+            }
+
+            @Override
+            public int line(String description) {
+                for (Statement st : stmts) {
+                    for (ProbeDescription d : st.descriptions()) {
+                        if (d.toString().equals(description)) {
+                            return DSessionImpl.this.line(st);
+                        }
+                    }
+                }
+                return 0;
             }
 
             @Override

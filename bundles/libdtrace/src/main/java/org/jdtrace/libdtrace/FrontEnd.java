@@ -18,11 +18,16 @@ public interface FrontEnd {
      * destructive actions (tracing then needs -w), and its stability attributes (dtrace -v).
      */
     record Compilation(List<Statement> statements, java.util.Map<String, String> pragmas, boolean destructive,
-            org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes) {
+            org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes, List<Integer> lines) {
 
         /** A compilation whose stability attributes were not computed. */
         public Compilation(List<Statement> statements, java.util.Map<String, String> pragmas, boolean destructive) {
-            this(statements, pragmas, destructive, null);
+            this(statements, pragmas, destructive, null, List.of());
+        }
+
+        /** The line of each statement's probe description (D_PDESC_ZERO reports it), or none. */
+        public Compilation {
+            lines = List.copyOf(lines);
         }
     }
 

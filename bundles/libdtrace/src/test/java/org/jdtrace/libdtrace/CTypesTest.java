@@ -273,6 +273,30 @@ class CTypesTest {
     }
 
     @Test
+    void traceOfAStructUnionOrArrayDumpsItsBytes() throws Exception {
+        // the object's own bytes (padding included, sizeof of them), printed as a byte stream
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct { int a; char b; int c; } st;
+                union { int a; short c; } u;
+                struct s { short x; } *p;
+                int16_t arr[2];
+                BEGIN { st.a = 0x1234; st.c = 0x9876; u.a = 0x12345678; arr[1] = -2;
+                    p = alloca(sizeof (struct s)); p->x = 0x4142;
+                    trace(st); trace(u); trace(*p); trace(arr); }
+                """).go();
+        String head = "\n           " + "  0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n";
+        assertEquals(head
+                + "         0: 34 12 00 00 00 00 00 00 76 98 00 00              4.......v...\n"
+                + head
+                + "         0: 78 56 34 12                                      xV4.\n"
+                + head
+                + "         0: 42 41                                            BA\n"
+                + head
+                + "         0: 00 00 fe ff                                      ....\n\n", r.end(), r.err());
+    }
+
+    @Test
     void addressesOutsideDsRegionsAreTheProcesss() throws Exception {
         // a provider's handle with high bits set (provider-sdt's Java strings) reads through the context
         long base = 0x7a5d_0000_0000_0000L;

@@ -415,9 +415,9 @@ class DCompilerTest {
         DRun r = DRun.script("BEGIN { setopt(\"quiet\"); setopt(\"nosuch\"); setopt(\"bufsize\", \"1m\"); } BEGIN { printf(\"x\\n\"); }").go();
         assertEquals(HEADING + probeLine(0, 1, ":BEGIN") + "\nx\n\n", r.end());
         assertEquals("dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): couldn't set option \"nosuch\" to \"1\": "
-                + "Invalid option name\n"
+                + "Invalid option name\n\n"
                 + "dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): couldn't set option \"bufsize\" to \"1m\": "
-                + "Operation illegal when tracing is active\n", r.err());
+                + "Operation illegal when tracing is active\n\n", r.err());
     }
 
     @Test

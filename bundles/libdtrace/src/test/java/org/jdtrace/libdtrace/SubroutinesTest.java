@@ -1,9 +1,11 @@
 package org.jdtrace.libdtrace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
+import org.jdtrace.consumer.DTraceException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -170,6 +172,41 @@ class SubroutinesTest {
                     printf("%s %s\\n", inet_ntoa(a), link_ntop(ARPHRD_ETHER, a)); }
                 """).go();
         assertEquals("10.1.2.3 0a:01:02:03:fe:ff\n\n", r.end());
+    }
+
+    @Test
+    void anArrayOfUnsignedBytesIsMemoryThatDecaysToAVoidPointer() throws Exception {
+        // uint8_t[] is no string (only char arrays are): a global one is an object with an
+        // address, passed to link_ntop's void * as its first element's address
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                uint8_t mac[6];
+                BEGIN { mac[0] = 0x10; mac[1] = 0x80; mac[5] = 0xff; p = &mac[1];
+                    printf("%s %x %d\\n", link_ntop(ARPHRD_ETHER, mac), *p, sizeof (mac)); }
+                """).go();
+        assertEquals("10:80:00:00:00:ff 80 6\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("""
+                char name[6];
+                BEGIN { trace(link_ntop(ARPHRD_ETHER, name)); }
+                """));
+        assertEquals("D_PROTO_ARG", e.tag());
+    }
+
+    @Test
+    void inetAddressesLaidOutInTheirOwnStructs() throws Exception {
+        // struct in_addr and struct in6_addr are known types (Linux's: in6_u.u6_addr8[16]) that a
+        // program fills in scratch space member by member
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct in_addr *a4; struct in6_addr *a6;
+                BEGIN { a4 = alloca(sizeof (struct in_addr)); a6 = alloca(sizeof (struct in6_addr));
+                    a4->s_addr = htonl(0xc0a80117); a6->in6_u.u6_addr8[0] = 0xfe; a6->in6_u.u6_addr8[1] = 0x80;
+                    a6->in6_u.u6_addr8[15] = 1; a6->in6_u.u6_addr16[4] = htons(0x214);
+                    printf("%d %d %d %s %s %s\\n", sizeof (struct in_addr), sizeof (struct in6_addr),
+                        sizeof (a6->in6_u.u6_addr16), inet_ntop(AF_INET, a4), inet_ntoa6(a6),
+                        inet_ntop(AF_INET6, (void *) a6)); }
+                """).go();
+        assertEquals("4 16 16 192.168.1.23 fe80::214:0:0:1 fe80::214:0:0:1\n\n", r.end());
     }
 
     @Test

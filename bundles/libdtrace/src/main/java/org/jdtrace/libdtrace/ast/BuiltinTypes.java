@@ -76,6 +76,28 @@ public final class BuiltinTypes {
         typedef("u_char", 1, false);
         typedef("u_short", 2, false);
         TYPES.put("caddr_t", new DType.Ptr(DType.CHAR));
+        // the Linux kernel's fixed-width names (asm-generic/int-ll64.h, linux/types.h), which its
+        // types (and so DTrace on Linux's) are written in
+        typedef("__s8", 1, true);
+        typedef("__s16", 2, true);
+        typedef("__s32", 4, true);
+        typedef("__s64", 8, true);
+        put(NetTypes.U8, "__u8");
+        typedef("__u16", 2, false);
+        typedef("__u32", 4, false);
+        typedef("__u64", 8, false);
+        typedef("__le16", 2, false);
+        typedef("__le32", 4, false);
+        typedef("__le64", 8, false);
+        put(NetTypes.BE16, "__be16");
+        put(NetTypes.BE32, "__be32");
+        typedef("__be64", 8, false);
+        typedef("ushort", 2, false); // sys/types.h's (and the kernel's) short names
+        typedef("uint", 4, false);
+        typedef("ulong", 8, false);
+        TYPES.put("struct in_addr", NetTypes.IN_ADDR);
+        TYPES.put("struct in6_addr", NetTypes.IN6_ADDR);
+        TYPES.put("in6_addr_t", NetTypes.IN6_ADDR);
         TYPES.put("psinfo_t", ProcfsTypes.PSINFO);
         TYPES.put("struct psinfo", ProcfsTypes.PSINFO);
         TYPES.put("lwpsinfo_t", ProcfsTypes.LWPSINFO);

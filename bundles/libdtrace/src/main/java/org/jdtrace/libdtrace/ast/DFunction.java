@@ -79,7 +79,7 @@ public enum DFunction {
     RW_ISWRITER("rw_iswriter", 1, 1, "kernel reader/writer locks"),
     MSGSIZE("msgsize", 1, 1, "kernel STREAMS messages"), MSGDSIZE("msgdsize", 1, 1, "kernel STREAMS messages"),
     GETF("getf", 1, 1, "the kernel's file_t"), D_PATH("d_path", 1, 1, "the kernel's struct path"),
-    PCAP("pcap", 2, 2, "kernel socket buffers (struct sk_buff)"),
+    PCAP("pcap", Kind.KERNEL, 2, 2, "pi", DType.VOID, null, "kernel socket buffers (struct sk_buff)"),
     // aggregating functions
     COUNT("count", Kind.AGGREGATING, 0, 0, ""), SUM("sum", Kind.AGGREGATING, 1, 1, ""),
     AVG("avg", Kind.AGGREGATING, 1, 1, ""), MIN("min", Kind.AGGREGATING, 1, 1, ""),
@@ -202,6 +202,7 @@ public enum DFunction {
             case INET_NTOA -> new String[] {"ipaddr_t *"};
             case INET_NTOA6 -> new String[] {"struct in6_addr *", "int"};
             case INET_NTOP, LINK_NTOP -> new String[] {"int", "void *"};
+            case PCAP -> new String[] {"void *", "int"};
             case NORMALIZE -> new String[] {null, "uint64_t"};
             case SYM, FUNC, MOD, USYM, UFUNC, UMOD, UADDR -> new String[] {"uintptr_t"};
             default -> new String[0];

@@ -206,8 +206,16 @@ public sealed interface DType {
 
     /** A {@code char *} or {@code char []}: acceptable where a string is. */
     default boolean isCharArrayOrPointer() {
-        return (this instanceof Ptr p && p.target() instanceof Int i && i.size() == 1)
-                || (this instanceof Array a && a.element() instanceof Int j && j.size() == 1);
+        return (this instanceof Ptr p && p.target() instanceof Int i && i.size() == 1) || isCharArray();
+    }
+
+    /**
+     * An array of (signed) char, which D treats as a string; an array of unsigned bytes
+     * (uint8_t, __u8) is an object in memory like any other array, as libdtrace's IS_CHAR test
+     * (CTF_INT_CHAR and CTF_INT_SIGNED, 8 bits) has it.
+     */
+    default boolean isCharArray() {
+        return this instanceof Array a && a.element() instanceof Int j && j.size() == 1 && j.signed();
     }
 
     /** Same representation: same kind, size and signedness (names may differ). */

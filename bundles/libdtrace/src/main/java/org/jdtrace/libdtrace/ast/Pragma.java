@@ -22,4 +22,27 @@ public record Pragma(int line, List<String> words) implements TopLevel {
         }
         return null;
     }
+
+    /**
+     * What dtrace's lexer refuses in a {@code #pragma D attributes} line as soon as it reads it
+     * (dt_pragma_attributes, before the parser sees the next token): a malformed line
+     * (D_PRAGMA_MALFORM) or attributes dtrace_str2attr cannot read (D_PRAGMA_INVAL); null for
+     * any other line, whose checks need the program's declarations.
+     */
+    public org.jdtrace.consumer.DTraceException lexicalError() {
+        if (words.size() < 3 || !words.get(0).equals("pragma") || !words.get(1).equals("D")
+                || !words.get(2).equals("attributes")) {
+            return null;
+        }
+        boolean provider = words.size() == 7 && words.get(4).equals("provider");
+        if (words.size() != 5 && !provider) {
+            return new org.jdtrace.consumer.DTraceException("malformed #pragma attributes <attributes> <ident>",
+                    "D_PRAGMA_MALFORM", line);
+        }
+        if (org.jdtrace.spi.Attributes.parse(words.get(3)) == null) {
+            return new org.jdtrace.consumer.DTraceException("invalid attributes specified by #pragma attributes",
+                    "D_PRAGMA_INVAL", line);
+        }
+        return null;
+    }
 }

@@ -430,6 +430,22 @@ final class Invocation {
 
     // ---- pass 5: enable and consume ----
 
+    /**
+     * A script's description that matches no probe (D_PDESC_ZERO, found when the program is
+     * enabled) is reported at the description's line, as dt_setcontext reports it while compiling.
+     */
+    private static DTraceException withDescriptionLine(Compiled c, DTraceException e) {
+        String msg = e.getMessage();
+        int from = msg == null ? -1 : msg.indexOf(": probe description ");
+        int to = from < 0 ? -1 : msg.indexOf(" does not match any probes", from);
+        if (!"D_PDESC_ZERO".equals(e.tag()) || e.line() > 0 || to < 0 || !c.spec().isScript()
+                || !(c.program() instanceof org.jdtrace.libdtrace.DSessionImpl.AttributedProgram p)) {
+            return e;
+        }
+        int line = p.line(msg.substring(from + ": probe description ".length(), to));
+        return line > 0 ? new DTraceException(msg, e.tag(), line) : e;
+    }
+
     private int exec(List<Compiled> programs) throws Fatal {
         if (cl.has('e')) {
             for (Compiled c : programs) {
@@ -443,7 +459,7 @@ final class Invocation {
             try {
                 n = consumer.exec(c.program());
             } catch (DTraceException e) {
-                fail(Diagnostics.compileFailure(c.spec(), e, errtags()));
+                fail(Diagnostics.compileFailure(c.spec(), withDescriptionLine(c, e), errtags()));
             }
             notice((c.spec().isScript() ? "script" : "description") + " '" + reportedName(c.spec())
                     + "' matched " + n + " probe" + (n == 1 ? "" : "s"));

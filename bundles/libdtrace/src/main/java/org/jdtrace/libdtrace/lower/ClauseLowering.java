@@ -149,6 +149,11 @@ public final class ClauseLowering {
         return switch (c.function) {
             case TRACE -> {
                 Expr v = args.get(0);
+                if (ExprLowering.byRef(v.type)) {
+                    // a struct, union or array is recorded as its bytes and printed as a byte
+                    // stream, as tracemem() prints (dt_print_trace of a non-scalar)
+                    yield new Ir.TraceMem(exprs.address(v), new Ir.Const(v.type.size()), new Ir.Const(-1));
+                }
                 yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.Trace(exprs.string(v), 0)
                         : new Ir.Trace(exprs.integer(v), ExprLowering.width(v.type), !ExprLowering.isUnsigned(v.type));
             }

@@ -198,8 +198,7 @@ final class ExprLowering {
     // ---- types ----------------------------------------------------------------------------
 
     static VKind kind(DType t) {
-        return t instanceof DType.Str || (t instanceof DType.Array a && a.element() instanceof DType.Int i
-                && i.size() == 1) ? VKind.STRING : VKind.LONG;
+        return t instanceof DType.Str || t.isCharArray() ? VKind.STRING : VKind.LONG;
     }
 
     /** Bytes of a value of type {@code t} in a record (trace, printf, keys): 0 for strings. */

@@ -151,6 +151,9 @@ public final class Parser {
     }
 
     private static DTraceException syntaxError(Token t) {
+        if (t.is(TokenKind.CONTROL) && control(t).lexicalError() instanceof DTraceException e) {
+            return e; // dtrace's lexer acts on a #pragma line before its parser meets the error
+        }
         return new DTraceException("syntax error near " + t.near(), "D_SYNTAX", t.line());
     }
 

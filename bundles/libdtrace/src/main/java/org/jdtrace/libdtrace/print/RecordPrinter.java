@@ -188,8 +188,9 @@ public final class RecordPrinter {
             Probe p = probes.apply(r.epid());
             String probe = p == null ? "?" : p.id() + " (" + p.provider() + ":" + p.module() + ":" + p.function()
                     + ":" + p.name() + ")";
+            // dt_setopt's message ends in a newline and dt_handle_liberr adds its own: a blank line follows
             err.print("dtrace: " + clauseNames.apply(r.epid()) + " for probe ID " + probe + ": couldn't set option \""
-                    + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n");
+                    + so.name() + "\" to \"" + (so.value() == null ? "1" : so.value()) + "\": " + e.getMessage() + "\n\n");
             err.flush();
         }
     }

@@ -70,7 +70,9 @@ final class Builtins {
                     && af.kind == DFunction.Kind.AGGREGATING ? DType.VOID : ck.type(arg);
             // an integer constant 0 is NULL, which a char * takes (the subroutine faults on it)
             boolean nullString = kind == 's' && t.isInteger() && Long.valueOf(0).equals(ConstFold.value(arg));
-            if (!fits(kind, t) && !nullString) {
+            // an array that is no string decays to its first element's address where a void * is wanted
+            boolean decays = "void *".equals(f.protoName(i)) && t instanceof DType.Array && !t.isCharArray();
+            if (!fits(kind, t) && !nullString && !decays) {
                 String tag = kind != 'a' ? "D_PROTO_ARG"
                         : f == DFunction.DENORMALIZE ? "D_NORMALIZE_AGGARG" : "D_" + f.dname.toUpperCase() + "_AGGARG";
                 String proto = f.protoName(i) != null ? f.protoName(i) : protoName(kind);
@@ -261,9 +263,12 @@ final class Builtins {
                 if (conv.conv() == '@') {
                     continue;
                 }
-                if (key < first.var.keyTypes.size()) {
-                    checkConversion("printa( )", conv, convNo, 2, first.var.keyTypes.get(key), c.line);
+                if (key >= first.var.keyTypes.size()) {
+                    // the keys are the only arguments of the conversions that are not %@
+                    throw new DTraceException("printa( ) prototype mismatch: conversion #" + convNo + " (" + conv.name()
+                            + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
                 }
+                checkConversion("printa( )", conv, convNo, 2, first.var.keyTypes.get(key), c.line);
                 key++;
             }
         }

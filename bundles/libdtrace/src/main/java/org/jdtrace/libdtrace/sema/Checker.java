@@ -960,8 +960,7 @@ final class Checker {
         if (v == null || v.keyTypes != null) {
             return false;
         }
-        return v.type instanceof DType.Sou || (v.type instanceof DType.Array a
-                && !(a.element() instanceof DType.Int i && i.size() == 1));
+        return v.type instanceof DType.Sou || (v.type instanceof DType.Array && !v.type.isCharArray());
     }
 
     // ---- operators ----------------------------------------------------------------------------
@@ -1219,6 +1218,14 @@ final class Checker {
             DType v = type(a.value);
             boolean ok = (t.isInteger() && v.isInteger())
                     || (t.isPointer() && v.isInteger() && (a.op == AssignOp.ADD || a.op == AssignOp.SUB));
+            // dt_cook_op2's += and -=: unless both are integers, the left must be a pointer to
+            // an object of known size (no string, no void *)
+            boolean additive = a.op == AssignOp.ADD || a.op == AssignOp.SUB;
+            if (additive && !t.isString() && !v.isString() && !(t.isInteger() && v.isInteger())
+                    && (!t.isPointer() || (t instanceof DType.Ptr p && p.target() instanceof DType.Void))) {
+                throw new DTraceException("operator " + op + " requires left-hand scalar operand of known size",
+                        "D_OP_VFPTR", a.line);
+            }
             if (!ok) {
                 throw incompatible(t, op, v, a.line);
             }
@@ -1299,8 +1306,7 @@ final class Checker {
 
     private static Variable fresh(String name, Variable.Scope scope, int id, int line, DType valueType) {
         Variable var = new Variable(name, scope, id, line);
-        var.type = valueType instanceof DType.Array ar && ar.element() instanceof DType.Int i && i.size() == 1
-                ? DType.STRING : valueType;
+        var.type = valueType.isCharArray() ? DType.STRING : valueType;
         return var;
     }
 
@@ -1356,8 +1362,24 @@ final class Checker {
         }
         checkCount(c, f);
         if (f.kind == DFunction.Kind.KERNEL) {
+            // an argument of the wrong type is refused as cooking refuses it (D_PROTO_ARG); any
+            // other trouble with the arguments (a name of the kernel's) gives way to the refusal
+            try {
+                builtins.check(this, c, formats);
+            } catch (DTraceException e) {
+                if ("D_PROTO_ARG".equals(e.tag())) throw e;
+            }
             throw new DTraceException(f.dname + "( ) is not available in a user-space DTrace: it reads "
                     + f.kernelObject, "D_FUNC_UNDEF", c.line);
+        }
+        if (!statement && (f == DFunction.PRINTF || f == DFunction.SYSTEM || f == DFunction.FREOPEN)) {
+            // an action used as a value is only cooked (dt_cook_func): its arguments typed, its
+            // format left unchecked (dt_action_printf validates statements), its value void
+            for (Expr a : c.args) {
+                type(a);
+            }
+            c.type = DType.VOID;
+            return DType.VOID;
         }
         DType t = builtins.check(this, c, formats);
         c.type = t;
@@ -1383,6 +1405,11 @@ final class Checker {
 
     static DTraceException protoArg(String fn, int argNo, String proto, DType got, int line) {
         return new DTraceException(fn + " argument #" + argNo + " is incompatible with prototype:\n\tprototype: "
-                + proto + "\n\t argument: " + got.name(), "D_PROTO_ARG", line);
+                + proto + "\n\t argument: " + ctfName(got), "D_PROTO_ARG", line);
+    }
+
+    /** A type's name as ctf_type_name gives it: an anonymous struct or union is "struct ". */
+    static String ctfName(DType t) {
+        return t.name().replaceAll("\\(anon[#0-9]*\\)", "");
     }
 }

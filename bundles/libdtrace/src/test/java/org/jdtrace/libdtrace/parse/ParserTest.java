@@ -102,6 +102,22 @@ class ParserTest {
         assertEquals(line, e.line());
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "inline int foo~~#pragma D attributes bad_attr foo~BEGIN {} | 3 | D_PRAGMA_INVAL | invalid attributes specified by #pragma attributes",
+        "inline int foo~#pragma D attributes Stable foo bar~BEGIN {} | 2 | D_PRAGMA_MALFORM | malformed #pragma attributes <attributes> <ident>",
+        "inline int foo~#pragma D attributes Stable/Stable/Common foo~BEGIN {} | 2 | D_SYNTAX | syntax error near \"#pragma D attributes Stable/Stable/Common foo\"",
+    })
+    void aPragmaLineIsReadBeforeTheSyntaxErrorItEnds(String src, int line, String tag, String message) {
+        // dtrace's lexer acts on #pragma D attributes when it reads the line: a bad one is what
+        // fails, not the unfinished declaration before it
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> Parser.parse(src.replace('~', '\n'), "t.d", Macros.of("t.d", List.of()), true));
+        assertEquals(message, e.getMessage());
+        assertEquals(tag, e.tag());
+        assertEquals(line, e.line());
+    }
+
     @Test
     void bodilessClauseIsFineFromAString() throws DTraceException {
         assertEquals(2, Parser.parse("BEGIN END", "-n", Macros.of("-n", List.of()), false).clauses().size());

@@ -35,6 +35,8 @@ class DtraceTypeRulesTest {
         "(char)1 << 2 | int",
         "1 << (unsigned long long)2 | unsigned long long",
         "1 ? (char)1 : (unsigned short)2 | unsigned short",
+        "(uint)-1 | uint", // the short names of sys/types.h and of Linux's types
+        "(__u8)1 + (__be16)2 | __be16",
     })
     void arithmeticFollowsDtTypePromote(String expr, String type) throws DTraceException {
         assertEquals(List.of(type), globalTypes("BEGIN { x = " + expr + "; }"));
@@ -77,6 +79,20 @@ class DtraceTypeRulesTest {
         "BEGIN { printf(\"%.*d\\n\", \"foo\", 1); } | D_PRINTF_DYN_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: % .* d~^ prototype: int~^  argument: string",
         "BEGIN { printf(\"%*d\\n\", \"foo\", 1); } | D_PRINTF_DYN_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: % * d~^ prototype: int~^  argument: string",
         "BEGIN { x = 'abcdefghi'; } | D_CHR_OFLOW | character constant is too long",
+        // an action used as a value is only typed (void): its own empty format is not what fails
+        "BEGIN { printf(\"%d\", printf(\"\")); } | D_PRINTF_ARG_TYPE | printf( ) argument #2 is incompatible with conversion #1 prototype:~^conversion: %d~^ prototype: char, short, int, long, or long long~^  argument: void",
+        // a kernel subroutine's arguments are cooked against its prototype before it is refused;
+        // an anonymous struct is named as ctf_type_name names it
+        "struct { int a; } arg; BEGIN { pcap(arg, 0); } | D_PROTO_ARG | 'pcap( ) argument #1 is incompatible with prototype:~^prototype: void *~^ argument: struct '",
+        "BEGIN { pcap(0, \"a\"); } | D_PROTO_ARG | pcap( ) argument #2 is incompatible with prototype:~^prototype: int~^ argument: string",
+        "BEGIN { pcap(0, NOSUCH); } | D_FUNC_UNDEF | pcap( ) is not available in a user-space DTrace: it reads kernel socket buffers (struct sk_buff)",
+        // += and -= want integers, or a left-hand pointer to an object of known size
+        "int p; BEGIN { p = 1; p -= alloca(10); } | D_OP_VFPTR | operator -= requires left-hand scalar operand of known size",
+        "BEGIN { p = (void *) alloca(4); p += 1; } | D_OP_VFPTR | operator += requires left-hand scalar operand of known size",
+        "BEGIN { p = \"a\"; p += 1; } | D_OP_INCOMPAT | operands have incompatible types: \"string\" += \"int\"",
+        // printa's conversions other than %@ take the keys only
+        "BEGIN { @ = count(); printa(\"%d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #1 (%d) is missing a corresponding value argument",
+        "BEGIN { @[1, 2] = count(); printa(\"%d %d %d %@d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #3 (%d) is missing a corresponding value argument",
     })
     void errorsUseDtraceTagsAndWording(String src, String tag, String message) {
         DTraceException e = assertThrows(DTraceException.class, () -> DFrontEnd.check(src, "t.d", List.of()));

@@ -1,0 +1,40 @@
+package org.jdtrace.libdtrace.cmd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * dtrace -s behind the real framework, consumer, D session and command: errors found after
+ * compiling (when the program is enabled) are still reported as dtrace reports them while
+ * compiling, at the line they concern.
+ */
+class ScriptDiagnosticsTest {
+
+    private final RealCommand cmd = new RealCommand();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void tearDown() {
+        cmd.close();
+    }
+
+    @Test
+    void anUnmatchedDescriptionIsReportedAtItsLine() throws IOException {
+        Path x = Files.writeString(dir.resolve("x.d"), "BEGIN\n{\n\ti = 0;\n}\n\nnosuch::tick-1sec,\n  nosuch:::x\n{\n\ttrace(i);\n}\n");
+        assertEquals(1, cmd.run("-xerrtags", "-s", x.toString()));
+        assertEquals("dtrace: failed to compile script " + x + ": [D_PDESC_ZERO] line 6: probe description "
+                + ":nosuch::tick-1sec does not match any probes\n", cmd.err());
+        Path y = Files.writeString(dir.resolve("y.d"), "BEGIN\n{\n}\n\nBEGIN,\n  nosuch:::x\n{\n}\n");
+        assertEquals(1, cmd.run("-s", y.toString()));
+        assertEquals("dtrace: failed to compile script " + y + ": line 6: probe description "
+                + "nosuch:::x does not match any probes\n", cmd.err());
+    }
+}
