@@ -59,6 +59,22 @@ final class BpfAsm {
     }
 
     /**
+     * map[tgid] = the current task's real_parent->tgid in map {@code mapFd} (the ppid map of
+     * CaptureProgram.ppids and ProfileSampler's filter: u32 tgid -> u64 ppid), {@code tgid} a
+     * register holding the current process's id (stored first). Uses the stack at -16..-1; r0..r5
+     * clobbered.
+     */
+    BpfAsm recordParent(int tgid, int mapFd, Btf.Parent p) {
+        return stxW(R10, -16, tgid)
+                .parentTgid(R10, -8, p)
+                .ldMap(R1, mapFd)
+                .mov(R2, R10).addImm(R2, -16)
+                .mov(R3, R10).addImm(R3, -8)
+                .movImm(R4, 0) // BPF_ANY
+                .call(MAP_UPDATE_ELEM);
+    }
+
+    /**
      * The pid filter of a map value: the u32 at {@code value + off} is 0 for every process, else
      * the one process's pid + 1; jumps to {@code drop} when {@code pidTgid} (bpf_get_current_pid_tgid's
      * value) is another process's. r1, r2 clobbered. Once per program (its label is fixed).

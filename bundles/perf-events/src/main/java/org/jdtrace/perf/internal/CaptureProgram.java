@@ -13,7 +13,9 @@
  */
 package org.jdtrace.perf.internal;
 
+import org.jdtrace.perf.BpfObject;
 import org.jdtrace.perf.KernelTracepoint;
+import org.jdtrace.perf.PerfEvents;
 
 import static org.jdtrace.perf.internal.BpfAsm.*;
 
@@ -43,16 +45,15 @@ final class CaptureProgram {
         return new BpfAsm()
                 .call(GET_CURRENT_PID_TGID)
                 .rshImm(R0, 32)
-                .stxW(R10, -16, R0)
-                .parentTgid(R10, -8, parent)
-                .ldMap(R1, mapFd)
-                .mov(R2, R10).addImm(R2, -16)
-                .mov(R3, R10).addImm(R3, -8)
-                .movImm(R4, 0) // BPF_ANY
-                .call(MAP_UPDATE_ELEM)
+                .recordParent(R0, mapFd, parent)
                 .movImm(R0, 1)
                 .exit()
                 .code();
+    }
+
+    /** The map ppids() and ProfileSampler's filter keep the parents in (an LRU hash, u32 tgid -> u64 ppid). */
+    static BpfObject ppidMap(PerfEvents perf) {
+        return perf.map(PerfSys.MAP_LRU_HASH, 4, 8, 16384, "jdtrace_ppids");
     }
 
     /**

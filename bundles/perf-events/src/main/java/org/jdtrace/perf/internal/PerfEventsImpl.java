@@ -261,6 +261,14 @@ public final class PerfEventsImpl implements PerfEvents {
         return k.lookup(pc);
     }
 
+    /** Some set holds records no drain has read (the drain thread, between drains). */
+    private static boolean unread(EventSetImpl[] sets) {
+        for (EventSetImpl set : sets) {
+            if (set.unread()) return true;
+        }
+        return false;
+    }
+
     /** The drain thread (see Draining): park or poll, gather, drain. */
     private void drainLoop() {
         Sample s = new Sample();
@@ -299,7 +307,7 @@ public final class PerfEventsImpl implements PerfEvents {
             int ready = PerfSys.poll(st, fds, i, held ? (int) (MERGE_MARGIN_NANOS / 1_000_000) + 1 : OPEN_POLL_MS);
             PerfSys.consume(st, buf, wakeFd);
             if (!running) break;
-            if (ready == 0 && !held && java.util.Arrays.stream(now).noneMatch(EventSetImpl::unread)) continue; // nothing came
+            if (ready == 0 && !held && !unread(now)) continue; // nothing came
             LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather: at most a drain every DRAIN_NANOS
             held = drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
             drains++;
@@ -314,8 +322,8 @@ public final class PerfEventsImpl implements PerfEvents {
     /**
      * One drain of every open set's rings, merged by event time (see the theory above): the
      * records stamped up to {@code cutoff} (CLOCK_MONOTONIC, the events' clock); later ones wait.
+     * True when some were left in a ring for the next drain.
      */
-    /** True when records stamped after the cutoff were left in a ring for the next drain. */
     private boolean drainAll(Sample s, long cutoff) {
         synchronized (drainLock) {
             return lockAndMerge(sets.toArray(EventSetImpl[]::new), 0, s, cutoff);

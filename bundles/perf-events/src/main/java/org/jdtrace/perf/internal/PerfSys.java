@@ -85,12 +85,12 @@ public final class PerfSys {
                 FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
         static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
         static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-        // libc's wrapper (glibc 2.30+): the signal goes to one thread of one process, so a pid
-        // reused since the event is not signalled unless its thread id matches as well
         static final MethodHandle POLL = call("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
         static final MethodHandle EVENTFD = call("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
         static final MethodHandle WRITE = call("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
         static final MethodHandle READ = call("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
+        // libc's wrapper (glibc 2.30+): the signal goes to one thread of one process, so a pid
+        // reused since the event is not signalled unless its thread id matches as well
         static final MethodHandle TGKILL = call("tgkill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
         static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));

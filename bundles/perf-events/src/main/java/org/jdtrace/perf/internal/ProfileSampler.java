@@ -82,15 +82,7 @@ final class ProfileSampler implements CpuSampler {
                 .addImm(BpfAsm.R1, -1)
                 .jneReg(BpfAsm.R1, BpfAsm.R7, "drop")
                 .label("keep");
-        if (parent != null) {
-            a.stxW(BpfAsm.R10, -16, BpfAsm.R7)
-                    .parentTgid(BpfAsm.R10, -8, parent)
-                    .ldMap(BpfAsm.R1, ppidsFd)
-                    .mov(BpfAsm.R2, BpfAsm.R10).addImm(BpfAsm.R2, -16)
-                    .mov(BpfAsm.R3, BpfAsm.R10).addImm(BpfAsm.R3, -8)
-                    .movImm(BpfAsm.R4, 0)
-                    .call(BpfAsm.MAP_UPDATE_ELEM);
-        }
+        if (parent != null) a.recordParent(BpfAsm.R7, ppidsFd, parent);
         return a
                 .movImm(BpfAsm.R0, 1)
                 .exit()
@@ -135,7 +127,7 @@ final class ProfileSampler implements CpuSampler {
             map.update(0, probe.pidFilter() + 1);
             Btf.Parent parent = Btf.parent();
             if (parent != null) {
-                ppids = perf.map(PerfSys.MAP_LRU_HASH, 4, 8, 16384, "jdtrace_ppids");
+                ppids = CaptureProgram.ppidMap(perf);
                 ctx.ppids = ppids;
             }
             prog = perf.perfEventProgram(filter(map.fd(), ppids == null ? -1 : ppids.fd(), parent), "jdtrace_pidflt");

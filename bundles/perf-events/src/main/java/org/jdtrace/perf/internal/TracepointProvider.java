@@ -258,7 +258,7 @@ final class TracepointProvider implements Provider {
             Btf.Parent parent = Btf.parent();
             if (parent == null) return;
             try {
-                BpfObject map = track(perf.map(PerfSys.MAP_LRU_HASH, 4, 8, 16384, "jdtrace_ppids"));
+                BpfObject map = track(CaptureProgram.ppidMap(perf));
                 BpfObject prog = track(perf.program(CaptureProgram.ppids(map.fd(), parent), "jdtrace_ppids"));
                 bpf.add(0, perf.attach(tp, prog));
                 ctx.ppids = map;
