@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -146,9 +147,27 @@ class KernelProvidersTest {
         assertEquals(baseline, kernelFds(), "nothing left when the trace ends");
     }
 
+    /**
+     * dtrace -q -n {@code program} after a BEGIN that prints "ready" (and a tick-60s that ends a
+     * run that never finishes, with status 3), on a thread of its own; returns once the ready
+     * line is out, when every probe is enabled: processes waiting in "read x" may go then.
+     */
+    CompletableFuture<String[]> traceWhenReady(String program) throws InterruptedException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } " + program));
+        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        return trace;
+    }
+
     /** A process that waits for a line on stdin, then runs {@code ft_sys n} (same pid: exec). */
     Process waitingSys(int n) throws Exception {
-        Process p = new ProcessBuilder("sh", "-c", "read x; exec " + PerfEventsTest.bin("ft_sys") + " " + n)
+        return waitingShell("exec " + PerfEventsTest.bin("ft_sys") + " " + n);
+    }
+
+    /** sh -c "read x; SCRIPT", its output discarded: waits for a line on stdin, then runs the script. */
+    Process waitingShell(String script) throws IOException {
+        Process p = new ProcessBuilder("sh", "-c", "read x; " + script)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         started.add(p);
         return p;
@@ -219,13 +238,10 @@ class KernelProvidersTest {
             ps.add(p);
         }
         long a = ps.get(0).pid(), b = ps.get(1).pid();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
-                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
-                + "syscall::getppid:entry /pid == " + a + " || pid == " + b + "/ { printf(\"%d %d\\n\", cpu, timestamp); } "
+        CompletableFuture<String[]> trace = traceWhenReady(
+                "syscall::getppid:entry /pid == " + a + " || pid == " + b + "/ { printf(\"%d %d\\n\", cpu, timestamp); } "
                 + "syscall::exit_group:entry /pid == " + a + " || pid == " + b + "/ { done++; } "
-                + "syscall::exit_group:entry /done == 2/ { exit(0); }"));
-        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+                + "syscall::exit_group:entry /done == 2/ { exit(0); }");
         for (Process p : ps) {
             p.getOutputStream().write('\n');
             p.getOutputStream().flush();
@@ -339,17 +355,12 @@ class KernelProvidersTest {
     @Test
     void ppidIsTheParentAtTheEventForProcessesGoneBeforeTheRecordIsRead() throws Exception {
         providers().forEach(fw::addProvider);
-        Process sh = new ProcessBuilder("sh", "-c", "read x; for i in 1 2 3 4 5; do /bin/true; done")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
-        started.add(sh);
+        Process sh = waitingShell("for i in 1 2 3 4 5; do /bin/true; done");
         long p = sh.pid();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
-                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
-                + "syscall::exit_group:entry /ppid == " + p + "/ { printf(\"sys %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
+        CompletableFuture<String[]> trace = traceWhenReady(
+                "syscall::exit_group:entry /ppid == " + p + "/ { printf(\"sys %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
                 + "proc:::exit /ppid == " + p + "/ { printf(\"exit %d\\n\", ppid); } "
-                + "proc:::exit /pid == " + p + "/ { exit(0); }"));
-        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+                + "proc:::exit /pid == " + p + "/ { exit(0); }");
         sh.getOutputStream().write('\n');
         sh.getOutputStream().flush();
         assertEquals(0, sh.waitFor());
@@ -375,18 +386,11 @@ class KernelProvidersTest {
                 .map(p -> (TracepointProvider) p).findFirst().orElseThrow();
         for (boolean filtered : new boolean[] {true, false}) {
             // A waits, then exits; B runs 40 short processes first
-            Process a = new ProcessBuilder("sh", "-c", "read x; exit 0").redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectErrorStream(true).start();
-            Process b = new ProcessBuilder("sh", "-c", "read x; for i in $(seq 40); do /bin/true; done")
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
-            started.add(a);
-            started.add(b);
+            Process a = waitingShell("exit 0");
+            Process b = waitingShell("for i in $(seq 40); do /bin/true; done");
             String pred = filtered ? "pid == " + a.pid() : "pid == " + a.pid() + " || pid == -1";
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
-                    "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
-                    + "proc:::exit /" + pred + "/ { printf(\"exit %d\\n\", pid); exit(0); }"));
-            for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+            CompletableFuture<String[]> trace = traceWhenReady(
+                    "proc:::exit /" + pred + "/ { printf(\"exit %d\\n\", pid); exit(0); }");
             long before = proc.delivered;
             b.getOutputStream().write('\n');
             b.getOutputStream().flush();
@@ -420,14 +424,11 @@ class KernelProvidersTest {
             }
             long a = ps.get(0).pid(), b = ps.get(1).pid(), c = ps.get(2).pid();
             String mine = "pid == " + a + " || pid == " + b + " || pid == " + c;
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
-                    "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+            CompletableFuture<String[]> trace = traceWhenReady(
                     // (the child is gone by the time the record is read: its ppid is no longer known)
-                    + "proc:::exec /execname == \"sh\" && copyinstr(arg0) == \"/bin/true\"/ { printf(\"exec %s\\n\", copyinstr(arg0)); } "
+                    "proc:::exec /execname == \"sh\" && copyinstr(arg0) == \"/bin/true\"/ { printf(\"exec %s\\n\", copyinstr(arg0)); } "
                     + "proc:::exit /" + mine + "/ { printf(\"exit %d %d\\n\", pid, arg0); n++; } "
-                    + "proc:::exit /n == 3/ { exit(0); }"));
-            for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+                    + "proc:::exit /n == 3/ { exit(0); }");
             for (Process p : ps) {
                 p.getOutputStream().write('\n');
                 p.getOutputStream().flush();
@@ -462,13 +463,10 @@ class KernelProvidersTest {
                 .redirectErrorStream(true).start();
         started.add(sh);
         long p = sh.pid();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
-                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
-                + "proc:::create /pid == " + p + "/ { printf(\"create %d %d %s\\n\", args[0]->pr_pid, args[0]->pr_ppid, args[0]->pr_fname); } "
+        CompletableFuture<String[]> trace = traceWhenReady(
+                "proc:::create /pid == " + p + "/ { printf(\"create %d %d %s\\n\", args[0]->pr_pid, args[0]->pr_ppid, args[0]->pr_fname); } "
                 + "proc:::signal-send /pid == " + p + " && args[2] == 15/ { printf(\"send %d %d %d %s %s\\n\", "
-                + "args[0]->pr_lwpid, args[1]->pr_pid, args[2], args[0]->pr_name, args[1]->pr_fname); exit(0); }"));
-        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+                + "args[0]->pr_lwpid, args[1]->pr_pid, args[2], args[0]->pr_name, args[1]->pr_fname); exit(0); }");
         sh.getOutputStream().write('\n');
         sh.getOutputStream().flush();
         long child = Long.parseLong(new String(sh.getInputStream().readNBytes(32), StandardCharsets.UTF_8).strip().split("\n")[0]);
@@ -482,18 +480,13 @@ class KernelProvidersTest {
     @Test
     void ppidIsTheParentAtTheEventAtProbesReadingTheTracepointsOwnRecords() throws Exception {
         providers().forEach(fw::addProvider);
-        Process sh = new ProcessBuilder("sh", "-c", "read x; for i in 1 2 3 4 5; do /bin/true; done")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
-        started.add(sh);
+        Process sh = waitingShell("for i in 1 2 3 4 5; do /bin/true; done");
         long p = sh.pid();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
         // lwp-exit reads sched_process_exit's own record (no capture program): each child is gone
         // before its record is read, so /proc could no longer name its parent
-        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
-                "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
-                + "proc:::lwp-exit /ppid == " + p + "/ { printf(\"lwp-exit %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
-                + "proc:::lwp-exit /pid == " + p + "/ { exit(0); }"));
-        for (int i = 0; i < 600 && !out.toString(StandardCharsets.UTF_8).contains("ready"); i++) Thread.sleep(50);
+        CompletableFuture<String[]> trace = traceWhenReady(
+                "proc:::lwp-exit /ppid == " + p + "/ { printf(\"lwp-exit %d %d\\n\", ppid, curpsinfo->pr_ppid); } "
+                + "proc:::lwp-exit /pid == " + p + "/ { exit(0); }");
         sh.getOutputStream().write('\n');
         sh.getOutputStream().flush();
         assertEquals(0, sh.waitFor());
