@@ -260,7 +260,7 @@ public final class DSessionImpl implements DSession {
         }
         state.endReserve = endReserve;
         if (bufsize < 8 || (aggregates && aggsize < 8)) throw new DTraceException("Enabling exceeds size of buffer");
-        if ("fill".equals(o.getString("bufpolicy")) && endReserve > bufsize) {
+        if (o.fill() && endReserve > bufsize) {
             throw new DTraceException("END enablings exceed size of principal buffer");
         }
     }

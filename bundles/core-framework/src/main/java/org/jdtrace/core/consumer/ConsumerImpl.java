@@ -92,7 +92,7 @@ final class ConsumerImpl implements Consumer {
         try {
             for (Probe p : framework.match(d)) {
                 java.util.Set<Integer> c = framework.capturedStrings(p);
-                if (c != null) out.put(p.provider() + ":" + p.module() + ":" + p.function() + ":" + p.name(), c);
+                if (c != null) out.put(p.description().toString(), c);
             }
         } catch (RuntimeException e) {
             return java.util.Map.of();

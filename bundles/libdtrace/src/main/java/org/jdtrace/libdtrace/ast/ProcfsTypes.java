@@ -50,6 +50,11 @@ public final class ProcfsTypes {
     private static final java.util.Set<String> PSINFO_UNCONVERTED = java.util.Set.of("pr_size", "pr_rssize");
     private static final java.util.Set<String> LWPSINFO_UNCONVERTED = java.util.Set.of("pr_nice", "pr_oldpri", "pr_cpu");
 
+    /** True for a psinfo_t * or lwpsinfo_t * (what the proc provider's translated args[] are). */
+    public static boolean isPointer(DType t) {
+        return t instanceof DType.Ptr p && (p.target() == PSINFO || p.target() == LWPSINFO);
+    }
+
     /** Whether the system translator to {@code type} (PSINFO or LWPSINFO) defines {@code member}. */
     public static boolean converts(DType type, String member) {
         if (type == PSINFO) return !PSINFO_UNCONVERTED.contains(member);

@@ -100,7 +100,7 @@ final class ExprLowering {
     /** N when {@code e} is args[N] (a constant N) typed psinfo_t * or lwpsinfo_t *, else -1. */
     static int procfsArg(Expr e) {
         if (e instanceof Expr.Index x && x.base instanceof Expr.Ident id && id.symbol == BuiltinVariable.ARGS
-                && x.type instanceof DType.Ptr p && (p.target() == ProcfsTypes.PSINFO || p.target() == ProcfsTypes.LWPSINFO)
+                && ProcfsTypes.isPointer(x.type)
                 && x.keys.size() == 1 && ConstFold.value(x.keys.get(0)) instanceof Long n && n >= 0 && n <= 9) {
             return (int) (long) n;
         }

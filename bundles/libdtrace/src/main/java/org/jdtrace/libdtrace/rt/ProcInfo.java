@@ -115,26 +115,31 @@ public final class ProcInfo {
      */
     long psinfoOf(ProbeContext ctx, int arg, String field) {
         long v = field.equals("pr_pid") ? ctx.arg(arg) : ctx.argInfo(arg, field);
-        return v != Long.MIN_VALUE ? v : psinfo(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+        return v != Long.MIN_VALUE ? v : psinfo(named(ctx, arg), field);
     }
 
     /** As psinfoOf for a char array member (pr_fname, pr_psargs). */
     String psinfoStrOf(ProbeContext ctx, int arg, String field) {
         String v = ctx.argInfoString(arg, field);
-        return v != null ? v : psinfoStr(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+        return v != null ? v : psinfoStr(named(ctx, arg), field);
     }
 
     /** args[i]->field where args[i] is a lwpsinfo_t * (thread {@code arg(i)}): an integer member. */
     long lwpsinfoOf(ProbeContext ctx, int arg, String field) {
         long v = field.equals("pr_lwpid") ? ctx.arg(arg) : ctx.argInfo(arg, field);
         // /proc/TID names any thread, not only a process's first
-        return v != Long.MIN_VALUE ? v : lwpsinfo(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+        return v != Long.MIN_VALUE ? v : lwpsinfo(named(ctx, arg), field);
     }
 
     /** As lwpsinfoOf for a char array member (pr_name, pr_clname). */
     String lwpsinfoStrOf(ProbeContext ctx, int arg, String field) {
         String v = ctx.argInfoString(arg, field);
-        return v != null ? v : lwpsinfoStr(new Named(ctx.arg(arg), ctx.arg(arg)), field);
+        return v != null ? v : lwpsinfoStr(named(ctx, arg), field);
+    }
+
+    /** The process or thread args[arg] names, as a context (its raw argument is the pid or tid). */
+    private static Named named(ProbeContext ctx, int arg) {
+        return new Named(ctx.arg(arg), ctx.arg(arg));
     }
 
     /**

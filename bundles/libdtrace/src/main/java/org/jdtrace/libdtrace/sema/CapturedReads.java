@@ -33,6 +33,7 @@ import org.jdtrace.libdtrace.ast.DFunction;
 import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Expr;
 import org.jdtrace.libdtrace.ast.ProbeSpec;
+import org.jdtrace.libdtrace.ast.ProcfsTypes;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 
@@ -215,8 +216,7 @@ final class CapturedReads {
     /** args[i] typed psinfo_t * or lwpsinfo_t * (the proc provider's translated arguments). */
     private static boolean procfs(Expr e) {
         return e instanceof Expr.Index x && x.base instanceof Expr.Ident id && id.symbol == BuiltinVariable.ARGS
-                && x.type instanceof DType.Ptr p
-                && (p.target() == org.jdtrace.libdtrace.ast.ProcfsTypes.PSINFO || p.target() == org.jdtrace.libdtrace.ast.ProcfsTypes.LWPSINFO);
+                && ProcfsTypes.isPointer(x.type);
     }
 
     private static Expr uncast(Expr e) {
