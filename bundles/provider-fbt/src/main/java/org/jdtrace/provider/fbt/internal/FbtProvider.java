@@ -12,7 +12,8 @@
  *
  * Names: the function is the class's binary name, a dot and the method name; the overloads of
  * a name are one function (one entry and one return probe, fired by each); constructors are
- * Class.<init>; static initialisers and bridge methods have no probes.
+ * Class.<init>; static initialisers, bridge methods and what the compiler made (synthetic classes,
+ * synthetic $-named methods; lambda bodies keep theirs) have no probes.
  *
  * Argument types (dtps_getargdesc, which the D compiler types args[] from): from the method
  * descriptor, `this` first for instance methods but constructors; primitives as the D integer
@@ -338,6 +339,7 @@ public final class FbtProvider implements Provider {
                 LOG.debug("fbt: cannot read {} of {}: {}", path, b.getSymbolicName(), bad.toString());
                 continue;
             }
+            if (!Rewriter.traceable(cm)) continue;
             FbtClass c = new FbtClass(b, cm.thisClass().asInternalName());
             Map<String, List<FbtClass.Overload>> by = new LinkedHashMap<>();
             for (MethodModel m : cm.methods()) {

@@ -150,10 +150,25 @@ final class Rewriter {
                 site);
     }
 
-    /** True for the methods fbt makes probes for: code, not a static initialiser, not a bridge. */
+    /**
+     * True for the methods fbt makes probes for: code, not a static initialiser, not a bridge, and
+     * not a method the compiler made under a name of its own that starts with '$' (javac's enum
+     * {@code $values}, the build's {@code $typeSwitch$N}: no line of the bundle's source is in them).
+     * Lambda bodies ({@code lambda$m$0}) keep their probes: their code is the source's.
+     */
     static boolean traceable(MethodModel m) {
         return m.code().isPresent() && !m.methodName().equalsString("<clinit>")
-                && !m.flags().has(AccessFlag.BRIDGE);
+                && !m.flags().has(AccessFlag.BRIDGE)
+                && !(m.flags().has(AccessFlag.SYNTHETIC) && m.methodName().stringValue().startsWith("$"));
+    }
+
+    /**
+     * True for the classes fbt makes probes for: all but those the compiler made (ACC_SYNTHETIC:
+     * javac's switch maps, the build's desugared lambda classes, whose one method only calls the
+     * lambda body, which has its own probe).
+     */
+    static boolean traceable(ClassModel c) {
+        return !c.flags().has(AccessFlag.SYNTHETIC);
     }
 
     /**
