@@ -27,7 +27,10 @@ public abstract sealed class Expr permits Expr.IntLit, Expr.StrLit, Expr.Ident, 
         Expr.ThisVar, Expr.AggRef, Expr.Index, Expr.Member, Expr.Call, Expr.Unary, Expr.Binary,
         Expr.Assign, Expr.Ternary, Expr.Cast, Expr.SizeofType, Expr.Offsetof, Expr.Xlate {
 
-    /** Source line (1-based) of the node's first token, or of its operator for binary nodes. */
+    /**
+     * Source line (1-based) of the node's first token; for binary nodes and casts the line dtrace
+     * gives them, that of the token after them (yacc reduces them when it has read it).
+     */
     public final int line;
 
     /** The node's D type; null until the type checker ran. */

@@ -861,10 +861,23 @@ public final class Parser {
             if (!match || (k == TokenKind.SLASH && endsPredicate())) {
                 return left;
             }
-            int line = tok.line();
             advance();
-            left = new Expr.Binary(line, binOp(k), left, binary(level + 1));
+            Expr right = binary(level + 1);
+            left = new Expr.Binary(reductionLine(), binOp(k), left, right);
         }
+    }
+
+    /**
+     * The line dtrace gives a node: yacc reduces it when the token after it has been read, and
+     * dt_node_* takes yylineno then. That token's line, or, for the '/' that closes a predicate,
+     * the line of what follows it (dt_lex.l reads ahead over blanks and newlines to tell it from a
+     * division).
+     */
+    private int reductionLine() throws DTraceException {
+        if (tok.is(TokenKind.SLASH) && inPredicate && endsPredicate()) {
+            return lexer.nextNonBlankLine();
+        }
+        return tok.line();
     }
 
     /** In a predicate, a '/' followed by end of input, ';', '{' or '/' closes it. */
@@ -913,12 +926,12 @@ public final class Parser {
     private Expr cast() throws DTraceException {
         if (tok.is(TokenKind.LPAR)) {
             // '(' type-name ')' needs two tokens of lookahead: peek by position.
-            Token open = tok;
             advance();
             if (startsTypeName(tok)) {
                 TypeName t = typeName();
                 expect(TokenKind.RPAR);
-                return new Expr.Cast(open.line(), t, cast());
+                Expr operand = cast();
+                return new Expr.Cast(reductionLine(), t, operand);
             }
             Expr inner = expression();
             expect(TokenKind.RPAR);

@@ -104,6 +104,27 @@ class ParserTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
+        // the predicate's closing '/': the lexer has read ahead over the newline to the '{'
+        "BEGIN~/1 & 2/~{~} | 3",
+        "BEGIN~/1 & 2/ {~} | 2",
+        // the token after the right operand: the '/' two lines down, not the '&'
+        "BEGIN~/1 &~2~/ {~} | 4",
+    })
+    void aBinaryNodeHasTheLineOfTheTokenAfterIt(String src, int line) throws DTraceException {
+        Clause c = Parser.parse(src.replace('~', '\n'), "t.d", Macros.of("t.d", List.of()), true).clauses().get(0);
+        assertEquals(line, c.predicate().line);
+    }
+
+    @Test
+    void aCastHasTheLineOfTheTokenAfterIt() throws DTraceException {
+        // no ';': the '}' on the next line ends the statement (dtrace's line for an invalid cast there)
+        Clause c = Parser.parse("BEGIN\n{\n\tx = (int)y\n}\n", "t.d", Macros.of("t.d", List.of()), true).clauses().get(0);
+        org.jdtrace.libdtrace.ast.Expr.Assign a = (org.jdtrace.libdtrace.ast.Expr.Assign) ((org.jdtrace.libdtrace.ast.Stmt.ExprStmt) c.body().get(0)).expr();
+        assertEquals(4, a.value.line);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
         "inline int foo~~#pragma D attributes bad_attr foo~BEGIN {} | 3 | D_PRAGMA_INVAL | invalid attributes specified by #pragma attributes",
         "inline int foo~#pragma D attributes Stable foo bar~BEGIN {} | 2 | D_PRAGMA_MALFORM | malformed #pragma attributes <attributes> <ident>",
         "inline int foo~#pragma D attributes Stable/Stable/Common foo~BEGIN {} | 2 | D_SYNTAX | syntax error near \"#pragma D attributes Stable/Stable/Common foo\"",
