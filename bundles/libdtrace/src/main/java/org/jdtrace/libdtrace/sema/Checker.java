@@ -1070,7 +1070,21 @@ final class Checker {
             type(o);
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
         }
-        // ++, -- and compound assignment declare a variable not seen before as an int64_t, as dtrace does
+        // ++ and -- declare a variable not seen before as an int64_t, as dtrace does (dt_cook_op1 cooks
+        // the operand without DT_IDFLG_REF); a compound assignment reads it first (dt_cook_op2 cooks
+        // its left with DT_IDFLG_REF | DT_IDFLG_MOD), so there a variable never assigned is D_VAR_UNDEF
+        if (!op.equals("++") && !op.equals("--")) {
+            String undeclared = switch (o) {
+                case Expr.Ident id when !globals.containsKey(id.name) -> id.name;
+                case Expr.SelfVar sv when !tls.containsKey(sv.name) -> "self->" + sv.name;
+                case Expr.ThisVar tv when !locals.containsKey(tv.name) -> "this->" + tv.name;
+                case Expr.Index ix when ix.base instanceof Expr.Ident bid && !globals.containsKey(bid.name) -> bid.name;
+                default -> null;
+            };
+            if (undeclared != null) {
+                throw new DTraceException(undeclared + " has not yet been declared or assigned", "D_VAR_UNDEF", o.line);
+            }
+        }
         switch (o) {
             case Expr.Ident id when !globals.containsKey(id.name) ->
                     newVariable(globals, id.name, Variable.Scope.GLOBAL, id.line, DType.INT64);

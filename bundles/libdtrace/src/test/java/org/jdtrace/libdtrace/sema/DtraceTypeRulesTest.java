@@ -43,11 +43,21 @@ class DtraceTypeRulesTest {
     }
 
     @Test
-    void incrementAndCompoundAssignmentCreateInt64Variables() throws DTraceException {
-        CheckedProgram p = DFrontEnd.check("BEGIN { x++; --y; z += 2; a[1]++; self->t++; this->l++; }", "t.d", List.of());
-        assertEquals(List.of("int64_t", "int64_t", "int64_t", "int64_t"), p.globals().stream().map(v -> v.type.name()).toList());
+    void incrementCreatesInt64VariablesACompoundAssignmentReadsItsVariableFirst() throws DTraceException {
+        // dt_cook_op1 cooks ++/--'s operand without DT_IDFLG_REF: a new variable, int64_t
+        CheckedProgram p = DFrontEnd.check("BEGIN { x++; --y; a[1]++; self->t++; this->l++; z = 1; z += 2; }", "t.d", List.of());
+        assertEquals(List.of("int64_t", "int64_t", "int64_t", "int"), p.globals().stream().map(v -> v.type.name()).toList());
         assertEquals(DType.INT64, p.threadLocals().get(0).type);
         assertEquals(DType.INT64, p.clauseLocals().get(0).type);
+        // dt_cook_op2 cooks a compound assignment's left with DT_IDFLG_REF: never assigned, D_VAR_UNDEF
+        for (String[] c : new String[][] {{"p -= trace(0);", "p"}, {"q += 1;", "q"}, {"self->s |= 1;", "self->s"},
+                {"this->u *= 2;", "this->u"}, {"b[1] += 1;", "b"}}) {
+            DTraceException e = assertThrows(DTraceException.class,
+                    () -> DFrontEnd.check("BEGIN\n{\n\t" + c[0] + "\n}", "t.d", List.of()), c[0]);
+            assertEquals("D_VAR_UNDEF", e.tag(), c[0]);
+            assertEquals(c[1] + " has not yet been declared or assigned", e.getMessage(), c[0]);
+            assertEquals(3, e.line(), c[0]);
+        }
     }
 
     @Test
