@@ -324,10 +324,15 @@ public final class Rt {
     }
 
     /**
-     * D's string comparison (DIF_OP_SCMP): dtrace_strncmp reads a NULL string as "" (it loads no
-     * byte from it), so NULL equals "" and sorts before every other string.
+     * D's string comparison, as DTrace on Linux makes it (dtrace-utils' string compare, which its
+     * tests operators/tst.str_comparison-basic-with-NULL pin down): a NULL string equals only NULL
+     * and sorts before every string, "" included. (illumos' dtrace_strncmp read NULL as "".)
+     * Probe context: no allocation.
      */
     public static int strcmp(String a, String b) {
-        return (a == null ? "" : a).compareTo(b == null ? "" : b);
+        if (a == null || b == null) {
+            return a == b ? 0 : a == null ? -1 : 1;
+        }
+        return a.compareTo(b);
     }
 }

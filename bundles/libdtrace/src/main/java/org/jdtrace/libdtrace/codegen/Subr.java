@@ -10,7 +10,7 @@
  * string, and raises dtrace:::ERROR. NULL is kept as it flows: in variables (a thread-local or
  * associative element that does not exist is NULL too, as a missing dynamic variable reads 0 in
  * DTrace), and it faults where DTrace reads the string's bytes: a record (trace, printf), a key,
- * s[i] (at address i). A comparison reads NULL as "" (Rt.strcmp, dtrace_strncmp's rule). Results
+ * s[i] (at address i). In a comparison NULL equals only NULL and sorts before "" (Rt.strcmp). Results
  * longer than strsize are cut when stored or recorded.
  *
  * Probe context: these run on the firing thread. The string subroutines allocate their result
