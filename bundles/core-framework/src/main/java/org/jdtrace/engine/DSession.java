@@ -79,4 +79,14 @@ public interface DSession {
 
     /** Tells the D half which probe an epid belongs to, for the CPU/ID/FUNCTION:NAME lines. */
     void ecbCreated(int epid, Probe probe, Statement statement);
+
+    /**
+     * The clause an epid runs, as the D half numbers its clauses (the N of the "dt_clause_N" its
+     * fault reports name): dtrace:::ERROR's arg2, as DTrace on Linux passes it. 0 when unknown.
+     *
+     * @since 1.3
+     */
+    default int clauseOf(int epid) {
+        return 0;
+    }
 }

@@ -313,8 +313,14 @@ public final class DSessionImpl implements DSession {
      * id, one per probe description of each clause, counted in program order over the session.
      */
     String clauseName(int epid) {
+        return "error in dt_clause_" + clauseOf(epid);
+    }
+
+    /** The N of dt_clause_N: dtrace:::ERROR's arg2. */
+    @Override
+    public int clauseOf(int epid) {
         Integer id = epidStatements.get(epid);
-        return "error in dt_clause_" + (id == null ? 0 : id);
+        return id == null ? 0 : id;
     }
 
     @Override

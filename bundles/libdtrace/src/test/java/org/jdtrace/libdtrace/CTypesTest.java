@@ -229,9 +229,9 @@ class CTypesTest {
                 BEGIN { s = (char *) alloca(15); trace(s[16]); }
                 BEGIN { n = (int *) NULL; printf("%d\\n", *n); }
                 BEGIN { printf("on\\n"); exit(0); }
-                ERROR { printf("ERROR action=%d kind=%d\\n", arg2, arg4); }
+                ERROR { printf("ERROR clause=%d kind=%d\\n", arg2, arg4); }
                 """).go();
-        assertEquals("ERROR action=2 kind=1\nERROR action=2 kind=1\non\n\n", r.end());
+        assertEquals("ERROR clause=0 kind=1\nERROR clause=1 kind=1\non\n\n", r.end());
         String err = r.err();
         assertTrue(err.matches("(?s)dtrace: error in dt_clause_0 for probe ID 1 \\(dtrace:::BEGIN\\): invalid address "
                 + "\\(0x1000000000000010\\) at BPF pc \\d+\n.*"), err);
@@ -247,9 +247,9 @@ class CTypesTest {
                 BEGIN { a[0] = 20; a[1] = 40; u = (uintptr_t)&a[0]; printf("%d %d\\n", *(int *)(u + 4), *(int *)u); }
                 BEGIN { u = (uintptr_t)&a[0]; printf("%d\\n", *(int *)(u + 2)); }
                 BEGIN { exit(0); }
-                ERROR { printf("ERROR action=%d kind=%d\\n", arg2, arg4); }
+                ERROR { printf("ERROR clause=%d kind=%d\\n", arg2, arg4); }
                 """).go();
-        assertEquals("40 20\nERROR action=2 kind=2\n\n", r.end());
+        assertEquals("40 20\nERROR clause=1 kind=2\n\n", r.end());
         assertTrue(r.err().contains("): invalid alignment (0x"), r.err());
     }
 

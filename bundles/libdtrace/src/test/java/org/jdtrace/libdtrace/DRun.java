@@ -121,7 +121,8 @@ final class DRun {
 
     private void error(Ecb e, DFault f) {
         session.fault(e.epid(), e.probe(), f);
-        fire(ERROR, 0, e.epid(), f.action, f.offset, f.kind.code, f.address);
+        // as the framework's EcbOwner.fault: arg1 the faulting probe, arg2 its clause
+        fire(ERROR, 0, e.probe().id(), session.clauseOf(e.epid()), f.offset, f.kind.code, f.address);
     }
 
     /** Fires END, runs the exit path (drain, aggregations), and returns stdout. */

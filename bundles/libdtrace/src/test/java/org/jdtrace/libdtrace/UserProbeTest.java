@@ -83,11 +83,11 @@ class UserProbeTest {
                 #pragma D option quiet
                 test:::entry { printf("a\\n"); printf("%d\\n", *(int *)copyin(arg0, 4)); }
                 test:::entry { printf("next %d\\n", *(int *)copyin(arg1, 4)); }
-                ERROR { printf("ERROR action=%d kind=%d addr=%x\\n", arg2, arg4, arg5); }
+                ERROR { printf("ERROR clause=%d kind=%d addr=%x\\n", arg2, arg4, arg5); }
                 """).go();
         r.fire(DRun.ENTRY, context(0x9000, 0x1000));
         // the faulting firing's records are discarded, as DTrace discards the ECB's partial record
-        assertEquals("ERROR action=2 kind=1 addr=9000\nnext -2\n\n", r.end());
+        assertEquals("ERROR clause=0 kind=1 addr=9000\nnext -2\n\n", r.end());
         assertTrue(r.err().contains("invalid address (0x9000)"), r.err());
     }
 

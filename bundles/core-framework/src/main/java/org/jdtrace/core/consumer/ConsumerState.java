@@ -32,6 +32,11 @@ final class ConsumerState extends EcbOwner {
     }
 
     @Override
+    protected int clauseOf(int epid) {
+        return session.clauseOf(epid);
+    }
+
+    @Override
     protected void created(Ecb ecb) {
         session.ecbCreated(ecb.epid(), ecb.probe(), ecb.statement());
     }

@@ -40,6 +40,11 @@ public abstract class EcbOwner {
     /** A fault in one of this owner's ECBs, for the D half's default ERROR report. */
     protected abstract void report(int epid, Probe probe, DFault fault);
 
+    /** The clause an epid runs, as the consumer numbers them (ERROR's arg2); 0 when it has none. */
+    protected int clauseOf(int epid) {
+        return 0;
+    }
+
     /** An ECB was created (dtrace's epid-to-probe table is told). */
     protected void created(Ecb ecb) {}
 
@@ -123,7 +128,7 @@ public abstract class EcbOwner {
             report(ecb.epid(), ecb.probe(), new DFault(kind, address, action, offset));
             Probe error = errorProbe;
             if (error != null && ecb.probe() != error) {
-                fireOwn(error, new ErrorContext(ctx, ecb.epid(), action, offset, kind, address));
+                fireOwn(error, new ErrorContext(ctx, ecb.probe().id(), clauseOf(ecb.epid()), offset, kind, address));
             }
         } catch (Throwable t) {
             failed(ecb, t);

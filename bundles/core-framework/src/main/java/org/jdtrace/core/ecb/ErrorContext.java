@@ -1,9 +1,11 @@
 /*
  * The probe context of a dtrace:::ERROR firing: everything of the faulting firing's context
- * (pid, tid, execname...) except the arguments, which are DTrace's ERROR arguments:
- * arg0 = 0 (the kernel passes the state there; D never sees it), arg1 = epid of the ECB that
- * faulted, arg2 = action index (0 = predicate), arg3 = DIF offset or -1, arg4 = fault kind
- * (DTRACEFLT_*), arg5 = the faulting address.
+ * (pid, tid, execname...) except the arguments, which are DTrace's ERROR arguments as DTrace on
+ * Linux passes them, the two the fault report names ("error in dt_clause_N for probe ID P"):
+ * arg0 = 0 (the state; D never sees it), arg1 = P, the ID of the probe whose firing faulted,
+ * arg2 = N, the clause that faulted, arg3 = the code offset or -1, arg4 = fault kind
+ * (DTRACEFLT_*), arg5 = the faulting address. (illumos passed the epid and the action index in
+ * arg1 and arg2.)
  */
 package org.jdtrace.core.ecb;
 
@@ -15,10 +17,10 @@ public final class ErrorContext implements ProbeContext {
     private final ProbeContext faulting;
     private final long[] args;
 
-    public ErrorContext(ProbeContext faulting, int epid, int action, int offset, FaultException.Kind kind,
+    public ErrorContext(ProbeContext faulting, int probeId, int clause, int offset, FaultException.Kind kind,
             long address) {
         this.faulting = faulting;
-        this.args = new long[] {0, epid, action, offset, kind.code, address};
+        this.args = new long[] {0, probeId, clause, offset, kind.code, address};
     }
 
     @Override

@@ -169,7 +169,8 @@ class ConsumerTest {
             c.stop();
             c.work();
             LineSession s = session();
-            assertEquals(List.of("before", "args 1 1 8 1 16", "next", "args 4 0 -1 4 0", "<end>"), s.printed());
+            // ERROR's arg1 = the faulting probe (BEGIN, ID 1), arg2 = the clause (LineSession: its line)
+            assertEquals(List.of("before", "args 1 1 8 1 16", "next", "args 1 4 -1 4 0", "<end>"), s.printed());
             // four faults reported: BEGIN's, the ERROR clause's own (no recursion), the DIVZERO, ERROR's again
             assertEquals(4, s.faults().size());
             LineSession.Fault first = s.faults().get(0);

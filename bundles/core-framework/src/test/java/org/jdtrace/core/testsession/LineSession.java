@@ -48,6 +48,9 @@ public final class LineSession implements DSession {
     private final List<String> printed = new CopyOnWriteArrayList<>();
     private final List<Fault> faults = new CopyOnWriteArrayList<>();
     private final Map<Integer, Probe> epids = new ConcurrentHashMap<>();
+    /** The source line of each compiled statement: this session's clause numbers (ERROR's arg2). */
+    private final Map<Statement, Integer> lines = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
+    private final Map<Integer, Integer> epidLines = new ConcurrentHashMap<>();
     private final Map<Integer, LongAdder> perEpid = new ConcurrentHashMap<>();
     private final LongAdder count = new LongAdder();
     private volatile boolean exit;
@@ -89,7 +92,9 @@ public final class LineSession implements DSession {
             for (String d : descs.split(",")) {
                 list.add(ProbeDescription.parse(d.trim()));
             }
-            statements.add(new Statement(List.copyOf(list), descs, body(actions, lineNo)));
+            Statement st = new Statement(List.copyOf(list), descs, body(actions, lineNo));
+            lines.put(st, lineNo);
+            statements.add(st);
         }
         return program(statements);
     }
@@ -207,6 +212,14 @@ public final class LineSession implements DSession {
     @Override
     public void ecbCreated(int epid, Probe probe, Statement statement) {
         epids.put(epid, probe);
+        Integer line = statement == null ? null : lines.get(statement);
+        if (line != null) epidLines.put(epid, line);
+    }
+
+    /** A statement's clause number is its source line. */
+    @Override
+    public int clauseOf(int epid) {
+        return epidLines.getOrDefault(epid, 0);
     }
 
     // ---- for assertions ----
