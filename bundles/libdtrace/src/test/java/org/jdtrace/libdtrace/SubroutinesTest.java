@@ -32,6 +32,17 @@ class SubroutinesTest {
     }
 
     @Test
+    void aStringPlusAnIntegerIsTheStringThatManyCharactersOn() throws Exception {
+        // dt_cook_op2 treats a string as a pointer to its characters, in every kind of variable
+        assertEquals("[bcdefgh] [cdefgh] [] [] [2] [2]\n\n", quiet("""
+                g = "abcdefgh"; this->l = "12"; self->t = "12"; a[1] = "xyz";
+                printf("[%s] [%s] [%s] [%s] [%s] [%s]\\n", g + 1, 2 + g, g + 8, a[1] + 9, this->l + 1, 1 + self->t);"""));
+        DRun r = DRun.script("#pragma D option quiet\nBEGIN { g = \"ab\"; trace(g - 1); }\n"
+                + "ERROR { printf(\"ERROR kind=%d\\n\", arg4); }\n").go();
+        assertEquals("ERROR kind=1\n\n", r.end());
+    }
+
+    @Test
     void indexAndRindexWithAndWithoutAStart() throws Exception {
         assertEquals("2 3 3 2 -1 -1 0 5 -1\n\n", quiet("""
                 printf("%d %d %d %d %d %d %d %d %d\\n", index("hello", "l"), rindex("hello", "l"), index("hello", "l", 3),

@@ -51,6 +51,17 @@ public final class Subr {
 
     public static String strjoin(String a, String b) { return nonNull(a) + nonNull(b); }
 
+    /**
+     * {@code s + n}: D treats a string as a pointer to its characters (dt_cook_op2), so this is the
+     * string n characters on ("" past its end). NULL, or a place before the string's start, is an
+     * invalid address.
+     */
+    public static String stroffset(String s, long n) throws FaultException {
+        if (s == null) throw new FaultException(FaultException.Kind.BADADDR, n);
+        if (n < 0) throw new FaultException(FaultException.Kind.BADADDR, n);
+        return n >= s.length() ? "" : s.substring((int) n);
+    }
+
     public static String substr(String s, long index) { return substr(s, index, Integer.MAX_VALUE); }
 
     /** dtrace's substr: a negative index counts from the end, and one before the start eats the length. */

@@ -748,6 +748,13 @@ final class ExprLowering {
             }
             return new Ir.Binary(binop(op), l, r, uns);
         }
+        if (b.type.isString()) {
+            // s + n, n + s, s - n: the string that many characters on (a string is a pointer to them)
+            boolean stringLeft = lt.isString();
+            Ir.Expr n = integer(stringLeft ? b.right : b.left);
+            if (op == Expr.BinOp.SUB) n = new Ir.Binary(Ir.BinOp.SUB, new Ir.Const(0), n, false);
+            return new Ir.Call("stroffset", List.of(string(stringLeft ? b.left : b.right), n), VKind.STRING);
+        }
         int size = b.type instanceof DType.Int i ? i.size() : 8;
         Ir.Expr l = widened(b.left, size), r = widened(b.right, size);
         if ((op == Expr.BinOp.ADD || op == Expr.BinOp.SUB) && (lt.isPointer() || rt.isPointer())) {

@@ -1145,6 +1145,10 @@ final class Checker {
                 if (l instanceof DType.Int li && r instanceof DType.Int ri) {
                     return Types.arithmetic(li, ri);
                 }
+                // dt_cook_op2 treats a string as a pointer to its characters: s + n is the string n on
+                if ((l.isString() && r.isInteger()) || (b.op == BinOp.ADD && l.isInteger() && r.isString())) {
+                    return DType.STRING;
+                }
                 if (l instanceof DType.Ptr p && r.isInteger()) {
                     if (p.target() instanceof DType.Void) {
                         throw incompatible(l, op, r, b.line);
