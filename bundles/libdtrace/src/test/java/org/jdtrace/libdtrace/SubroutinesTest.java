@@ -37,6 +37,10 @@ class SubroutinesTest {
         assertEquals("[bcdefgh] [cdefgh] [] [] [2] [2]\n\n", quiet("""
                 g = "abcdefgh"; this->l = "12"; self->t = "12"; a[1] = "xyz";
                 printf("[%s] [%s] [%s] [%s] [%s] [%s]\\n", g + 1, 2 + g, g + 8, a[1] + 9, this->l + 1, 1 + self->t);"""));
+        // every variable's string has strsize bytes: a clause-local one too
+        assertEquals("[bcd] [bcd] [bcd]\n\n", DRun.script("#pragma D option quiet\n#pragma D option strsize=4\n"
+                + "BEGIN { g = \"abcdefgh\"; this->l = \"abcdefgh\"; self->t = \"abcdefgh\";"
+                + " printf(\"[%s] [%s] [%s]\\n\", g + 1, this->l + 1, self->t + 1); }").go().end());
         DRun r = DRun.script("#pragma D option quiet\nBEGIN { g = \"ab\"; trace(g - 1); }\n"
                 + "ERROR { printf(\"ERROR kind=%d\\n\", arg4); }\n").go();
         assertEquals("ERROR kind=1\n\n", r.end());

@@ -890,6 +890,11 @@ public final class ClauseCompiler {
         switch (target) {
             case Var v when v.scope() == Scope.CLAUSE -> {
                 expr(c, a.value());
+                if (!isLong) {
+                    // a clause-local string has strsize bytes, as every D variable's string does
+                    loadState(c);
+                    c.invokestatic(CD_RT, "capNullable", MethodTypeDesc.of(CD_String, CD_String, CD_STATE));
+                }
                 int slot = clauseLocals.get(v.slot());
                 if (v.slot() < CARRIED_SLOTS) {
                     // written through for the firing's later clauses
