@@ -54,6 +54,9 @@ final class Checker {
 
     private record Xlator(Translator decl, DType.Sou output, DType input, Variable var) {}
 
+    /** The number of uregs[] registers (one past the largest number of the ISA's names); 0 without an ISA. */
+    private final int uregCount;
+
     Checker(Script script, java.util.Map<String, Integer> registers) {
         this.script = script;
         constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
@@ -70,6 +73,7 @@ final class Checker {
         SystemInlines.PROCFS.forEach((name, number) -> constants.put(name, new Constant(name, DType.CHAR, number)));
         // uregs[] indices: the ISA's register names and numbers (its regs.d), given by the ISA service
         registers.forEach((name, number) -> constants.put(name, new Constant(name, DType.INT, number)));
+        uregCount = registers.values().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
     }
 
     /** args[] typed from the probes each clause matches (see ArgTypes). */
@@ -769,6 +773,10 @@ final class Checker {
                 if (b == BuiltinVariable.UREGS && ConstFold.value(k) == null) {
                     throw new DTraceException("uregs[ ] argument #1 is incompatible with prototype:\n\tprototype: integer constant\n\t argument: "
                             + k.type.name(), "D_PROTO_ARG", x.line);
+                }
+                if (b == BuiltinVariable.UREGS && uregCount > 0 && (ConstFold.value(k) < 0 || ConstFold.value(k) >= uregCount)) {
+                    // past the ISA's last register (its regs.d), as DTrace on Linux refuses it
+                    throw new DTraceException("uregs[]: index out of bounds (" + ConstFold.value(k) + ")", "D_UNKNOWN", x.line);
                 }
                 if (!k.type.isInteger()) {
                     throw protoArg(id.name + "[ ]", 1, "int", k.type, x.line);

@@ -21,6 +21,17 @@ class RegisterNamesTest {
     }
 
     @Test
+    void aConstantIndexPastTheIsasLastRegisterIsRefused() throws DTraceException {
+        // DTrace on Linux: "uregs[]: index out of bounds (N)", D_UNKNOWN, at compile time
+        DTraceException e = assertThrows(DTraceException.class, () -> DFrontEnd.check("BEGIN\n{\n\ttrace(uregs[34]);\n}",
+                "x.d", Macros.of("x.d", List.of()), true, Map.of("R_RAX", 33)));
+        assertEquals("D_UNKNOWN", e.tag());
+        assertEquals("uregs[]: index out of bounds (34)", e.getMessage());
+        assertEquals(3, e.line());
+        DFrontEnd.check("BEGIN { trace(uregs[33]); }", "x.d", Macros.of("x.d", List.of()), true, Map.of("R_RAX", 33));
+    }
+
+    @Test
     void withoutAnIsaTheNamesAreUndefined() {
         DTraceException e = assertThrows(DTraceException.class,
                 () -> DFrontEnd.check(SRC, "x.d", Macros.of("x.d", List.of()), true, Map.of()));

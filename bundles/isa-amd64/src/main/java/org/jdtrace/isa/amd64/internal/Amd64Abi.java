@@ -18,13 +18,15 @@ import org.jdtrace.isa.SdtArgument;
  * instruction ran) [rsp] is the return address and argument 6+k is at rsp + 8 + 8k. Return values
  * are rax (and rdx for the second half).
  *
- * uregs[] numbering is illumos DTrace's (libdtrace regs.d, from sys/regset.h): 0-18 are the i386
- * names (R_GS 0 ... R_EAX 11, R_TRAPNO 12, R_ERR 13, R_EIP 14, R_CS 15, R_EFL 16, R_UESP 17, R_SS
- * 18), which on amd64 map to the 64-bit registers (R_EAX reads rax); from 19 on the number is
- * 19 + REG_x of the amd64 gregset (R_R15 19 ... R_RAX 33, R_RIP 36, R_RFL 38, R_RSP 39, and the
- * unnamed 34 trapno, 35 err, 37 cs, 40 ss, 41 fs, 42 gs, 43 es, 44 ds, 45 fs_base, 46 gs_base).
- * R_PC, R_SP, R_PS, R_R0, R_R1 are regs.d's aliases (R_EIP, R_UESP, R_EFL, R_EAX, R_EBX); R_FP
- * (= R_EBP) is a jdtrace addition. Linux does not report trapno and err to ptrace; they read 0.
+ * uregs[] numbering is DTrace on Linux's (dtrace-utils' x86_64 regs.d): the index of the
+ * register in the kernel's struct pt_regs, which is also ptrace's user_regs_struct order: R_R15 0,
+ * R_R14 1, R_R13 2, R_R12 3, R_RBP 4, R_RBX 5, R_R11 6, R_R10 7, R_R9 8, R_R8 9, R_RAX 10, R_RCX 11,
+ * R_RDX 12, R_RSI 13, R_RDI 14, R_ERR 15 (orig_rax, where the kernel keeps an exception's error
+ * code), R_RIP 16, R_CS 17, R_RFL 18, R_RSP 19, R_SS 20; then R_DS 21, R_ES 22, R_FS 23, R_GS 24,
+ * R_TRAPNO 25 (Linux does not report trapno to ptrace: it reads 0). The i386 names are the same
+ * registers (R_EAX = R_RAX ... R_EIP = R_RIP, R_EFL = R_RFL, R_ESP = R_RSP), and R_PC, R_FP, R_SP,
+ * R_PS, R_R0, R_R1 alias R_EIP, R_EBP, R_ESP, R_EFL, R_EAX, R_EBX. Numbers past 25 are out of
+ * bounds (the D compiler refuses a constant one past the largest number uregNames() gives).
  *
  * System calls (the syscall provider): the number is orig_rax at a syscall stop, the arguments
  * rdi rsi rdx r10 r8 r9, the result rax (a negative errno on failure); names from Amd64Syscalls.
@@ -33,44 +35,32 @@ final class Amd64Abi implements Abi {
 
     private static final int[] ARG_REGS = {7, 6, 2, 1, 8, 9};
 
-    /** REG_x (sys/regset.h amd64 order) to ptrace user_regs_struct slot; -1 reads 0. */
-    private static final int[] SLOT_OF_REG = {
-        Amd64Registers.R15, Amd64Registers.R14, Amd64Registers.R13, Amd64Registers.R12, Amd64Registers.R11,
-        Amd64Registers.R10, Amd64Registers.R9, Amd64Registers.R8, Amd64Registers.RDI, Amd64Registers.RSI,
-        Amd64Registers.RBP, Amd64Registers.RBX, Amd64Registers.RDX, Amd64Registers.RCX, Amd64Registers.RAX,
-        -1 /* trapno */, -1 /* err */, Amd64Registers.RIP, Amd64Registers.CS, Amd64Registers.EFLAGS,
-        Amd64Registers.RSP, Amd64Registers.SS, Amd64Registers.FS, Amd64Registers.GS, Amd64Registers.ES,
-        Amd64Registers.DS, Amd64Registers.FS_BASE, Amd64Registers.GS_BASE,
+    /** uregs[] number to ptrace user_regs_struct slot; -1 reads 0 (trapno). 0..20 are the same slot. */
+    private static final int[] SLOT_OF_UREG = {
+        Amd64Registers.R15, Amd64Registers.R14, Amd64Registers.R13, Amd64Registers.R12, Amd64Registers.RBP,
+        Amd64Registers.RBX, Amd64Registers.R11, Amd64Registers.R10, Amd64Registers.R9, Amd64Registers.R8,
+        Amd64Registers.RAX, Amd64Registers.RCX, Amd64Registers.RDX, Amd64Registers.RSI, Amd64Registers.RDI,
+        Amd64Registers.ORIG_RAX, Amd64Registers.RIP, Amd64Registers.CS, Amd64Registers.EFLAGS, Amd64Registers.RSP,
+        Amd64Registers.SS, Amd64Registers.DS, Amd64Registers.ES, Amd64Registers.FS, Amd64Registers.GS,
+        -1 /* trapno */,
     };
-    private static final int REG_GS = 23, REG_FS = 22, REG_ES = 24, REG_DS = 25, REG_RDI = 8, REG_RSI = 9,
-            REG_RBP = 10, REG_RSP = 20, REG_RBX = 11, REG_RDX = 12, REG_RCX = 13, REG_RAX = 14, REG_TRAPNO = 15,
-            REG_ERR = 16, REG_RIP = 17, REG_CS = 18, REG_RFL = 19, REG_SS = 21;
-    /** i386 register numbers 0..18 (GS..SS) to amd64 REG_x, as dtrace_getreg() maps them. */
-    private static final int[] REGMAP = {REG_GS, REG_FS, REG_ES, REG_DS, REG_RDI, REG_RSI, REG_RBP, REG_RSP,
-        REG_RBX, REG_RDX, REG_RCX, REG_RAX, REG_TRAPNO, REG_ERR, REG_RIP, REG_CS, REG_RFL, REG_RSP, REG_SS};
-    private static final int SS = 18;
 
     private static final Map<String, Integer> NAMES;
 
     static {
         Map<String, Integer> m = new LinkedHashMap<>();
-        String[] i386 = {"R_GS", "R_FS", "R_ES", "R_DS", "R_EDI", "R_ESI", "R_EBP", "R_ESP", "R_EBX", "R_EDX", "R_ECX",
-            "R_EAX", "R_TRAPNO", "R_ERR", "R_EIP", "R_CS", "R_EFL", "R_UESP", "R_SS"};
-        for (int i = 0; i < i386.length; i++) {
-            m.put(i386[i], i);
+        String[] names = {"R_R15", "R_R14", "R_R13", "R_R12", "R_RBP", "R_RBX", "R_R11", "R_R10", "R_R9", "R_R8",
+            "R_RAX", "R_RCX", "R_RDX", "R_RSI", "R_RDI", "R_ERR", "R_RIP", "R_CS", "R_RFL", "R_RSP", "R_SS",
+            "R_DS", "R_ES", "R_FS", "R_GS", "R_TRAPNO"};
+        for (int i = 0; i < names.length; i++) {
+            m.put(names[i], i);
         }
-        m.put("R_PC", 14);
-        m.put("R_SP", 17);
-        m.put("R_PS", 16);
-        m.put("R_R0", 11);
-        m.put("R_R1", 8);
-        m.put("R_FP", 6);
-        String[] amd64 = {"R_R15", "R_R14", "R_R13", "R_R12", "R_R11", "R_R10", "R_R9", "R_R8", "R_RDI", "R_RSI",
-            "R_RBP", "R_RBX", "R_RDX", "R_RCX", "R_RAX", null, null, "R_RIP", null, "R_RFL", "R_RSP"};
-        for (int r = 0; r < amd64.length; r++) {
-            if (amd64[r] != null) {
-                m.put(amd64[r], SS + 1 + r);
-            }
+        String[][] aliases = {{"R_EAX", "R_RAX"}, {"R_EBX", "R_RBX"}, {"R_ECX", "R_RCX"}, {"R_EDX", "R_RDX"},
+            {"R_ESI", "R_RSI"}, {"R_EDI", "R_RDI"}, {"R_EBP", "R_RBP"}, {"R_EIP", "R_RIP"}, {"R_EFL", "R_RFL"},
+            {"R_ESP", "R_RSP"}, {"R_PC", "R_RIP"}, {"R_FP", "R_RBP"}, {"R_SP", "R_RSP"}, {"R_PS", "R_RFL"},
+            {"R_R0", "R_RAX"}, {"R_R1", "R_RBX"}};
+        for (String[] a : aliases) {
+            m.put(a[0], m.get(a[1]));
         }
         NAMES = Collections.unmodifiableMap(m);
     }
@@ -106,15 +96,10 @@ final class Amd64Abi implements Abi {
     @Override
     public long ureg(RegisterFile file, int number) throws IsaException {
         Amd64Registers regs = regs(file);
-        int reg;
-        if (number >= 0 && number <= SS) {
-            reg = REGMAP[number];
-        } else if (number > SS && number - SS - 1 < SLOT_OF_REG.length) {
-            reg = number - SS - 1;
-        } else {
+        if (number < 0 || number >= SLOT_OF_UREG.length) {
             throw new IsaException("no register " + number + " in uregs[]", regs.pc());
         }
-        int slot = SLOT_OF_REG[reg];
+        int slot = SLOT_OF_UREG[number];
         return slot < 0 ? 0 : regs.raw()[slot];
     }
 

@@ -25,22 +25,23 @@ class Amd64AbiTest {
     private final Amd64Abi abi = new Amd64Abi();
 
     @Test
-    void uregNumbersAreIllumosDtraces() {
-        // regs.d on illumos amd64: i386 names 0..18, then SS + 1 + REG_x of sys/regset.h
-        Map<String, Integer> want = Map.ofEntries(Map.entry("R_GS", 0), Map.entry("R_FS", 1), Map.entry("R_ES", 2),
-                Map.entry("R_DS", 3), Map.entry("R_EDI", 4), Map.entry("R_ESI", 5), Map.entry("R_EBP", 6),
-                Map.entry("R_ESP", 7), Map.entry("R_EBX", 8), Map.entry("R_EDX", 9), Map.entry("R_ECX", 10),
-                Map.entry("R_EAX", 11), Map.entry("R_TRAPNO", 12), Map.entry("R_ERR", 13), Map.entry("R_EIP", 14),
-                Map.entry("R_CS", 15), Map.entry("R_EFL", 16), Map.entry("R_UESP", 17), Map.entry("R_SS", 18),
-                Map.entry("R_PC", 14), Map.entry("R_SP", 17), Map.entry("R_PS", 16), Map.entry("R_R0", 11),
-                Map.entry("R_R1", 8), Map.entry("R_FP", 6), Map.entry("R_R15", 19), Map.entry("R_R14", 20),
-                Map.entry("R_R13", 21), Map.entry("R_R12", 22), Map.entry("R_R11", 23), Map.entry("R_R10", 24),
-                Map.entry("R_R9", 25), Map.entry("R_R8", 26), Map.entry("R_RDI", 27), Map.entry("R_RSI", 28),
-                Map.entry("R_RBP", 29), Map.entry("R_RBX", 30), Map.entry("R_RDX", 31), Map.entry("R_RCX", 32),
-                Map.entry("R_RAX", 33), Map.entry("R_RIP", 36), Map.entry("R_RFL", 38), Map.entry("R_RSP", 39));
+    void uregNumbersAreDtraceOnLinuxs() {
+        // dtrace-utils' x86_64 regs.d: the struct pt_regs index; the i386 names are the same registers
+        Map<String, Integer> want = Map.ofEntries(Map.entry("R_R15", 0), Map.entry("R_R14", 1), Map.entry("R_R13", 2),
+                Map.entry("R_R12", 3), Map.entry("R_RBP", 4), Map.entry("R_RBX", 5), Map.entry("R_R11", 6),
+                Map.entry("R_R10", 7), Map.entry("R_R9", 8), Map.entry("R_R8", 9), Map.entry("R_RAX", 10),
+                Map.entry("R_RCX", 11), Map.entry("R_RDX", 12), Map.entry("R_RSI", 13), Map.entry("R_RDI", 14),
+                Map.entry("R_ERR", 15), Map.entry("R_RIP", 16), Map.entry("R_CS", 17), Map.entry("R_RFL", 18),
+                Map.entry("R_RSP", 19), Map.entry("R_SS", 20), Map.entry("R_DS", 21), Map.entry("R_ES", 22),
+                Map.entry("R_FS", 23), Map.entry("R_GS", 24), Map.entry("R_TRAPNO", 25), Map.entry("R_EAX", 10),
+                Map.entry("R_EBX", 5), Map.entry("R_ECX", 11), Map.entry("R_EDX", 12), Map.entry("R_ESI", 13),
+                Map.entry("R_EDI", 14), Map.entry("R_EBP", 4), Map.entry("R_EIP", 16), Map.entry("R_EFL", 18),
+                Map.entry("R_ESP", 19), Map.entry("R_PC", 16), Map.entry("R_FP", 4), Map.entry("R_SP", 19),
+                Map.entry("R_PS", 18), Map.entry("R_R0", 10), Map.entry("R_R1", 5));
         assertEquals(want, abi.uregNames());
         want.forEach((name, n) -> assertEquals(n, abi.uregNumber(name), name));
         assertEquals(-1, abi.uregNumber("R_XYZ"));
+        assertEquals(-1, abi.uregNumber("R_UESP"));
     }
 
     @Test
@@ -52,7 +53,7 @@ class Amd64AbiTest {
         String[][] pairs = {{"R_RAX", "RAX"}, {"R_EAX", "RAX"}, {"R_R0", "RAX"}, {"R_R1", "RBX"}, {"R_RBX", "RBX"},
             {"R_RCX", "RCX"}, {"R_ECX", "RCX"}, {"R_RDX", "RDX"}, {"R_RSI", "RSI"}, {"R_RDI", "RDI"},
             {"R_EBP", "RBP"}, {"R_FP", "RBP"}, {"R_RBP", "RBP"}, {"R_RSP", "RSP"}, {"R_SP", "RSP"}, {"R_ESP", "RSP"},
-            {"R_UESP", "RSP"}, {"R_PC", "RIP"}, {"R_RIP", "RIP"}, {"R_EIP", "RIP"}, {"R_RFL", "EFLAGS"},
+            {"R_PC", "RIP"}, {"R_RIP", "RIP"}, {"R_EIP", "RIP"}, {"R_RFL", "EFLAGS"},
             {"R_PS", "EFLAGS"}, {"R_CS", "CS"}, {"R_SS", "SS"}, {"R_DS", "DS"}, {"R_ES", "ES"}, {"R_FS", "FS"},
             {"R_GS", "GS"}, {"R_R8", "R8"}, {"R_R9", "R9"}, {"R_R10", "R10"}, {"R_R11", "R11"}, {"R_R12", "R12"},
             {"R_R13", "R13"}, {"R_R14", "R14"}, {"R_R15", "R15"}};
@@ -65,9 +66,9 @@ class Amd64AbiTest {
             }
             assertEquals(0x1000 + slot, abi.ureg(r, abi.uregNumber(p[0])), p[0]);
         }
-        assertEquals(0x1000 + Amd64Registers.FS_BASE, abi.ureg(r, 45));
+        assertEquals(0x1000 + Amd64Registers.ORIG_RAX, abi.ureg(r, abi.uregNumber("R_ERR")));
         assertEquals(0, abi.ureg(r, abi.uregNumber("R_TRAPNO")));
-        assertThrows(IsaException.class, () -> abi.ureg(r, 47));
+        assertThrows(IsaException.class, () -> abi.ureg(r, 26));
         assertThrows(IsaException.class, () -> abi.ureg(r, -1));
         org.jdtrace.isa.RegisterFile shortFile = new org.jdtrace.isa.RegisterFile() {
             public long[] raw() { return new long[3]; }
