@@ -1,8 +1,8 @@
 package org.jdtrace.spi;
 
 /**
- * A source of profile-N firings on every CPU, in whatever runs there (the kernel's sampling
- * clock; illumos' cyclic on each CPU), offered as a service by the bundle that owns the kernel's
+ * A source of profile-N firings on every CPU and tick-N firings on one, in whatever runs there
+ * (the kernel's sampling clock; illumos' cyclics), offered as a service by the bundle that owns the kernel's
  * events. The profile provider fires profile-N through it while one is present, and through JVM
  * timers otherwise. The firings' context gives pid, tid, execname, cpu, arg0 (kernel pc, 0 in
  * user mode), arg1 (user pc, 0 in the kernel), ustack(), stack() and uregs[].
@@ -16,6 +16,19 @@ public interface CpuSampler {
      * {@link ProviderException} with the kernel's reason when it refuses.
      */
     AutoCloseable sample(Probe probe, long intervalNanos);
+
+    /**
+     * Starts firing {@code probe} every {@code intervalNanos} on one CPU, in whatever runs there
+     * when the clock fires, the idle task included (tick-N: illumos' cyclic bound to one CPU;
+     * dtrace-utils' one cpu-clock event on a CPU picked at random). Closing the handle stops it.
+     * Null when this sampler cannot (the caller then keeps its own timer); throws
+     * {@link ProviderException} with the kernel's reason when it refuses.
+     *
+     * @since 1.7
+     */
+    default AutoCloseable tick(Probe probe, long intervalNanos) {
+        return null;
+    }
 
     /**
      * {@code probe}'s {@link Probe#pidFilter()} changed while it is sampled (Provider.filterChanged):

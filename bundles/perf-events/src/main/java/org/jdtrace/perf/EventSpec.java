@@ -5,10 +5,21 @@ package org.jdtrace.perf;
  * takes them; {@code period} is a sample period, or a frequency when {@code freq}; the sample
  * type and flags are PERF_SAMPLE_* and the attr bit field; {@code regsUser} the sample_regs_user
  * mask; {@code ringPages} the data pages of each ring (a power of two); {@code pid} -1 for every
- * task on every CPU, or one task (then one event, on any CPU, inherited by its children).
+ * task, or one task (then one event, on any CPU, inherited by its children); {@code cpu} with
+ * pid -1: -1 for one event on every online CPU, or the one CPU to watch (every task there).
  */
 public record EventSpec(int type, long config, long period, boolean freq, long sampleType, long flags,
-        long regsUser, int ringPages, int pid, boolean disabled) {
+        long regsUser, int ringPages, int pid, boolean disabled, int cpu) {
+
+    public EventSpec {
+        if (cpu >= 0 && pid >= 0) throw new IllegalArgumentException("one task or one CPU, not both");
+    }
+
+    /** Every CPU (or one task on any CPU). */
+    public EventSpec(int type, long config, long period, boolean freq, long sampleType, long flags,
+            long regsUser, int ringPages, int pid, boolean disabled) {
+        this(type, config, period, freq, sampleType, flags, regsUser, ringPages, pid, disabled, -1);
+    }
 
     public static final int TYPE_SOFTWARE = 1, TYPE_TRACEPOINT = 2;
     public static final long SAMPLE_IP = 1, SAMPLE_TID = 2, SAMPLE_TIME = 4, SAMPLE_CALLCHAIN = 32,

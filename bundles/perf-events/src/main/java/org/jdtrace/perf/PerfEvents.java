@@ -57,4 +57,14 @@ public interface PerfEvents {
 
     /** The kernel symbol at {@code pc} as {@code function+0xoff} ({@code /proc/kallsyms}), or null. */
     String ksym(long pc);
+
+    /**
+     * The address of the kernel's function {@code name} ({@code /proc/kallsyms}), or 0 when there
+     * is none or the kernel hides its addresses.
+     *
+     * @since 1.3
+     */
+    default long kaddr(String name) {
+        return 0;
+    }
 }

@@ -38,6 +38,8 @@ import org.osgi.framework.BundleContext;
  * event, BPF program and BPF map of this JVM (counted in /proc/self/fd, programs checked in
  * /proc/self/fdinfo), the enabling is kept (fasttrap's ptrace syscall provider answers it
  * meanwhile for the -c target), and the bundle started again fires it through the kernel again.
+ * tick-N across the same stop: it fires in the interrupted context through the bundle's clock, on
+ * the profile provider's JVM timer while the bundle is stopped, and through the clock again after.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -133,6 +135,44 @@ public class PerfEventsBundleTest {
         String o = out.toString(StandardCharsets.UTF_8);
         assertEquals(o + err, 0, status.get());
         assertTrue("hits counted: " + o + err, o.matches("(?s).*hits \\d+\\n.*"));
+        Thread.sleep(200);
+        assertEquals("nothing left when the trace ends", baseline, kernelFds());
+    }
+
+    @Test
+    public void tickGoesOnThroughAStopOfThePerfBundleOnAJvmTimer() throws Exception {
+        Map<String, Integer> baseline = kernelFds();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        AtomicInteger status = new AtomicInteger(Integer.MIN_VALUE);
+        // a firing in an interrupted context has a kernel or a user pc; the JVM timer's has neither
+        Thread run = Thread.ofPlatform().start(() -> status.set(dtrace.run(List.of("-q", "-n",
+                "tick-20ms { @[arg0 != 0 || arg1 != 0 ? \"interrupted\" : \"timer\"] = count(); n++; }"
+                        + " tick-20ms /n == 200/ { exit(0); } END { printa(\"%s %@d\\n\", @); }"),
+                new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), () -> false)));
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (kernelFds().get("perf_event") == baseline.get("perf_event") && System.nanoTime() < deadline) Thread.sleep(10);
+        assertTrue("tick-20ms on a perf event: " + kernelFds(), kernelFds().get("perf_event") > baseline.get("perf_event"));
+        Thread.sleep(1000);
+        Bundle perf = bundle(PERF);
+        perf.stop();
+        try {
+            assertEquals("the tick's perf event closed by the stop", baseline, kernelFds());
+            Thread.sleep(1000);
+            assertTrue("still ticking", run.isAlive());
+        } finally {
+            perf.start();
+        }
+        run.join(60_000);
+        assertFalse(run.isAlive());
+        String o = out.toString(StandardCharsets.UTF_8);
+        assertEquals(o + err, 0, status.get());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("interrupted (\\d+)").matcher(o);
+        java.util.regex.Matcher t = java.util.regex.Pattern.compile("timer (\\d+)").matcher(o);
+        assertTrue("firings through the kernel's clock: " + o + err, m.find() && Integer.parseInt(m.group(1)) >= 40);
+        assertTrue("firings on the JVM timer while the bundle was stopped: " + o + err, t.find() && Integer.parseInt(t.group(1)) >= 25);
+        int all = Integer.parseInt(m.group(1)) + Integer.parseInt(t.group(1));
+        assertTrue("200 firings, and the few before the exit took effect: " + o, all >= 200 && all <= 205);
         Thread.sleep(200);
         assertEquals("nothing left when the trace ends", baseline, kernelFds());
     }

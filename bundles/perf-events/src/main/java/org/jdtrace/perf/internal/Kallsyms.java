@@ -64,6 +64,15 @@ final class Kallsyms {
         return addrs.length;
     }
 
+    /** The address of vmlinux's function {@code name} (the first of that name), or 0. */
+    long address(String name) {
+        String n = "vmlinux`" + name;
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(n)) return addrs[i];
+        }
+        return 0;
+    }
+
     /** {@code module`function+0xoff}, or null below the first symbol. */
     String lookup(long pc) {
         int lo = 0, hi = addrs.length - 1, at = -1;

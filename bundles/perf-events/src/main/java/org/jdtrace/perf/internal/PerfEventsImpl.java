@@ -184,8 +184,9 @@ public final class PerfEventsImpl implements PerfEvents {
         if (!running) throw new PerfException("the perf events service is stopping", 0);
         EventSetImpl set = new EventSetImpl(spec, handler);
         try {
-            int n = spec.pid() >= 0 ? 1 : cpus;
-            for (int c = 0; c < n; c++) {
+            int n = spec.pid() >= 0 || spec.cpu() >= 0 ? 1 : cpus;
+            for (int i = 0; i < n; i++) {
+                int c = spec.cpu() >= 0 ? spec.cpu() : i;
                 long flags = spec.flags() | (spec.disabled() ? PerfSys.F_DISABLED : 0)
                         | (spec.pid() >= 0 ? PerfSys.F_INHERIT : 0);
                 // a wake-up of the drain thread's poll every WAKEUP_EVENTS samples (see Draining)
@@ -252,13 +253,22 @@ public final class PerfEventsImpl implements PerfEvents {
 
     @Override
     public String ksym(long pc) {
+        return kallsyms().lookup(pc);
+    }
+
+    @Override
+    public long kaddr(String name) {
+        return kallsyms().address(name);
+    }
+
+    private Kallsyms kallsyms() {
         Kallsyms k = kallsyms;
         if (k == null) {
             synchronized (this) {
                 if ((k = kallsyms) == null) kallsyms = k = Kallsyms.load();
             }
         }
-        return k.lookup(pc);
+        return k;
     }
 
     /** Some set holds records no drain has read (the drain thread, between drains). */

@@ -5,6 +5,17 @@
  * registers, with comm records to name the processes. Each sample fires the probe once on the
  * drain thread with a SampleContext (arg0 kernel pc / arg1 user pc).
  *
+ * tick-N (tick()): the same event on one CPU, picked at random as dtrace-utils' profile provider
+ * places its tick event, but once for all tick-N probes (when the sampler is made), so that two
+ * ticks come in the order of their times whether that CPU runs or idles (see Tick's watchdog).
+ * The firing is in whatever that CPU ran when the clock fired, the idle task (pid 0, arg0 a kernel
+ * pc, no user stack) included.
+ *
+ * Long periods: an interval above MAX_PERIOD is asked of the kernel as `every` equal shorter
+ * periods, and each CPU fires its probe at every every-th sample (counted by the handler, which
+ * drains run one at a time, under PerfEventsImpl's drain lock); such an event keeps every process's samples (no pid filter
+ * in the kernel: a dropped sample would miscount), the clause's predicate still filters.
+ *
  * Pid filter (Probe.pidFilter, `profile-997 /pid == $target/`): each probe's events run a
  * perf-event BPF program (filter()) that drops the samples of every other process before they
  * reach the ring; it reads the pid from a one-entry array map (pid + 1, 0 for every process), so
@@ -35,13 +46,22 @@ import org.slf4j.LoggerFactory;
 final class ProfileSampler implements CpuSampler {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProfileSampler.class);
+    /**
+     * The longest period asked of the kernel: on 6.18 a cpu-clock event of 2^32 ns or more never
+     * fires (tick-4200ms fires every 4.2 s, tick-4300ms not once in 14 s).
+     */
+    static final long MAX_PERIOD = 1L << 31;
     private final PerfEvents perf;
     private final Comms comms;
     private final UserSymbols symbols;
     private final Abi abi;
 
+    /** The CPU of every tick-N event (see above). */
+    private final int tickCpu;
+
     ProfileSampler(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
+        this.tickCpu = java.util.concurrent.ThreadLocalRandom.current().nextInt(Math.max(1, perf.cpus()));
         this.comms = comms;
         this.symbols = symbols;
         this.abi = abi;
@@ -94,15 +114,48 @@ final class ProfileSampler implements CpuSampler {
 
     @Override
     public AutoCloseable sample(Probe probe, long intervalNanos) {
+        return open(probe, intervalNanos, -1);
+    }
+
+    /**
+     * tick-N: the same event on the tick CPU (see above); the firing is in whatever that CPU ran
+     * (pid 0, a kernel pc in arg0 and no user stack when it was idle). See Tick.
+     */
+    @Override
+    public AutoCloseable tick(Probe probe, long intervalNanos) {
+        return open(probe, intervalNanos, tickCpu);
+    }
+
+    int tickCpu() {
+        return tickCpu;
+    }
+
+    /** The sampling event of {@code probe} on {@code cpu}, or on every CPU when it is -1. */
+    private AutoCloseable open(Probe probe, long intervalNanos, int cpu) {
         long minInterval = 1_000_000_000L / Math.max(1, perf.maxSampleRate());
         if (intervalNanos < minInterval) {
             LOG.warn("{}: rate clamped to perf_event_max_sample_rate ({}/s)", probe.name(), perf.maxSampleRate());
             intervalNanos = minInterval;
         }
+        // a long interval is `every` shorter periods; each CPU's every-th sample fires (see Long periods)
+        long every = (intervalNanos + MAX_PERIOD - 1) / MAX_PERIOD;
+        long period = intervalNanos / every;
+        int[] seen = new int[perf.cpus()];
+        // profile-N drops other processes' samples in the kernel; tick-N keeps them all (a dropped
+        // sample would be a period without one, which its watchdog would fire as idle)
+        boolean filtered = cpu < 0 && every == 1;
         SampleContext ctx = new SampleContext(perf, comms, symbols, abi);
+        Tick tick = cpu < 0 ? null
+                : new Tick(probe, intervalNanos, period, cpu, perf.kaddr("do_idle"), new SampleContext(perf, comms, symbols, abi));
         RecordHandler h = new RecordHandler() {
             @Override
             public void sample(Sample s) {
+                if (tick != null) {
+                    if (!tick.admit(s.time)) return;
+                } else if (every > 1 && s.cpu >= 0 && s.cpu < seen.length) {
+                    if (++seen[s.cpu] < every) return;
+                    seen[s.cpu] = 0;
+                }
                 probe.fire(ctx.profile(s));
             }
 
@@ -116,15 +169,15 @@ final class ProfileSampler implements CpuSampler {
                 LOG.warn("{} {} drops on CPU {}", probe.name(), count, cpu);
             }
         };
-        EventSpec spec = new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_CPU_CLOCK, intervalNanos, false,
+        EventSpec spec = new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_CPU_CLOCK, period, false,
                 EventSpec.SAMPLE_IP | EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU
                         | EventSpec.SAMPLE_CALLCHAIN | (abi.perfRegsUserMask() != 0 ? EventSpec.SAMPLE_REGS_USER : 0),
-                EventSpec.FLAG_COMM, abi.perfRegsUserMask(), 64, -1, true);
+                EventSpec.FLAG_COMM, abi.perfRegsUserMask(), cpu < 0 ? 64 : 8, -1, true, cpu);
         BpfObject map = null, prog = null, ppids = null;
         EventSet set = null;
         try {
             map = perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_pidflt");
-            map.update(0, probe.pidFilter() + 1);
+            if (filtered) map.update(0, probe.pidFilter() + 1); // else 0: every process
             Btf.Parent parent = Btf.parent();
             if (parent != null) {
                 ppids = CaptureProgram.ppidMap(perf);
@@ -134,16 +187,20 @@ final class ProfileSampler implements CpuSampler {
             set = perf.open(spec, h);
             set.attach(prog); // before the events start: no sample escapes the filter
             set.enable();
-            filters.put(probe, map);
+            if (filtered) filters.put(probe, map);
             EventSet s = set;
             BpfObject m = map, pr = prog, pp = ppids;
-            return () -> {
+            AutoCloseable event = () -> {
                 filters.remove(probe, m);
                 s.close();
                 pr.close();
                 m.close();
                 if (pp != null) pp.close();
             };
+            if (tick == null) return event;
+            tick.event = event;
+            tick.start();
+            return tick;
         } catch (PerfException e) {
             for (AutoCloseable c : new AutoCloseable[] {set, prog, map, ppids}) {
                 if (c != null) {

@@ -1,8 +1,10 @@
 package org.jdtrace.perf.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * profile-N's in-kernel pid filter on the real kernel: with Probe.pidFilter set, the samples of
  * every other process are dropped by the events' BPF program and never reach the JVM; a
- * filterChanged to -1 lets every process's samples through again.
+ * filterChanged to -1 lets every process's samples through again. tick-N on the real kernel: one
+ * firing a period on the tick CPU, in the process that runs there or in the idle task.
  */
 class ProfileSamplerTest {
 
@@ -98,5 +101,99 @@ class ProfileSamplerTest {
         }
         assertTrue(ppids.getOrDefault(a.pid(), 0) > 2, "samples read after the process ended: " + ppids);
         assertEquals(java.util.Set.of(a.pid()), ppids.keySet(), "each names the parent it had: " + ppids);
+    }
+
+    /** One tick firing as the probe saw it. */
+    record Firing(long pid, long arg0, long arg1, int cpu, long time) {}
+
+    static class TickProbe extends CountingProbe {
+        final java.util.List<Firing> firings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+        @Override public String name() { return "tick-100"; }
+        @Override public void fire(ProbeContext ctx) {
+            firings.add(new Firing(ctx.pid(), ctx.arg(0), ctx.arg(1), ctx.cpu(), ctx.timestamp()));
+        }
+
+        java.util.List<Firing> since(int from) {
+            synchronized (firings) {
+                return java.util.List.copyOf(firings.subList(from, firings.size()));
+            }
+        }
+    }
+
+    @Test
+    void aTickFiresOnceAPeriodInWhatRunsOnItsCpu() throws Exception {
+        ProfileSampler sampler = new ProfileSampler(perf, new Comms(), new UserSymbols(), isa.abi());
+        int cpu = sampler.tickCpu();
+        a = new ProcessBuilder("taskset", "-c", Integer.toString(cpu), PerfEventsTest.bin("ft_burn"), "3").start();
+        Thread.sleep(100);
+        TickProbe probe = new TickProbe();
+        probe.filter = -1;
+        try (AutoCloseable h = sampler.tick(probe, 10_000_000L)) {
+            Thread.sleep(200);
+            int mark = probe.firings.size();
+            Thread.sleep(1000);
+            List<Firing> busy = probe.since(mark);
+            // one firing a period: about 100 a second
+            assertTrue(busy.size() >= 85 && busy.size() <= 105, "firings in 1 s of tick-100: " + busy.size());
+            for (int i = 0; i < busy.size(); i++) {
+                Firing f = busy.get(i);
+                assertEquals(cpu, f.cpu(), "every firing on the tick CPU: " + f);
+                assertTrue((f.arg0() != 0) != (f.arg1() != 0), "a kernel pc or a user pc, never both nor neither: " + f);
+                if (i > 0) {
+                    long gap = f.time() - busy.get(i - 1).time();
+                    assertTrue(gap > 5_000_000L, "one firing a period (" + gap + " ns after the last): " + busy);
+                }
+            }
+            long mine = busy.stream().filter(f -> f.pid() == a.pid()).count();
+            assertTrue(mine > busy.size() / 3, "the process pinned on the tick CPU is what the ticks find: " + mine + "/" + busy.size());
+            assertTrue(busy.stream().filter(f -> f.pid() == a.pid()).anyMatch(f -> f.arg1() != 0 && f.arg0() == 0),
+                    "in user mode, a user pc in arg1: " + busy);
+        }
+    }
+
+    /** Tick alone, as on a CPU whose clock never fires (halted): the watchdog fires every period as the idle task. */
+    @Test
+    void aPeriodWithoutASampleFiresAsTheIdleTask() throws Exception {
+        TickProbe probe = new TickProbe();
+        long interval = 20_000_000L, idlePc = 0xffffffff81000000L;
+        try (Tick t = new Tick(probe, interval, interval, 1, idlePc, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()))) {
+            t.start();
+            long t0 = System.nanoTime();
+            Thread.sleep(500);
+            List<Firing> l = probe.since(0);
+            assertTrue(l.size() >= 20 && l.size() <= 25, "one firing every 20 ms: " + l.size());
+            for (int i = 0; i < l.size(); i++) {
+                Firing f = l.get(i);
+                assertEquals(new Firing(0, idlePc, 0, 1, f.time()), f, "the idle task of the tick CPU");
+                assertEquals(interval, f.time() - (i == 0 ? l.get(0).time() - interval : l.get(i - 1).time()), "each a period after the last");
+            }
+            assertTrue(l.get(0).time() - t0 < interval, "the first a period after the start");
+
+            // a sample of a period the watchdog fired already is that period's, not a new one
+            long last = l.get(l.size() - 1).time();
+            long next = last + interval;
+            while (probe.firings.size() == l.size()) Thread.sleep(1);
+            assertFalse(t.admit(next + 100_000), "a late sample of a period fired as idle");
+            assertTrue(t.admit(next + interval), "the next period's sample fires");
+        }
+    }
+
+    @Test
+    void aTickLongerThanTheKernelsLongestPeriodFiresOnceAnInterval() throws Exception {
+        ProfileSampler sampler = new ProfileSampler(perf, new Comms(), new UserSymbols(), isa.abi());
+        TickProbe probe = new TickProbe();
+        probe.filter = -1;
+        long interval = ProfileSampler.MAX_PERIOD + ProfileSampler.MAX_PERIOD / 4; // two periods of the kernel's
+        try (AutoCloseable h = sampler.tick(probe, interval)) {
+            long t0 = System.nanoTime();
+            Thread.sleep(interval / 2_000_000);
+            perf.drain();
+            assertEquals(0, probe.firings.size(), "none in the first half interval: " + probe.firings);
+            while (probe.firings.isEmpty() && System.nanoTime() - t0 < 3 * interval) Thread.sleep(10);
+            assertEquals(1, probe.firings.size(), "one by the end of the interval: " + probe.firings);
+            long at = probe.firings.get(0).time() - t0;
+            assertTrue(at > interval - interval / 10 && at < interval + interval / 10, "at the interval's end: " + at + " ns");
+        }
     }
 }

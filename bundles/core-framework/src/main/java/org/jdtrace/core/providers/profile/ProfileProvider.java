@@ -5,7 +5,14 @@
  * bundle offers one where the kernel allows machine-wide sampling); without one it falls back to
  * ProfileTimer's JVM threads. When the sampler goes away mid-trace (its bundle stops) the
  * profile-N probes stop firing and stay enabled; when one comes back they fire through it again.
- * tick-N is always one JVM timer. Like dtrace's, it creates a fixed set of probes when
+ *
+ * tick-N fires through the sampler's clock on one CPU (CpuSampler.tick), so that, as in DTrace,
+ * its pid, execname, arg0/arg1, ustack() and curpsinfo are those of whatever that CPU was running
+ * (the idle task: pid 0). Because scripts use tick-N above all for time (exit after N seconds,
+ * printa every second), it never stops firing: without a sampler, when the sampler refuses (the
+ * kernel allows no machine-wide events, or it is not root) or when the sampler leaves mid-trace,
+ * it fires from one ProfileTimer JVM thread (dtrace's own process, arg0 = arg1 = 0), and moves
+ * back to the sampler when one comes. Like dtrace's, it creates a fixed set of probes when
  * attached (profile-97 ... profile-4999, tick-1 ... tick-5000) and any other valid rate on
  * demand through provide(), so `profile:::tick-97hz` or `tick-1sec` in an enabling makes the
  * probe. Probe names are kept as written: tick-1s and tick-1sec are distinct probes, as in
@@ -58,19 +65,17 @@ public final class ProfileProvider implements Provider {
             if (sampler != s) return;
             sampler = null;
             for (Map.Entry<Probe, AutoCloseable> e : timers.entrySet()) {
-                if (rateOf(e.getKey()).kind() == ProfileRate.Kind.PROFILE) {
-                    close(e.getValue());
-                    e.setValue(null); // waits for a sampler to come back
-                }
+                close(e.getValue());
+                // profile-N waits for a sampler to come back; tick-N goes on on a JVM timer
+                e.setValue(rateOf(e.getKey()).kind() == ProfileRate.Kind.PROFILE ? null : start(e.getKey()));
             }
         }
     }
 
-    /** Every enabled profile-N restarted on the current sampler. */
+    /** Every enabled probe restarted on the current sampler. */
     private void restartProfiles() {
         assert Thread.holdsLock(timers);
         for (Map.Entry<Probe, AutoCloseable> e : timers.entrySet()) {
-            if (rateOf(e.getKey()).kind() != ProfileRate.Kind.PROFILE) continue;
             close(e.getValue());
             try {
                 e.setValue(start(e.getKey()));
@@ -85,12 +90,24 @@ public final class ProfileProvider implements Provider {
         return (ProfileRate) p.providerArg();
     }
 
-    /** What fires {@code probe}: the sampler for profile-N when there is one, else a JVM timer. */
+    /**
+     * What fires {@code probe}: the sampler when there is one, else a JVM timer; tick-N also when
+     * the sampler cannot or will not (see above).
+     */
     private AutoCloseable start(Probe probe) {
+        assert Thread.holdsLock(timers);
         ProfileRate rate = rateOf(probe);
         CpuSampler s = sampler;
         if (rate.kind() == ProfileRate.Kind.PROFILE && s != null) {
             return s.sample(probe, rate.intervalNanos());
+        }
+        if (s != null) {
+            try {
+                AutoCloseable c = s.tick(probe, rate.intervalNanos());
+                if (c != null) return c;
+            } catch (ProviderException e) {
+                org.slf4j.LoggerFactory.getLogger(ProfileProvider.class).debug("{} on a JVM timer: {}", probe.name(), e.getMessage());
+            }
         }
         ProfileTimer t = new ProfileTimer(probe, rate);
         t.start();
@@ -98,16 +115,14 @@ public final class ProfileProvider implements Provider {
     }
 
     /**
-     * profile-N on the kernel's sampler fires after the sample, from the ring: it captured no
-     * user memory (copyin() of the sampled process is refused at compile time).
+     * profile-N and tick-N on the kernel's sampler fire after the sample, from the ring: they
+     * captured no user memory (copyin() of the sampled process is refused at compile time).
      */
     @Override
     public java.util.Set<Integer> capturedStrings(Probe probe) {
-        boolean kernel;
         synchronized (timers) {
-            kernel = sampler != null;
+            return sampler != null ? java.util.Set.of() : null;
         }
-        return rateOf(probe).kind() == ProfileRate.Kind.PROFILE && kernel ? java.util.Set.of() : null;
     }
 
     private static void close(AutoCloseable c) {
@@ -178,12 +193,12 @@ public final class ProfileProvider implements Provider {
         }
     }
 
-    /** A sampled profile-N's pid filter changed: the sampler follows it (Probe.pidFilter). */
+    /** A sampled probe's pid filter changed: the sampler follows it (Probe.pidFilter). */
     @Override
     public void filterChanged(Probe probe) {
         CpuSampler s;
         synchronized (timers) {
-            if (!timers.containsKey(probe) || rateOf(probe).kind() != ProfileRate.Kind.PROFILE) return;
+            if (!timers.containsKey(probe)) return;
             s = sampler;
         }
         if (s != null) s.filterChanged(probe);

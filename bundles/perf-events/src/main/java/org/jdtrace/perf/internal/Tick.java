@@ -1,0 +1,111 @@
+/*
+ * tick-N through the kernel (CpuSampler.tick): one cpu-clock event on one CPU fires the probe in
+ * whatever ran there when the clock fired (ProfileSampler opens it and hands each sample to
+ * admit()), and a watchdog thread fires it for every period whose sample never came. illumos
+ * binds tick-N's cyclic to one CPU and fires it in the interrupted context; dtrace-utils opens one
+ * cpu-clock event on a CPU picked at random.
+ *
+ * Why the watchdog: a cpu-clock event of a halted CPU does not fire (measured on this project's
+ * machines, Linux 6.18 under Firecracker: `perf record -e cpu-clock -c 1000000000 -C 1 -- sleep 5`
+ * takes no sample while CPU 1 idles, 4 while a loop runs on it). Scripts time themselves with
+ * tick-N, so a tick must come every period whatever the CPU does. A period with no sample after
+ * GRACE_NANOS (longer than a drain takes to deliver one, PerfEventsImpl's OPEN_POLL_MS plus
+ * DRAIN_NANOS) is a period the CPU spent halted in the idle loop: the watchdog fires it as the idle
+ * task's tick: pid 0, tid 0, execname as Comms names pid 0, no user or kernel stack, arg1 = 0 and
+ * arg0 the address of the kernel's idle loop (do_idle in kallsyms, 0 where the kernel hides its
+ * addresses), as FreeBSD's profile provider gives `&cpu_idle` for a tick that finds the idle
+ * thread without an interrupt frame.
+ *
+ * Invariant: one firing a period. `last` is the CLOCK_MONOTONIC time of the last firing, sample's
+ * or watchdog's (the sample's own time; the watchdog's is that of the period it stands for, last +
+ * interval); a firing claims its period by a compare-and-set of `last`. A sample less than an
+ * interval (less half a sample period) after the last firing belongs to a period already fired
+ * (the watchdog stood in for it before the sample was drained, or, when the interval is several
+ * sample periods, it is not the period's last) and is dropped. Both start from the time the event
+ * was enabled (start()), when the kernel starts the CPU's clock, so the watchdog's periods are the
+ * clock's: a sample that comes late is a period's own, never the next one's.
+ *
+ * Threads: admit() on whichever thread drains (one at a time, PerfEventsImpl's drain lock); run()
+ * on the watchdog thread, which alone fires through `idleContext`. Neither allocates a firing.
+ * close() stops the watchdog and joins it, then closes the event.
+ */
+package org.jdtrace.perf.internal;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.jdtrace.perf.Sample;
+import org.jdtrace.spi.Probe;
+
+final class Tick implements AutoCloseable {
+
+    /** How long a period's sample may take to arrive before the watchdog fires it as idle. */
+    static final long GRACE_NANOS = 60_000_000L;
+
+    private final Probe probe;
+    private final long interval;
+    /** Below this distance from the last firing a sample belongs to a period already fired. */
+    private final long minGap;
+    private final AtomicLong last;
+    private final Sample idle = new Sample();
+    private final SampleContext idleContext;
+    private final Thread watchdog;
+    private volatile boolean running = true;
+    /** The cpu-clock event (set once by ProfileSampler after open, before any sample can come). */
+    volatile AutoCloseable event;
+
+    /** {@code period}: the event's sample period (the interval, or a part of it: ProfileSampler's Long periods). */
+    Tick(Probe probe, long interval, long period, int cpu, long idlePc, SampleContext idleContext) {
+        this.probe = probe;
+        this.interval = interval;
+        this.minGap = interval - period / 2;
+        this.idleContext = idleContext;
+        this.last = new AtomicLong();
+        idle.cpu = cpu;
+        idle.ip = idlePc;
+        this.watchdog = new Thread(this::run, "jdtrace-" + probe.name() + "-idle");
+        watchdog.setDaemon(true);
+    }
+
+    /**
+     * Called right after the event is enabled: the kernel's clock starts then, so its samples come
+     * at that time plus whole intervals, and so do the watchdog's firings (in phase with them).
+     */
+    void start() {
+        last.set(System.nanoTime());
+        watchdog.start();
+    }
+
+    /** Whether a sample taken at {@code time} fires: it does unless its period was fired already. */
+    boolean admit(long time) {
+        for (;;) {
+            long cur = last.get();
+            if (time - cur < minGap) return false;
+            if (last.compareAndSet(cur, time)) return true;
+        }
+    }
+
+    private void run() {
+        while (running) {
+            long cur = last.get();
+            long wait = cur + interval + GRACE_NANOS - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+                continue;
+            }
+            long next = cur + interval;
+            if (!last.compareAndSet(cur, next) || !running) continue;
+            idle.time = next;
+            probe.fire(idleContext.profile(idle));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        running = false;
+        LockSupport.unpark(watchdog);
+        if (watchdog != Thread.currentThread()) watchdog.join(1000);
+        AutoCloseable e = event;
+        if (e != null) e.close();
+    }
+}
