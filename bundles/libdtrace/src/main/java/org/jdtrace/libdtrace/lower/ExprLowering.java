@@ -56,7 +56,11 @@ final class ExprLowering {
             case Expr.Ident id -> ident(id);
             case Expr.SelfVar s when byRef(s.var.type) -> address(s);
             case Expr.ThisVar t when byRef(t.var.type) -> address(t);
-            case Expr.SelfVar s -> new Ir.Var(Ir.Scope.THREAD, state.tlsSlot(s.name), kind(s.var.type));
+            case Expr.SelfVar s -> {
+                int slot = state.tlsSlot(s.name);
+                state.tlsMemory(slot, s.var.type.size()); // what the variable takes of dynvarsize
+                yield new Ir.Var(Ir.Scope.THREAD, slot, kind(s.var.type));
+            }
             case Expr.ThisVar t -> new Ir.Var(Ir.Scope.CLAUSE, t.var.id, kind(t.var.type));
             case Expr.AggRef a -> throw unsupported("aggregation @" + a.name + " used as a value", a.line);
             case Expr.Index x -> index(x);

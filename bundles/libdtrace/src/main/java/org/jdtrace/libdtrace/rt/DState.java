@@ -109,7 +109,10 @@ public final class DState {
         return off;
     }
 
-    /** Records the size of the thread-local struct/array in self-> slot {@code slot}. */
+    /**
+     * Records the size of the type of self-> variable {@code slot}: a struct or array's storage,
+     * and what a scalar takes of dynvarsize.
+     */
     public synchronized void tlsMemory(int slot, int size) {
         int[] s = tlsSizes;
         if (slot >= s.length) s = java.util.Arrays.copyOf(s, slot + 1);
@@ -280,20 +283,35 @@ public final class DState {
     }
 
     public void tlsPut(long tid, int slot, Object value) {
-        if (isZero(value)) tls.remove(new TlsKey(tid, slot));
-        else tls.put(new TlsKey(tid, slot), value);
+        TlsKey k = new TlsKey(tid, slot);
+        if (isZero(value)) {
+            Object old = tls.remove(k);
+            if (old != null) dynvarUsed.addAndGet(-tlsBytes(slot, old));
+        } else if (tls.put(k, value) == null && !dynvarCharge(tlsBytes(slot, value))) {
+            tls.remove(k, value);
+        }
+    }
+
+    /** What a self-> variable takes of dynvarsize (see Dynamic variable space). */
+    private long tlsBytes(int slot, Object v) {
+        if (v instanceof byte[] b) return b.length;
+        if (v instanceof String) return options.strsize() + 1;
+        int n = tlsMemorySize(slot);
+        return n > 0 ? n : 8;
     }
 
     /*
      * Dynamic variable space (dynvarsize): associative array elements take it when made and give
      * it back when deleted (assigned 0); one that does not fit is not made and counts a dynamic
-     * variable drop (DTRACEDROP_DYNAMIC), as dtrace_dynvar fails to allocate. self-> variables
-     * are not charged: DTrace on Linux, whose suite this is, holds several in a few bytes
-     * (dynvarsize=5 keeps one), so no accounting of ours would match it.
-     * An element costs its keys and its value, each 8-byte aligned, a string as strsize bytes and its NUL; the cost of an
-     * element is fixed by its variable's types, so what a delete gives back is what the store
-     * took. Updating an element that exists costs nothing here. Lock-free: one atomic add when
-     * an element is made or deleted.
+     * variable drop (DTRACEDROP_DYNAMIC), as dtrace_dynvar fails to allocate; so do self->
+     * variables, each thread's made at its first non-zero store and deleted by a zero one.
+     * An element costs its keys and its value, each 8-byte aligned, a string as strsize bytes and
+     * its NUL; a self-> variable costs its value alone at its type's size (an int 4 bytes, a string
+     * strsize + 1, a struct its size), as dtrace-utils sizes its table of dynamic variables by
+     * the largest value (and tuple: none for thread-locals), so that dynvarsize=15 holds three int
+     * thread-locals. The cost of an element is fixed by its variable's types, so what a delete
+     * gives back is what the store took. Updating an element that exists costs nothing here.
+     * Lock-free: one atomic add when an element is made or deleted.
      */
     private final java.util.concurrent.atomic.AtomicLong dynvarUsed = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong dynvarDrops = new java.util.concurrent.atomic.AtomicLong();

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Associative array elements take dynvarsize's space when made and give it back when deleted:
  * one that does not fit is not made (it reads as 0) and counts a dynamic variable drop, reported
- * once. self-> variables are not charged (see rt.DState).
+ * once. self-> variables too, each at its type's size (see rt.DState).
  */
 class DynamicDropsTest {
 
@@ -28,12 +28,19 @@ class DynamicDropsTest {
     }
 
     @Test
-    void threadLocalsAreNotCharged() {
-        String prog = "BEGIN { self->a = 1; self->b = 2; self->c = 3; printf(\"%d %d %d\\n\", self->a, self->b, self->c);"
-                + " exit(0); }";
+    void threadLocalsTakeTheirTypesSizeAndAZeroStoreFreesIt() {
+        // an int thread-local takes 4 bytes, a long 8: 16 hold two ints and a long, not a third int
+        String prog = "BEGIN { self->a = 1; self->b = 2; self->l = (long)3; self->c = 4;"
+                + " printf(\"%d %d %d %d\\n\", self->a, self->b, self->l, self->c);"
+                + " self->a = 0; self->c = 5; printf(\"%d %d\\n\", self->a, self->c); exit(0); }";
         try (RealCommand d = new RealCommand()) {
-            assertEquals(0, d.run("-q", "-x", "dynvarsize=8", "-n", prog), d.err());
-            assertEquals("1 2 3\n\n", d.out());
+            assertEquals(0, d.run("-q", "-x", "droptags", "-x", "dynvarsize=16", "-n", prog), d.err());
+            assertEquals("1 2 3 0\n0 5\n\n", d.out());
+            assertEquals("dtrace: [DTRACEDROP_DYNAMIC] 1 dynamic variable drop\n", d.err());
+            // one int fits in 5 bytes, and updating it takes nothing more
+            assertEquals(0, d.run("-q", "-x", "dynvarsize=5", "-n",
+                    "BEGIN { self->a = 1; self->a = 2; self->a++; printf(\"%d\\n\", self->a); exit(0); }"), d.err());
+            assertEquals("3\n\n", d.out());
             assertEquals("", d.err());
         }
     }
