@@ -237,9 +237,12 @@ public final class DSessionImpl implements DSession {
 
     /**
      * dtrace_state_go's buffer checks, made before anything fires. Every ECB records at least its
-     * header, so an enabling needs a principal buffer, and one that aggregates an aggregation
-     * buffer: either set below 8 bytes (after aligning down to 8, as dtrace_state_buffer does) is
-     * ENOSPC, "Enabling exceeds size of buffer". Under the fill policy the END enablings' records
+     * header, so an enabling needs a principal buffer: one set below 8 bytes (after aligning down
+     * to 8, as dtrace_state_buffer does) is ENOSPC, "Enabling exceeds size of buffer". So is an
+     * aggregation buffer that cannot hold one entry of the enabling's largest aggregation, and a
+     * dynamic variable space that cannot hold its largest dynamic variable (DTrace on Linux
+     * sizes those two as tables of aggsize / (largest key + largest value) and dynvarsize /
+     * (largest tuple + largest value) elements, and refuses a table of none). Under the fill policy the END enablings' records
      * are reserved in the principal buffer (dts_reserve): a buffer smaller than that is E2BIG,
      * "END enablings exceed size of principal buffer". A buffer of 8 bytes or more that one
      * record does not fit is not refused: its firings are drops, as in DTrace (tst.smallring).
@@ -250,16 +253,18 @@ public final class DSessionImpl implements DSession {
         long bufsize = o.get("bufsize") & ~7L;
         long aggsize = o.get("aggsize") & ~7L;
         long endReserve = 0;
-        boolean aggregates = false;
+        long aggEntry = 0;
         for (var e : epidBodies.entrySet()) {
             DState.BufferNeeds n = state.needs(e.getValue());
             if (n == null) continue;
-            aggregates |= n.aggregationEntry().applyAsLong(o) > 0;
+            aggEntry = Math.max(aggEntry, n.aggregationEntry().applyAsLong(o));
             Probe p = probes.get(e.getKey());
             if (p != null && p.provider().equals("dtrace") && p.name().equals("END")) endReserve += n.record().applyAsLong(o);
         }
         state.endReserve = endReserve;
-        if (bufsize < 8 || (aggregates && aggsize < 8)) throw new DTraceException("Enabling exceeds size of buffer");
+        if (bufsize < 8 || aggsize < aggEntry || o.get("dynvarsize") < state.largestDynamicVariable()) {
+            throw new DTraceException("Enabling exceeds size of buffer");
+        }
         if (o.fill() && endReserve > bufsize) {
             throw new DTraceException("END enablings exceed size of principal buffer");
         }

@@ -59,6 +59,7 @@ final class ExprLowering {
             case Expr.SelfVar s -> {
                 int slot = state.tlsSlot(s.name);
                 state.tlsMemory(slot, s.var.type.size()); // what the variable takes of dynvarsize
+                if (kind(s.var.type) == VKind.STRING) state.tlsString(slot);
                 yield new Ir.Var(Ir.Scope.THREAD, slot, kind(s.var.type));
             }
             case Expr.ThisVar t -> new Ir.Var(Ir.Scope.CLAUSE, t.var.id, kind(t.var.type));
@@ -327,7 +328,9 @@ final class ExprLowering {
             }
         }
         if (x.base instanceof Expr.Ident id && id.symbol instanceof Variable v && v.isAssociative()) {
-            return new Ir.AssocRef(state.assocSlot(v.name), keys(x.keys, v.keyTypes), kind(v.type));
+            int slot = state.assocSlot(v.name);
+            elementCost(slot, v.keyTypes, v.type, 0);
+            return new Ir.AssocRef(slot, keys(x.keys, v.keyTypes), kind(v.type));
         }
         if (x.base instanceof Expr.SelfVar s && s.var != null && s.var.keyTypes != null) {
             // self->a[k]: one dynamic array per name, keyed by the thread first (dtrace's
@@ -335,7 +338,9 @@ final class ExprLowering {
             List<Ir.Expr> keys = new ArrayList<>();
             keys.add(new Ir.BuiltinVar(Ir.Builtin.TID));
             keys.addAll(keys(x.keys, s.var.keyTypes));
-            return new Ir.AssocRef(state.assocSlot("self->" + s.name), keys, kind(s.var.type));
+            int slot = state.assocSlot("self->" + s.name);
+            elementCost(slot, s.var.keyTypes, s.var.type, 1);
+            return new Ir.AssocRef(slot, keys, kind(s.var.type));
         }
         if (x.base instanceof Expr.Member m && m.arrow && m.base instanceof Expr.Ident id
                 && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO)
@@ -426,6 +431,23 @@ final class ExprLowering {
      * A type whose values live in memory and are handled by their address: structs, unions and
      * arrays other than char arrays (which D variables hold as strings).
      */
+    /**
+     * Tells the state what an element of associative array {@code slot} takes of dynvarsize
+     * (DState.assocElement): each key and the value, 8-byte aligned, a string as strsize + 1;
+     * {@code scalars} more 8-byte keys (a thread-local array's thread).
+     */
+    private void elementCost(int slot, List<DType> keyTypes, DType value, int scalars) {
+        long fixed = 8L * scalars;
+        int strings = 0;
+        List<DType> parts = new ArrayList<>(keyTypes == null ? List.of() : keyTypes);
+        parts.add(value);
+        for (DType t : parts) {
+            if (kind(t) == VKind.STRING) strings++;
+            else fixed += byRef(t) ? (t.size() + 7) & ~7L : 8;
+        }
+        state.assocElement(slot, fixed, strings);
+    }
+
     static boolean byRef(DType t) {
         return t instanceof DType.Sou || (t instanceof DType.Array && kind(t) != VKind.STRING);
     }

@@ -292,6 +292,37 @@ public final class DState {
         }
     }
 
+    /** Each associative array's element cost, by slot: {fixed bytes, string parts} (see assocElement). */
+    private final Map<Integer, long[]> assocCosts = new ConcurrentHashMap<>();
+    /** The self-> slots that hold strings. */
+    private final java.util.Set<Integer> tlsStrings = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Records the cost of an element of associative array {@code slot} (the compiler, from its
+     * key and value types): {@code fixed} bytes of its scalar and struct parts, each 8-byte
+     * aligned, and {@code strings} parts that each take strsize + 1, aligned.
+     */
+    public void assocElement(int slot, long fixed, int strings) {
+        assocCosts.put(slot, new long[] {fixed, strings});
+    }
+
+    /** Records that self-> slot {@code slot} holds a string. */
+    public void tlsString(int slot) {
+        tlsStrings.add(slot);
+    }
+
+    /** The largest dynamic variable the compiled programs may make (0 when they make none). */
+    public long largestDynamicVariable() {
+        long str = (options.strsize() + 1 + 7) & ~7L;
+        long max = 0;
+        for (long[] c : assocCosts.values()) max = Math.max(max, c[0] + c[1] * str);
+        int[] s = tlsSizes;
+        for (int i = 0; i < s.length; i++) {
+            max = Math.max(max, tlsStrings.contains(i) ? options.strsize() + 1 : s[i]);
+        }
+        return max;
+    }
+
     /** What a self-> variable takes of dynvarsize (see Dynamic variable space). */
     private long tlsBytes(int slot, Object v) {
         if (v instanceof byte[] b) return b.length;

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * dtrace_state_go's buffer checks through the real command: a principal or aggregation buffer
- * set below 8 bytes that an enabling needs, and a fill buffer smaller than its END enablings'
+ * dtrace_state_go's buffer checks through the real command: a principal buffer set below 8
+ * bytes, an aggregation buffer or a dynamic variable space that cannot hold one element of the
+ * largest kind the enabling makes, and a fill buffer smaller than its END enablings'
  * reserve, refuse to start with DTrace's words and exit 1; sizes that only drop records run.
  */
 class BufferSizesTest {
@@ -26,11 +27,31 @@ class BufferSizesTest {
     }
 
     @Test
-    void anAggregationBufferBelowEightBytesIsRefusedOnlyWhenTheProgramAggregates() {
+    void anAggregationBufferThatCannotHoldOneEntryIsRefusedOnlyWhenTheProgramAggregates() {
         try (RealCommand d = new RealCommand()) {
-            assertEquals(1, d.run("-x", "aggsize=4", "-n", "BEGIN { @ = count(); exit(0); }"), d.err());
+            // count() without a key: the aggregation's 8-byte id and its 8-byte value
+            assertEquals(1, d.run("-x", "aggsize=8", "-n", "BEGIN { @ = count(); exit(0); }"), d.err());
             assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
+            assertEquals(0, d.run("-q", "-x", "aggsize=16", "-n", "BEGIN { @ = count(); exit(0); }"), d.err());
+            // a string key takes strsize + 1, aligned: 8 + 72 + 8
+            assertEquals(1, d.run("-x", "aggsize=80", "-x", "strsize=64", "-n", "BEGIN { @[execname] = count(); exit(0); }"), d.err());
+            assertEquals(0, d.run("-q", "-x", "aggsize=88", "-x", "strsize=64", "-n", "BEGIN { @[execname] = count(); exit(0); }"), d.err());
             assertEquals(0, d.run("-q", "-x", "aggsize=4", "-n", "BEGIN { exit(0); }"), d.err());
+        }
+    }
+
+    @Test
+    void aDynamicVariableSpaceThatCannotHoldTheLargestVariableIsRefused() {
+        try (RealCommand d = new RealCommand()) {
+            // an int-keyed int element: 16 bytes
+            assertEquals(1, d.run("-x", "dynvarsize=15", "-n", "BEGIN { a[1] = 1; exit(0); }"), d.err());
+            assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
+            assertEquals(0, d.run("-q", "-x", "dynvarsize=16", "-n", "BEGIN { a[1] = 1; exit(0); }"), d.err());
+            // a string thread-local: strsize + 1
+            assertEquals(1, d.run("-x", "dynvarsize=64", "-x", "strsize=64", "-n", "BEGIN { self->s = execname; exit(0); }"), d.err());
+            assertEquals(0, d.run("-q", "-x", "dynvarsize=65", "-x", "strsize=64", "-n", "BEGIN { self->s = execname; exit(0); }"), d.err());
+            // no dynamic variable, no need
+            assertEquals(0, d.run("-q", "-x", "dynvarsize=1", "-n", "BEGIN { x = 1; exit(0); }"), d.err());
         }
     }
 
