@@ -50,6 +50,8 @@ final class ConsumerImpl implements Consumer {
      */
     static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     static final long DEFAULT_SWITCHRATE_NANOS = Rates.NANOS_PER_SEC;
+    /** statusrate's default: with it, exit() is seen at once (see exitSeenAt). */
+    static final long DEFAULT_STATUSRATE_NANOS = Rates.NANOS_PER_SEC;
 
     private final DTraceFramework framework;
     private final DSession session;
@@ -61,6 +63,10 @@ final class ConsumerImpl implements Consumer {
     private boolean finished;
     private boolean closed;
     private Probe endProbe;
+    /** When go() started tracing: the status checks of a statusrate count from it. */
+    private long goNanos;
+    /** When the exit() now pending is seen (END runs then); 0 until work() sees one. */
+    private long exitSeenAt;
 
     ConsumerImpl(DTraceFramework framework, DSession session, Runnable onClose) {
         this.framework = framework;
@@ -294,6 +300,7 @@ final class ConsumerImpl implements Consumer {
             throw new DTraceException("tracing is already started");
         }
         started = true;
+        goNanos = System.nanoTime();
         session.begin(out, err);
         state.setErrorProbe(dtraceProbe(DTraceProvider.ERROR));
         endProbe = dtraceProbe(DTraceProvider.END);
@@ -343,6 +350,10 @@ final class ConsumerImpl implements Consumer {
                 }
                 throw new DTraceException("internal error in probe context: " + failure);
             }
+            if (ending() && !stopRequested && waitForStatus()) {
+                session.drain();
+                return Status.OK;
+            }
             if (ending()) {
                 framework.deactivate(state);
                 if (endProbe != null) {
@@ -361,13 +372,38 @@ final class ConsumerImpl implements Consumer {
         }
     }
 
-    private long switchrateNanos() {
-        String v = session.getOption("switchrate");
-        if (v == null || v.isEmpty()) {
-            return DEFAULT_SWITCHRATE_NANOS;
+    /**
+     * True while an exit() waits for the consumer's next status check. dtrace(1M) learns of exit()
+     * from dtrace_status(), which asks the kernel once every statusrate from the start of
+     * tracing, so END runs at the first check after the exit(): up to a statusrate later. With
+     * statusrate at its default jdtrace's consumer, woken by the exit() itself, sees it at once;
+     * set to another rate, the checks come at that rate, as dtrace's do. No probe but END and
+     * ERROR fires meanwhile (Rt.skip: DTrace's draining); the buffers drain at switchrate.
+     */
+    private boolean waitForStatus() {
+        long rate = rateNanos("statusrate", DEFAULT_STATUSRATE_NANOS);
+        if (rate == DEFAULT_STATUSRATE_NANOS) return false;
+        long now = System.nanoTime();
+        if (exitSeenAt == 0) exitSeenAt = goNanos + ((now - goNanos) / rate + 1) * rate;
+        if (now >= exitSeenAt) return false;
+        waiter = Thread.currentThread(); // stop() (Ctrl-C) ends the wait at once
+        try {
+            if (!stopRequested) LockSupport.parkNanos(this, Math.min(exitSeenAt - now, switchrateNanos()));
+        } finally {
+            waiter = null;
         }
+        return !stopRequested && System.nanoTime() < exitSeenAt;
+    }
+
+    private long rateNanos(String option, long dflt) {
+        String v = session.getOption(option);
+        if (v == null || v.isEmpty()) return dflt;
         long n = Rates.intervalNanos(v.trim(), Rates.Bare.NANOSECONDS);
-        return n > 0 ? n : DEFAULT_SWITCHRATE_NANOS;
+        return n > 0 ? n : dflt;
+    }
+
+    private long switchrateNanos() {
+        return rateNanos("switchrate", DEFAULT_SWITCHRATE_NANOS);
     }
 
     private void waitForEvent(long periodNanos) {
