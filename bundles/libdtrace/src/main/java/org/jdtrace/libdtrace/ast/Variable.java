@@ -26,6 +26,12 @@ public final class Variable implements Symbol {
     public DType type;
     public List<DType> keyTypes;
     public DFunction function;
+    /**
+     * Whether the pointers stored in this scalar variable come from alloca() (TRUE) or from
+     * elsewhere (FALSE), fixed by the first such store; null while none was made (Checker's
+     * D_ALLOCA_INCOMPAT rule).
+     */
+    public Boolean alloca;
     /** True if declared explicitly ({@code int x;}); false if implicitly by first assignment. */
     public boolean declared;
 

@@ -1275,17 +1275,23 @@ final class Checker {
                             "D_IDENT_BADREF", id.line);
                 }
                 id.symbol = var;
-                return store(target, var.type, v, a.line);
+                DType t = store(target, var.type, v, a.line);
+                allocaStore(var, id.name, a);
+                return t;
             }
             case Expr.SelfVar s -> {
                 Variable var = tls.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.THREAD_LOCAL, tls.size(), s.line, v));
                 s.var = var;
-                return store(target, var.type, v, a.line);
+                DType t = store(target, var.type, v, a.line);
+                allocaStore(var, "self->" + s.name, a);
+                return t;
             }
             case Expr.ThisVar s -> {
                 Variable var = locals.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.CLAUSE_LOCAL, locals.size(), s.line, v));
                 s.var = var;
-                return store(target, var.type, v, a.line);
+                DType t = store(target, var.type, v, a.line);
+                allocaStore(var, "this->" + s.name, a);
+                return t;
             }
             case Expr.Index x when x.base instanceof Expr.Ident || x.base instanceof Expr.SelfVar -> {
                 String name = x.base instanceof Expr.Ident id ? id.name : ((Expr.SelfVar) x.base).name;
@@ -1318,6 +1324,59 @@ final class Checker {
                 return store(target, t, v, a.line);
             }
         }
+    }
+
+    /** Where a pointer value comes from, for D_ALLOCA_INCOMPAT (see allocaStore). */
+    private enum Origin { ALLOCA, OTHER, NONE, MIXED }
+
+    /**
+     * DTrace on Linux keeps alloca()'d memory apart from every other: a variable that holds an
+     * alloca() pointer may not hold any other pointer, nor the other way round, in any clause
+     * (NULL fits both), and a ?: whose one branch is an alloca() pointer and the other another
+     * pointer cannot be stored in a variable at all: both are D_ALLOCA_INCOMPAT at the store.
+     */
+    private static void allocaStore(Variable var, String name, Expr.Assign a) throws DTraceException {
+        if (a.value.type == null || !a.value.type.isPointer()) return;
+        Origin o = origin(a.value);
+        if (o == Origin.MIXED) {
+            throw new DTraceException("ternary conditional with alloca and non-alloca branches cannot be assigned to a variable",
+                    "D_ALLOCA_INCOMPAT", a.line);
+        }
+        if (o == Origin.NONE) return;
+        boolean alloca = o == Origin.ALLOCA;
+        if (var.alloca == null) {
+            var.alloca = alloca;
+        } else if (var.alloca != alloca) {
+            throw new DTraceException(name + ": cannot reuse the same identifier for both alloca and non-alloca allocations",
+                    "D_ALLOCA_INCOMPAT", a.line);
+        }
+    }
+
+    private static Origin origin(Expr e) {
+        Object c = ConstFold.value(e);
+        if (Long.valueOf(0).equals(c)) return Origin.NONE; // NULL, or another 0
+        return switch (e) {
+            case Expr.Call call when call.name.equals("alloca") -> Origin.ALLOCA;
+            case Expr.Cast x -> origin(x.operand);
+            case Expr.Assign x -> origin(x.value);
+            case Expr.Ident id when id.symbol instanceof Variable v && v.alloca != null -> v.alloca ? Origin.ALLOCA : Origin.OTHER;
+            case Expr.SelfVar s when s.var != null && s.var.alloca != null -> s.var.alloca ? Origin.ALLOCA : Origin.OTHER;
+            case Expr.ThisVar s when s.var != null && s.var.alloca != null -> s.var.alloca ? Origin.ALLOCA : Origin.OTHER;
+            case Expr.Ident id when id.symbol instanceof Variable -> Origin.NONE;
+            case Expr.SelfVar s -> Origin.NONE;
+            case Expr.ThisVar s -> Origin.NONE;
+            case Expr.Binary b when (b.op == Expr.BinOp.ADD || b.op == Expr.BinOp.SUB) ->
+                    b.left.type != null && b.left.type.isPointer() ? origin(b.left) : origin(b.right);
+            case Expr.Unary u when u.op == Expr.UnOp.ADDROF && u.operand instanceof Expr.Index x -> origin(x.base);
+            case Expr.Unary u when u.op == Expr.UnOp.ADDROF && u.operand instanceof Expr.Member m && m.arrow -> origin(m.base);
+            case Expr.Ternary t -> {
+                Origin l = origin(t.then), r = origin(t.otherwise);
+                if (l == r || r == Origin.NONE) yield l;
+                if (l == Origin.NONE) yield r;
+                yield Origin.MIXED;
+            }
+            default -> Origin.OTHER;
+        };
     }
 
     private static DType keyType(DType t) {

@@ -70,6 +70,13 @@ class DtraceTypeRulesTest {
     }
 
     @Test
+    void allocaPointersMixOnlyWithNullAndOutsideVariables() throws DTraceException {
+        // NULL fits both kinds; pointer arithmetic and &p[i] keep the kind; a mixed ?: may be used, not stored
+        DFrontEnd.check("BEGIN { a = (char *) alloca(4); a = NULL; a = a + 1; b = &a[2]; b = (char *) alloca(1);"
+                + " trace((a == NULL) ? (char *) 50 : a); c = (char *) 64; c = c + 1; c = NULL; exit(0); }", "t.d", List.of());
+    }
+
+    @Test
     void stringsCompareWithAndTakeNull() throws DTraceException {
         assertEquals(List.of("string", "int", "int"),
                 globalTypes("BEGIN { s = \"a\"; s = NULL; x = s != NULL; y = NULL == strchr(s, 'z'); }"));
@@ -100,6 +107,10 @@ class DtraceTypeRulesTest {
         "int p; BEGIN { p = 1; p -= alloca(10); } | D_OP_VFPTR | operator -= requires left-hand scalar operand of known size",
         "BEGIN { p = (void *) alloca(4); p += 1; } | D_OP_VFPTR | operator += requires left-hand scalar operand of known size",
         "BEGIN { p = \"a\"; p += 1; } | D_OP_INCOMPAT | operands have incompatible types: \"string\" += \"int\"",
+        // alloca()'d memory stays apart: one variable, one kind of pointer, in every clause
+        "BEGIN { a = (char *) alloca(1); a = (a == NULL) ? (char *) 50 : a; } | D_ALLOCA_INCOMPAT | ternary conditional with alloca and non-alloca branches cannot be assigned to a variable",
+        "BEGIN { a = (char *) alloca(1); } BEGIN { b = (char *) 64; a = NULL; a = b + 5; } | D_ALLOCA_INCOMPAT | a: cannot reuse the same identifier for both alloca and non-alloca allocations",
+        "BEGIN { self->b = (char *) 64; this->a = self->b + 5; } BEGIN { this->a = (char *) alloca(1); } | D_ALLOCA_INCOMPAT | this->a: cannot reuse the same identifier for both alloca and non-alloca allocations",
         // printa's conversions other than %@ take the keys only
         "BEGIN { @ = count(); printa(\"%d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #1 (%d) is missing a corresponding value argument",
         "BEGIN { @[1, 2] = count(); printa(\"%d %d %d %@d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #3 (%d) is missing a corresponding value argument",
