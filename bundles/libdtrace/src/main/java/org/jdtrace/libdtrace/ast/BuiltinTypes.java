@@ -24,6 +24,7 @@ public final class BuiltinTypes {
         put(DType.LLONG, "long long", "long long int", "signed long long", "signed long long int");
         put(DType.ULLONG, "unsigned long long", "unsigned long long int");
         put(DType.STRING, "string");
+        put(new DType.Int("bool", 1, false), "bool", "_Bool");
         put(DType.VOID, "void");
         put(new DType.Float("float", 4), "float");
         put(new DType.Float("double", 8), "double");

@@ -11,6 +11,14 @@ public sealed interface DType {
     /** The name dtrace prints for this type. */
     String name();
 
+    /**
+     * The name as ctf_type_name gives it: an anonymous struct or union (named {@code (anonN)}
+     * here, one name per body) is {@code struct } with nothing after the space.
+     */
+    default String ctfName() {
+        return name().replaceAll("\\(anon[#0-9]*\\)", "");
+    }
+
     /** Size in bytes (a string's is the strsize option, known at code generation: 0 here). */
     int size();
 

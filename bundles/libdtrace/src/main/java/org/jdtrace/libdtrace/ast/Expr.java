@@ -149,6 +149,8 @@ public abstract sealed class Expr permits Expr.IntLit, Expr.StrLit, Expr.Ident, 
         public final List<Expr> args;
         /** Set by sema. */
         public DFunction function;
+        /** print()'s argument's pointed-to type as print() shows it; set by sema. */
+        public PrintLayout printLayout;
 
         public Call(int line, String name, List<Expr> args) {
             super(line);

@@ -234,6 +234,10 @@ public final class ClauseCompiler {
                 scan(m.size());
                 scan(m.dsize());
             }
+            case Print p -> {
+                usesMemory = true;
+                scan(p.addr());
+            }
             case Spec sp -> {
                 usesSites = true;
                 scan(sp.id());
@@ -501,6 +505,16 @@ public final class ClauseCompiler {
                 site(c);
                 c.istore(offsetLocal);
                 c.invokestatic(CD_MEM, "tracemem", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_long, CD_long));
+            }
+            case Print p -> {
+                c.aload(L_THREAD);
+                c.aload(L_CTX);
+                expr(c, p.addr());
+                c.loadConstant(p.size());
+                c.loadConstant(p.layout());
+                site(c);
+                c.istore(offsetLocal);
+                c.invokestatic(CD_MEM, "print", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_int, CD_int));
             }
             case Stack u -> {
                 c.aload(L_THREAD);

@@ -161,6 +161,9 @@ public final class Ir {
     /** tracemem(addr, size, dsize): records the bytes (rt.Mem.tracemem); dsize &lt; 0 when not given. */
     public record TraceMem(Expr addr, Expr size, Expr dsize) implements Stmt {}
 
+    /** print(addr): records the address and the {@code size} bytes there, shown as layout {@code layout} (DState.printLayout). */
+    public record Print(Expr addr, int size, int layout) implements Stmt {}
+
     /**
      * stack(n), ustack(n), jstack(n) actions: the stack of the firing, {@code frames} deep (0:
      * option stackframes, ustackframes or jstackframes).

@@ -173,6 +173,7 @@ public final class ClauseLowering {
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
+            case PRINT -> new Ir.Print(exprs.integer(args.get(0)), c.printLayout.size(), state.printLayout(c.printLayout));
             case TRACEMEM -> new Ir.TraceMem(exprs.integer(args.get(0)), exprs.integer(args.get(1)),
                     args.size() > 2 ? exprs.integer(args.get(2)) : new Ir.Const(-1));
             case STACK, USTACK, JSTACK -> new Ir.Stack(ExprLowering.stackKind(c.function),

@@ -292,6 +292,19 @@ public final class DState {
         }
     }
 
+    /** The layouts of the types print() records, by number (Ir.Print's layout). */
+    private final List<org.jdtrace.libdtrace.ast.PrintLayout> printLayouts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Registers a layout print() shows; its number. */
+    public synchronized int printLayout(org.jdtrace.libdtrace.ast.PrintLayout l) {
+        printLayouts.add(l);
+        return printLayouts.size() - 1;
+    }
+
+    public org.jdtrace.libdtrace.ast.PrintLayout printLayout(int id) {
+        return printLayouts.get(id);
+    }
+
     /** Each associative array's element cost, by slot: {fixed bytes, string parts} (see assocElement). */
     private final Map<Integer, long[]> assocCosts = new ConcurrentHashMap<>();
     /** The self-> slots that hold strings. */

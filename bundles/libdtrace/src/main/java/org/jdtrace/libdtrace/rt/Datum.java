@@ -69,6 +69,11 @@ public sealed interface Datum {
         public int size() { return recorded; }
     }
 
+    /** print(addr): the address, the bytes of the type there, and its layout's number (DState.printLayout). */
+    record Print(long addr, byte[] bytes, int layout) implements Datum {
+        public int size() { return 8 + bytes.length; }
+    }
+
     /** exit(status). */
     record Exit(int status) implements Datum {
         public int size() { return 4; }

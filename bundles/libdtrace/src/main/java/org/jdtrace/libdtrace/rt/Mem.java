@@ -207,6 +207,23 @@ public final class Mem {
         t.add(new Datum.TraceMem(b, n));
     }
 
+    /**
+     * print(addr): the address and the {@code size} bytes of the pointed-to type there, shown
+     * later as layout {@code layout} (DState.printLayout). A bad address faults as a load does.
+     */
+    public static void print(DThread t, ProbeContext ctx, long addr, int size, int layout) {
+        byte[] b;
+        if (!inD(addr)) {
+            if (Long.compareUnsigned(addr, 4096) < 0) throw new FaultException(FaultException.Kind.BADADDR, addr);
+            b = ctx.copyin(addr, size);
+        } else {
+            byte[] from = storage(t, ctx, addr, false);
+            int off = check(t, ctx, addr, size, false);
+            b = from == null ? new byte[size] : Arrays.copyOfRange(from, off, off + size);
+        }
+        t.add(new Datum.Print(addr, b, layout));
+    }
+
     // ---- loads and stores ------------------------------------------------------------------
 
     /** A {@code width}-byte integer at {@code addr} (1, 2, 4 or 8), sign- or zero-extended. */

@@ -39,7 +39,7 @@ public final class Options {
             KNOWN.put(b, Kind.BOOL);
         }
         for (String s : new String[] {"bufsize", "aggsize", "dynvarsize", "specsize", "strsize",
-                "jstackstrsize", "scratchsize"}) {
+                "jstackstrsize", "scratchsize", "printsize"}) {
             KNOWN.put(s, Kind.SIZE);
         }
         for (String r : new String[] {"switchrate", "aggrate", "cleanrate", "statusrate"}) {
@@ -72,6 +72,7 @@ public final class Options {
         values.put("specsize", 32L << 10);
         values.put("strsize", 256L);
         values.put("scratchsize", 64L << 10);
+        values.put("printsize", PRINTSIZE_DEFAULT);
         values.put("switchrate", 1_000_000_000L);
         values.put("aggrate", 1_000_000_000L);
         values.put("cleanrate", 101_000_000L);
@@ -112,6 +113,8 @@ public final class Options {
             if (n < 0) throw new DTraceException("Version is not properly formatted or is too large", "D_PRAGMA_OPTSET", -1);
             if (!VERSIONS.contains(n)) throw new DTraceException("Requested version is not supported by compiler", "D_PRAGMA_OPTSET", -1);
         }
+        // print()'s limit: 1 to 64 KiB rounded up to 8, the default for any other (dt_opt_printsize)
+        if (name.equals("printsize")) v = v <= 0 || v > 65536 ? PRINTSIZE_DEFAULT : (v + 7) & ~7L;
         values.put(name, v);
         if (value != null) raw.put(name, value);
         else raw.remove(name);
@@ -132,6 +135,9 @@ public final class Options {
     }
 
     private static final long BAD = Long.MIN_VALUE + 1;
+
+    /** The bytes print() shows by default. */
+    static final long PRINTSIZE_DEFAULT = 8192;
 
     /** DIF's integer registers (DIF_DIR_NREGS): iregs may not promise more. */
     private static final int DIF_REGISTERS = 8;

@@ -94,6 +94,15 @@ final class Builtins {
                         c.line).getMessage(), "D_PROTO_ARG", c.line);
             }
         }
+        if (f == DFunction.PRINT) {
+            // dt_cg_act_print: the pointed-to type is recorded whole, so it must have a size
+            DType target = ((DType.Ptr) ck.type(c.args.get(0))).target();
+            if (target.size() == 0) {
+                throw new DTraceException("print( ) argument #1 reference has type '" + target.name()
+                        + "' with size 0; cannot print( ) it.", "D_PRINT_SIZE", c.line);
+            }
+            c.printLayout = org.jdtrace.libdtrace.ast.PrintLayout.of(target, ck::enumerators);
+        }
         if (f == DFunction.TRACEMEM) {
             Long n = ConstFold.value(c.args.get(1));
             if (n == null || n <= 0) {

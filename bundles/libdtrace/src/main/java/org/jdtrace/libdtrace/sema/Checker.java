@@ -1326,6 +1326,17 @@ final class Checker {
         }
     }
 
+    /** The enumerators of enum type {@code name} ({@code enum eh}) by value, as declared. */
+    java.util.Map<Long, String> enumerators(String name) {
+        java.util.Map<Long, String> m = new java.util.HashMap<>();
+        for (Constant c : constants.values()) {
+            if (!inlines.contains(c.name()) && c.type() instanceof DType.Int i && i.name().equals(name)) {
+                m.putIfAbsent(c.value(), c.name());
+            }
+        }
+        return m;
+    }
+
     /** Where a pointer value comes from, for D_ALLOCA_INCOMPAT (see allocaStore). */
     private enum Origin { ALLOCA, OTHER, NONE, MIXED }
 
@@ -1495,6 +1506,6 @@ final class Checker {
 
     /** A type's name as ctf_type_name gives it: an anonymous struct or union is "struct ". */
     static String ctfName(DType t) {
-        return t.name().replaceAll("\\(anon[#0-9]*\\)", "");
+        return t.ctfName();
     }
 }
