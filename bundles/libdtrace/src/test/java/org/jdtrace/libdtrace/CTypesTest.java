@@ -239,6 +239,19 @@ class CTypesTest {
     }
 
     @Test
+    void aDeclaredGlobalCharArrayIsMemoryWithAddressesAndReadsAsAString() throws Exception {
+        // its elements stored one by one, &a[i] their addresses, the whole the string they hold
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                char a[4];
+                BEGIN { a[0] = 'h'; a[1] = 'i'; printf("%s %d %d\\n", a, a[1], (int)&a[3] - (int)&a[0]); }
+                BEGIN { p = &a[1]; *p = 'o'; printf("%s %d\\n", a, strlen(a)); exit(0); }
+                """).go();
+        assertEquals("hi 105 3\nho 2\n\n", r.end());
+        refuse("char a[4];\nBEGIN { p = &a; }", "D_ADDROF_VAR", 2, "cannot take address of dynamic variable");
+    }
+
+    @Test
     void misalignedReadsOfDsMemoryFault() throws Exception {
         // DTRACEFLT_BADALIGN (kind 2): an int read two bytes into a D array; aligned reads go on
         DRun r = DRun.script("""

@@ -276,6 +276,8 @@ final class ExprLowering {
             case BuiltinVariable b -> builtin(b, id.line);
             case Variable v when bindings.containsKey(v) -> bindings.get(v);
             case Variable v when byRef(v.type) -> address(id);
+            case Variable v when memoryCharArray(v) -> new Ir.MemOp("str", List.of(address(id),
+                    new Ir.Const(Math.min(v.type.size(), state.options.strsize()))), VKind.STRING);
             case Variable v -> globalScalar(v);
             case null -> throw new DTraceException("failed to resolve " + id.name + ": Unknown variable name",
                     "D_IDENT_UNDEF", id.line);
@@ -448,6 +450,16 @@ final class ExprLowering {
         state.assocElement(slot, fixed, strings);
     }
 
+    /**
+     * A declared global char array ({@code char a[6];}) lives in D's global memory, as a struct
+     * does: its elements have addresses (&amp;a[i]) and are stored one by one; as a value it is
+     * the string its bytes hold, up to its length or strsize. (Char arrays elsewhere stay
+     * strings: a variable typed by its first assignment never is one.)
+     */
+    static boolean memoryCharArray(Variable v) {
+        return v.scope == Variable.Scope.GLOBAL && !v.isAssociative() && v.type != null && v.type.isCharArray();
+    }
+
     static boolean byRef(DType t) {
         return t instanceof DType.Sou || (t instanceof DType.Array && kind(t) != VKind.STRING);
     }
@@ -479,7 +491,7 @@ final class ExprLowering {
             case Expr.Ident id when id.symbol instanceof Constant c && c.expr() != null -> address(c.expr());
             case Expr.Cast c when c.type instanceof DType.Sou -> address(c.operand);
             case Expr.Xlate x -> translation(x);
-            case Expr.Ident id when id.symbol instanceof Variable v && byRef(v.type) ->
+            case Expr.Ident id when id.symbol instanceof Variable v && (byRef(v.type) || memoryCharArray(v)) ->
                     new Ir.Const(Mem.GLOBAL + state.globalMemoryOffset(v.name, v.type.size()));
             case Expr.ThisVar t when byRef(t.var.type) ->
                     new Ir.Const(Mem.LOCAL + state.localMemoryOffset(t.name, t.var.type.size()));

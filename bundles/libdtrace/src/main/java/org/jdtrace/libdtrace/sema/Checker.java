@@ -968,7 +968,8 @@ final class Checker {
         if (v == null || v.keyTypes != null) {
             return false;
         }
-        return v.type instanceof DType.Sou || (v.type instanceof DType.Array && !v.type.isCharArray());
+        // a declared global char array too (ExprLowering.memoryCharArray): &a[i] is its element's address
+        return v.type instanceof DType.Sou || v.type instanceof DType.Array && (!v.type.isCharArray() || e instanceof Expr.Ident);
     }
 
     // ---- operators ----------------------------------------------------------------------------
