@@ -239,6 +239,23 @@ class CTypesTest {
     }
 
     @Test
+    void anInlineArrayStandsForItsExpressionWithTheParametersBoundToTheKeys() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                inline int add[int x, int y] = x + y;
+                inline string greet[string who] = strjoin("hi ", who);
+                inline char low[int v] = v;
+                BEGIN { printf("%d %s %d %d\\n", add[2, add[3, 4]], greet[probename], low[0x141], add[1, 2] * 2); exit(0); }
+                """).go();
+        assertEquals("9 hi BEGIN 65 6\n\n", r.end());
+        refuse("inline int add[int x, int y] = x + y;\nBEGIN { trace(add[1]); }", "D_PROTO_LEN", 2,
+                "add[ ] prototype mismatch: 1 key passed, 2 expected");
+        refuse("inline int add[int x, int y] = x + y;\nBEGIN { add[1, 2] = 3; }", "D_OP_WRITE", 2,
+                "operator = can only be applied to a writable variable");
+        refuse("inline int f[int x] = \"a\";", "D_OP_INCOMPAT", 1, "inline f definition uses incompatible types");
+    }
+
+    @Test
     void aDeclaredGlobalCharArrayIsMemoryWithAddressesAndReadsAsAString() throws Exception {
         // its elements stored one by one, &a[i] their addresses, the whole the string they hold
         DRun r = DRun.script("""

@@ -10,12 +10,18 @@ import java.util.List;
  * member declarations of a struct/union or the enumerators (as Decls with init) of an enum.
  */
 public record Decl(int line, Storage storage, TypeName type, String name, List<TypeName> keys,
-                   Expr init, List<Decl> body) implements TopLevel {
+                   Expr init, List<Decl> body, List<String> params) implements TopLevel {
 
     public enum Storage { NONE, SELF, THIS, TYPEDEF, INLINE, EXTERN, STATIC, MEMBER, ENUMERATOR }
 
     public Decl {
         keys = keys == null ? null : List.copyOf(keys);
         body = body == null ? List.of() : List.copyOf(body);
+        params = params == null ? null : List.copyOf(params);
+    }
+
+    /** Without parameter names ({@code params}: an inline array's, {@code inline int f[int x] = x + 1}). */
+    public Decl(int line, Storage storage, TypeName type, String name, List<TypeName> keys, Expr init, List<Decl> body) {
+        this(line, storage, type, name, keys, init, body, null);
     }
 }

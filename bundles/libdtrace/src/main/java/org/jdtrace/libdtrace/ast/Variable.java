@@ -32,6 +32,12 @@ public final class Variable implements Symbol {
      * D_ALLOCA_INCOMPAT rule).
      */
     public Boolean alloca;
+    /**
+     * An inline array ({@code inline int f[int x, int y] = x + y;}): its parameters and the
+     * expression each use stands for with them bound to its keys; null for a variable.
+     */
+    public java.util.List<Variable> inlineParams;
+    public Expr inlineBody;
     /** True if declared explicitly ({@code int x;}); false if implicitly by first assignment. */
     public boolean declared;
 

@@ -329,6 +329,9 @@ final class ExprLowering {
                 return new Ir.Call(b.entry, List.of(i), VKind.LONG);
             }
         }
+        if (x.base instanceof Expr.Ident id && id.symbol instanceof Variable v && v.inlineBody != null) {
+            return inlineArray(v, x.keys);
+        }
         if (x.base instanceof Expr.Ident id && id.symbol instanceof Variable v && v.isAssociative()) {
             int slot = state.assocSlot(v.name);
             elementCost(slot, v.keyTypes, v.type, 0);
@@ -433,6 +436,27 @@ final class ExprLowering {
      * A type whose values live in memory and are handled by their address: structs, unions and
      * arrays other than char arrays (which D variables hold as strings).
      */
+    /** f[k1, k2]: inline array f's expression with its parameters bound to the keys. */
+    private Ir.Expr inlineArray(Variable f, List<Expr> keys) throws DTraceException {
+        List<Ir.Expr> args = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            Variable p = f.inlineParams.get(i);
+            args.add(kind(p.type) == VKind.STRING ? string(keys.get(i)) : integer(keys.get(i)));
+        }
+        List<Ir.Expr> before = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) before.add(bindings.put(f.inlineParams.get(i), args.get(i)));
+        try {
+            if (kind(f.type) == VKind.STRING) return string(f.inlineBody);
+            return f.type instanceof DType.Int t && t.size() < 8 ? narrow(integer(f.inlineBody), t) : integer(f.inlineBody);
+        } finally {
+            for (int i = 0; i < args.size(); i++) {
+                Variable p = f.inlineParams.get(i);
+                if (before.get(i) == null) bindings.remove(p);
+                else bindings.put(p, before.get(i));
+            }
+        }
+    }
+
     /**
      * Tells the state what an element of associative array {@code slot} takes of dynvarsize
      * (DState.assocElement): each key and the value, 8-byte aligned, a string as strsize + 1;

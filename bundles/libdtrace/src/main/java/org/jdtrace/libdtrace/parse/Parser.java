@@ -431,6 +431,7 @@ public final class Parser {
             }
             List<Integer> dims = new ArrayList<>();
             List<TypeName> keys = null;
+            List<String> params = null;
             while (tok.is(TokenKind.LBRAC)) {
                 advance();
                 if (tok.is(TokenKind.RBRAC)) {
@@ -468,6 +469,12 @@ public final class Parser {
                                     + "parameter #" + n, "D_DECL_PROTO_TYPE", tok.line());
                         }
                         keys.add(k);
+                        if (storage == Decl.Storage.INLINE && tok.is(TokenKind.IDENT)) {
+                            // an inline array's parameter: 'inline int f[int x, int y] = x + y;'
+                            if (params == null) params = new ArrayList<>();
+                            while (params.size() < keys.size() - 1) params.add(null);
+                            params.add(identifier());
+                        }
                     } while (tok.is(TokenKind.COMMA));
                 }
                 expect(TokenKind.RBRAC);
@@ -480,8 +487,11 @@ public final class Parser {
             if (storage == Decl.Storage.TYPEDEF) {
                 typedefs.add(name);
             }
+            if (params != null && params.size() != keys.size()) {
+                throw syntaxError(); // every parameter of an inline array is named, or none
+            }
             out.add(new Decl(line, storage, new TypeName(base, pointers, dims), name, keys, init,
-                    out.isEmpty() ? tagBody : List.of()));
+                    out.isEmpty() ? tagBody : List.of(), params));
             if (!tok.is(TokenKind.COMMA)) {
                 return out;
             }

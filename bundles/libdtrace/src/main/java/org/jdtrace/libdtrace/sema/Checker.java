@@ -51,6 +51,8 @@ final class Checker {
     private final List<Xlator> translators = new ArrayList<>();
     /** The input variable of the translator whose members are being checked, else null. */
     private Variable xlateInput;
+    /** The parameters of the inline array whose definition is being checked (name -> variable). */
+    private final Map<String, Variable> inlineScope = new java.util.HashMap<>();
 
     private record Xlator(Translator decl, DType.Sou output, DType input, Variable var) {}
 
@@ -229,11 +231,12 @@ final class Checker {
                             + "\n\tprevious: " + previous, "D_DECL_IDRED", d.line());
                 }
                 inlines.add(d.name());
-                DType vt = type(d.init());
-                if (!assignable(t, vt)) {
-                    throw new DTraceException("inline " + d.name() + " definition uses incompatible types: \""
-                            + t.name() + "\" = \"" + vt.name() + "\"", "D_OP_INCOMPAT", d.line());
+                if (d.keys() != null) {
+                    inlineArray(d, t);
+                    return;
                 }
+                DType vt = type(d.init());
+                if (!assignable(t, vt)) throw inlineIncompatible(d, t, vt);
                 Long v = ConstFold.value(d.init());
                 if (v == null) {
                     // not a constant: each use stands for the expression (probename, pid != 0, a struct...)
@@ -716,6 +719,11 @@ final class Checker {
         if (xlateInput != null && id.name.equals(xlateInput.name)) {
             id.symbol = xlateInput;
             return xlateInput.type;
+        }
+        Variable param = inlineScope.get(id.name);
+        if (param != null) {
+            id.symbol = param;
+            return param.type;
         }
         BuiltinVariable b = BuiltinVariable.byName(id.name);
         if (b != null) {
@@ -1298,7 +1306,8 @@ final class Checker {
                 String name = x.base instanceof Expr.Ident id ? id.name : ((Expr.SelfVar) x.base).name;
                 boolean self = x.base instanceof Expr.SelfVar;
                 Map<String, Variable> table = self ? tls : globals;
-                if (!self && BuiltinVariable.byName(name) != null) {
+                if (!self && (BuiltinVariable.byName(name) != null
+                        || (table.get(name) instanceof Variable iv && iv.inlineBody != null))) {
                     throw new DTraceException("operator = can only be applied to a writable variable", "D_OP_WRITE", a.line);
                 }
                 if (!table.containsKey(name)) {
@@ -1325,6 +1334,44 @@ final class Checker {
                 return store(target, t, v, a.line);
             }
         }
+    }
+
+    /**
+     * An inline array ({@code inline int f[int x, int y] = x + y;}): a name whose uses
+     * {@code f[1, 2]} stand for the expression with the parameters bound to the keys, checked
+     * against the parameter types as an associative array's keys are (D_PROTO_LEN, D_PROTO_ARG).
+     * The expression is typed once, with the parameters of their declared types.
+     */
+    private void inlineArray(Decl d, DType t) throws DTraceException {
+        Variable v = new Variable(d.name(), Variable.Scope.GLOBAL, -1, d.line());
+        v.type = t;
+        v.declared = true;
+        v.keyTypes = new ArrayList<>();
+        v.inlineParams = new ArrayList<>();
+        for (int i = 0; i < d.keys().size(); i++) {
+            DType kt = types.resolve(d.keys().get(i), d.line());
+            v.keyTypes.add(kt);
+            String pname = d.params() == null ? null : d.params().get(i);
+            Variable p = new Variable(pname == null ? "" : pname, Variable.Scope.GLOBAL, -1, d.line());
+            p.type = kt;
+            p.declared = true;
+            v.inlineParams.add(p);
+            if (pname != null) inlineScope.put(pname, p);
+        }
+        DType vt;
+        try {
+            vt = type(d.init());
+        } finally {
+            inlineScope.clear();
+        }
+        if (!assignable(t, vt)) throw inlineIncompatible(d, t, vt);
+        v.inlineBody = d.init();
+        globals.put(d.name(), v);
+    }
+
+    private static DTraceException inlineIncompatible(Decl d, DType t, DType vt) {
+        return new DTraceException("inline " + d.name() + " definition uses incompatible types: \""
+                + t.name() + "\" = \"" + vt.name() + "\"", "D_OP_INCOMPAT", d.line());
     }
 
     /** The enumerators of enum type {@code name} ({@code enum eh}) by value, as declared. */
