@@ -115,7 +115,10 @@ public final class Main {
      */
     private static void nameProcess() {
         try {
+            // the process (its first thread, which ps and execname name it by) and the thread that
+            // runs dtrace's main and so fires BEGIN and END (curlwpsinfo->pr_name), as in dtrace
             java.nio.file.Files.writeString(java.nio.file.Path.of("/proc/self/comm"), "dtrace");
+            java.nio.file.Files.writeString(java.nio.file.Path.of("/proc/thread-self/comm"), "dtrace");
         } catch (java.io.IOException | RuntimeException e) {
             // not Linux, or refused: execname stays the JVM's
         }

@@ -129,6 +129,23 @@ public class DTraceSignalsTest {
         assertTrue(Files.readString(targetOut), Files.readString(targetOut).matches("ok \\d+\n"));
     }
 
+    /** Like dtrace(1M): the process is named dtrace, and so is the thread that fires BEGIN and END. */
+    @Test
+    public void theProcessAndTheThreadOfBeginAreNamedDtrace() throws Exception {
+        Path out = tmp(), err = tmp();
+        Process dt = dtrace(out, err, "-q", "-n", "BEGIN { printf(\"%s %s %s %d\\n\", execname, curpsinfo->pr_fname,"
+                + " curlwpsinfo->pr_name, tid); } tick-1s { exit(0); }");
+        awaitText(out, err, "\n");
+        String[] f = Files.readString(out).strip().split(" ");
+        assertEquals("execname, pr_fname, pr_name at BEGIN: " + Files.readString(out), List.of("dtrace", "dtrace", "dtrace"),
+                List.of(f[0], f[1], f[2]));
+        // as ps and /proc name them
+        assertEquals("dtrace", Files.readString(Path.of("/proc/" + dt.pid() + "/comm")).strip());
+        assertEquals("dtrace", Files.readString(Path.of("/proc/" + dt.pid() + "/task/" + f[3] + "/comm")).strip());
+        assertTrue(dt.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(Files.readString(err), 0, dt.exitValue());
+    }
+
     @Test
     public void sigtermEndsAGrabbedTraceAndTheProcessRunsOnUntouched() throws Exception {
         grabbedTargetOutlives("TERM");
