@@ -362,6 +362,8 @@ class CTypesTest {
                 "operator . cannot be applied to type \"int\"; must be applied to a struct or union");
         refuse("typedef int n_t;\ntypedef char n_t;", "D_DECL_IDRED", 2, "typedef redeclared: n_t");
         refuse("struct a { int x; }\nstruct b { int y; };", "D_DECL_COMBO", 2, "invalid type combination");
+        // the default is DTrace on Linux's: 256 bytes
+        refuse("BEGIN { p = alloca(257); }", "D_ALLOCA_SIZE", 1, "alloca(257) size larger than scratchsize 256");
         refuse("#pragma D option scratchsize=1024\nBEGIN { p = alloca(1025); }", "D_ALLOCA_SIZE", 2,
                 "alloca(1025) size larger than scratchsize 1024");
         // the size is unsigned (size_t): all ones is the largest size, not -1

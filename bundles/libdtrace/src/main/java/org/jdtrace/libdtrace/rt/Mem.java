@@ -7,7 +7,7 @@
  *           string arguments): read through ProbeContext.copyin and copyinstr, never written (a store there is an invalid address, as a store to a
  *           non-scratch address is in DTrace);
  *   SCRATCH this firing thread's scratch (alloca, copyin, bcopy's destination): a byte[] made
- *           at the DThread's first firing (option scratchsize as it is then, default 64 KiB), reset at the start of each
+ *           at the DThread's first firing (option scratchsize as it is then, default 256 bytes as in DTrace on Linux), reset at the start of each
  *           clause that uses memory, so alloca()'d memory lives until the end of its clause;
  *           only its allocated part [0, top) can be read or written;
  *   LOCAL   this thread's storage for clause-local (this->) structs and arrays: one byte[] per

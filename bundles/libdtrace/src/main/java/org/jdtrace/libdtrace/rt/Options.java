@@ -71,7 +71,7 @@ public final class Options {
         values.put("dynvarsize", 1L << 20);
         values.put("specsize", 32L << 10);
         values.put("strsize", 256L);
-        values.put("scratchsize", 64L << 10);
+        values.put("scratchsize", 256L); // DTrace on Linux's default (_dtrace_scratchsize)
         values.put("printsize", PRINTSIZE_DEFAULT);
         values.put("switchrate", 1_000_000_000L);
         values.put("aggrate", 1_000_000_000L);
