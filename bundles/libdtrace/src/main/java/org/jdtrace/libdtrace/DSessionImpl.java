@@ -280,6 +280,7 @@ public final class DSessionImpl implements DSession {
         if (dbl > 0) printer.printDoubleErrors(dbl); // dtrace_work: the status before the buffers
         long dyn = state.takeDynvarDrops();
         if (dyn > 0) printer.printDynamicDrops(dyn);
+        state.takeAggregationDrops().forEach(printer::printAggregationDrops);
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);

@@ -313,6 +313,13 @@ public final class RecordPrinter {
         err.flush();
     }
 
+    /** Aggregation drops on one CPU: an aggregation buffer (aggsize) too small for a new key. */
+    public void printAggregationDrops(int cpu, long n) {
+        err.print("dtrace: " + dropTag("DTRACEDROP_AGGREGATION") + n + " aggregation drop" + (n > 1 ? "s" : "")
+                + " on CPU " + cpu + "\n");
+        err.flush();
+    }
+
     /** dt_handle_status's speculation reports, on stderr. */
     public void printSpeculationDrops(long failed, long drops) {
         if (failed > 0) {

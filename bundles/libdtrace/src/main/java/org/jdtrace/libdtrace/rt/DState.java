@@ -452,6 +452,16 @@ public final class DState {
         for (DThread t : threads) into.addAll(t.buffer.drain(drops, fill));
     }
 
+    /** Aggregation drops since the last call, by CPU (DThread.aggDrops). */
+    public Map<Integer, Long> takeAggregationDrops() {
+        Map<Integer, Long> m = new java.util.TreeMap<>();
+        for (DThread t : threads) {
+            long n = t.aggDrops.getAndSet(0);
+            if (n > 0) m.merge(t.lastCpu, n, Long::sum);
+        }
+        return m;
+    }
+
     /** Bumps the generation: every thread's data for {@code a} is dropped at its next update. */
     public void resetThreads(Aggregation a) {
         a.gen++;

@@ -172,8 +172,31 @@ public final class DThread {
         nr = 0;
     }
 
+    /**
+     * This thread's aggregation buffer (a CPU's in DTrace): the bytes its entries take
+     * (Aggregation.entryBytes: each key made once per thread, kept across clear() and trunc()),
+     * bounded by aggsize; an entry that does not fit is not made and counts an aggregation drop,
+     * reported by the consumer with the CPU of the thread's last record (lastCpu: written by
+     * this thread, read by the drain as a hint for the report only).
+     */
+    private long aggBytes;
+    final java.util.concurrent.atomic.AtomicLong aggDrops = new java.util.concurrent.atomic.AtomicLong();
+    int lastCpu;
+
+    /** Whether a new entry of {@code a} fits the aggregation buffer (taken if so), else a drop. */
+    private boolean takeAggEntry(Aggregation a) {
+        long cost = a.entryBytes(state.options);
+        if (aggBytes + cost > state.options.get("aggsize")) {
+            aggDrops.incrementAndGet();
+            return false;
+        }
+        aggBytes += cost;
+        return true;
+    }
+
     /** Commits the clause's record to the principal buffer, or counts a drop. */
     public void commit(int epid, int cpu) {
+        lastCpu = cpu;
         long ts = System.nanoTime();
         if (speculating) {
             // a speculation keeps records as objects (made here, off the usual path)
@@ -203,6 +226,7 @@ public final class DThread {
         int g = a.gen;
         if (a.id >= cells.length || (c = cells[a.id]) == null || c.gen != g) {
             c = newKeyless(a, g);
+            if (c == null) return; // an aggregation drop
         }
         a.apply(c.data, value, incr);
     }
@@ -237,6 +261,7 @@ public final class DThread {
         }
         AggCell c = cells[a.id];
         if (c == null) {
+            if (!takeAggEntry(a)) return null;
             c = new AggCell(g, a.identity());
             cells[a.id] = c;
         } else {
@@ -266,6 +291,7 @@ public final class DThread {
             return;
         }
         c = aggregateKey(a, key, value, incr);
+        if (c == null) return; // an aggregation drop
         if (a.id >= lastKey.length) {
             lastKey = Arrays.copyOf(lastKey, Math.max(a.id + 1, lastKey.length * 2));
             lastCell = Arrays.copyOf(lastCell, lastKey.length);
@@ -285,6 +311,7 @@ public final class DThread {
         int g = a.gen;
         AggCell c = m.get(key);
         if (c == null) {
+            if (!takeAggEntry(a)) return null;
             c = new AggCell(g, a.identity());
             m.put(key, c);
         } else if (c.gen != g) {

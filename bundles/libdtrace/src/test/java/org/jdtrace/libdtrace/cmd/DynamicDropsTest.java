@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Associative array elements take dynvarsize's space when made and give it back when deleted:
  * one that does not fit is not made (it reads as 0) and counts a dynamic variable drop, reported
- * once. self-> variables too, each at its type's size (see rt.DState).
+ * once. self-> variables too, each at its type's size (see rt.DState). An aggregation key that does
+ * not fit aggsize is an aggregation drop.
  */
 class DynamicDropsTest {
 
@@ -41,6 +42,20 @@ class DynamicDropsTest {
             assertEquals(0, d.run("-q", "-x", "dynvarsize=5", "-n",
                     "BEGIN { self->a = 1; self->a = 2; self->a++; printf(\"%d\\n\", self->a); exit(0); }"), d.err());
             assertEquals("3\n\n", d.out());
+            assertEquals("", d.err());
+        }
+    }
+
+    @Test
+    void aggregationKeysBeyondAggsizeAreAggregationDrops() {
+        // an int-keyed count() entry takes 24 bytes (aggregation 8, key 8, value 8): 48 hold two keys
+        String prog = "BEGIN { @[1] = count(); @[2] = count(); @[3] = count(); @[1] = count(); exit(0); }";
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(0, d.run("-q", "-x", "droptags", "-x", "aggsize=48", "-n", prog), d.err());
+            assertEquals("\n        2                1\n        1                2\n", d.out());
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    d.err().matches("dtrace: \\[DTRACEDROP_AGGREGATION\\] 1 aggregation drop on CPU \\d+\n"), d.err());
+            assertEquals(0, d.run("-q", "-n", prog), d.err());
             assertEquals("", d.err());
         }
     }
