@@ -281,6 +281,7 @@ public final class DSessionImpl implements DSession {
         long dyn = state.takeDynvarDrops();
         if (dyn > 0) printer.printDynamicDrops(dyn);
         state.takeAggregationDrops().forEach(printer::printAggregationDrops);
+        state.aggEpoch++; // the consumer has the aggregations: each thread's buffer is empty again
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);

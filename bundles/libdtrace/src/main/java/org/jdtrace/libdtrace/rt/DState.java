@@ -452,6 +452,9 @@ public final class DState {
         for (DThread t : threads) into.addAll(t.buffer.drain(drops, fill));
     }
 
+    /** Bumped by each consumer drain, which takes the aggregations: the threads' buffers are empty again. */
+    public volatile long aggEpoch;
+
     /** Aggregation drops since the last call, by CPU (DThread.aggDrops). */
     public Map<Integer, Long> takeAggregationDrops() {
         Map<Integer, Long> m = new java.util.TreeMap<>();

@@ -173,19 +173,26 @@ public final class DThread {
     }
 
     /**
-     * This thread's aggregation buffer (a CPU's in DTrace): the bytes its entries take
-     * (Aggregation.entryBytes: each key made once per thread, kept across clear() and trunc()),
-     * bounded by aggsize; an entry that does not fit is not made and counts an aggregation drop,
-     * reported by the consumer with the CPU of the thread's last record (lastCpu: written by
-     * this thread, read by the drain as a hint for the report only).
+     * This thread's aggregation buffer (a CPU's in DTrace): the bytes of the entries it made
+     * (Aggregation.entryBytes) since the consumer last took the aggregations (DState.aggEpoch:
+     * DTrace's consumer empties each CPU's buffer at every snapshot), bounded by aggsize; an
+     * entry that does not fit is not made and counts an aggregation drop, reported by the
+     * consumer with the CPU of the thread's last record (lastCpu: written by this thread, read by
+     * the drain as a hint for the report only).
      */
     private long aggBytes;
+    private long aggEpoch;
     final java.util.concurrent.atomic.AtomicLong aggDrops = new java.util.concurrent.atomic.AtomicLong();
     int lastCpu;
 
     /** Whether a new entry of {@code a} fits the aggregation buffer (taken if so), else a drop. */
     private boolean takeAggEntry(Aggregation a) {
         long cost = a.entryBytes(state.options);
+        long epoch = state.aggEpoch;
+        if (epoch != aggEpoch) {
+            aggEpoch = epoch;
+            aggBytes = 0;
+        }
         if (aggBytes + cost > state.options.get("aggsize")) {
             aggDrops.incrementAndGet();
             return false;
