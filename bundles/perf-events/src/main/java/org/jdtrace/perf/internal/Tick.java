@@ -25,8 +25,9 @@
  * was enabled (start()), when the kernel starts the CPU's clock, so the watchdog's periods are the
  * clock's: a sample that comes late is a period's own, never the next one's.
  *
- * Threads: admit() on whichever thread drains (one at a time, PerfEventsImpl's drain lock); run()
- * on the watchdog thread, which alone fires through `idleContext`. Neither allocates a firing.
+ * Threads: admit() on whichever thread drains (one at a time, PerfEventsImpl's drain lock), which
+ * alone fires through `drainIdleContext` (the periods a late sample finds unfired); run() on the
+ * watchdog thread, which alone fires through `idleContext`. Neither allocates a firing.
  * close() stops the watchdog and joins it, then closes the event.
  */
 package org.jdtrace.perf.internal;
@@ -49,20 +50,27 @@ final class Tick implements AutoCloseable {
     private final AtomicLong last;
     private final Sample idle = new Sample();
     private final SampleContext idleContext;
+    /** The draining thread's own idle sample and context (admit's catch-up), apart from the watchdog's. */
+    private final Sample drainIdle = new Sample();
+    private final SampleContext drainIdleContext;
     private final Thread watchdog;
     private volatile boolean running = true;
     /** The cpu-clock event (set once by ProfileSampler after open, before any sample can come). */
     volatile AutoCloseable event;
 
     /** {@code period}: the event's sample period (the interval, or a part of it: ProfileSampler's Long periods). */
-    Tick(Probe probe, long interval, long period, int cpu, long idlePc, SampleContext idleContext) {
+    Tick(Probe probe, long interval, long period, int cpu, long idlePc, SampleContext idleContext,
+            SampleContext drainIdleContext) {
         this.probe = probe;
         this.interval = interval;
         this.minGap = interval - period / 2;
         this.idleContext = idleContext;
+        this.drainIdleContext = drainIdleContext;
         this.last = new AtomicLong();
-        idle.cpu = cpu;
-        idle.ip = idlePc;
+        for (Sample s : new Sample[] {idle, drainIdle}) {
+            s.cpu = cpu;
+            s.ip = idlePc;
+        }
         this.watchdog = new Thread(this::run, "jdtrace-" + probe.name() + "-idle");
         watchdog.setDaemon(true);
     }
@@ -76,11 +84,23 @@ final class Tick implements AutoCloseable {
         watchdog.start();
     }
 
-    /** Whether a sample taken at {@code time} fires: it does unless its period was fired already. */
+    /**
+     * Whether a sample taken at {@code time} fires: it does unless its period was fired already.
+     * Periods before it that nothing fired (the CPU halted and the watchdog had not run yet) are
+     * fired first, as the idle task's, so that no period is skipped. Draining thread only.
+     */
     boolean admit(long time) {
         for (;;) {
             long cur = last.get();
             if (time - cur < minGap) return false;
+            if (time - cur >= interval + minGap) {
+                long next = cur + interval;
+                if (last.compareAndSet(cur, next)) {
+                    drainIdle.time = next;
+                    probe.fire(drainIdleContext.profile(drainIdle));
+                }
+                continue;
+            }
             if (last.compareAndSet(cur, time)) return true;
         }
     }

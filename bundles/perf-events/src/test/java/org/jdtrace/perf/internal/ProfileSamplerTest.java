@@ -157,7 +157,8 @@ class ProfileSamplerTest {
     void aPeriodWithoutASampleFiresAsTheIdleTask() throws Exception {
         TickProbe probe = new TickProbe();
         long interval = 20_000_000L, idlePc = 0xffffffff81000000L;
-        try (Tick t = new Tick(probe, interval, interval, 1, idlePc, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()))) {
+        try (Tick t = new Tick(probe, interval, interval, 1, idlePc, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()),
+                new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()))) {
             t.start();
             long t0 = System.nanoTime();
             Thread.sleep(500);
@@ -176,6 +177,13 @@ class ProfileSamplerTest {
             while (probe.firings.size() == l.size()) Thread.sleep(1);
             assertFalse(t.admit(next + 100_000), "a late sample of a period fired as idle");
             assertTrue(t.admit(next + interval), "the next period's sample fires");
+            // a sample three periods on: the two periods before it fire first, as idle
+            int before = probe.firings.size();
+            long later = next + 4 * interval;
+            assertTrue(t.admit(later), "the later sample fires");
+            List<Firing> caught = probe.since(before);
+            assertTrue(caught.size() >= 2, "the skipped periods fired: " + caught);
+            assertEquals(later - interval, caught.get(caught.size() - 1).time(), "the last period before it: " + caught);
         }
     }
 
