@@ -300,7 +300,6 @@ final class ConsumerImpl implements Consumer {
             throw new DTraceException("tracing is already started");
         }
         started = true;
-        goNanos = System.nanoTime();
         session.begin(out, err);
         state.setErrorProbe(dtraceProbe(DTraceProvider.ERROR));
         endProbe = dtraceProbe(DTraceProvider.END);
@@ -317,6 +316,9 @@ final class ConsumerImpl implements Consumer {
                 throw new DTraceException(e.getMessage(), e.tag(), 0);
             }
         }
+        // dtrace(1M)'s first dtrace_status() comes after dtrace_go() returned, the probes enabled:
+        // the statusrate checks count from there, not from before an enabling that may take long
+        goNanos = System.nanoTime();
     }
 
     private Probe dtraceProbe(String name) {
