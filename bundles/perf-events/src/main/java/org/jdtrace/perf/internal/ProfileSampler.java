@@ -152,7 +152,8 @@ final class ProfileSampler implements CpuSampler {
             @Override
             public void sample(Sample s) {
                 if (tick != null) {
-                    if (!tick.admit(s.time)) return;
+                    if (tick.admit(s.time)) tick.fire(ctx.profile(s));
+                    return;
                 } else if (every > 1 && s.cpu >= 0 && s.cpu < seen.length) {
                     if (++seen[s.cpu] < every) return;
                     seen[s.cpu] = 0;

@@ -27,16 +27,22 @@
  *
  * Threads: admit() on whichever thread drains (one at a time, PerfEventsImpl's drain lock), which
  * alone fires through `drainIdleContext` (the periods a late sample finds unfired); run() on the
- * watchdog thread, which alone fires through `idleContext`. Neither allocates a firing.
+ * watchdog thread, which alone fires through `idleContext`. Neither allocates a firing. The two
+ * never fire at once (fire(): a spin on `firing`, held for one firing): a tick is one CPU's
+ * clock, whose firings the kernel runs one after another, so a clause that calls exit() is the
+ * last one to run (the next sees the exit and is skipped); two firings at once had both run
+ * (tick-2000usec printed twice under load). Only our two threads spin there, never a traced one.
  * close() stops the watchdog and joins it, then closes the event.
  */
 package org.jdtrace.perf.internal;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jdtrace.perf.Sample;
 import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeContext;
 
 final class Tick implements AutoCloseable {
 
@@ -54,6 +60,8 @@ final class Tick implements AutoCloseable {
     private final Sample drainIdle = new Sample();
     private final SampleContext drainIdleContext;
     private final Thread watchdog;
+    /** Set while a firing runs (see Threads). */
+    private final AtomicBoolean firing = new AtomicBoolean();
     private volatile boolean running = true;
     /** The cpu-clock event (set once by ProfileSampler after open, before any sample can come). */
     volatile AutoCloseable event;
@@ -97,11 +105,21 @@ final class Tick implements AutoCloseable {
                 long next = cur + interval;
                 if (last.compareAndSet(cur, next)) {
                     drainIdle.time = next;
-                    probe.fire(drainIdleContext.profile(drainIdle));
+                    fire(drainIdleContext.profile(drainIdle));
                 }
                 continue;
             }
             if (last.compareAndSet(cur, time)) return true;
+        }
+    }
+
+    /** Fires the probe, after any firing of the other thread has ended (see Threads). */
+    void fire(ProbeContext context) {
+        while (!firing.compareAndSet(false, true)) Thread.onSpinWait();
+        try {
+            probe.fire(context);
+        } finally {
+            firing.set(false);
         }
     }
 
@@ -116,7 +134,7 @@ final class Tick implements AutoCloseable {
             long next = cur + interval;
             if (!last.compareAndSet(cur, next) || !running) continue;
             idle.time = next;
-            probe.fire(idleContext.profile(idle));
+            fire(idleContext.profile(idle));
         }
     }
 

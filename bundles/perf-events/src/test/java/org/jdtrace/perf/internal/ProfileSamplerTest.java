@@ -187,6 +187,52 @@ class ProfileSamplerTest {
         }
     }
 
+    /**
+     * The watchdog's firing and the draining thread's never run at once, as one CPU's ticks never
+     * do: a clause that calls exit() is the last to run (tick-2000usec printed twice without this).
+     */
+    @Test
+    void theWatchdogsFiringAndTheDrainsRunOneAfterTheOther() throws Exception {
+        List<long[]> spans = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger entered = new java.util.concurrent.atomic.AtomicInteger();
+        TickProbe probe = new TickProbe() {
+            @Override public void fire(ProbeContext ctx) {
+                entered.incrementAndGet();
+                long start = System.nanoTime();
+                try {
+                    Thread.sleep(150); // a long clause: the other thread's firing comes meanwhile
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                spans.add(new long[] {start, System.nanoTime()});
+                super.fire(ctx);
+            }
+        };
+        long interval = 20_000_000L;
+        SampleContext drain = new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi());
+        try (Tick t = new Tick(probe, interval, interval, 1, 0, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()),
+                new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()))) {
+            t.start();
+            while (entered.get() == 0) Thread.sleep(1);
+            Thread.sleep(20); // the watchdog is inside its firing now
+            org.jdtrace.perf.Sample s = new org.jdtrace.perf.Sample();
+            s.cpu = 1;
+            s.time = System.nanoTime();
+            t.fire(drain.profile(s)); // as the draining thread fires an admitted sample
+            Thread.sleep(200);
+        }
+        List<long[]> l;
+        synchronized (spans) {
+            l = new java.util.ArrayList<>(spans);
+        }
+        l.sort(java.util.Comparator.comparingLong(a -> a[0]));
+        assertTrue(l.size() >= 2, "both threads fired: " + l.size());
+        for (int i = 1; i < l.size(); i++) {
+            assertTrue(l.get(i)[0] >= l.get(i - 1)[1], "firing " + i + " began " + (l.get(i - 1)[1] - l.get(i)[0]) / 1_000_000
+                    + " ms before the one before it ended");
+        }
+    }
+
     @Test
     void aTickLongerThanTheKernelsLongestPeriodFiresOnceAnInterval() throws Exception {
         ProfileSampler sampler = new ProfileSampler(perf, new Comms(), new UserSymbols(), isa.abi());
