@@ -236,39 +236,51 @@ public final class DSessionImpl implements DSession {
     }
 
     /**
-     * dtrace_state_go's buffer checks, made before anything fires. Every ECB records at least its
-     * header, so an enabling needs a principal buffer: one set below 8 bytes (after aligning down
-     * to 8, as dtrace_state_buffer does) is ENOSPC, "Enabling exceeds size of buffer". So is an
-     * aggregation buffer that cannot hold one entry of the enabling's largest aggregation, and a
-     * dynamic variable space that cannot hold its largest dynamic variable (DTrace on Linux
-     * sizes those two as tables of aggsize / (largest key + largest value) and dynvarsize /
-     * (largest tuple + largest value) elements, and refuses a table of none). Under the fill policy the END enablings' records
-     * are reserved in the principal buffer (dts_reserve): a buffer smaller than that is E2BIG,
-     * "END enablings exceed size of principal buffer". A buffer of 8 bytes or more that one
-     * record does not fit is not refused: its firings are drops, as in DTrace (tst.smallring).
+     * dtrace_go's buffer checks, made before anything fires. The principal buffer must hold one
+     * record of the enabling's largest clause as DTrace on Linux sizes it (dt_work.c: bufsize at
+     * least a perf record's 8-byte header plus dt_maxreclen, else EDT_BUFTOOSMALL, "Enabling
+     * exceeds size of buffer"); dtrace(1M)'s own ERROR clause, which traces arg1 to arg5 to
+     * report a fault, is always among the clauses, so no bufsize below 8 + that record runs
+     * (-b59 is refused, -b64 runs). So is an aggregation buffer that cannot hold one entry of the
+     * enabling's largest aggregation, and a dynamic variable space that cannot hold its largest
+     * dynamic variable (DTrace on Linux sizes those two as tables of aggsize / (largest key +
+     * largest value) and dynvarsize / (largest tuple + largest value) elements, and refuses a
+     * table of none). Under the fill policy the END enablings' records are reserved in the
+     * principal buffer (dts_reserve): a buffer smaller than that is E2BIG, "END enablings exceed
+     * size of principal buffer". Records are sized by jdtrace's own accounting (RecordSize), as
+     * the buffers bound them at run time; a buffer that holds the largest record but not all
+     * of one switch interval's drops the rest.
      */
     private void checkBufferSizes() throws DTraceException {
         if (epidBodies.isEmpty()) return;
         var o = state.options;
-        long bufsize = o.get("bufsize") & ~7L;
         long aggsize = o.get("aggsize") & ~7L;
         long endReserve = 0;
         long aggEntry = 0;
+        long largest = DEFAULT_ERROR_RECORD;
         for (var e : epidBodies.entrySet()) {
             DState.BufferNeeds n = state.needs(e.getValue());
             if (n == null) continue;
             aggEntry = Math.max(aggEntry, n.aggregationEntry().applyAsLong(o));
+            long record = n.record().applyAsLong(o);
+            largest = Math.max(largest, record);
             Probe p = probes.get(e.getKey());
-            if (p != null && p.provider().equals("dtrace") && p.name().equals("END")) endReserve += n.record().applyAsLong(o);
+            if (p != null && p.provider().equals("dtrace") && p.name().equals("END")) endReserve += record;
         }
         state.endReserve = endReserve;
-        if (bufsize < 8 || aggsize < aggEntry || o.get("dynvarsize") < state.largestDynamicVariable()) {
+        if (o.get("bufsize") < PERF_RECORD_HEADER + largest || aggsize < aggEntry
+                || o.get("dynvarsize") < state.largestDynamicVariable()) {
             throw new DTraceException("Enabling exceeds size of buffer");
         }
-        if (o.fill() && endReserve > bufsize) {
+        if (o.fill() && endReserve > (o.get("bufsize") & ~7L)) {
             throw new DTraceException("END enablings exceed size of principal buffer");
         }
     }
+
+    /** The header of the perf record each principal-buffer record travels in on DTrace on Linux. */
+    private static final long PERF_RECORD_HEADER = 8;
+    /** dtrace(1M)'s default ERROR clause's record: trace(arg1) ... trace(arg5) (dt_handle.c). */
+    private static final long DEFAULT_ERROR_RECORD = Record.HEADER + 5 * 8;
 
     @Override
     public void drain() {

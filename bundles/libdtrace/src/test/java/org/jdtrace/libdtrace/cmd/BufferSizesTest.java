@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 /**
- * dtrace_state_go's buffer checks through the real command: a principal buffer set below 8
- * bytes, an aggregation buffer or a dynamic variable space that cannot hold one element of the
+ * dtrace_go's buffer checks through the real command: a principal buffer that cannot hold the
+ * largest record (dtrace(1M)'s own ERROR clause's at least), an aggregation buffer or a dynamic variable space that cannot hold one element of the
  * largest kind the enabling makes, and a fill buffer smaller than its END enablings'
  * reserve, refuse to start with DTrace's words and exit 1; sizes that only drop records run.
  */
@@ -16,13 +16,18 @@ class BufferSizesTest {
     private static final String MATCHED = "dtrace: description 'BEGIN ' matched 1 probe\n";
 
     @Test
-    void aPrincipalBufferBelowEightBytesIsRefused() {
+    void aPrincipalBufferThatCannotHoldTheLargestRecordIsRefused() {
         try (RealCommand d = new RealCommand()) {
             assertEquals(1, d.run("-x", "bufsize=0", "-n", "BEGIN { exit(0); }"), d.err());
             assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
-            // aligned down to 8 first: 15 is 8, enough for dtrace_state_go
-            assertEquals(1, d.run("-b", "7", "-n", "BEGIN { exit(0); }"), d.err());
-            assertEquals(0, d.run("-q", "-b", "15", "-n", "BEGIN { exit(0); }"), d.err());
+            // dtrace(1M)'s ERROR clause is the largest here: 8 + 12 + 5 * 8 bytes
+            assertEquals(1, d.run("-b", "59", "-n", "BEGIN { exit(0); }"), d.err());
+            assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
+            assertEquals(0, d.run("-q", "-b", "60", "-n", "BEGIN { exit(0); }"), d.err());
+            // a clause's larger record: 8 + 12 + a 256-byte string and its NUL + exit()'s 4
+            assertEquals(1, d.run("-b", "280", "-x", "strsize=256", "-n", "BEGIN { trace(execname); exit(0); }"), d.err());
+            assertEquals(MATCHED + "dtrace: could not enable tracing: Enabling exceeds size of buffer\n", d.err());
+            assertEquals(0, d.run("-q", "-b", "281", "-x", "strsize=256", "-n", "BEGIN { trace(execname); exit(0); }"), d.err());
         }
     }
 
@@ -57,15 +62,15 @@ class BufferSizesTest {
 
     @Test
     void aFillBufferMustHoldTheEndEnablingsRecords() {
-        String end = "BEGIN { exit(0); } END { trace(execname); }";
+        String end = "BEGIN { exit(0); } END { trace(execname); } END { trace(execname); } END { trace(execname); }";
         try (RealCommand d = new RealCommand()) {
-            // END's record: its header and a 64-byte string with its NUL, more than 32 bytes
-            assertEquals(1, d.run("-x", "bufpolicy=fill", "-x", "bufsize=32", "-x", "strsize=64", "-n", end), d.err());
-            assertEquals("dtrace: description 'BEGIN ' matched 2 probes\n"
+            // three END records of 12 + 65 bytes: 231, more than 128 (which holds one)
+            assertEquals(1, d.run("-x", "bufpolicy=fill", "-x", "bufsize=128", "-x", "strsize=64", "-n", end), d.err());
+            assertEquals("dtrace: description 'BEGIN ' matched 4 probes\n"
                     + "dtrace: could not enable tracing: END enablings exceed size of principal buffer\n", d.err());
-            // the switch policy reserves nothing: END's record is a drop there
-            assertEquals(0, d.run("-q", "-x", "bufsize=32", "-x", "strsize=64", "-n", end), d.err());
-            assertEquals(0, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=128", "-x", "strsize=64", "-n", end),
+            // the switch policy reserves nothing: what does not fit of END's records is a drop there
+            assertEquals(0, d.run("-q", "-x", "bufsize=128", "-x", "strsize=64", "-n", end), d.err());
+            assertEquals(0, d.run("-q", "-x", "bufpolicy=fill", "-x", "bufsize=256", "-x", "strsize=64", "-n", end),
                     d.err());
         }
     }
