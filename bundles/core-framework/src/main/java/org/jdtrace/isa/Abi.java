@@ -21,6 +21,16 @@ public interface Abi {
     /** uregs[n] by DTrace register number. */
     long ureg(RegisterFile regs, int number) throws IsaException;
 
+    /**
+     * uregs[n] of the calling thread itself, read now: the registers of a probe that fires in the
+     * thread that runs its clauses (ProbeContext.firesInCallingThread), as DTrace on Linux's
+     * BEGIN, a uprobe in dtrace's own process, gives dtrace's. A register the read cannot see
+     * reads 0. Allocates at most once a thread.
+     */
+    default long callingThreadUreg(int number) throws IsaException {
+        throw new IsaException("the calling thread's registers cannot be read", 0);
+    }
+
     /** Every DTrace register name this ISA has, indexed by number (for the D compiler's inlines). */
     java.util.Map<String, Integer> uregNames();
 

@@ -33,6 +33,17 @@ public interface ProbeContext {
         throw new FaultException(FaultException.Kind.ILLOP, 0);
     }
 
+    /**
+     * True when the probe fires in the very thread that runs its clauses, as the JVM-side probes
+     * do (dtrace:::BEGIN in dtrace's own process): uregs[] are then that thread's own registers,
+     * read at the time through the ISA (Abi.callingThreadUreg), as DTrace on Linux's BEGIN uprobe
+     * gives dtrace's. False (the default) where the registers are another thread's (a stopped
+     * traced process, a sample): uregs() gives them.
+     */
+    default boolean firesInCallingThread() {
+        return false;
+    }
+
     /** Copies {@code len} bytes from the user address space (copyin). */
     default byte[] copyin(long addr, int len) throws FaultException {
         throw new FaultException(FaultException.Kind.BADADDR, addr);

@@ -13,8 +13,9 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 /**
  * The D compiler as a DS component: each session gets its own state and compiles D source with
  * {@link DCompiler} (front end, lowering to Ir, bytecode generation). The ISA service, when one is
- * present, supplies the register names of uregs[] (R_RAX...), as DTrace's per-ISA regs.d does; a
- * session keeps the names it was created with.
+ * present, supplies the register names of uregs[] (R_RAX...), as DTrace's per-ISA regs.d does, and
+ * reads the calling thread's registers for uregs[] at the probes that fire in it; a session keeps
+ * the ISA it was created with.
  */
 @Component(service = DSessionFactory.class)
 public final class DSessionFactoryImpl implements DSessionFactory {
@@ -27,6 +28,6 @@ public final class DSessionFactoryImpl implements DSessionFactory {
     public DSession create() {
         Isa current = isa;
         Map<String, Integer> registers = current == null ? Map.of() : current.abi().uregNames();
-        return new DSessionImpl(new DCompiler(registers));
+        return new DSessionImpl(new DCompiler(registers), current == null ? null : current.abi());
     }
 }

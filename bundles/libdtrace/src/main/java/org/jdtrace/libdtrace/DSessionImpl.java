@@ -67,7 +67,13 @@ public final class DSessionImpl implements DSession {
     private volatile org.jdtrace.engine.ProbeArgs probeArgs;
 
     public DSessionImpl(FrontEnd frontEnd) {
+        this(frontEnd, null);
+    }
+
+    /** {@code abi}: the ISA's, for uregs[] of probes that fire in the calling thread (null: none). */
+    public DSessionImpl(FrontEnd frontEnd, org.jdtrace.isa.Abi abi) {
         this.frontEnd = frontEnd;
+        state.abi = abi;
     }
 
     /** The state generated clauses run against (lowering needs its slots and aggregations). */

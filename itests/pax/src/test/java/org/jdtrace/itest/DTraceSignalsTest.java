@@ -146,6 +146,33 @@ public class DTraceSignalsTest {
         assertEquals(Files.readString(err), 0, dt.exitValue());
     }
 
+    /**
+     * uregs[] at BEGIN are the registers of dtrace's own thread that fires it, as DTrace on Linux
+     * gives dtrace's at its BEGIN uprobe: the pc in an executable mapping of the dtrace process,
+     * the stack pointer in a writable one (its /proc maps, read while it runs).
+     */
+    @Test
+    public void uregsAtBeginAreTheRegistersOfDtracesOwnThread() throws Exception {
+        Path out = tmp(), err = tmp();
+        Process dt = dtrace(out, err, "-q", "-n", "BEGIN { printf(\"%x %x %x\\n\", uregs[R_PC], uregs[R_SP], uregs[R_FP]); }"
+                + " tick-1s { exit(0); } ERROR { exit(1); }");
+        awaitText(out, err, "\n");
+        String[] f = Files.readString(out).strip().split(" ");
+        long pc = Long.parseUnsignedLong(f[0], 16), sp = Long.parseUnsignedLong(f[1], 16);
+        List<String> maps = Files.readAllLines(Path.of("/proc/" + dt.pid() + "/maps"));
+        assertTrue("R_PC " + f[0] + " in an executable mapping of dtrace: " + maps, maps.stream().anyMatch(m -> within(m, pc, 'x')));
+        assertTrue("R_SP " + f[1] + " in a writable mapping of dtrace", maps.stream().anyMatch(m -> within(m, sp, 'w')));
+        assertTrue(dt.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(Files.readString(err), 0, dt.exitValue());
+    }
+
+    private static boolean within(String mapsLine, long address, char permission) {
+        String[] f = mapsLine.split("\\s+");
+        String[] range = f[0].split("-");
+        long lo = Long.parseUnsignedLong(range[0], 16), hi = Long.parseUnsignedLong(range[1], 16);
+        return Long.compareUnsigned(address, lo) >= 0 && Long.compareUnsigned(address, hi) < 0 && f[1].indexOf(permission) >= 0;
+    }
+
     @Test
     public void sigtermEndsAGrabbedTraceAndTheProcessRunsOnUntouched() throws Exception {
         grabbedTargetOutlives("TERM");

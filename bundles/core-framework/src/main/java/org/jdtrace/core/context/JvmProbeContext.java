@@ -147,4 +147,10 @@ public final class JvmProbeContext implements ProbeContext {
     public int cpu() {
         return pinnedCpu >= 0 ? pinnedCpu : NativeThreads.cpu();
     }
+
+    /** A JVM-side probe fires in the calling Java thread: uregs[] are its registers. */
+    @Override
+    public boolean firesInCallingThread() {
+        return true;
+    }
 }

@@ -64,6 +64,11 @@ public final class ErrorContext implements ProbeContext {
     }
 
     @Override
+    public boolean firesInCallingThread() {
+        return faulting.firesInCallingThread();
+    }
+
+    @Override
     public byte[] copyin(long addr, int len) throws FaultException {
         return faulting.copyin(addr, len);
     }

@@ -479,7 +479,21 @@ public final class Subr {
         return tick > 0 ? sym.substring(0, tick) : sym;
     }
 
-    public static long uregs(ProbeContext ctx, long reg) { return ctx.uregs((int) reg); }
+    /**
+     * uregs[reg]: the firing's user registers; for a probe that fires in the calling thread
+     * (dtrace:::BEGIN...), that thread's own, read now through the ISA. No ISA, or a read that
+     * fails, is an illegal operation, as a probe without user registers.
+     */
+    public static long uregs(DState st, ProbeContext ctx, long reg) {
+        org.jdtrace.isa.Abi abi = st.abi;
+        if (!ctx.firesInCallingThread()) return ctx.uregs((int) reg);
+        if (abi == null) throw new FaultException(FaultException.Kind.ILLOP, 0);
+        try {
+            return abi.callingThreadUreg((int) reg);
+        } catch (org.jdtrace.isa.IsaException e) {
+            throw new FaultException(FaultException.Kind.ILLOP, 0);
+        }
+    }
 
     public static long ucaller(ProbeContext ctx) { return ctx.ucaller(); }
 

@@ -405,6 +405,12 @@ public final class DState {
     public volatile long endReserve;
 
     /**
+     * The ISA's ABI the session was made with (null without an ISA): uregs[] of a probe that
+     * fires in the calling thread read that thread's registers through it (Subr.uregs).
+     */
+    public volatile org.jdtrace.isa.Abi abi;
+
+    /**
      * A fill buffer is full: tracing stops as after exit(0) (dtrace(1M) ends on
      * DTRACE_STATUS_FILLED), an exit() already made keeping its status.
      */

@@ -27,6 +27,8 @@ import org.jdtrace.isa.SdtArgument;
  * registers (R_EAX = R_RAX ... R_EIP = R_RIP, R_EFL = R_RFL, R_ESP = R_RSP), and R_PC, R_FP, R_SP,
  * R_PS, R_R0, R_R1 alias R_EIP, R_EBP, R_ESP, R_EFL, R_EAX, R_EBX. Numbers past 25 are out of
  * bounds (the D compiler refuses a constant one past the largest number uregNames() gives).
+ * callingThreadUreg reads the same numbering from the calling thread's own registers
+ * (ThreadContext: getcontext(3)), for probes that fire in the thread that runs their clauses.
  *
  * System calls (the syscall provider): the number is orig_rax at a syscall stop, the arguments
  * rdi rsi rdx r10 r8 r9, the result rax (a negative errno on failure); names from Amd64Syscalls.
@@ -46,6 +48,8 @@ final class Amd64Abi implements Abi {
     };
 
     private static final Map<String, Integer> NAMES;
+
+    private final ThreadContext threadContext = new ThreadContext();
 
     static {
         Map<String, Integer> m = new LinkedHashMap<>();
@@ -101,6 +105,12 @@ final class Amd64Abi implements Abi {
         }
         int slot = SLOT_OF_UREG[number];
         return slot < 0 ? 0 : regs.raw()[slot];
+    }
+
+    /** The calling thread's registers (getcontext); see ThreadContext. */
+    @Override
+    public long callingThreadUreg(int number) throws IsaException {
+        return ureg(threadContext.read(), number);
     }
 
     @Override

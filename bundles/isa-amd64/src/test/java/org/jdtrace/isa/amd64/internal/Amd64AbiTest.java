@@ -228,4 +228,39 @@ class Amd64AbiTest {
         assertEquals(257, abi.syscallNumber(r));
         assertEquals(-2, abi.syscallReturn(r));
     }
+
+    /**
+     * The calling thread's registers (getcontext): the pc in an executable mapping of this
+     * process, the stack and frame pointers in a writable one, as /proc/self/maps gives them;
+     * two reads on the same thread a few frames apart keep the stack pointer within a page or so.
+     */
+    @Test
+    void theCallingThreadsRegistersAreItsOwn() throws Exception {
+        long pc = abi.callingThreadUreg(abi.uregNumber("R_PC"));
+        long sp = abi.callingThreadUreg(abi.uregNumber("R_SP"));
+        List<String> maps = java.nio.file.Files.readAllLines(Path.of("/proc/self/maps"));
+        assertTrue(maps.stream().anyMatch(m -> within(m, pc, 'x')), "pc " + Long.toHexString(pc) + " executable");
+        assertTrue(maps.stream().anyMatch(m -> within(m, sp, 'w')), "sp " + Long.toHexString(sp) + " writable");
+        long[] other = new long[1];
+        Thread t = new Thread(() -> {
+            try {
+                other[0] = abi.callingThreadUreg(abi.uregNumber("R_SP"));
+            } catch (IsaException e) {
+                throw new AssertionError(e);
+            }
+        });
+        t.start();
+        t.join();
+        assertTrue(Math.abs(other[0] - sp) > 64 * 1024, "another thread's stack is elsewhere: "
+                + Long.toHexString(other[0]) + " vs " + Long.toHexString(sp));
+        long again = abi.callingThreadUreg(abi.uregNumber("R_SP"));
+        assertTrue(Math.abs(again - sp) < 8192, "the same thread's stack: " + Long.toHexString(again) + " vs " + Long.toHexString(sp));
+    }
+
+    private static boolean within(String mapsLine, long address, char permission) {
+        String[] f = mapsLine.split("\\s+");
+        String[] range = f[0].split("-");
+        long lo = Long.parseUnsignedLong(range[0], 16), hi = Long.parseUnsignedLong(range[1], 16);
+        return Long.compareUnsigned(address, lo) >= 0 && Long.compareUnsigned(address, hi) < 0 && f[1].indexOf(permission) >= 0;
+    }
 }
