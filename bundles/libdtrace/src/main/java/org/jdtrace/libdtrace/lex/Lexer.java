@@ -114,6 +114,15 @@ public final class Lexer {
         };
     }
 
+    /** True when nothing but blanks (no comment, no control line) follows {@code offset} to the end. */
+    public boolean onlyBlanksAfter(int offset) {
+        for (int i = offset; i < src.length(); i++) {
+            char c = src.charAt(i);
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x0b) return false;
+        }
+        return true;
+    }
+
     public Token next(Mode mode) throws DTraceException {
         skipBlanks();
         if (pos >= src.length()) {

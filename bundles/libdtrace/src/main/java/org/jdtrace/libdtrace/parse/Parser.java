@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Set;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.BuiltinTypes;
+import org.jdtrace.libdtrace.ast.BuiltinVariable;
 import org.jdtrace.libdtrace.ast.Clause;
 import org.jdtrace.libdtrace.ast.Decl;
 import org.jdtrace.libdtrace.ast.Expr;
@@ -76,6 +77,14 @@ public final class Parser {
     private final Lexer lexer;
     private Lexer.Mode mode = Lexer.Mode.TOP;
     private Token tok;
+    /** The mode tok was lexed in, and the two tokens before it with prev's mode (endOfInput()). */
+    private Lexer.Mode tokMode = Lexer.Mode.TOP, prevMode;
+    private Token prev, prev2;
+    /**
+     * Identifiers dtrace's lexer has interned as such so far (pcb_idents): one followed by =, [,
+     * ;, ++ or --, which its peek takes for a variable being made (see endOfInput()).
+     */
+    private final Set<String> interned = new HashSet<>();
     private boolean inPredicate;
     /** Control lines met inside clause bodies; they join the program after the clause. */
     private final List<Pragma> innerPragmas = new ArrayList<>();
@@ -127,7 +136,37 @@ public final class Parser {
     // ---- token plumbing ----------------------------------------------------------------------
 
     private void advance() throws DTraceException {
+        prev2 = prev;
+        prev = tok;
+        prevMode = tokMode;
         tok = lexer.next(mode);
+        tokMode = mode;
+        if (prev != null && prev.is(TokenKind.IDENT) && (tok.is(TokenKind.ASSIGN) || tok.is(TokenKind.LBRAC)
+                || tok.is(TokenKind.SEMI) || tok.is(TokenKind.INC) || tok.is(TokenKind.DEC))) {
+            interned.add(prev.text());
+        }
+    }
+
+    /**
+     * dtrace's lexer, meeting an identifier inside an expression or declaration that is no known
+     * variable (id_or_type), peeks at the next character to tell a variable being made from a
+     * type name; at the end of the input that peek puts back a NUL, which the lexer then reports
+     * itself: "syntax error near end-of-input", where the parser's own wording at the end is
+     * "near end of input". True when the token before the end is such an identifier: lexed in
+     * an expression, not a member name (after -> or .), not a tag (after struct, union or enum),
+     * not a built-in variable nor one interned before, and followed by nothing but blanks.
+     */
+    private boolean endOfInputAfterPeek() {
+        if (!tok.is(TokenKind.EOF) || prev == null || !prev.is(TokenKind.IDENT) || prevMode != Lexer.Mode.EXPR) {
+            return false;
+        }
+        String name = prev.text();
+        if (RESERVED.contains(name) || interned.contains(name) || BuiltinVariable.byName(name) != null) return false;
+        if (prev2 != null && (prev2.is(TokenKind.ARROW) || prev2.is(TokenKind.DOT) || prev2.isWord("struct")
+                || prev2.isWord("union") || prev2.isWord("enum"))) {
+            return false;
+        }
+        return lexer.onlyBlanksAfter(prev.offset() + prev.text().length());
     }
 
     private Token expect(TokenKind k) throws DTraceException {
@@ -140,6 +179,9 @@ public final class Parser {
     }
 
     private DTraceException syntaxError() {
+        if (endOfInputAfterPeek()) {
+            return new DTraceException("syntax error near end-of-input", "D_SYNTAX", tok.line());
+        }
         if (inPredicate && tok.is(TokenKind.SLASH)) {
             try {
                 endsPredicate(); // a '/' closing the predicate too early has its own wording

@@ -87,6 +87,16 @@ class ParserTest {
         "BEGIN~{~^i = 0;~^i+-;~} | 4 | syntax error near \";\"",
         "BEGIN~{~^x = 1 + 2 -= 3;~} | 3 | syntax error near \"-=\"",
         "BEGIN~{~^trace(1); | 3 | syntax error near end of input",
+        // an unknown identifier last: dtrace's lexer peeks past it for '=' or '[', meets the end
+        // and puts back a NUL, which it reports itself
+        "BEGIN~{~^x = y~ | 4 | syntax error near end-of-input",
+        "int*x | 1 | syntax error near end-of-input",
+        // a built-in variable, an identifier interned by an earlier 'y =', a member: no peek
+        "BEGIN~{~^x = pid~ | 4 | syntax error near end of input",
+        "BEGIN~{~^y = 1;~^x = y~ | 5 | syntax error near end of input",
+        "BEGIN~{~^x = y->z | 3 | syntax error near end of input",
+        // a comment after it stops the peek before the end
+        "BEGIN~{~^x = y /* */ | 3 | syntax error near end of input",
         // dtrace's lexer has read past the blanks after the '/' to the '{' when it reports these
         "BEGIN~/rand(/~{~} | 3 | closing ) expected in predicate before /",
         "BEGIN~/x[1/~{~} | 3 | closing ] expected in predicate before /",
