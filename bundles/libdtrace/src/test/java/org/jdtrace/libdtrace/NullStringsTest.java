@@ -65,4 +65,17 @@ class NullStringsTest {
                 + "printf(\"%d %d %d %d %d %d %d %d %d\\n\", n == NULL, n == m, n == e, n < e, e > n, n <= e, n >= e, n < s, n != s); }\n");
         assertEquals("1 1 0 1 1 1 0 1 1\n\n", r.end());
     }
+
+    /**
+     * NULL is libdtrace's hard-wired "inline long NULL = 0": where it is used, the integer
+     * constant 0 (4 bytes; printf's %u takes it), a null pointer constant beside a pointer or a
+     * string (compared, assigned, the other arm of ?:). A variable first assigned NULL is an int.
+     */
+    @Test
+    void nullIsTheIntegerConstantZeroAndANullPointerConstant() throws Exception {
+        DRun r = run("BEGIN { p = (char *) alloca(1); printf(\"%d %u %d %d\\n\", sizeof(NULL), NULL, p == NULL, (p ? p : NULL) == p);\n"
+                + " s = \"x\"; s = NULL; printf(\"%d\\n\", s == NULL); q = (int *) NULL; printf(\"%d\\n\", q == 0);\n"
+                + " n = NULL; n++; printf(\"%d %d\\n\", n, sizeof(n)); }\n");
+        assertEquals("4 0 0 1\n1\n1\n1 4\n\n", r.end(), r.err());
+    }
 }

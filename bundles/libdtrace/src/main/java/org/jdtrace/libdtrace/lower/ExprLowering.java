@@ -132,9 +132,9 @@ final class ExprLowering {
         return x;
     }
 
-    /** NULL, or another pointer constant 0. */
+    /** A null pointer constant: NULL, or another integer or pointer constant 0 (see Checker.isNull). */
     private static boolean isNull(Expr e) {
-        return e.type != null && e.type.isPointer() && Long.valueOf(0).equals(ConstFold.value(e));
+        return e.type != null && (e.type.isPointer() || e.type.isInteger()) && Long.valueOf(0).equals(ConstFold.value(e));
     }
 
     /** The expression as a 64-bit integer. */

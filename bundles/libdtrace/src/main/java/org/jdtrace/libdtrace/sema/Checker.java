@@ -61,7 +61,9 @@ final class Checker {
 
     Checker(Script script, java.util.Map<String, Integer> registers) {
         this.script = script;
-        constants.put("NULL", new Constant("NULL", new DType.Ptr(DType.VOID), 0));
+        // libdtrace's hard-wired "inline long NULL = 0": the integer constant 0 where it is used
+        // (sizeof(NULL) is 4, printf("%u", NULL) takes it), a null pointer constant beside pointers and strings
+        constants.put("NULL", new Constant("NULL", DType.INT, 0));
         String[] faults = {"UNKNOWN", "BADADDR", "BADALIGN", "ILLOP", "DIVZERO", "NOSCRATCH", "KPRIV", "UPRIV",
             "TUPOFLOW", "BADSTACK", "BADSIZE", "BADINDEX"};
         for (int i = 0; i < faults.length; i++) {
@@ -236,7 +238,7 @@ final class Checker {
                     return;
                 }
                 DType vt = type(d.init());
-                if (!assignable(t, vt)) throw inlineIncompatible(d, t, vt);
+                if (!assignable(t, vt) && !((t.isString() || t.isPointer()) && isNull(d.init()))) throw inlineIncompatible(d, t, vt);
                 Long v = ConstFold.value(d.init());
                 if (v == null) {
                     // not a constant: each use stands for the expression (probename, pid != 0, a struct...)
@@ -1220,6 +1222,9 @@ final class Checker {
         if ((a.isString() || a.isCharArrayOrPointer()) && (b.isString() || b.isCharArrayOrPointer())) {
             return DType.STRING;
         }
+        // a pointer or a string beside a null pointer constant (p ? p : NULL)
+        if ((a.isPointer() || a.isString()) && isNull(t.otherwise)) return a;
+        if ((b.isPointer() || b.isString()) && isNull(t.then)) return b;
         throw new DTraceException("operator ?: operands must have compatible types", "D_OP_INCOMPAT", t.line);
     }
 
@@ -1284,21 +1289,21 @@ final class Checker {
                             "D_IDENT_BADREF", id.line);
                 }
                 id.symbol = var;
-                DType t = store(target, var.type, v, a.line);
+                DType t = store(target, a.value, var.type, v, a.line);
                 allocaStore(var, id.name, a);
                 return t;
             }
             case Expr.SelfVar s -> {
                 Variable var = tls.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.THREAD_LOCAL, tls.size(), s.line, v));
                 s.var = var;
-                DType t = store(target, var.type, v, a.line);
+                DType t = store(target, a.value, var.type, v, a.line);
                 allocaStore(var, "self->" + s.name, a);
                 return t;
             }
             case Expr.ThisVar s -> {
                 Variable var = locals.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.CLAUSE_LOCAL, locals.size(), s.line, v));
                 s.var = var;
-                DType t = store(target, var.type, v, a.line);
+                DType t = store(target, a.value, var.type, v, a.line);
                 allocaStore(var, "this->" + s.name, a);
                 return t;
             }
@@ -1323,7 +1328,7 @@ final class Checker {
                 }
                 DType et = index(x, true);
                 x.type = et;
-                return store(target, et, v, a.line);
+                return store(target, a.value, et, v, a.line);
             }
             default -> {
                 DType t = type(target);
@@ -1331,7 +1336,7 @@ final class Checker {
                         && !(target instanceof Expr.Member)) {
                     throw new DTraceException("operator = requires modifiable lvalue as an operand", "D_OP_LVAL", a.line);
                 }
-                return store(target, t, v, a.line);
+                return store(target, a.value, t, v, a.line);
             }
         }
     }
@@ -1364,7 +1369,7 @@ final class Checker {
         } finally {
             inlineScope.clear();
         }
-        if (!assignable(t, vt)) throw inlineIncompatible(d, t, vt);
+        if (!assignable(t, vt) && !((t.isString() || t.isPointer()) && isNull(d.init()))) throw inlineIncompatible(d, t, vt);
         v.inlineBody = d.init();
         globals.put(d.name(), v);
     }
@@ -1454,20 +1459,23 @@ final class Checker {
         return var;
     }
 
-    private DType store(Expr target, DType t, DType v, int line) throws DTraceException {
+    private DType store(Expr target, Expr value, DType t, DType v, int line) throws DTraceException {
         target.type = t;
         if (t instanceof DType.Array) {
             throw new DTraceException("operator = may not be applied to operand of type \"" + t.name() + "\"", "D_OP_ARRFUN", line);
         }
-        if (!assignable(t, v)) {
+        if (!assignable(t, v) && !((t.isString() || t.isPointer()) && isNull(value))) {
             throw incompatible(t, "=", v, line);
         }
         return t;
     }
 
-    /** NULL (or another pointer constant 0), which a string may be compared with or set to. */
+    /**
+     * A null pointer constant: NULL or another integer (or pointer) constant 0, which a pointer
+     * or a string may be compared with or set to (dt_node_is_ptrcompat's zero DT_NODE_INT).
+     */
     private static boolean isNull(Expr e) {
-        return e.type != null && e.type.isPointer() && Long.valueOf(0).equals(ConstFold.value(e));
+        return e.type != null && (e.type.isPointer() || e.type.isInteger()) && Long.valueOf(0).equals(ConstFold.value(e));
     }
 
     private static boolean assignable(DType to, DType from) {
