@@ -253,7 +253,7 @@ public final class DSessionImpl implements DSession {
      * largest value) and dynvarsize / (largest tuple + largest value) elements, and refuses a
      * table of none). Under the fill policy the END enablings' records are reserved in the
      * principal buffer (dts_reserve): a buffer smaller than that is E2BIG, "END enablings exceed
-     * size of principal buffer". Records are sized by jdtrace's own accounting (RecordSize), as
+     * size of principal buffer", checked before the rest. Records are sized by jdtrace's own accounting (RecordSize), as
      * the buffers bound them at run time; a buffer that holds the largest record but not all
      * of one switch interval's drops the rest.
      */
@@ -274,12 +274,13 @@ public final class DSessionImpl implements DSession {
             if (p != null && p.provider().equals("dtrace") && p.name().equals("END")) endReserve += record;
         }
         state.endReserve = endReserve;
+        if (o.fill() && endReserve > (o.get("bufsize") & ~7L)) {
+            // first, as dtrace_state_go reserves END's records before it sizes the buffers
+            throw new DTraceException("END enablings exceed size of principal buffer");
+        }
         if (o.get("bufsize") < PERF_RECORD_HEADER + largest || aggsize < aggEntry
                 || o.get("dynvarsize") < state.largestDynamicVariable()) {
             throw new DTraceException("Enabling exceeds size of buffer");
-        }
-        if (o.fill() && endReserve > (o.get("bufsize") & ~7L)) {
-            throw new DTraceException("END enablings exceed size of principal buffer");
         }
     }
 

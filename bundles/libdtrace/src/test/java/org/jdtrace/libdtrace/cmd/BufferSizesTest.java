@@ -64,6 +64,11 @@ class BufferSizesTest {
     void aFillBufferMustHoldTheEndEnablingsRecords() {
         String end = "BEGIN { exit(0); } END { trace(execname); } END { trace(execname); } END { trace(execname); }";
         try (RealCommand d = new RealCommand()) {
+            // END's record (12 + 65 bytes) is more than 32: the END check comes first
+            assertEquals(1, d.run("-x", "bufpolicy=fill", "-x", "bufsize=32", "-x", "strsize=64", "-n",
+                    "BEGIN { exit(0); } END { trace(execname); }"), d.err());
+            assertEquals("dtrace: description 'BEGIN ' matched 2 probes\n"
+                    + "dtrace: could not enable tracing: END enablings exceed size of principal buffer\n", d.err());
             // three END records of 12 + 65 bytes: 231, more than 128 (which holds one)
             assertEquals(1, d.run("-x", "bufpolicy=fill", "-x", "bufsize=128", "-x", "strsize=64", "-n", end), d.err());
             assertEquals("dtrace: description 'BEGIN ' matched 4 probes\n"
