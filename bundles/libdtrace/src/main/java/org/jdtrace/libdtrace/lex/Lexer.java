@@ -123,6 +123,26 @@ public final class Lexer {
         return true;
     }
 
+    /**
+     * The text dtrace's yytext holds after its lexer's peek past the identifier at {@code offset}
+     * ({@code length} characters), cut at a newline: the identifier, then each blank the peek
+     * read put back as a space, or as a newline for each newline it crossed (those nearest the
+     * next character), then that character and the rest of its line.
+     */
+    public String afterPeek(int offset, int length) {
+        int i = offset + length, inputs = 0, linefeeds = 0;
+        while (i < src.length() && " \t\n\r\f\u000b".indexOf(src.charAt(i)) >= 0) {
+            if (src.charAt(i) == '\n') linefeeds++;
+            inputs++;
+            i++;
+        }
+        StringBuilder b = new StringBuilder(src.substring(offset, offset + length));
+        b.append(" ".repeat(inputs - linefeeds));
+        if (linefeeds > 0) return b.toString();
+        int eol = src.indexOf('\n', i);
+        return b.append(src, i, eol < 0 ? src.length() : eol).toString();
+    }
+
     public Token next(Mode mode) throws DTraceException {
         skipBlanks();
         if (pos >= src.length()) {

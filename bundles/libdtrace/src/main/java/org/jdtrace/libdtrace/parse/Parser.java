@@ -149,24 +149,46 @@ public final class Parser {
 
     /**
      * dtrace's lexer, meeting an identifier inside an expression or declaration that is no known
-     * variable (id_or_type), peeks at the next character to tell a variable being made from a
-     * type name; at the end of the input that peek puts back a NUL, which the lexer then reports
-     * itself: "syntax error near end-of-input", where the parser's own wording at the end is
-     * "near end of input". True when the token before the end is such an identifier: lexed in
-     * an expression, not a member name (after -> or .), not a tag (after struct, union or enum),
-     * not a built-in variable nor one interned before, and followed by nothing but blanks.
+     * variable (id_or_type), peeks past it, over blanks, to the next character, to tell a
+     * variable being made from a type name, and puts back what it read. Two of its messages show
+     * that peek (see endOfInput() and nearText()). True when {@code t} is such an identifier:
+     * lexed in an expression ({@code mode}), not a member name (after -> or .), not a tag (after
+     * struct, union or enum: {@code before}), none of dtrace's globals (a built-in variable, a
+     * subroutine or action, a D library constant: signal.d's, errno.d's, regs.d's and the
+     * DTRACEFLT_ ones, all in capitals) nor one interned before (a declared variable is: its
+     * declaration's ';', '=' or '[' interned it).
      */
-    private boolean endOfInputAfterPeek() {
-        if (!tok.is(TokenKind.EOF) || prev == null || !prev.is(TokenKind.IDENT) || prevMode != Lexer.Mode.EXPR) {
+    private boolean peekedAfter(Token t, Token before, Lexer.Mode m) {
+        if (t == null || !t.is(TokenKind.IDENT) || m != Lexer.Mode.EXPR) return false;
+        String name = t.text();
+        if (RESERVED.contains(name) || interned.contains(name) || BuiltinVariable.byName(name) != null
+                || org.jdtrace.libdtrace.ast.DFunction.byName(name) != null || name.matches("[A-Z][A-Z0-9_]*")) {
             return false;
         }
-        String name = prev.text();
-        if (RESERVED.contains(name) || interned.contains(name) || BuiltinVariable.byName(name) != null) return false;
-        if (prev2 != null && (prev2.is(TokenKind.ARROW) || prev2.is(TokenKind.DOT) || prev2.isWord("struct")
-                || prev2.isWord("union") || prev2.isWord("enum"))) {
-            return false;
-        }
-        return lexer.onlyBlanksAfter(prev.offset() + prev.text().length());
+        return before == null || !(before.is(TokenKind.ARROW) || before.is(TokenKind.DOT) || before.isWord("struct")
+                || before.isWord("union") || before.isWord("enum"));
+    }
+
+    /**
+     * At the end of the input the peek after such an identifier puts back a NUL, which the lexer
+     * then reports itself: "syntax error near end-of-input", where the parser's own wording at
+     * the end is "near end of input". True when the token before the end is such an identifier
+     * followed by nothing but blanks.
+     */
+    private boolean endOfInput() {
+        return tok.is(TokenKind.EOF) && peekedAfter(prev, prev2, prevMode)
+                && lexer.onlyBlanksAfter(prev.offset() + prev.text().length());
+    }
+
+    /**
+     * What "syntax error near ..." quotes of the token the parser stopped at: dtrace prints
+     * yytext cut at a newline. After the peek past an identifier, yytext runs on from the
+     * identifier through what the peek put back (its blanks as spaces, with the newlines it
+     * crossed nearest the next character) to the rest of the line: "near "new_int;"".
+     */
+    private String nearText() {
+        if (!peekedAfter(tok, prev, tokMode)) return tok.near();
+        return "\"" + lexer.afterPeek(tok.offset(), tok.text().length()) + "\"";
     }
 
     private Token expect(TokenKind k) throws DTraceException {
@@ -179,7 +201,7 @@ public final class Parser {
     }
 
     private DTraceException syntaxError() {
-        if (endOfInputAfterPeek()) {
+        if (endOfInput()) {
             return new DTraceException("syntax error near end-of-input", "D_SYNTAX", tok.line());
         }
         if (inPredicate && tok.is(TokenKind.SLASH)) {
@@ -188,6 +210,9 @@ public final class Parser {
             } catch (DTraceException e) {
                 return e;
             }
+        }
+        if (tok.is(TokenKind.IDENT)) {
+            return new DTraceException("syntax error near " + nearText(), "D_SYNTAX", tok.line());
         }
         return syntaxError(tok);
     }

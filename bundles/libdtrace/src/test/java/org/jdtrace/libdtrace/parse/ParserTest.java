@@ -97,6 +97,13 @@ class ParserTest {
         "BEGIN~{~^x = y->z | 3 | syntax error near end of input",
         // a comment after it stops the peek before the end
         "BEGIN~{~^x = y /* */ | 3 | syntax error near end of input",
+        // stopped at such an identifier: yytext runs on through what the peek put back (blanks
+        // as spaces) to the end of the line, or to the newline the peek crossed
+        "typedef pint new_int; | 1 | syntax error near \"new_int;\"",
+        "typedef pint new_int\t ;  x | 1 | syntax error near \"new_int  ;  x\"",
+        "typedef pint new_int  ~;~ | 1 | syntax error near \"new_int  \"",
+        // a subroutine is one of dtrace's globals: no peek
+        "BEGIN~{~^trace(1) strlen(\"a\"); | 3 | syntax error near \"strlen\"",
         // dtrace's lexer has read past the blanks after the '/' to the '{' when it reports these
         "BEGIN~/rand(/~{~} | 3 | closing ) expected in predicate before /",
         "BEGIN~/x[1/~{~} | 3 | closing ] expected in predicate before /",
