@@ -789,6 +789,13 @@ public final class Parser {
                     }
                     expect(TokenKind.RBRAC);
                 }
+                if (pointers == 0 && (base.startsWith("struct ") || base.startsWith("union "))
+                        && !definedTags.contains(base) && BuiltinTypes.lookup(base) == null) {
+                    // dtrace declares each member as its parser reduces it (dt_decl_member): a
+                    // struct or union with no body yet is refused there, before what follows
+                    throw new DTraceException("incomplete struct/union/enum " + base + ": " + (name == null ? "(anon)" : name),
+                            "D_DECL_INCOMPLETE", line);
+                }
                 Expr bits = null;
                 if (tok.is(TokenKind.COLON)) {
                     advance();

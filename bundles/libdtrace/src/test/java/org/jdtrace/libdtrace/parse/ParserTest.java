@@ -1,5 +1,6 @@
 package org.jdtrace.libdtrace.parse;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -159,5 +160,21 @@ class ParserTest {
     @Test
     void bodilessClauseIsFineFromAString() throws DTraceException {
         assertEquals(2, Parser.parse("BEGIN END", "-n", Macros.of("-n", List.of()), false).clauses().size());
+    }
+
+    /**
+     * A member of a struct or union type with no body yet is refused where dtrace's parser
+     * declares it, before a syntax error further on: D_DECL_INCOMPLETE at the member's line.
+     */
+    @Test
+    void aMemberOfAStructWithNoBodyYetIsRefusedWhereItIsDeclared() {
+        DTraceException e = assertThrows(DTraceException.class, () -> Parser.parse(
+                "struct a {\n\tstruct b m;\n};\nstruct b { int x; };\nBEGIN /1 2/ { }\n", "t.d", Macros.of("t.d", List.of()), true));
+        assertEquals("incomplete struct/union/enum struct b: m", e.getMessage());
+        assertEquals("D_DECL_INCOMPLETE", e.tag());
+        assertEquals(2, e.line());
+        // a pointer to it, or a struct with a body before, is no error
+        assertDoesNotThrow(() -> Parser.parse("struct b { int x; };\nstruct a { struct b m; struct c *p; };\n", "t.d",
+                Macros.of("t.d", List.of()), true));
     }
 }
