@@ -485,8 +485,8 @@ public final class Subr {
      * fails, is an illegal operation, as a probe without user registers.
      */
     public static long uregs(DState st, ProbeContext ctx, long reg) {
-        org.jdtrace.isa.Abi abi = st.abi;
         if (!ctx.firesInCallingThread()) return ctx.uregs((int) reg);
+        org.jdtrace.isa.Abi abi = st.abi;
         if (abi == null) throw new FaultException(FaultException.Kind.ILLOP, 0);
         try {
             return abi.callingThreadUreg((int) reg);

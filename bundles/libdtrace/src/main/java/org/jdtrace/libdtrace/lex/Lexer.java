@@ -116,11 +116,13 @@ public final class Lexer {
 
     /** True when nothing but blanks (no comment, no control line) follows {@code offset} to the end. */
     public boolean onlyBlanksAfter(int offset) {
-        for (int i = offset; i < src.length(); i++) {
-            char c = src.charAt(i);
-            if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != 0x0b) return false;
-        }
-        return true;
+        return blanksFrom(offset) == src.length();
+    }
+
+    /** The index of the first non-blank character (RGX_WS: space, \t, \n, \r, \f, \v) from {@code i}. */
+    private int blanksFrom(int i) {
+        while (i < src.length() && " \t\n\r\f\u000b".indexOf(src.charAt(i)) >= 0) i++;
+        return i;
     }
 
     /**
@@ -130,14 +132,10 @@ public final class Lexer {
      * next character), then that character and the rest of its line.
      */
     public String afterPeek(int offset, int length) {
-        int i = offset + length, inputs = 0, linefeeds = 0;
-        while (i < src.length() && " \t\n\r\f\u000b".indexOf(src.charAt(i)) >= 0) {
-            if (src.charAt(i) == '\n') linefeeds++;
-            inputs++;
-            i++;
-        }
+        int start = offset + length, i = blanksFrom(start), inputs = i - start;
+        long linefeeds = src.substring(start, i).chars().filter(c -> c == '\n').count();
         StringBuilder b = new StringBuilder(src.substring(offset, offset + length));
-        b.append(" ".repeat(inputs - linefeeds));
+        b.append(" ".repeat(inputs - (int) linefeeds));
         if (linefeeds > 0) return b.toString();
         int eol = src.indexOf('\n', i);
         return b.append(src, i, eol < 0 ? src.length() : eol).toString();

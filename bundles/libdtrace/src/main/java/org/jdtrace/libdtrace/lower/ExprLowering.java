@@ -132,9 +132,8 @@ final class ExprLowering {
         return x;
     }
 
-    /** A null pointer constant: NULL, or another integer or pointer constant 0 (see Checker.isNull). */
     private static boolean isNull(Expr e) {
-        return e.type != null && (e.type.isPointer() || e.type.isInteger()) && Long.valueOf(0).equals(ConstFold.value(e));
+        return ConstFold.isNull(e);
     }
 
     /** The expression as a 64-bit integer. */

@@ -238,7 +238,7 @@ final class Checker {
                     return;
                 }
                 DType vt = type(d.init());
-                if (!assignable(t, vt) && !((t.isString() || t.isPointer()) && isNull(d.init()))) throw inlineIncompatible(d, t, vt);
+                if (!assignable(t, d.init(), vt)) throw inlineIncompatible(d, t, vt);
                 Long v = ConstFold.value(d.init());
                 if (v == null) {
                     // not a constant: each use stands for the expression (probename, pid != 0, a struct...)
@@ -1369,7 +1369,7 @@ final class Checker {
         } finally {
             inlineScope.clear();
         }
-        if (!assignable(t, vt) && !((t.isString() || t.isPointer()) && isNull(d.init()))) throw inlineIncompatible(d, t, vt);
+        if (!assignable(t, d.init(), vt)) throw inlineIncompatible(d, t, vt);
         v.inlineBody = d.init();
         globals.put(d.name(), v);
     }
@@ -1464,18 +1464,19 @@ final class Checker {
         if (t instanceof DType.Array) {
             throw new DTraceException("operator = may not be applied to operand of type \"" + t.name() + "\"", "D_OP_ARRFUN", line);
         }
-        if (!assignable(t, v) && !((t.isString() || t.isPointer()) && isNull(value))) {
+        if (!assignable(t, value, v)) {
             throw incompatible(t, "=", v, line);
         }
         return t;
     }
 
-    /**
-     * A null pointer constant: NULL or another integer (or pointer) constant 0, which a pointer
-     * or a string may be compared with or set to (dt_node_is_ptrcompat's zero DT_NODE_INT).
-     */
     private static boolean isNull(Expr e) {
-        return e.type != null && (e.type.isPointer() || e.type.isInteger()) && Long.valueOf(0).equals(ConstFold.value(e));
+        return ConstFold.isNull(e);
+    }
+
+    /** assignable(), or a null pointer constant given to a pointer or a string. */
+    private static boolean assignable(DType to, Expr value, DType from) {
+        return assignable(to, from) || ((to.isString() || to.isPointer()) && isNull(value));
     }
 
     private static boolean assignable(DType to, DType from) {

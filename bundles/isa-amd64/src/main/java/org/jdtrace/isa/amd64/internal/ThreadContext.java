@@ -69,8 +69,7 @@ final class ThreadContext {
             throw new IsaException("getcontext(3) failed: " + t, 0);
         }
         if (rc != 0) throw new IsaException("getcontext(3) failed", 0);
-        long[] raw = b.registers().raw();
-        java.util.Arrays.fill(raw, 0);
+        long[] raw = b.registers().raw(); // written here only: the slots getcontext has none for stay 0
         for (int i = 0; i < SLOT_OF_GREG.length; i++) {
             raw[SLOT_OF_GREG[i]] = uc.get(ValueLayout.JAVA_LONG, GREGS + 8L * i);
         }
