@@ -65,11 +65,10 @@ public sealed interface DType {
     }
 
     /**
-     * A struct or union (ctf's CTF_K_STRUCT/CTF_K_UNION), laid out as the C compiler lays it out
-     * on LP64 (each member at its alignment, bit-fields packed into storage units of their base
-     * type, size rounded to the largest alignment). A forward declaration ({@code struct foo;} or
-     * a pointer to an unknown tag) has no members until its body is given ({@link #complete}):
-     * the one mutation, made once, by the type checker's thread.
+     * A struct or union (ctf's CTF_K_STRUCT/CTF_K_UNION), laid out as libctf lays out the members
+     * D declares (see {@link #layOut}). A forward declaration ({@code struct foo;} or a pointer to
+     * an unknown tag) has no members until its body is given ({@link #layOut}): the one
+     * mutation, made once, by the type checker's thread.
      */
     final class Sou implements DType {
         private final String name;
@@ -98,11 +97,18 @@ public sealed interface DType {
         }
 
         /**
-         * Gives the body, laid out as gcc lays it out on x86-64: each member at the next multiple
-         * of its alignment (a union's all at 0), a bit-field in the storage unit of its base type
-         * that holds the current bit if it fits there, else in the next one (an unnamed one takes
-         * space but no alignment); the size rounded up to the largest alignment. Members are
-         * (name, type, bit-field width or 0).
+         * Gives the body, laid out as DTrace's compiler lays out a declaration: dt_decl_member
+         * adds each member with libctf's ctf_add_member, which places it at "natural" alignment
+         * (ctf_add_member_offset): the end of the previous member (its offset plus its encoding's
+         * bits, or its size in bits) rounded up to a byte, then to the new member's alignment;
+         * the struct's size is the last member's end, with no tail padding; a union's members all
+         * at 0, its size the largest. A bit-field is a member of its own integer type of that
+         * many bits, whose size (and alignment) is the power of two of bytes that holds them
+         * (ctf_add_encoded); it starts on a byte, bit 0 of its storage. A struct's alignment is
+         * its first member's, a union's its largest member's (ctf_type_align). So
+         * {@code struct { int a; char b; }} is 5 bytes and {@code struct { int a : 1; int b : 3; }}
+         * 2, as DTrace reports them (the DTrace guide leaves bit-field layout to the compiler).
+         * Members are (name, type, bit-field width or 0; an unnamed bit-field takes space).
          */
         public void layOut(java.util.List<String> names, java.util.List<DType> ts, java.util.List<Integer> widths) {
             layOut(names, ts, widths, 0);
@@ -116,39 +122,41 @@ public sealed interface DType {
                 int stringSize) {
             if (members != null) throw new IllegalStateException(name + " already complete");
             java.util.List<Member> out = new java.util.ArrayList<>();
-            long bit = 0;
-            int al = 1;
+            long end = 0; // bits: the previous member's offset plus its bits
             long sz = 0;
+            int al = 1;
             for (int i = 0; i < names.size(); i++) {
                 DType t = ts.get(i);
                 int w = widths.get(i);
-                int a = Math.max(1, t.align());
+                int msize = w > 0 ? bitfieldBytes(w) : t.isString() ? stringSize : t.size();
+                int malign = w > 0 ? msize : t.isString() ? 1 : Math.max(1, t.align());
+                long off = 0;
                 if (union) {
-                    bit = 0;
-                }
-                if (w > 0) {
-                    long unit = (long) t.size() * 8;
-                    if (bit / unit != (bit + w - 1) / unit) {
-                        bit = (bit + unit - 1) / unit * unit;
-                    }
-                    int off = (int) (bit / unit * t.size());
-                    if (names.get(i) != null) {
-                        out.add(new Member(names.get(i), t, off, (int) (bit - off * 8L), w, t.size()));
-                        al = Math.max(al, a);
-                    }
-                    bit += w;
+                    sz = Math.max(sz, msize);
+                    al = Math.max(al, malign);
                 } else {
-                    long off = (bit + 8L * a - 1) / (8L * a) * a;
-                    int size = t.isString() ? stringSize : t.size();
-                    out.add(new Member(names.get(i), t, (int) off, 0, 0, size));
-                    al = Math.max(al, a);
-                    bit = (off + size) * 8;
+                    if (i > 0) {
+                        off = (end + 7) / 8;
+                        off = (off + malign - 1) / malign * malign;
+                    } else {
+                        al = malign;
+                    }
+                    sz = off + msize;
+                    end = off * 8 + (w > 0 ? w : msize * 8L);
                 }
-                sz = Math.max(sz, (bit + 7) / 8);
+                String n = names.get(i);
+                out.add(new Member(n, t, (int) off, 0, w, msize));
             }
+            out.removeIf(m -> m.name() == null);
             members = java.util.List.copyOf(out);
-            size = (int) ((sz + al - 1) / al * al);
+            size = (int) sz;
             align = al;
+        }
+
+        /** The bytes of a bit-field's own integer type: ctf_add_encoded's clp2(roundup(bits, 8) / 8). */
+        private static int bitfieldBytes(int bits) {
+            int bytes = (bits + 7) / 8;
+            return Integer.highestOneBit(bytes) == bytes ? bytes : Integer.highestOneBit(bytes) << 1;
         }
 
         @Override

@@ -30,7 +30,7 @@ public record PrintLayout(Kind kind, String typeName, int size, int bits, boolea
                 List<Field> fields = new ArrayList<>();
                 for (DType.Member m : s.members()) {
                     PrintLayout l = m.isBitfield()
-                            ? bitfield(m.type(), m.bits(), m.bitOffset())
+                            ? bitfield(m.type(), m.size(), m.bits(), m.bitOffset())
                             : of(m.type(), enums);
                     fields.add(new Field(m.name() == null ? "" : m.name(), m.offset() * 8L, l));
                 }
@@ -48,10 +48,10 @@ public record PrintLayout(Kind kind, String typeName, int size, int bits, boolea
         };
     }
 
-    /** A bit-field: {@code bits} wide, {@code shift} bits into its storage unit. */
-    private static PrintLayout bitfield(DType t, int bits, int shift) {
+    /** A bit-field: {@code bits} wide, {@code shift} bits into its storage unit of {@code size} bytes. */
+    private static PrintLayout bitfield(DType t, int size, int bits, int shift) {
         boolean signed = t instanceof DType.Int i && i.signed();
-        return new PrintLayout(Kind.INT, t.name(), t.size(), bits, signed, shift, List.of(), null, 0, Map.of());
+        return new PrintLayout(Kind.INT, t.name(), size, bits, signed, shift, List.of(), null, 0, Map.of());
     }
 
     public boolean isBitfield() {

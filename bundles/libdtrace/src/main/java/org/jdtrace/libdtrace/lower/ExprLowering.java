@@ -83,7 +83,7 @@ final class ExprLowering {
                 if (kind(m.type) == VKind.STRING) yield new Ir.MemOp(op + "str", a, VKind.STRING);
                 yield narrow(new Ir.MemOp(op, a, VKind.LONG), m.type);
             }
-            case Expr.Member m -> memValue(address(m), m.type, memberOf(m));
+            case Expr.Member m -> memValue(address(m), m.type, memberOf(m), throughPointer(m));
             case Expr.Call c -> call(c);
             case Expr.Unary u -> unary(u);
             case Expr.Binary b -> binary(b);
@@ -353,7 +353,7 @@ final class ExprLowering {
             return new Ir.Cast(new Ir.Call("charAt", List.of(string(m), integer(x.keys.get(0))), VKind.LONG), 1, true);
         }
         if (x.base.type instanceof DType.Ptr || x.base.type instanceof DType.Array) {
-            return memValue(address(x), x.type, null);
+            return memValue(address(x), x.type, null, throughPointer(x));
         }
         if (x.base.type != null && x.base.type.isString()) {
             // s[i]: the character (a signed char), 0 past the end
@@ -568,16 +568,26 @@ final class ExprLowering {
 
     /** The value of the object of type {@code t} at {@code addr} (a by-ref type's value is its address). */
     private Ir.Expr memValue(Ir.Expr addr, DType t, DType.Member m) throws DTraceException {
+        return memValue(addr, t, m, false);
+    }
+
+    /**
+     * As above; {@code viaPointer}: the address came from a pointer value ({@code *p}, {@code p[i]},
+     * {@code p->m}), whose integer is read at its alignment (Mem.loadptr: DTrace's alignment error
+     * for a misaligned pointer); a member or element of a variable is read where libctf put it.
+     */
+    private Ir.Expr memValue(Ir.Expr addr, DType t, DType.Member m, boolean viaPointer) throws DTraceException {
+        String load = viaPointer ? "loadptr" : "load";
         if (m != null && m.isBitfield()) {
             DType.Int i = (DType.Int) t;
-            return new Ir.MemOp("loadbits", List.of(addr, new Ir.Const(i.size()), new Ir.Const(m.bitOffset()),
+            return new Ir.MemOp("loadbits", List.of(addr, new Ir.Const(m.size()), new Ir.Const(m.bitOffset()),
                     new Ir.Const(m.bits()), new Ir.Const(i.signed() ? 1 : 0)), VKind.LONG);
         }
         if (t instanceof DType.Int i && Integer.bitCount(i.size()) == 1 && i.size() <= 8) {
-            return new Ir.MemOp("load", List.of(addr, new Ir.Const(i.size()), new Ir.Const(i.signed() ? 1 : 0)), VKind.LONG);
+            return new Ir.MemOp(load, List.of(addr, new Ir.Const(i.size()), new Ir.Const(i.signed() ? 1 : 0)), VKind.LONG);
         }
         if (t instanceof DType.Ptr) {
-            return new Ir.MemOp("load", List.of(addr, new Ir.Const(8), new Ir.Const(0)), VKind.LONG);
+            return new Ir.MemOp(load, List.of(addr, new Ir.Const(8), new Ir.Const(0)), VKind.LONG);
         }
         if (kind(t) == VKind.STRING) {
             long max = t instanceof DType.Array a && a.length() > 0 ? a.length() : stringMemberSize(m);
@@ -589,11 +599,21 @@ final class ExprLowering {
         throw unsupported("a value of type " + t.name() + " in memory", 0);
     }
 
+    /** Whether the object {@code e} names is reached through a pointer value (see memValue). */
+    private static boolean throughPointer(Expr e) {
+        return switch (e) {
+            case Expr.Unary u when u.op == Expr.UnOp.DEREF -> true;
+            case Expr.Member m -> m.arrow || throughPointer(m.base);
+            case Expr.Index x -> x.base.type instanceof DType.Ptr || throughPointer(x.base);
+            default -> false;
+        };
+    }
+
     /** Stores {@code v} (already narrowed to t) into the object of type t at addr; yields v. */
     private static Ir.Expr store(Ir.Expr addr, DType t, DType.Member m, Ir.Expr v) {
         int width = t instanceof DType.Int i ? i.size() : 8;
         if (m != null && m.isBitfield()) {
-            return new Ir.MemOp("storebits", List.of(addr, new Ir.Const(width), new Ir.Const(m.bitOffset()),
+            return new Ir.MemOp("storebits", List.of(addr, new Ir.Const(m.size()), new Ir.Const(m.bitOffset()),
                     new Ir.Const(m.bits()), v), VKind.LONG);
         }
         return new Ir.MemOp("store", List.of(addr, new Ir.Const(width), v), VKind.LONG);
@@ -750,7 +770,7 @@ final class ExprLowering {
             case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || copyin(u.operand) != null
                     ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
-            case DEREF -> memValue(integer(u.operand), u.type, null);
+            case DEREF -> memValue(integer(u.operand), u.type, null, true);
             case ADDROF -> address(u.operand);
         };
     }

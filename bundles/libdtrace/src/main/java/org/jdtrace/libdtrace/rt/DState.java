@@ -86,18 +86,31 @@ public final class DState {
     private final Map<String, Integer> globalOffsets = new ConcurrentHashMap<>();
     private final Map<String, Integer> localOffsets = new ConcurrentHashMap<>();
     private volatile byte[] globalMemory = new byte[0];
+    private int globalMemoryUsed; // guarded by this
     private volatile int localMemorySize;
     private volatile int[] tlsSizes = new int[0];
 
-    /** The offset of global struct/array {@code name} of {@code size} bytes in Mem.GLOBAL. */
+    /**
+     * The offset of global struct/array {@code name} of {@code size} bytes in Mem.GLOBAL. The
+     * variables lie one after the other (8-byte aligned) in one block of whole pages, as DTrace's
+     * global variable storage is one allocation: a read or store through a cast pointer past a
+     * variable reaches the next one or the block's unused rest, and faults only past the block's
+     * last page ("out-of-bounds array dereferences work as long as you cast").
+     */
     public synchronized int globalMemoryOffset(String name, int size) {
         Integer o = globalOffsets.get(name);
         if (o != null) return o;
-        int off = (globalMemory.length + 7) & ~7;
-        globalMemory = java.util.Arrays.copyOf(globalMemory, off + Math.max(size, 1));
+        int off = (globalMemoryUsed + 7) & ~7;
+        globalMemoryUsed = off + Math.max(size, 1);
+        int pages = (globalMemoryUsed + PAGE - 1) / PAGE * PAGE;
+        if (pages > globalMemory.length) {
+            globalMemory = java.util.Arrays.copyOf(globalMemory, pages);
+        }
         globalOffsets.put(name, off);
         return off;
     }
+
+    private static final int PAGE = 4096;
 
     /** The offset of this-> struct/array {@code name} of {@code size} bytes in Mem.LOCAL. */
     public synchronized int localMemoryOffset(String name, int size) {

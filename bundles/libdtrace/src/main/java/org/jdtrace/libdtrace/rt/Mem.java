@@ -13,7 +13,9 @@
  *   LOCAL   this thread's storage for clause-local (this->) structs and arrays: one byte[] per
  *           DThread, the offsets given at compile time; kept between clauses of one firing, as
  *           this-> variables are;
- *   GLOBAL  the consumer's storage for global structs and arrays (offsets given at compile time);
+ *   GLOBAL  the consumer's storage for global structs and arrays (offsets given at compile time),
+ *           one block of whole pages (DState.globalMemoryOffset): an access through a cast
+ *           pointer past a variable but inside the block reads what is there, as in DTrace;
  *   TLS     a thread-local (self->) struct or array: slot in bits 32..59, offset below; the
  *           storage is the byte[] of (tid, slot) in DState's dynamic variables, made on first use.
  *   ASSOC   an element of an associative array of structs or arrays (a[k].m): the element's
@@ -237,10 +239,8 @@ public final class Mem {
             off = 0;
             if (b.length < w) throw new FaultException(FaultException.Kind.BADADDR, addr);
         } else {
-            if ((addr & (w - 1)) != 0) {
-                // as dtrace_load16/32/64: D's own memory is read at the alignment of the width
-                throw new FaultException(FaultException.Kind.BADALIGN, addr);
-            }
+            // any alignment: a variable's members lie where libctf put them (DType.Sou.layOut),
+            // and a misaligned pointer is refused by loadptr
             b = storage(t, ctx, addr, false);
             off = check(t, ctx, addr, w, false);
             if (b == null) return 0; // a thread-local struct never stored to
@@ -259,6 +259,18 @@ public final class Mem {
         long unit = load(t, ctx, addr, width, 0);
         long v = unit << (64 - bit - bits);
         return signed != 0 ? v >> (64 - bits) : v >>> (64 - bits);
+    }
+
+    /**
+     * A load through a pointer value ({@code *p}, {@code p[i]}, {@code p->m}): in D's own memory
+     * the address must be a multiple of the width, else DTRACEFLT_BADALIGN ("invalid alignment"),
+     * the alignment error the DTrace guide describes for a misaligned pointer.
+     */
+    public static long loadptr(DThread t, ProbeContext ctx, long addr, long width, long signed) {
+        if (inD(addr) && (addr & (width - 1)) != 0) {
+            throw new FaultException(FaultException.Kind.BADALIGN, addr);
+        }
+        return load(t, ctx, addr, width, signed);
     }
 
     /** Stores the low {@code width} bytes of {@code value} at {@code addr}; yields the value. */
