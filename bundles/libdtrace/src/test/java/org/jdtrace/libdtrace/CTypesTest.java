@@ -357,6 +357,29 @@ class CTypesTest {
     }
 
     @Test
+    void anArrayCastToAPointerIsItsFirstElementsAddress() throws Exception {
+        // a declared array, an array member, and a translator's char array (copied to scratch,
+        // NUL-terminated: the byte past the end of the name is 0, further on is unallocated)
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                char g[8];
+                int a[4];
+                struct s { char name[6]; int v; } st;
+                BEGIN { g[0] = 'h'; g[1] = 'i'; a[2] = 7; st.name[0] = 'x'; p = (char *)g;
+                    printf("%c %d %c %s %c %d\\n", ((char *)g)[1], ((int *)a)[2], ((char *)st.name)[0],
+                        stringof((char *)g), p[0], (uintptr_t)(char *)g == (uintptr_t)&g[0]); }
+                BEGIN { n = (char *)curlwpsinfo->pr_name; printf("%s %d\\n", stringof(n), n[strlen(curlwpsinfo->pr_name)]); }
+                BEGIN { trace(((char *)curlwpsinfo->pr_name)[100]); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR clause=%d kind=%d\\n", arg2, arg4); }
+                """).go();
+        String[] lines = r.end().split("\n");
+        assertEquals("i 7 x hi h 1", lines[0], r.err());
+        assertTrue(lines[1].matches("\\S+ 0"), r.end());
+        assertEquals("ERROR clause=2 kind=1", lines[2], r.end());
+    }
+
+    @Test
     void aMisalignedPointerFaultsAMisalignedMemberDoesNot() throws Exception {
         // DTRACEFLT_BADALIGN (kind 2): an int read through a pointer two bytes into a D array (the
         // guide's alignment error); aligned reads go on, and so does the int of a 5-byte struct's

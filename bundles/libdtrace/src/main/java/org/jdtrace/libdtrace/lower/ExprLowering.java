@@ -102,6 +102,13 @@ final class ExprLowering {
         };
     }
 
+    /** A member of a translated object: xlate's, curpsinfo's, curlwpsinfo's, the proc provider's args[i]. */
+    private static boolean translated(Expr e) {
+        return e instanceof Expr.Member m && (m.base instanceof Expr.Xlate
+                || m.arrow && (procfsArg(m.base) >= 0 || m.base instanceof Expr.Ident id
+                        && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO)));
+    }
+
     /** N when {@code e} is args[N] (a constant N) typed psinfo_t * or lwpsinfo_t *, else -1. */
     static int procfsArg(Expr e) {
         if (e instanceof Expr.Index x && x.base instanceof Expr.Ident id && id.symbol == BuiltinVariable.ARGS
@@ -967,6 +974,15 @@ final class ExprLowering {
         }
         if (kind(to) == VKind.STRING) {
             return string(c.operand);
+        }
+        if (c.operand.type instanceof DType.Array) {
+            // an array where a scalar is wanted is its first element's address, as in C; a char
+            // array a translator gives (curpsinfo->pr_psargs) has no memory of its own: its
+            // string is copied to scratch, which lasts until the clause ends
+            Ir.Expr a = translated(c.operand) && kind(c.operand.type) == VKind.STRING
+                    ? new Ir.MemOp("strptr", List.of(string(c.operand)), VKind.LONG)
+                    : address(c.operand);
+            return to instanceof DType.Int i && i.size() < 8 ? new Ir.Cast(a, i.size(), i.signed()) : a;
         }
         Ir.Expr v = widened(c.operand, to.size());
         return to instanceof DType.Int i && i.size() < 8 ? new Ir.Cast(v, i.size(), i.signed()) : v;
