@@ -145,7 +145,15 @@ public final class Main {
         Thread cleaner = new Thread(() -> deleteTree(storage), "jdtrace-storage-cleaner");
         Runtime.getRuntime().addShutdownHook(cleaner);
         mark("storage created");
-        Felix felix = new Felix(config(storage, shell));
+        List<Path> bundleJars = jars(dist.resolve("bundles"));
+        List<Path> shellJars = shell ? jars(dist.resolve("shell")) : List.of();
+        Map<String, Object> config = config(storage, shell);
+        String systemPackages = SystemPackages.of(dist, extra);
+        if (systemPackages != null) {
+            config.put(Constants.FRAMEWORK_SYSTEMPACKAGES, systemPackages);
+        }
+        mark("system packages listed");
+        Felix felix = new Felix(config);
         mark("framework constructed");
         try {
             mark("main");
@@ -154,10 +162,8 @@ public final class Main {
             BundleContext ctx = felix.getBundleContext();
             offerInstrumentation(ctx);
             List<Bundle> installed = new ArrayList<>();
-            install(ctx, dist.resolve("bundles"), installed);
-            if (shell) {
-                install(ctx, dist.resolve("shell"), installed);
-            }
+            install(ctx, bundleJars, installed);
+            install(ctx, shellJars, installed);
             List<Bundle> applications = installApplications(ctx, extra);
             mark("bundles installed");
             felix.start();
@@ -322,14 +328,17 @@ public final class Main {
         return out;
     }
 
-    private static void install(BundleContext ctx, Path dir, List<Bundle> into) throws LaunchException {
-        List<Path> jars;
+    /** The bundles of a distribution directory (bundles/, shell/), in name order. */
+    private static List<Path> jars(Path dir) throws LaunchException {
         try (Stream<Path> s = Files.list(dir)) {
-            jars = s.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
+            return s.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
         } catch (IOException e) {
             throw new LaunchException("cannot read " + dir + ": " + e.getMessage()
                     + " (is the distribution built? run bin/dtrace, which builds it)");
         }
+    }
+
+    private static void install(BundleContext ctx, List<Path> jars, List<Bundle> into) {
         for (Path jar : jars) {
             try {
                 into.add(ctx.installBundle("reference:" + jar.toUri()));
