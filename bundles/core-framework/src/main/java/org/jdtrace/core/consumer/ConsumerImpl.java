@@ -5,9 +5,10 @@
  *   exec    every statement's descriptions are provided and matched; one that matches nothing
  *           fails as dtrace does, unless zdefs is set; then each statement becomes a retained
  *           enabling, its ECBs created but not yet installed on their probes.
- *   go      the session begins, BEGIN fires for this consumer only, on the calling thread,
- *           before anything else; then, unless exit() ran in BEGIN, every ECB is installed
- *           (providers enabled): tracing runs.
+ *   go      the session begins; every ECB is installed (providers enabled) but not live, as
+ *           in dtrace_state_go's WARMUP; BEGIN fires for this consumer only, on the calling
+ *           thread, before anything else runs; then, unless exit() ran in BEGIN, the ECBs go
+ *           live: tracing runs from BEGIN on, not from the end of a long enabling.
  *   work    waits until exit() ran, stop() was asked, a failure happened, or one switchrate
  *           period passed, polling every 5 ms so that `BEGIN { exit(0); }` ends at once; then
  *           drains; at the end it uninstalls every ECB, fires END (nothing else fires after
@@ -304,17 +305,18 @@ final class ConsumerImpl implements Consumer {
         state.setErrorProbe(dtraceProbe(DTraceProvider.ERROR));
         endProbe = dtraceProbe(DTraceProvider.END);
         Probe begin = dtraceProbe(DTraceProvider.BEGIN);
+        framework.warmUp(state);
+        if (state.failure() instanceof ProviderException e) {
+            // a provider could not enable a probe: no tracing at all, BEGIN included (dtrace_go fails)
+            finished = true;
+            framework.deactivate(state);
+            throw new DTraceException(e.getMessage(), e.tag(), 0);
+        }
         if (begin != null) {
             state.fireOwn(begin, JvmProbeContext.current().clear());
         }
         if (!ending() && state.failure() == null) {
-            framework.activate(state);
-            if (state.failure() instanceof ProviderException e) {
-                // a provider could not enable a probe: no tracing at all (dtrace_go fails)
-                finished = true;
-                framework.deactivate(state);
-                throw new DTraceException(e.getMessage(), e.tag(), 0);
-            }
+            framework.goLive(state);
         }
         // dtrace(1M)'s first dtrace_status() comes after dtrace_go() returned, the probes enabled:
         // the statusrate checks count from there, not from before an enabling that may take long

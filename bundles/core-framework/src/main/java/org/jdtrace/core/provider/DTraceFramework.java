@@ -472,8 +472,20 @@ public final class DTraceFramework {
         }
     }
 
-    /** Installs every ECB of {@code owner} on its probe: tracing starts (dtrace_state_go). */
+    /** Installs every ECB of {@code owner} on its probe and makes them live: tracing starts. */
     public void activate(EcbOwner owner) {
+        warmUp(owner);
+        goLive(owner);
+    }
+
+    /**
+     * Installs every ECB of {@code owner} on its probe (providers enabled: tick-N's clock runs,
+     * breakpoints are in) without making them live: their probes fire and run nothing, as
+     * dtrace_state_go's WARMUP lets only BEGIN fire. The consumer fires BEGIN then, and
+     * {@link #goLive} right after it, so that tracing runs from BEGIN on (a tick-N fires within
+     * one interval of BEGIN, however long enabling took).
+     */
+    public void warmUp(EcbOwner owner) {
         synchronized (lock) {
             owner.setActive(true);
             for (Enabling en : owner.enablings()) {
@@ -482,7 +494,20 @@ public final class DTraceFramework {
                 }
             }
             commitAll();
-            owner.setLive(true);
+        }
+    }
+
+    /**
+     * The installed ECBs of {@code owner} run from now on (dtrace_state_go's ACTIVE). Providers
+     * that deliver events after the fact first deliver those of the warm-up (syncProviders), which
+     * run nothing, so that no event from before BEGIN fires after it.
+     */
+    public void goLive(EcbOwner owner) {
+        syncProviders();
+        synchronized (lock) {
+            if (owner.isActive()) {
+                owner.setLive(true);
+            }
         }
     }
 
@@ -493,17 +518,7 @@ public final class DTraceFramework {
      */
     public void deactivate(EcbOwner owner) {
         if (owner.isActive()) {
-            List<ProviderEntry> all;
-            synchronized (lock) {
-                all = List.copyOf(providerOrder);
-            }
-            for (ProviderEntry e : all) {
-                try {
-                    e.provider().sync();
-                } catch (RuntimeException ex) {
-                    LOG.debug("provider sync failed", ex);
-                }
-            }
+            syncProviders();
         }
         synchronized (lock) {
             owner.setActive(false);
@@ -514,6 +529,24 @@ public final class DTraceFramework {
                 }
             }
             commitAll();
+        }
+    }
+
+    /**
+     * Every provider delivers the events that happened before this call (Provider.sync), outside
+     * the framework lock but for release(): it fires probes.
+     */
+    private void syncProviders() {
+        List<ProviderEntry> all;
+        synchronized (lock) {
+            all = List.copyOf(providerOrder);
+        }
+        for (ProviderEntry e : all) {
+            try {
+                e.provider().sync();
+            } catch (RuntimeException ex) {
+                LOG.debug("provider sync failed", ex);
+            }
         }
     }
 

@@ -203,6 +203,26 @@ class ConsumerTest {
     }
 
     @Test
+    void probesAreEnabledBeforeBeginAndRunNothingUntilBeginHasFired() throws Exception {
+        // dtrace_state_go: ECBs installed (WARMUP: only BEGIN fires), BEGIN, then ACTIVE
+        TestProvider t = new TestProvider("test", "m:f:p");
+        List<Long> countedAtEnable = new ArrayList<>();
+        t.onEnable = p -> {
+            countedAtEnable.add(session().count());
+            p.fire(org.jdtrace.core.context.JvmProbeContext.current().clear()); // an event of the warm-up
+        };
+        fw.addProvider(t);
+        try (Consumer c = dtrace.open()) {
+            c.exec(c.compile("BEGIN => count\ntest:::p => count", "t.d", List.of()));
+            c.go(out, out);
+            assertEquals(List.of(0L), countedAtEnable, "the probe was enabled before BEGIN fired");
+            assertEquals(1, session().count(), "BEGIN ran; the warm-up's firing ran nothing");
+            t.fire("m", "f", "p", 0);
+            assertEquals(2, session().count(), "after BEGIN the probe's ECB runs");
+        }
+    }
+
+    @Test
     void aFailingBodyNeverKillsTheFiringThreadAndDisablesTheConsumer() throws Exception {
         TestProvider t = new TestProvider("test", "m:f:p");
         fw.addProvider(t);

@@ -22,6 +22,8 @@ public final class TestProvider implements Provider {
     private final List<String> initial;
     public final List<String> calls = new CopyOnWriteArrayList<>();
     public volatile ProbeRegistry registry;
+    /** Run by enable() after it is recorded, on the enabling thread (a test's hook). */
+    public volatile java.util.function.Consumer<Probe> onEnable = p -> { };
 
     public TestProvider(String name, String... probes) {
         this.name = name;
@@ -65,6 +67,7 @@ public final class TestProvider implements Provider {
     @Override
     public void enable(Probe probe) {
         calls.add("enable " + probe.name() + (probe.pidFilter() >= 0 ? " pid " + probe.pidFilter() : ""));
+        onEnable.accept(probe);
     }
 
     @Override
