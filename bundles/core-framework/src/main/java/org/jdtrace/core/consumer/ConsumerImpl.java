@@ -304,7 +304,6 @@ final class ConsumerImpl implements Consumer {
         session.begin(out, err);
         state.setErrorProbe(dtraceProbe(DTraceProvider.ERROR));
         endProbe = dtraceProbe(DTraceProvider.END);
-        Probe begin = dtraceProbe(DTraceProvider.BEGIN);
         framework.warmUp(state);
         if (state.failure() instanceof ProviderException e) {
             // a provider could not enable a probe: no tracing at all, BEGIN included (dtrace_go fails)
@@ -312,6 +311,7 @@ final class ConsumerImpl implements Consumer {
             framework.deactivate(state);
             throw new DTraceException(e.getMessage(), e.tag(), 0);
         }
+        Probe begin = dtraceProbe(DTraceProvider.BEGIN);
         if (begin != null) {
             state.fireOwn(begin, JvmProbeContext.current().clear());
         }

@@ -34,7 +34,7 @@ public abstract class EcbOwner {
     private volatile Ecb[] ecbs = Ecb.NONE;
     private volatile Probe errorProbe;
     private boolean active;
-    /** Set once every ECB of an activation is installed (dtrace_state_go's ACTIVE): firings count only then. */
+    /** Set after BEGIN, every ECB installed (dtrace_state_go's ACTIVE, DTraceFramework.goLive): firings count only then. */
     private volatile boolean live;
 
     /** A fault in one of this owner's ECBs, for the D half's default ERROR report. */
@@ -70,8 +70,9 @@ public abstract class EcbOwner {
     }
 
     /**
-     * True once all the owner's ECBs were installed by activation, so that a probe enabled
-     * early cannot fire (and act: raise(), exit()) before a probe enabled later is in place.
+     * True once all the owner's ECBs are installed and BEGIN has fired (DTraceFramework.goLive),
+     * so that a probe enabled early cannot fire (and act: raise(), exit()) before a probe enabled
+     * later is in place, nor before BEGIN.
      */
     public boolean isLive() {
         return live;

@@ -66,10 +66,9 @@ final class ExprLowering {
             case Expr.AggRef a -> throw unsupported("aggregation @" + a.name + " used as a value", a.line);
             case Expr.Index x -> index(x);
             case Expr.Member m when m.base instanceof Expr.Xlate x -> translatedMember(x, m);
-            case Expr.Member m when m.arrow && m.base instanceof Expr.Ident id
-                    && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO) -> {
+            case Expr.Member m when ofCurrentProcfs(m) -> {
                 // the system translators: the firing process's and thread's /proc, member by member
-                String op = id.symbol == BuiltinVariable.CURPSINFO ? "psinfo" : "lwpsinfo";
+                String op = ((Expr.Ident) m.base).symbol == BuiltinVariable.CURPSINFO ? "psinfo" : "lwpsinfo";
                 if (kind(m.type) == VKind.STRING) {
                     yield new Ir.MemOp(op + "str", List.of(new Ir.StrConst(m.member)), VKind.STRING);
                 }
@@ -104,9 +103,14 @@ final class ExprLowering {
 
     /** A member of a translated object: xlate's, curpsinfo's, curlwpsinfo's, the proc provider's args[i]. */
     private static boolean translated(Expr e) {
-        return e instanceof Expr.Member m && (m.base instanceof Expr.Xlate
-                || m.arrow && (procfsArg(m.base) >= 0 || m.base instanceof Expr.Ident id
-                        && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO)));
+        return e instanceof Expr.Member m
+                && (m.base instanceof Expr.Xlate || ofCurrentProcfs(m) || m.arrow && procfsArg(m.base) >= 0);
+    }
+
+    /** {@code curpsinfo->m} or {@code curlwpsinfo->m}: a member the system translators give. */
+    private static boolean ofCurrentProcfs(Expr.Member m) {
+        return m.arrow && m.base instanceof Expr.Ident id
+                && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO);
     }
 
     /** N when {@code e} is args[N] (a constant N) typed psinfo_t * or lwpsinfo_t *, else -1. */
@@ -353,9 +357,7 @@ final class ExprLowering {
             elementCost(slot, s.var.keyTypes, s.var.type, 1);
             return new Ir.AssocRef(slot, keys, kind(s.var.type));
         }
-        if (x.base instanceof Expr.Member m && m.arrow && m.base instanceof Expr.Ident id
-                && (id.symbol == BuiltinVariable.CURPSINFO || id.symbol == BuiltinVariable.CURLWPSINFO)
-                && kind(m.type) == VKind.STRING) {
+        if (x.base instanceof Expr.Member m && ofCurrentProcfs(m) && kind(m.type) == VKind.STRING) {
             // curpsinfo->pr_fname[i]: a character of the system translator's string member
             return new Ir.Cast(new Ir.Call("charAt", List.of(string(m), integer(x.keys.get(0))), VKind.LONG), 1, true);
         }

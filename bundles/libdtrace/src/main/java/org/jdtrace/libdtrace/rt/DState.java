@@ -87,6 +87,8 @@ public final class DState {
     private final Map<String, Integer> localOffsets = new ConcurrentHashMap<>();
     private volatile byte[] globalMemory = new byte[0];
     private int globalMemoryUsed; // guarded by this
+    /** The unit of globalMemory's block (see globalMemoryOffset). */
+    private static final int PAGE = 4096;
     private volatile int localMemorySize;
     private volatile int[] tlsSizes = new int[0];
 
@@ -109,8 +111,6 @@ public final class DState {
         globalOffsets.put(name, off);
         return off;
     }
-
-    private static final int PAGE = 4096;
 
     /** The offset of this-> struct/array {@code name} of {@code size} bytes in Mem.LOCAL. */
     public synchronized int localMemoryOffset(String name, int size) {

@@ -18,7 +18,6 @@ public final class ConstFold {
         return (a < 0) != (b < 0) ? -r : r;
     }
 
-    /** The value of {@code e} if it is an integer constant expression, else null. */
     /**
      * A null pointer constant: NULL or another integer (or pointer) constant 0, which a pointer
      * or a string may be compared with or set to (dt_node_is_ptrcompat's zero DT_NODE_INT).
@@ -27,6 +26,7 @@ public final class ConstFold {
         return e.type != null && (e.type.isPointer() || e.type.isInteger()) && Long.valueOf(0).equals(value(e));
     }
 
+    /** The value of {@code e} if it is an integer constant expression, else null. */
     public static Long value(Expr e) {
         return switch (e) {
             case Expr.IntLit i -> i.value;
