@@ -53,7 +53,9 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  *    address that is not a tracepoint is the program's own (int3, raise) and is re-injected,
  *    except the one case where the int3 was ours and was removed while the trap was in flight
  *    (si_code SI_KERNEL and no int3 at pc-1 any more): the pc is backed up and nothing is
- *    delivered (fasttrap_pid_probe's retry).
+ *    delivered (fasttrap_pid_probe's retry). A SIGTRAP still pending when holding interrupts a
+ *    thread is taken and judged by the same rule before the thread is held or detached
+ *    (takePendingTrap), so no thread is ever detached with one of our traps pending.
  *  - group-stop (PTRACE_EVENT_STOP with a stop signal) is answered with PTRACE_LISTEN, so the
  *    process stays stopped as job control wants and SIGCONT still wakes it.
  *
@@ -756,28 +758,34 @@ public final class TracedProcess implements AutoCloseable {
     /**
      * PTRACE_INTERRUPT can stop a thread between its int3 and the delivery of the SIGTRAP: the
      * kernel's get_signal() takes a pending interrupt before it dequeues signals, so the thread
-     * sits at the interrupt stop with its pc just after our int3 and the SIGTRAP still pending.
+     * sits at the interrupt stop with its pc just after our int3 and the SIGTRAP still pending
+     * (a thread preempted on its way back to user mode sits there for a whole time slice).
      * Detached like that, it would take the SIGTRAP untraced and die of it; injected into, the
-     * trap would be lost and the thread resume inside the displaced instruction. So the trap is
-     * taken now: PTRACE_CONT, and the SIGTRAP's signal-delivery stop comes before any user
-     * instruction runs (a synchronous signal is dequeued first); the pc goes back to the
-     * tracepoint and the trap is not delivered. The hit is not counted: the instruction runs
-     * when the thread runs again, through the int3 again or restored. Returns false when the
-     * thread is gone (its wait status dispatched). Control thread; {@code t} stopped.
+     * trap would be lost and the thread resume inside the displaced instruction. So a pending
+     * SIGTRAP is taken now: PTRACE_CONT, and its signal-delivery stop comes before any user
+     * instruction runs (a synchronous signal is dequeued first). Whose it is is decided as for a
+     * trap met while tracing (isOurTrap): ours when a tracepoint is at pc-1, or when the int3
+     * there was removed while the trap was in flight, as the retire path does before teardown
+     * (si_code SI_KERNEL, no int3 at pc-1 any more). Ours, the pc goes back to the tracepoint
+     * and the trap is not delivered: the hit is not counted, the instruction runs when the
+     * thread runs again, through the int3 again or restored. The program's own (its int3,
+     * raise()) is kept as the thread's pendingSig and delivered when it is resumed or detached.
+     * Returns false when the thread is gone (its wait status dispatched). Control thread;
+     * {@code t} stopped.
      */
     private boolean takePendingTrap(TState t) {
         if (!sigPending(t.tid, Sys.SIGTRAP)) return true;
-        long[] r = new long[Sys.NREGS];
-        sys.getRegs(t.tid, r);
-        long bp = r[Sys.RIP] - breakpoint.length;
-        if (!tracepoints.containsKey(bp)) return true; // the program's own SIGTRAP: left to it
         if (sys.ptraceErrno(Sys.PTRACE_CONT, t.tid, 0, 0) != 0) return true;
         int st = waitFor(t.tid, Sys.__WALL);
         if (Sys.stopped(st) && Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SIGTRAP) {
+            long[] r = new long[Sys.NREGS];
             sys.getRegs(t.tid, r);
-            if (r[Sys.RIP] == bp + breakpoint.length) {
+            long bp = r[Sys.RIP] - breakpoint.length;
+            if (isOurTrap(t, bp)) {
                 r[Sys.RIP] = bp;
                 sys.setRegs(t.tid, r);
+            } else {
+                t.pendingSig = Sys.SIGTRAP;
             }
             t.stopEvent = 0;
             t.stopped = true;
@@ -785,6 +793,19 @@ public final class TracedProcess implements AutoCloseable {
         }
         dispatch(t.tid, st); // cannot happen (the SIGTRAP comes first) short of the thread's end
         return false;
+    }
+
+    /**
+     * Whether the SIGTRAP thread {@code t} stops with (pc just after {@code bp}) came from one
+     * of our int3s: a tracepoint is planted at {@code bp}, or the kernel raised it for an int3
+     * (SI_KERNEL) that is no longer there, ours, removed while the trap was in flight (the
+     * program's own int3 is still in its text). Control thread; {@code t} in its SIGTRAP stop.
+     */
+    private boolean isOurTrap(TState t, long bp) {
+        if (tracepoints.containsKey(bp)) return true;
+        if (sys.getSigInfo(t.tid)[1] != Sys.SI_KERNEL) return false;
+        byte[] b = new byte[breakpoint.length];
+        return mem.readSome(bp, b, 0, b.length) == b.length && !Arrays.equals(b, breakpoint);
     }
 
     /** Whether {@code sig} is pending for thread {@code tid} (its own pending set, SigPnd). */
@@ -803,16 +824,12 @@ public final class TracedProcess implements AutoCloseable {
     }
 
     private void strayTrap(TState t, long[] r, long bp) {
-        int[] si = sys.getSigInfo(t.tid);
-        if (si[1] == Sys.SI_KERNEL) {
-            byte[] b = new byte[breakpoint.length];
-            if (mem.readSome(bp, b, 0, b.length) == b.length && !Arrays.equals(b, breakpoint)) {
-                // our int3, removed while this trap was in flight: run the restored instruction
-                r[Sys.RIP] = bp;
-                sys.setRegs(t.tid, r);
-                resume(t, 0);
-                return;
-            }
+        if (isOurTrap(t, bp)) {
+            // our int3, removed while this trap was in flight: run the restored instruction
+            r[Sys.RIP] = bp;
+            sys.setRegs(t.tid, r);
+            resume(t, 0);
+            return;
         }
         resume(t, Sys.SIGTRAP);
     }
