@@ -380,6 +380,31 @@ class CTypesTest {
     }
 
     @Test
+    void aTypeDefinedInATypeNameIsDeclaredAsAtTopLevel() throws Exception {
+        // D's type_name takes a struct, union or enum with its body (sizeof, casts, offsetof):
+        // laid out as the same declaration at top level, its tag and enumerators usable afterwards
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct top { int a; char b; };
+                enum te { T0, T1, T2 = 9 };
+                BEGIN { printf("%d %d\\n", sizeof (struct { int a; char b; }), sizeof (struct top));
+                    p = (struct pt { int x; char c; int y; } *) alloca(sizeof (struct pt)); p->y = 7;
+                    printf("%d %d %d\\n", p->y, offsetof(struct pt, y), sizeof (union { char c; long l; }));
+                    printf("%d %d\\n", sizeof (enum e { E0, E1, E2 = 9 }) + E2, sizeof (enum te) + T2); }
+                BEGIN { q = (struct pt *) alloca(sizeof (struct pt)); q->c = 'z'; printf("%c\\n", q->c); exit(0); }
+                """).go();
+        String[] lines = r.end().split("\n");
+        String[] sizes = lines[0].split(" ");
+        assertEquals(sizes[1], sizes[0], r.end());
+        assertEquals("7 8 8", lines[1], r.err()); // x at 0, c at 4, y at 5 rounded up to 8
+        String[] enums = lines[2].split(" ");
+        assertEquals(enums[1], enums[0], r.end());
+        assertEquals("z", lines[3], r.err());
+        refuse("struct pt { int x; };\nBEGIN { trace(sizeof (struct pt { int z; })); }", "D_DECL_TYPERED", 2,
+                "type redeclared: struct pt");
+    }
+
+    @Test
     void aMisalignedPointerFaultsAMisalignedMemberDoesNot() throws Exception {
         // DTRACEFLT_BADALIGN (kind 2): an int read through a pointer two bytes into a D array (the
         // guide's alignment error); aligned reads go on, and so does the int of a 5-byte struct's

@@ -74,6 +74,11 @@ public final class Parser {
     private final Set<String> typedefs = new HashSet<>();
     /** struct and union tags given a body so far ("struct s"), for the translator checks. */
     private final Set<String> definedTags = new HashSet<>();
+    /** How many struct, union and enum bodies have been parsed (typeName's test for one). */
+    private int tagBodies;
+    /** The last body parsed: whether its tag had one already, and the line of its '{'. */
+    private boolean tagRedefined;
+    private int tagBodyLine;
     private final Lexer lexer;
     private Lexer.Mode mode = Lexer.Mode.TOP;
     private Token tok;
@@ -88,6 +93,12 @@ public final class Parser {
     private boolean inPredicate;
     /** Control lines met inside clause bodies; they join the program after the clause. */
     private final List<Pragma> innerPragmas = new ArrayList<>();
+    /**
+     * Structs, unions and enums defined inside a type name ({@code sizeof (struct { int a; })},
+     * a cast): D's type_name takes a struct_or_union_specifier with its body, which dt_decl adds
+     * to the program's types as any declaration does. Declared before the item they occur in.
+     */
+    private final List<Decl> typeNameTags = new ArrayList<>();
     private int anonymousTags;
     private final Set<Expr> parenthesized = Collections.newSetFromMap(new IdentityHashMap<>());
 
@@ -249,6 +260,7 @@ public final class Parser {
         mode = Lexer.Mode.TOP;
         advance();
         while (!tok.is(TokenKind.EOF)) {
+            int at = items.size();
             switch (tok.kind()) {
                 case CONTROL -> {
                     TopLevel c = control(tok);
@@ -281,6 +293,9 @@ public final class Parser {
                 }
                 default -> throw syntaxError();
             }
+            // a struct, union or enum defined inside a type name is declared before what uses it
+            items.addAll(at, typeNameTags);
+            typeNameTags.clear();
         }
         if (items.isEmpty() && !allowEmpty) {
             // at end-of-input, where dtrace's parser meets it
@@ -571,10 +586,6 @@ public final class Parser {
         int line = tok.line();
         advance();
         TypeName output = typeName();
-        if (tok.is(TokenKind.LBRACE) && definedTags.contains(output.base())) {
-            // 'translator struct s { ... }' defines struct s once more
-            throw new DTraceException("type redeclared: " + output.base(), "D_DECL_TYPERED", tok.line());
-        }
         if (tok.is(TokenKind.LPAR)) {
             // 'translator T (input)': a function declarator of the type name, then no '<'
             int depth = 0;
@@ -686,7 +697,9 @@ public final class Parser {
                     tag = "(anon" + (++anonymousTags) + ")"; // one name per anonymous body
                 }
                 if (tok.is(TokenKind.LBRACE) && tagBody != null) {
-                    definedTags.add(w + " " + tag);
+                    tagRedefined = !definedTags.add(w + " " + tag);
+                    tagBodyLine = tok.line();
+                    tagBodies++;
                     advance();
                     if (w.equals("enum")) {
                         enumerators(tagBody);
@@ -833,7 +846,18 @@ public final class Parser {
 
     /** A type name as in a cast: specifiers, then '*'s and '[n]'s (abstract declarator). */
     private TypeName typeName() throws DTraceException {
-        String base = specifiers(null);
+        int line = tok.line();
+        int bodies = tagBodies;
+        List<Decl> body = new ArrayList<>();
+        String base = specifiers(body);
+        if (tagBodies != bodies) {
+            if (tagRedefined) {
+                // dt_decl reduces the definition before the rest of the type name: 'translator
+                // struct s { ... }' and 'sizeof (struct s { ... })' define struct s once more
+                throw new DTraceException("type redeclared: " + base, "D_DECL_TYPERED", tagBodyLine);
+            }
+            typeNameTags.add(new Decl(line, Decl.Storage.NONE, TypeName.of(base), null, null, null, body));
+        }
         int pointers = 0;
         while (tok.is(TokenKind.STAR)) {
             pointers++;
