@@ -15,7 +15,11 @@ public interface ProbeRegistry {
     /**
      * Creates a probe, or returns the existing one with the same four names created by the
      * same provider. {@code provider} is the probe's provider name: usually the provider's
-     * {@link Provider#name()}, or a name the provider owns such as {@code pid1234}.
+     * {@link Provider#name()}, or a name the provider owns such as {@code pid1234}. Once the
+     * provider is detached (its service unregistered while one of its own threads still makes
+     * probes) the probe returned is in no listing and never enabled; nothing is thrown.
+     *
+     * @throws IllegalArgumentException when another provider owns a probe of these four names
      */
     Probe create(String provider, String module, String function, String name, Object providerArg);
 

@@ -5,7 +5,9 @@
  *
  * Provider arrives: attach(registry) (its probes are created and matched at once), provide(desc)
  * for every retained description that may name it, provideModule(m) for every loaded module.
- * Provider leaves: every probe it created retires, then detach().
+ * Provider leaves: every probe it created retires, then detach(). A probe its own threads
+ * still create after that (the service went away under a dlopen worker) is inert: outside the
+ * table, never enabled, nothing thrown into that thread.
  *
  * Probe creation (create): the probe enters the table and every retained enabling is matched
  * against it at once; an ECB created for an active owner is installed immediately, so the
@@ -243,7 +245,10 @@ public final class DTraceFramework {
     Probe create(ProviderEntry entry, String provider, String module, String function, String name, Object arg) {
         synchronized (lock) {
             if (entry.isDetached()) {
-                throw new IllegalStateException("provider " + safeName(entry.provider()) + " is not registered");
+                // the provider's service went away while one of its threads (a dlopen worker,
+                // a fallback) was still making probes: a probe outside the table, never
+                // enabled, that alias and retire pass over (id 0 is no probe's)
+                return new ProbeImpl(0, provider, module, function, name, arg, entry.provider());
             }
             ProbeImpl existing = table.lookup(provider, module, function, name);
             if (existing != null) {

@@ -19,6 +19,7 @@ import org.jdtrace.engine.Statement;
 import org.jdtrace.core.testsession.TestProvider;
 import org.jdtrace.spi.Module;
 import org.jdtrace.spi.Probe;
+import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.ProbeDescription;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -222,6 +223,30 @@ class DTraceFrameworkTest {
         again.fire("m", "g", "bar", 4);
         assertEquals(List.of("foo2/3"), o.fired);
         assertTrue(again.calls.contains("provide test:::foo*"), "retained descriptions are offered to provide()");
+    }
+
+    @Test
+    void aProbeMadeAfterItsProviderWasUnregisteredIsInertAndNothingIsThrown() {
+        // a provider's own thread (a dlopen worker, a fallback) may still make probes while its
+        // service goes away: no exception into that thread, no probe in the table, no ECB
+        TestProvider t = new TestProvider("late", "m:f:a");
+        fw.addProvider(t);
+        Owner o = new Owner();
+        fw.enable(o, o.statement("late:::"));
+        fw.activate(o);
+        ProbeRegistry stale = t.registry;
+        fw.removeProvider(t);
+        Probe p = stale.create("late", "m", "f", "b", null);
+        assertNotNull(p);
+        assertFalse(p.isEnabled(), "the retained enabling late::: does not take it");
+        stale.alias(p, "g");
+        stale.aliasName(p, "c");
+        assertNull(fw.lookup("late", "m", "f", "b"));
+        assertTrue(fw.match(ProbeDescription.parse("late:::")).isEmpty(), "in no listing");
+        p.fire(org.jdtrace.core.context.JvmProbeContext.current().clear().arg(0, 1));
+        assertEquals(List.of(), o.fired);
+        stale.retire(List.of(p));
+        assertEquals(1, fw.enablingCount(), "the enabling is still kept for the provider's return");
     }
 
     @Test
