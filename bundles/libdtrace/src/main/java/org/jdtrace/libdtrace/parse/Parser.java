@@ -76,9 +76,8 @@ public final class Parser {
     private final Set<String> definedTags = new HashSet<>();
     /** How many struct, union and enum bodies have been parsed (typeName's test for one). */
     private int tagBodies;
-    /** The last body parsed: whether its tag had one already, and the line of its '{'. */
-    private boolean tagRedefined;
-    private int tagBodyLine;
+    /** Whether specifiers() is reading a type name's (typeName). */
+    private boolean inTypeName;
     private final Lexer lexer;
     private Lexer.Mode mode = Lexer.Mode.TOP;
     private Token tok;
@@ -697,8 +696,11 @@ public final class Parser {
                     tag = "(anon" + (++anonymousTags) + ")"; // one name per anonymous body
                 }
                 if (tok.is(TokenKind.LBRACE) && tagBody != null) {
-                    tagRedefined = !definedTags.add(w + " " + tag);
-                    tagBodyLine = tok.line();
+                    if (!definedTags.add(w + " " + tag) && inTypeName) {
+                        // dt_decl_sou refuses the tag at its '{': 'translator struct s { ... }'
+                        // and 'sizeof (struct s { ... })' define struct s once more
+                        throw new DTraceException("type redeclared: " + w + " " + tag, "D_DECL_TYPERED", tok.line());
+                    }
                     tagBodies++;
                     advance();
                     if (w.equals("enum")) {
@@ -849,13 +851,15 @@ public final class Parser {
         int line = tok.line();
         int bodies = tagBodies;
         List<Decl> body = new ArrayList<>();
-        String base = specifiers(body);
+        boolean outer = inTypeName;
+        inTypeName = true;
+        String base;
+        try {
+            base = specifiers(body);
+        } finally {
+            inTypeName = outer;
+        }
         if (tagBodies != bodies) {
-            if (tagRedefined) {
-                // dt_decl reduces the definition before the rest of the type name: 'translator
-                // struct s { ... }' and 'sizeof (struct s { ... })' define struct s once more
-                throw new DTraceException("type redeclared: " + base, "D_DECL_TYPERED", tagBodyLine);
-            }
             typeNameTags.add(new Decl(line, Decl.Storage.NONE, TypeName.of(base), null, null, null, body));
         }
         int pointers = 0;
