@@ -120,6 +120,7 @@ class DFrontEndTest {
         "BEGIN /x/ { trace(y); } | D_IDENT_UNDEF | failed to resolve x: Unknown variable name",
         "struct o { int a; };~translator struct o < struct in *i > { a = i->x; }; | D_OP_INCOMPLETE | operator -> cannot be applied to a forward declaration: no struct in definition is available",
         "struct o { int a; };~translator struct o { int b; }; | D_DECL_TYPERED | type redeclared: struct o",
+        "struct o { int a; };~translator struct o~{~  struct in *p~}~{ a = 1; }; | D_DECL_TYPERED | type redeclared: struct o",
         "struct o { int a; };~translator struct o (int i) { a = i; }; | D_SYNTAX | syntax error near \"{\"",
         "struct i { int x; };~struct o { int a; };~translator struct o < struct i *p > { a = p->x; };~struct i *f;~BEGIN { y = (uintptr_t)xlate<struct o *>(f); } | D_CAST_INVAL | invalid cast expression: \"pointer to translated data\" to \"uintptr_t\"",
         "BEGIN { this->x[1, 2] = 123; } | D_ARR_LOCAL | local variables may not be used as associative arrays: x",
