@@ -329,7 +329,7 @@ public final class Main {
     }
 
     /** The bundles of a distribution directory (bundles/, shell/), in name order. */
-    private static List<Path> jars(Path dir) throws LaunchException {
+    static List<Path> jars(Path dir) throws LaunchException {
         try (Stream<Path> s = Files.list(dir)) {
             return s.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
         } catch (IOException e) {

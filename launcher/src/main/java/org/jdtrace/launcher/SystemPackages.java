@@ -31,7 +31,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
-import java.util.stream.Stream;
 import org.apache.felix.framework.Felix;
 
 final class SystemPackages {
@@ -45,14 +44,12 @@ final class SystemPackages {
      * Build time: {@code SystemPackages DIST} writes DIST/system.packages: Felix's framework
      * packages, then the JDK packages the jars of DIST/bundles and DIST/shell import, a clause a line.
      */
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) throws IOException, Main.LaunchException {
         Path dist = Path.of(args[0]);
         List<Path> jars = new ArrayList<>();
         for (String dir : List.of("bundles", "shell")) {
             if (Files.isDirectory(dist.resolve(dir))) {
-                try (Stream<Path> s = Files.list(dist.resolve(dir))) {
-                    s.filter(p -> p.toString().endsWith(".jar")).sorted().forEach(jars::add);
-                }
+                jars.addAll(Main.jars(dist.resolve(dir)));
             }
         }
         List<String> lines = new ArrayList<>(clauses(frameworkPackages()));

@@ -144,8 +144,7 @@ public sealed interface DType {
                     sz = off + msize;
                     end = off * 8 + (w > 0 ? w : msize * 8L);
                 }
-                String n = names.get(i);
-                out.add(new Member(n, t, (int) off, 0, w, msize));
+                out.add(new Member(names.get(i), t, (int) off, 0, w, msize));
             }
             out.removeIf(m -> m.name() == null);
             members = java.util.List.copyOf(out);

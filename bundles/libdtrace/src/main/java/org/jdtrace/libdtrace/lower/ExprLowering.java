@@ -977,16 +977,17 @@ final class ExprLowering {
         if (kind(to) == VKind.STRING) {
             return string(c.operand);
         }
+        Ir.Expr v;
         if (c.operand.type instanceof DType.Array) {
             // an array where a scalar is wanted is its first element's address, as in C; a char
             // array a translator gives (curpsinfo->pr_psargs) has no memory of its own: its
             // string is copied to scratch, which lasts until the clause ends
-            Ir.Expr a = translated(c.operand) && kind(c.operand.type) == VKind.STRING
+            v = translated(c.operand) && kind(c.operand.type) == VKind.STRING
                     ? new Ir.MemOp("strptr", List.of(string(c.operand)), VKind.LONG)
                     : address(c.operand);
-            return to instanceof DType.Int i && i.size() < 8 ? new Ir.Cast(a, i.size(), i.signed()) : a;
+        } else {
+            v = widened(c.operand, to.size());
         }
-        Ir.Expr v = widened(c.operand, to.size());
         return to instanceof DType.Int i && i.size() < 8 ? new Ir.Cast(v, i.size(), i.signed()) : v;
     }
 }

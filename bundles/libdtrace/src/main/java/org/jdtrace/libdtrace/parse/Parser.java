@@ -851,14 +851,9 @@ public final class Parser {
         int line = tok.line();
         int bodies = tagBodies;
         List<Decl> body = new ArrayList<>();
-        boolean outer = inTypeName;
-        inTypeName = true;
-        String base;
-        try {
-            base = specifiers(body);
-        } finally {
-            inTypeName = outer;
-        }
+        inTypeName = true; // type names do not nest, and an error ends the parse
+        String base = specifiers(body);
+        inTypeName = false;
         if (tagBodies != bodies) {
             typeNameTags.add(new Decl(line, Decl.Storage.NONE, TypeName.of(base), null, null, null, body));
         }

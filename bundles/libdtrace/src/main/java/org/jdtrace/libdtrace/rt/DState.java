@@ -104,9 +104,9 @@ public final class DState {
         if (o != null) return o;
         int off = (globalMemoryUsed + 7) & ~7;
         globalMemoryUsed = off + Math.max(size, 1);
-        int pages = (globalMemoryUsed + PAGE - 1) / PAGE * PAGE;
-        if (pages > globalMemory.length) {
-            globalMemory = java.util.Arrays.copyOf(globalMemory, pages);
+        int block = (globalMemoryUsed + PAGE - 1) / PAGE * PAGE;
+        if (block > globalMemory.length) {
+            globalMemory = java.util.Arrays.copyOf(globalMemory, block);
         }
         globalOffsets.put(name, off);
         return off;
