@@ -3,9 +3,10 @@
  * driver of its passes. Each runs once, in order, over the whole program, and hands its result
  * to the next; no pass calls back into the driver or the session:
  *   1. lex and parse (parse.Parser pulling tokens from lex.Lexer, which expands macros): Script;
+ *      (#pragma D options are set on the state's options where the parser meets them, as
+ *      dt_pragma_option sets them: the lexer reads defaultargs and pspec as they stand);
  *   2. semantic analysis (sema.DFrontEnd.analyse: names, types, prototypes): CheckedProgram;
- *      then the program's #pragma D options are applied to the state's options (lowering reads
- *      strsize and the like), and the program's stability attributes are computed
+ *      then the program's stability attributes are computed
  *      (sema.ClauseAttributes: dtrace -v's report, -x amin's D_ATTR_MIN);
  *   3. lowering (lower.ClauseLowering, every clause to an Ir.Clause against the state's slots);
  *   4. code generation (codegen.ClauseCompiler, every Ir.Clause to an EcbBody hidden class).
@@ -36,7 +37,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.Clause;
-import org.jdtrace.libdtrace.ast.Pragma;
 import org.jdtrace.libdtrace.ast.ProbeSpec;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.codegen.ClauseCompiler;
@@ -122,7 +122,7 @@ public final class DCompiler implements FrontEnd {
             throws DTraceException {
         Options options = state.options;
         Macros macros = macros(options, sourceName, macroArgs);
-        Script script = Parser.parse(source, sourceName, macros, isScript(sourceName, macroArgs), options.isSet("empty"));
+        Script script = Parser.parse(source, sourceName, macros, isScript(sourceName, macroArgs), options);
         // dt_compile: the last macro argument must be referenced, unless option argref says not
         int last = macros.positional().size() - 1;
         if (last > 0 && !options.isSet("argref") && !macros.isReferenced(last)) {
@@ -130,7 +130,6 @@ public final class DCompiler implements FrontEnd {
                     + " is not referenced)", "D_MACRO_UNUSED", (int) source.lines().count());
         }
         CheckedProgram program = DFrontEnd.analyse(script, registers, probeArgs);
-        applyPragmas(options, program);
         String amin = options.getString("amin");
         org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes = org.jdtrace.libdtrace.sema.ClauseAttributes.of(
                 program, probeArgs, amin == null ? null : org.jdtrace.spi.Attributes.parse(amin));
@@ -156,10 +155,6 @@ public final class DCompiler implements FrontEnd {
         return new Compilation(statements, program.options(), lowering.destructive(), attributes, lines);
     }
 
-    /** Options that set up the compiler itself: -x only, never #pragma D option (EDT_BADOPTCTX). */
-    private static final java.util.Set<String> COMMAND_LINE_ONLY = java.util.Set.of("ldpath", "modpath", "libdir",
-            "syslibdir", "cpppath", "ctypes", "dtypes");
-
     static boolean isScript(String sourceName, List<String> macroArgs) {
         return macroArgs != null && !macroArgs.isEmpty() && macroArgs.get(0).equals(sourceName);
     }
@@ -169,23 +164,5 @@ public final class DCompiler implements FrontEnd {
         Macros base = Macros.of(sourceName, List.of());
         String target = options.isSet("target") ? Long.toString(options.get("target")) : "0";
         return new Macros(positional, base.named(), options.isSet("defaultargs")).withNamed("target", target);
-    }
-
-    /** #pragma D option name[=value], in order, worded as dtrace words a bad one, at its line. */
-    private static void applyPragmas(Options options, CheckedProgram program) throws DTraceException {
-        for (Pragma p : program.script().pragmas()) {
-            String[] nv = p.option();
-            if (nv == null) continue;
-            try {
-                if (COMMAND_LINE_ONLY.contains(nv[0])) {
-                    throw new DTraceException("Option cannot be used from within a D program");
-                }
-                options.set(nv[0], nv[1]);
-            } catch (DTraceException e) {
-                throw new DTraceException("failed to set option '" + nv[0] + "'"
-                        + (nv[1] == null ? "" : " to '" + nv[1] + "'") + ": " + e.getMessage(), "D_PRAGMA_OPTSET",
-                        p.line());
-            }
-        }
     }
 }

@@ -203,6 +203,43 @@ class DCompilerTest {
     }
 
     @Test
+    void aConstantConditionalKeepsOnlyItsLiveBranchSoActionsMayBeBranches() throws Exception {
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                inline int OPT = 1;
+                BEGIN { OPT ? printf("y\\n") : 1; OPT ? @a[1] = count() : 1; !OPT ? printf("n\\n") : trace(7);
+                        $1 ? printf("one\\n") : printf("zero\\n"); 0 ? undefined_anywhere : 1; }
+                """, "0").go();
+        assertEquals("y\n7zero\n\n        1                1\n", r.end());
+        // a condition only known when it runs keeps dt_cook_op3's refusal
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN { timestamp ? printf(\"y\\n\") : 1; }"));
+        assertEquals("D_OP_ACT", e.tag());
+        assertEquals("action cannot be used in a conditional context", e.getMessage());
+        e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { timestamp ? @a[1] = count() : 1; }"));
+        assertEquals("D_AGG_SCALAR", e.tag());
+    }
+
+    @Test
+    void pragmaOptionsTakeEffectWhereTheyStand() throws Exception {
+        // defaultargs: the lexer reads it from the next token on, as dt_pragma_option sets it
+        DRun r = DRun.script("#pragma D option quiet\n#pragma D option defaultargs\n"
+                + "BEGIN { printf(\"%d [%s]\\n\", $1, $$2); }");
+        r.go();
+        assertEquals("0 []\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN { trace($1); }\n#pragma D option defaultargs\n"));
+        assertEquals("D_MACRO_UNDEF", e.tag());
+        // argref: an unreferenced last argument is no error
+        DRun.script("#pragma D option argref\nBEGIN { }", "unused");
+        // a bad option is refused at its line, before what the program says after it is checked
+        e = assertThrows(DTraceException.class, () -> DRun.script("#pragma D option nosuch\nBEGIN { x = y; }"));
+        assertEquals("D_PRAGMA_OPTSET", e.tag());
+        assertEquals(1, e.line());
+        assertEquals("failed to set option 'nosuch': Invalid option name", e.getMessage());
+    }
+
+    @Test
     void compileErrorsCarryTagAndLine() {
         DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  x = y;\n}"));
         assertEquals("D_IDENT_UNDEF", e.tag());

@@ -57,7 +57,7 @@ public final class Rt {
 
     public static long mod(long a, long b, int action, int offset) {
         if (b == 0) throw new DFault(FaultException.Kind.DIVZERO, 0, action, offset);
-        return org.jdtrace.libdtrace.sema.ConstFold.modulus(a, b);
+        return org.jdtrace.libdtrace.ast.IntegerFolding.modulus(a, b);
     }
 
     public static long umod(long a, long b, int action, int offset) {

@@ -32,7 +32,7 @@ public final class Lexer {
     public enum Mode { TOP, EXPR }
 
     private final String src;
-    private final Macros macros;
+    private Macros macros;
     private final Predicate<String> isTypeName;
     /** Option pspec (DTRACE_C_PSPEC): a word before '*' at top level is never a type name. */
     private boolean pspec;
@@ -57,11 +57,18 @@ public final class Lexer {
         }
     }
 
-    /** The line the lexer is at (for errors found at end of input). */
-    /** Option pspec set (true), unset (false) or left as it was (null) by a pragma the parser met. */
-    public void pspec(Boolean on) {
-        if (on != null) pspec = on;
+    /**
+     * The compile-time options the lexer reads, as they stand now (dt_lex reads pcb_cflags as it
+     * meets each token): pspec (DTRACE_C_PSPEC) and defaultargs (DTRACE_C_DEFARG). The parser
+     * calls it before the first token and after each #pragma D option, which takes effect from
+     * the next token on.
+     */
+    public void compileFlags(boolean pspec, boolean defaultArgs) {
+        this.pspec = pspec;
+        if (macros.defaultArgs() != defaultArgs) macros = macros.withDefaultArgs(defaultArgs);
     }
+
+    /** The line the lexer is at (for errors found at end of input). */
 
     public int line() {
         return line;

@@ -15,6 +15,7 @@ import org.jdtrace.libdtrace.ast.Expr;
 import org.jdtrace.libdtrace.ast.Expr.AssignOp;
 import org.jdtrace.libdtrace.ast.Expr.BinOp;
 import org.jdtrace.libdtrace.ast.Expr.UnOp;
+import org.jdtrace.libdtrace.ast.IntegerFolding;
 import org.jdtrace.libdtrace.ast.Pragma;
 import org.jdtrace.libdtrace.ast.ProbeSpec;
 import org.jdtrace.libdtrace.ast.Script;
@@ -26,6 +27,7 @@ import org.jdtrace.libdtrace.lex.Lexer;
 import org.jdtrace.libdtrace.lex.Macros;
 import org.jdtrace.libdtrace.lex.Token;
 import org.jdtrace.libdtrace.lex.TokenKind;
+import org.jdtrace.libdtrace.rt.Options;
 import org.jdtrace.spi.ProbeDescription;
 
 /**
@@ -55,6 +57,14 @@ import org.jdtrace.spi.ProbeDescription;
  * or a body ("expected predicate and/or actions following probe description"); from -n strings it
  * need not. Errors are {@link DTraceException}s with tag D_SYNTAX and dtrace's wording
  * ({@code syntax error near "}"}, {@code syntax error near end of input}).
+ *
+ * <p>As dt_node_op3 does, a {@code ?:} whose condition is an integer constant when it is parsed
+ * (literals, macro arguments, the operators over them, integer inlines declared before it) is
+ * the branch it selects: the other is dropped unchecked, so {@code OPT ? printf("y") : 1;} is
+ * the action statement {@code printf("y");} when OPT is 1. A {@code #pragma D option} takes
+ * effect where it stands, as dt_pragma_option sets it while the lexer reads the program: it is
+ * set on the session's options then, and the compile-time ones the lexer and parser read
+ * (defaultargs, pspec, empty) apply from the next token on.
  */
 public final class Parser {
 
@@ -100,15 +110,31 @@ public final class Parser {
     private final List<Decl> typeNameTags = new ArrayList<>();
     private int anonymousTags;
     private final Set<Expr> parenthesized = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The branches kept by a ?: folded at parse time (not unary-expressions, unless parenthesized after). */
+    private final Set<Expr> folded = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The integer inlines declared so far whose value folds when they are parsed (dt_node_ident's INT clone). */
+    private final java.util.Map<String, Long> inlineValues = new java.util.HashMap<>();
+    /** The options #pragma D option sets (the session's, or this parse's own). */
+    private final Options options;
+    /** defaultargs as the caller's macros have it (the session's option, or a test's macros). */
+    private final boolean defaultArgs;
 
     /**
      * @param fromFile true for a script file (-s), false for a program given as a string (-n/-P
      *        or compile(String)); only files insist that a clause has a predicate or a body
      */
     public Parser(String source, String sourceName, Macros macros, boolean fromFile) {
+        this(source, sourceName, macros, fromFile, new Options());
+    }
+
+    /** {@code options}: the session's, which pragmas set and whose compile-time options the parse follows. */
+    public Parser(String source, String sourceName, Macros macros, boolean fromFile, Options options) {
         this.sourceName = sourceName;
         this.fromFile = fromFile;
         this.lexer = new Lexer(source, macros, this::isTypeName);
+        this.options = options;
+        this.defaultArgs = macros.defaultArgs();
+        compileFlags();
     }
 
     /** Parses a whole program. */
@@ -117,15 +143,39 @@ public final class Parser {
         return new Parser(source, sourceName, macros, fromFile).program();
     }
 
-    /** Parses a whole program; with {@code allowEmpty} (option empty, DTRACE_C_EMPTY) one with nothing in it is no error. */
-    public static Script parse(String source, String sourceName, Macros macros, boolean fromFile, boolean allowEmpty)
+    /**
+     * Parses a whole program under the session's {@code options}: its pragmas set them, and it
+     * follows the compile-time ones (pspec, defaultargs, empty: one with nothing in it is no error).
+     */
+    public static Script parse(String source, String sourceName, Macros macros, boolean fromFile, Options options)
             throws DTraceException {
-        Parser p = new Parser(source, sourceName, macros, fromFile);
-        p.allowEmpty = allowEmpty;
-        return p.program();
+        return new Parser(source, sourceName, macros, fromFile, options).program();
     }
 
-    private boolean allowEmpty;
+    /** The compile-time options the lexer reads, from the options as they stand (see Lexer.compileFlags). */
+    private void compileFlags() {
+        lexer.compileFlags(options.isSet("pspec"), defaultArgs || options.isSet("defaultargs"));
+    }
+
+    /**
+     * A control line met by the parser: a well-formed {@code #pragma D option name[=value]} is set
+     * now (dt_pragma_option), refused as dtrace refuses it; a malformed one is the checker's.
+     */
+    private Pragma control() throws DTraceException {
+        Pragma p = control(tok);
+        String[] nv = p.option();
+        if (nv != null && p.words().size() == 4) {
+            try {
+                options.setFromProgram(nv[0], nv[1]);
+            } catch (DTraceException e) {
+                throw new DTraceException("failed to set option '" + nv[0] + "'"
+                        + (nv[1] == null ? "" : " to '" + nv[1] + "'") + ": " + e.getMessage(), "D_PRAGMA_OPTSET",
+                        p.line());
+            }
+            compileFlags();
+        }
+        return p;
+    }
 
     /** Parses one expression (for tests and tools); the whole input must be the expression. */
     public static Expr parseExpression(String source) throws DTraceException {
@@ -245,15 +295,6 @@ public final class Parser {
 
     // ---- program -----------------------------------------------------------------------------
 
-    /** #pragma D option pspec[=value]: what it sets pspec to; null for another pragma. */
-    private static Boolean pspecOption(Pragma p) {
-        String[] o = p.option();
-        if (o == null || !o[0].strip().equals("pspec")) return null;
-        String v = o[1] == null ? "" : o[1].strip().toLowerCase(java.util.Locale.ROOT);
-        return !(v.equals("0") || v.equals("no") || v.equals("off") || v.equals("false") || v.equals("unset")
-                || v.equals("disable") || v.equals("disabled"));
-    }
-
     private Script program() throws DTraceException {
         List<TopLevel> items = new ArrayList<>();
         mode = Lexer.Mode.TOP;
@@ -262,9 +303,7 @@ public final class Parser {
             int at = items.size();
             switch (tok.kind()) {
                 case CONTROL -> {
-                    TopLevel c = control(tok);
-                    items.add(c);
-                    if (c instanceof Pragma pr) lexer.pspec(pspecOption(pr));
+                    items.add(control());
                     advance();
                 }
                 case PSPEC -> {
@@ -283,7 +322,14 @@ public final class Parser {
                         advance();
                         continue;
                     }
-                    items.addAll(declaration());
+                    List<Decl> decls = declaration();
+                    items.addAll(decls);
+                    for (Decl d : decls) {
+                        if (d.storage() == Decl.Storage.INLINE && d.keys() == null && d.init() != null
+                                && parseTimeValue(d.init()) instanceof Long v) {
+                            inlineValues.put(d.name(), v);
+                        }
+                    }
                     if (!tok.is(TokenKind.SEMI)) {
                         throw syntaxError();
                     }
@@ -296,7 +342,7 @@ public final class Parser {
             items.addAll(at, typeNameTags);
             typeNameTags.clear();
         }
-        if (items.isEmpty() && !allowEmpty) {
+        if (items.isEmpty() && !options.isSet("empty")) {
             // at end-of-input, where dtrace's parser meets it
             throw new DTraceException("empty D program translation unit", "D_EMPTY", tok.line());
         }
@@ -384,7 +430,7 @@ public final class Parser {
                 continue;
             }
             if (tok.is(TokenKind.CONTROL)) {
-                innerPragmas.add(control(tok));
+                innerPragmas.add(control());
                 advance();
                 continue;
             }
@@ -907,8 +953,17 @@ public final class Parser {
         return new Expr.Assign(line, op, lhs, assignment());
     }
 
+    /** An expression written in parentheses (a folded ?: inside them is a unary-expression again). */
+    private void parenthesized(Expr e) {
+        parenthesized.add(e);
+        folded.remove(e);
+    }
+
     /** What C's grammar calls a unary-expression: the only thing left of an assignment operator. */
     private boolean isUnaryExpression(Expr e) {
+        if (folded.contains(e)) {
+            return false; // the branch a constant ?: kept is still a conditional-expression
+        }
         if (parenthesized.contains(e)) {
             return true;
         }
@@ -943,7 +998,18 @@ public final class Parser {
         Expr a = expression();
         expect(TokenKind.COLON);
         Expr b = conditional();
+        Long folded = parseTimeValue(c);
+        if (folded != null) {
+            Expr live = folded != 0 ? a : b; // dt_node_op3: the live branch alone
+            this.folded.add(live);
+            return live;
+        }
         return new Expr.Ternary(line, c, a, b);
+    }
+
+    /** The value of an integer constant expression as the parser knows it (literals, integer inlines), else null. */
+    private Long parseTimeValue(Expr e) {
+        return IntegerFolding.value(e, leaf -> leaf instanceof Expr.Ident id ? inlineValues.get(id.name) : null);
     }
 
     /** Binary operator levels from lowest (0 = ||) to highest (multiplicative). */
@@ -1042,7 +1108,7 @@ public final class Parser {
             }
             Expr inner = expression();
             expect(TokenKind.RPAR);
-            parenthesized.add(inner);
+            parenthesized(inner);
             return postfix(inner);
         }
         return unary();
@@ -1077,7 +1143,7 @@ public final class Parser {
                 }
                 Expr inner = expression();
                 expect(TokenKind.RPAR);
-                parenthesized.add(inner);
+                parenthesized(inner);
                 return new Expr.Unary(line, UnOp.SIZEOF, postfix(inner));
             }
             return new Expr.Unary(line, UnOp.SIZEOF, unary());
@@ -1113,7 +1179,7 @@ public final class Parser {
                 advance();
                 Expr e = expression();
                 expect(TokenKind.RPAR);
-                parenthesized.add(e);
+                parenthesized(e);
                 return e;
             }
             case IDENT -> {

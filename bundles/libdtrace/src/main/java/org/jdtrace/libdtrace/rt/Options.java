@@ -125,6 +125,21 @@ public final class Options {
         if (name.equals("bufpolicy")) fill = "fill".equals(value);
     }
 
+    /**
+     * Options that set up the compiler itself (its paths and type sources): -x only, never
+     * {@code #pragma D option} (their setters' EDT_BADOPTCTX while a program is being compiled).
+     */
+    private static final java.util.Set<String> COMMAND_LINE_ONLY = java.util.Set.of("ldpath", "modpath", "libdir",
+            "syslibdir", "cpppath", "ctypes", "dtypes");
+
+    /** {@code #pragma D option name[=value]}, which a program's compilation sets as it meets it. */
+    public void setFromProgram(String name, String value) throws DTraceException {
+        if (COMMAND_LINE_ONLY.contains(name)) {
+            throw new DTraceException("Option cannot be used from within a D program");
+        }
+        set(name, value);
+    }
+
     /** setopt() and -x while tracing: the buffer sizes and counts are fixed by then. */
     public void setWhileTracing(String name, String value) throws DTraceException {
         if (name.equals("bufsize") || name.equals("aggsize") || name.equals("nspec") || name.equals("specsize")

@@ -50,6 +50,23 @@ class ParserTest {
     }
 
     @Test
+    void aConditionalWhoseConditionIsAConstantWhenParsedIsItsLiveBranch() throws DTraceException {
+        // dt_node_op3: literals, macro arguments and integer inlines declared before it
+        Script s = Parser.parse("inline int ON = 2 - 1;\ninline int OFF = ON - 1;\n"
+                + "BEGIN { ON ? printf(\"y\") : 1; OFF ? 1 : trace(2); $1 ? a : b; 0 ? x : y; (ON && !OFF) ? p : q; }\n",
+                "t.d", Macros.of("t.d", List.of("0")), true);
+        assertEquals(List.of("printf(\"y\")", "trace(2)", "b", "y", "p"), s.clauses().get(0).body().stream()
+                .map(st -> AstPrinter.print(((org.jdtrace.libdtrace.ast.Stmt.ExprStmt) st).expr())).toList());
+        // an identifier that is no integer inline, and a variable's, stay conditionals
+        assertEquals("(x ? 1 : 2)", expr("x ? 1 : 2"));
+        // the branch kept is no unary-expression: it cannot be assigned to (C's grammar), unless parenthesized
+        DTraceException e = assertThrows(DTraceException.class, () -> Parser.parse("BEGIN { 1 ? x : y = 3; }", "t.d",
+                Macros.of("t.d", List.of()), true));
+        assertEquals("syntax error near \"=\"", e.getMessage());
+        assertDoesNotThrow(() -> Parser.parse("BEGIN { (1 ? x : y) = 3; }", "t.d", Macros.of("t.d", List.of()), true));
+    }
+
+    @Test
     void programWithPragmasClausesAndDefaults() throws DTraceException {
         Script s = Parser.parse("#!/usr/sbin/dtrace -s\n#pragma D option quiet\n#pragma D option bufsize=4m\n"
                 + "syscall::read*:entry, pid$1:a.out:main:entry\n/pid == $1/\n{ x = 1; trace(x) }\n"

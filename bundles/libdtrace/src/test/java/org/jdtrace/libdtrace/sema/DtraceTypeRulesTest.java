@@ -7,6 +7,7 @@ import java.util.List;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.ast.IntegerFolding;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +35,7 @@ class DtraceTypeRulesTest {
         "~(short)1 | short",
         "(char)1 << 2 | int",
         "1 << (unsigned long long)2 | unsigned long long",
-        "1 ? (char)1 : (unsigned short)2 | unsigned short",
+        "timestamp ? (char)1 : (unsigned short)2 | unsigned short",
         "(uint)-1 | uint", // the short names of sys/types.h and of Linux's types
         "(__u8)1 + (__be16)2 | __be16",
     })
@@ -140,9 +141,9 @@ class DtraceTypeRulesTest {
 
     @Test
     void modulusTakesTheSignOfBothOperands() {
-        assertEquals(List.of(4L, -4L, -4L, 4L, 0L), List.of(ConstFold.modulus(19, 5), ConstFold.modulus(19, -5),
-                ConstFold.modulus(-19, 5), ConstFold.modulus(-19, -5), ConstFold.modulus(Long.MIN_VALUE, 2)));
-        assertEquals(Long.MAX_VALUE, ConstFold.modulus(Long.MIN_VALUE + 1, Long.MIN_VALUE));
+        assertEquals(List.of(4L, -4L, -4L, 4L, 0L), List.of(IntegerFolding.modulus(19, 5), IntegerFolding.modulus(19, -5),
+                IntegerFolding.modulus(-19, 5), IntegerFolding.modulus(-19, -5), IntegerFolding.modulus(Long.MIN_VALUE, 2)));
+        assertEquals(Long.MAX_VALUE, IntegerFolding.modulus(Long.MIN_VALUE + 1, Long.MIN_VALUE));
     }
 
     @Test
