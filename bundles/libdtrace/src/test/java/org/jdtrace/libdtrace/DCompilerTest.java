@@ -240,6 +240,24 @@ class DCompilerTest {
     }
 
     @Test
+    void aVariableNotYetReadTakesTheTypeOfEachValueAssignedToIt() throws Exception {
+        // dt_ident_unref: 'x = 0' made x an int, 'x = timestamp' (before any read) a uint64_t
+        long big = 1L << 40 | 5;
+        DRun r = DRun.script("#pragma D option quiet\n"
+                + "BEGIN { self->s = 0; g = 0; a[1] = 0; self->b[1] = 0; this->l = 0; }\n"
+                + "BEGIN { self->s = $1; g = $1; a[1] = $1; self->b[1] = $1; this->l = 0; this->l = $1;"
+                + "  printf(\"%d %d %d %d %d\\n\", self->s, g, a[1], self->b[1], this->l); }\n"
+                + "BEGIN { r = 0; trace(r); r = $1; printf(\" %d\\n\", r); }\n", Long.toString(big));
+        r.go();
+        // r was read while an int: it stays one, and keeps the low 32 bits as before
+        assertEquals((big + " ").repeat(4) + big + "\n0 5\n\n", r.end());
+        // a declared variable keeps its type
+        r = DRun.script("#pragma D option quiet\nint d;\nBEGIN { d = $1; printf(\"%d\\n\", d); }", Long.toString(big));
+        r.go();
+        assertEquals("5\n\n", r.end());
+    }
+
+    @Test
     void compileErrorsCarryTagAndLine() {
         DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  x = y;\n}"));
         assertEquals("D_IDENT_UNDEF", e.tag());

@@ -648,6 +648,7 @@ final class Checker {
                             "D_IDENT_BADREF", s.line);
                 }
                 s.var = v;
+                v.referenced = true;
                 yield v.type;
             }
             case Expr.ThisVar s -> {
@@ -656,6 +657,7 @@ final class Checker {
                     throw undefined("this->" + s.name, s.line);
                 }
                 s.var = v;
+                v.referenced = true;
                 yield v.type;
             }
             case Expr.AggRef a -> {
@@ -754,6 +756,7 @@ final class Checker {
                     "D_IDENT_BADREF", id.line);
         }
         id.symbol = v;
+        v.referenced = true;
         return v.type;
     }
 
@@ -807,6 +810,7 @@ final class Checker {
                         "D_ARR_BADREF", x.line);
             }
             id.symbol = v;
+            v.referenced |= !creatingWith;
             if (v.keyTypes == null) {
                 id.type = v.type;
                 return element(v.type, x);
@@ -831,6 +835,7 @@ final class Checker {
                         "D_ARR_BADREF", x.line);
             }
             s.var = v;
+            v.referenced |= !creatingWith;
             if (v.keyTypes == null) {
                 s.type = v.type;
                 return element(v.type, x);
@@ -1288,6 +1293,7 @@ final class Checker {
                     throw new DTraceException("associative array '" + id.name + "' may not be referenced as scalar",
                             "D_IDENT_BADREF", id.line);
                 }
+                retype(var, a.value, v);
                 id.symbol = var;
                 DType t = store(target, a.value, var.type, v, a.line);
                 allocaStore(var, id.name, a);
@@ -1295,6 +1301,7 @@ final class Checker {
             }
             case Expr.SelfVar s -> {
                 Variable var = tls.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.THREAD_LOCAL, tls.size(), s.line, v));
+                retype(var, a.value, v);
                 s.var = var;
                 DType t = store(target, a.value, var.type, v, a.line);
                 allocaStore(var, "self->" + s.name, a);
@@ -1302,6 +1309,7 @@ final class Checker {
             }
             case Expr.ThisVar s -> {
                 Variable var = locals.computeIfAbsent(s.name, n -> fresh(n, Variable.Scope.CLAUSE_LOCAL, locals.size(), s.line, v));
+                retype(var, a.value, v);
                 s.var = var;
                 DType t = store(target, a.value, var.type, v, a.line);
                 allocaStore(var, "this->" + s.name, a);
@@ -1325,6 +1333,8 @@ final class Checker {
                     Variable var = fresh(name, self ? Variable.Scope.THREAD_LOCAL : Variable.Scope.GLOBAL, table.size(), x.line, v);
                     var.keyTypes = x.keys.stream().map(k -> k.type).map(Checker::keyType).toList();
                     table.put(name, var);
+                } else if (table.get(name).keyTypes != null) {
+                    retype(table.get(name), a.value, v);
                 }
                 DType et = index(x, true);
                 x.type = et;
@@ -1451,6 +1461,24 @@ final class Checker {
         Variable var = fresh(name, scope, table.size(), line, v);
         table.put(name, var);
         return var;
+    }
+
+    /**
+     * dt_cook_op2's assignment to a variable dt_ident_unref finds unreferenced (made by an
+     * assignment, not declared, not read since): its type becomes the value's. Here among
+     * integers and pointers, whose values share one 64-bit slot, so that the stores already
+     * checked keep their meaning; any other variable keeps the type its first value gave it, and
+     * a pointer stays one when NULL is stored in it (the alloca() tests' {@code s = NULL; *s = 4;}).
+     */
+    private static void retype(Variable var, Expr valueExpr, DType value) {
+        if (!var.declared && !var.referenced && var.inlineBody == null && scalarSlot(var.type) && scalarSlot(value)
+                && !(var.type.isPointer() && isNull(valueExpr))) {
+            var.type = value;
+        }
+    }
+
+    private static boolean scalarSlot(DType t) {
+        return t != null && (t.isInteger() || t.isPointer());
     }
 
     private static Variable fresh(String name, Variable.Scope scope, int id, int line, DType valueType) {
