@@ -37,4 +37,16 @@ public interface ProbeArgs {
     default java.util.Map<String, java.util.Set<Integer>> capturedStrings(ProbeDescription description) {
         return java.util.Map.of();
     }
+
+    /**
+     * Whether {@code description} matches a probe now (dt_setcontext's question, which the
+     * compiler asks of each clause's descriptions before it checks the clause: D_PDESC_ZERO).
+     * True when that cannot be told, as when a provider cannot make its probes (enabling the
+     * program reports that with the provider's own words).
+     *
+     * @since 1.4
+     */
+    default boolean matches(ProbeDescription description) {
+        return true;
+    }
 }

@@ -140,11 +140,17 @@ public final class DSessionImpl implements DSession {
         List<ProbeDescription> descs = new ArrayList<>();
         Macros macros = DCompiler.macros(state.options, "dtrace", macroArgs);
         for (String d : descriptions) {
+            ProbeDescription pd;
             try {
-                descs.add(ProbeDescription.parse(Lexer.expandProbeDescription(d, macros, 1)));
+                pd = ProbeDescription.parse(Lexer.expandProbeDescription(d, macros, 1));
             } catch (IllegalArgumentException e) {
                 throw new DTraceException(e.getMessage());
             }
+            // dt_setcontext, as for a clause with a body (sema.ArgTypes.checkMatches)
+            if (probeArgs != null && !state.options.isSet("zdefs") && !probeArgs.matches(pd)) {
+                throw new DTraceException("probe description " + pd + " does not match any probes", "D_PDESC_ZERO", 0);
+            }
+            descs.add(pd);
         }
         EcbBody body = compileClause(new Ir.Clause(null, List.of(), true));
         String source = String.join(",", descs.stream().map(ProbeDescription::toString).toList());

@@ -258,6 +258,19 @@ class DCompilerTest {
     }
 
     @Test
+    void stringofTakesAStringCompatibleArray() throws Exception {
+        // dt_cook_op1: a scalar, a pointer or a string-compatible operand (a char array member)
+        DRun r = DRun.script("#pragma D option quiet\nstruct s { char name[8]; int n[2]; } v;\n"
+                + "BEGIN { v.name[0] = 'o'; v.name[1] = 'k'; printf(\"[%s]\\n\", stringof(v.name)); }");
+        r.go();
+        assertEquals("[ok]\n\n", r.end());
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("struct s { int n[2]; } v;\nBEGIN { trace(stringof(v.n)); }"));
+        assertEquals("D_STRINGOF_TYPE", e.tag());
+        assertEquals("cannot apply stringof to a value of type int [2]", e.getMessage());
+    }
+
+    @Test
     void compileErrorsCarryTagAndLine() {
         DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN\n{\n  x = y;\n}"));
         assertEquals("D_IDENT_UNDEF", e.tag());

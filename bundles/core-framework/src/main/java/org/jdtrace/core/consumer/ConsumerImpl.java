@@ -90,6 +90,15 @@ final class ConsumerImpl implements Consumer {
             public java.util.Map<String, java.util.Set<Integer>> capturedStrings(ProbeDescription d) {
                 return ConsumerImpl.this.capturedStrings(d);
             }
+
+            @Override
+            public boolean matches(ProbeDescription d) {
+                try {
+                    return !framework.match(d).isEmpty();
+                } catch (RuntimeException e) {
+                    return true; // exec() reports what a provider could not do
+                }
+            }
         });
     }
 

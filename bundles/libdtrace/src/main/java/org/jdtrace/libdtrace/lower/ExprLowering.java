@@ -776,7 +776,8 @@ final class ExprLowering {
             case PRE_INC, PRE_DEC, POST_INC, POST_DEC -> incDec(u);
             case SIZEOF -> new Ir.Const(u.operand instanceof Expr.StrLit s ? s.value.length() + 1 : sizeOf(u.operand.type));
             // stringof(pointer) reads the string it points to (a Java object's handle: its text)
-            case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || copyin(u.operand) != null
+            case STRINGOF -> u.operand.type.isString() || u.operand.type.isPointer() || u.operand.type.isCharArray()
+                    || copyin(u.operand) != null
                     ? string(u.operand)
                     : new Ir.Call("lltostr", List.of(integer(u.operand)), VKind.STRING);
             case DEREF -> memValue(integer(u.operand), u.type, null, true);

@@ -24,6 +24,10 @@
  * past the probe's argument count; other probes' counts are not known here (a provider that
  * describes no argument may still have some), and their args[] is typed as above.
  *
+ * Matching: a clause whose description matches no probe is refused before the clause is checked
+ * (dt_setcontext's D_PDESC_ZERO, "probe description ... does not match any probes"), unless
+ * option zdefs; without a framework to ask (no lookup) every description is taken as matching.
+ *
  * One instance per compilation, used on the compiler's thread only.
  */
 package org.jdtrace.libdtrace.sema;
@@ -47,6 +51,17 @@ final class ArgTypes {
 
     ArgTypes(ProbeArgs lookup) {
         this.lookup = lookup;
+    }
+
+    /** dt_setcontext: each description of {@code c} must match a probe now, unless {@code zdefs}. */
+    void checkMatches(Clause c, boolean zdefs) throws DTraceException {
+        if (lookup == null || zdefs) return;
+        for (ProbeSpec spec : c.probes()) {
+            if (spec.description() != null && !lookup.matches(spec.description())) {
+                throw new DTraceException("probe description " + spec.description() + " does not match any probes",
+                        "D_PDESC_ZERO", spec.line());
+            }
+        }
     }
 
     /** The type of {@code args[index]} in {@code c}, or null when the probes cannot say. */

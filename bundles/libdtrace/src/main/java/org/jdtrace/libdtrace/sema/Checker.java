@@ -86,6 +86,14 @@ final class Checker {
         return this;
     }
 
+    /** Option zdefs: a description may match no probe (else D_PDESC_ZERO, see ArgTypes). */
+    Checker zdefs(boolean on) {
+        zdefs = on;
+        return this;
+    }
+
+    private boolean zdefs;
+
     CheckedProgram check() throws DTraceException {
         // an empty program (no item at all) is the parser's D_EMPTY
         for (TopLevel t : script.items()) {
@@ -476,6 +484,7 @@ final class Checker {
      */
     private void clause(Clause c) throws DTraceException {
         clause = c;
+        argTypes.checkMatches(c, zdefs);
         if (c.predicate() == null || c.body() == null) {
             predicate(c);
             if (c.body() != null) {
@@ -1005,11 +1014,9 @@ final class Checker {
             }
             case STRINGOF -> {
                 DType t = type(u.operand);
-                if (t instanceof DType.Void) {
-                    throw new DTraceException("cannot apply stringof to a value of type void", "D_STRINGOF_TYPE", u.line);
-                }
-                if (!t.isScalar() && !t.isString()) {
-                    throw new DTraceException("stringof operator requires an operand of scalar type", "D_STRINGOF_TYPE", u.line);
+                // dt_cook_op1: a scalar, a pointer, or what is string-compatible (a string, a char array)
+                if (!t.isScalar() && !t.isString() && !t.isCharArray()) {
+                    throw new DTraceException("cannot apply stringof to a value of type " + t.name(), "D_STRINGOF_TYPE", u.line);
                 }
                 return DType.STRING;
             }

@@ -71,7 +71,16 @@ public final class DFrontEnd {
     /** As above, {@code args[]} typed through {@code probeArgs} (null: int64_t). */
     public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers,
             org.jdtrace.engine.ProbeArgs probeArgs) throws DTraceException {
-        CheckedProgram checked = new Checker(script, registers).probeArgs(probeArgs).check();
+        return analyse(script, registers, probeArgs, false);
+    }
+
+    /**
+     * As above; each clause's descriptions must match a probe {@code probeArgs} knows
+     * (D_PDESC_ZERO) unless {@code zdefs} (option zdefs, -Z).
+     */
+    public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers,
+            org.jdtrace.engine.ProbeArgs probeArgs, boolean zdefs) throws DTraceException {
+        CheckedProgram checked = new Checker(script, registers).probeArgs(probeArgs).zdefs(zdefs).check();
         CapturedReads.check(script, probeArgs); // reads a kernel-event probe cannot answer
         return checked;
     }

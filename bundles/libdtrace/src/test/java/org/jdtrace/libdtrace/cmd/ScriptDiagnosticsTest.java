@@ -37,4 +37,19 @@ class ScriptDiagnosticsTest {
         assertEquals("dtrace: failed to compile script " + y + ": line 6: probe description "
                 + "nosuch:::x does not match any probes\n", cmd.err());
     }
+
+    @Test
+    void compilingAloneFindsADescriptionThatMatchesNothingBeforeTheClauseIsChecked() {
+        // dt_setcontext while compiling: -e reports it, before args[0]->x would be checked
+        assertEquals(1, cmd.run("-e", "-n", "io:::start"));
+        assertEquals("dtrace: invalid probe specifier io:::start: probe description io:::start does not match any probes\n",
+                cmd.err());
+        assertEquals(1, cmd.run("-e", "-n", "io:::start { trace(args[0]->b_bcount); }"));
+        assertEquals("dtrace: invalid probe specifier io:::start { trace(args[0]->b_bcount); }: probe description"
+                + " io:::start does not match any probes\n", cmd.err());
+        // -Z: zero matches are allowed, and the clause is checked
+        assertEquals(0, cmd.run("-Z", "-e", "-n", "io:::start"));
+        assertEquals("", cmd.err());
+        assertEquals(0, cmd.run("-e", "-n", "BEGIN { trace(1); }"));
+    }
 }
