@@ -57,6 +57,14 @@ public interface DSession {
     /** Prints the records buffered so far and reports drops (dtrace_consume). */
     void drain();
 
+    /**
+     * Firings of an enabled probe were lost before they ran (a provider's kernel ring was full):
+     * drops on {@code cpu}, reported with the next drain as the principal buffer's.
+     *
+     * @since 1.4
+     */
+    default void lost(int cpu, long count) {}
+
     /** A fault happened in an ECB: record it for the default ERROR report. */
     void fault(int epid, Probe probe, DFault fault);
 

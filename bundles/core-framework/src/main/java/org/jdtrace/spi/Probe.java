@@ -31,6 +31,16 @@ public interface Probe {
     void fire(ProbeContext ctx);
 
     /**
+     * The kernel lost {@code count} firings of this probe on CPU {@code cpu} before they could
+     * be delivered: each consumer with this probe enabled reports them as drops on that CPU
+     * (dt_handle_cpudrop). Not called in probe context. See also ProbeRegistry.lost, for losses
+     * of a provider's shared ring.
+     *
+     * @since 1.9
+     */
+    default void lost(int cpu, long count) {}
+
+    /**
      * The one process (pid) that every ECB enabled on the probe is confined to by its predicate
      * (Statement.pidFilter: {@code /pid == $target/}), or -1 when some ECB may fire in any
      * process. A provider that can drop other processes' events before they cost anything (a BPF

@@ -51,6 +51,16 @@ public interface ProbeRegistry {
      */
     default void aliasName(Probe probe, String name) {}
 
+    /**
+     * The kernel lost {@code count} firings of this provider's probes that happened on CPU
+     * {@code cpu} (its ring of records was full): every consumer with an enabled probe of this
+     * provider reports them as drops on that CPU ("dtrace: 188 drops on CPU 1", dt_handle_cpudrop).
+     * Called from any thread but probe context.
+     *
+     * @since 1.9
+     */
+    default void lost(int cpu, long count) {}
+
     /** The probe with these four exact names, or null (dtrace_probe_lookup). */
     Probe lookup(String provider, String module, String function, String name);
 

@@ -301,6 +301,10 @@ public final class DSessionImpl implements DSession {
         Map<Integer, Long> drops = new HashMap<>();
         List<Record> all = new ArrayList<>();
         state.drainBuffers(all, drops);
+        synchronized (lost) {
+            lost.forEach((cpu, n) -> drops.merge(cpu, n, Long::sum));
+            lost.clear();
+        }
         long dbl = doubleErrors.getAndSet(0);
         if (dbl > 0) printer.printDoubleErrors(dbl); // dtrace_work: the status before the buffers
         long dyn = state.takeDynvarDrops();
@@ -311,6 +315,16 @@ public final class DSessionImpl implements DSession {
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
         printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeDrops());
+    }
+
+    /** Drops a provider reported (kernel ring losses), by CPU, until the next drain prints them. */
+    private final Map<Integer, Long> lost = new HashMap<>();
+
+    @Override
+    public void lost(int cpu, long count) {
+        synchronized (lost) {
+            lost.merge(cpu, count, Long::sum);
+        }
     }
 
     @Override

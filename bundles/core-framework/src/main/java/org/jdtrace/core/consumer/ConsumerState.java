@@ -37,6 +37,11 @@ final class ConsumerState extends EcbOwner {
     }
 
     @Override
+    public void lost(int cpu, long count) {
+        session.lost(cpu, count);
+    }
+
+    @Override
     protected void created(Ecb ecb) {
         session.ecbCreated(ecb.epid(), ecb.probe(), ecb.statement());
     }

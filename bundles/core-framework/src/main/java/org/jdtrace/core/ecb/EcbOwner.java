@@ -45,6 +45,9 @@ public abstract class EcbOwner {
         return 0;
     }
 
+    /** Firings of an enabled probe were lost before they ran (ProbeRegistry.lost): drops on {@code cpu}. */
+    public void lost(int cpu, long count) {}
+
     /** An ECB was created (dtrace's epid-to-probe table is told). */
     protected void created(Ecb ecb) {}
 

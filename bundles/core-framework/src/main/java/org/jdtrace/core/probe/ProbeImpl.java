@@ -122,6 +122,16 @@ public final class ProbeImpl implements Probe {
     }
 
     @Override
+    public void lost(int cpu, long count) {
+        Ecb[] e = ecbs;
+        for (int i = 0; i < e.length; i++) {
+            boolean first = true;
+            for (int j = 0; j < i && first; j++) first = e[j].owner() != e[i].owner();
+            if (first) e[i].owner().lost(cpu, count);
+        }
+    }
+
+    @Override
     public long pidFilter() {
         return pidFilter;
     }

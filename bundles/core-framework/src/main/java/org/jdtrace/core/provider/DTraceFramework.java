@@ -88,6 +88,8 @@ public final class DTraceFramework {
     private final Map<Provider, ProviderEntry> providers = new IdentityHashMap<>();
     private final List<ProviderEntry> providerOrder = new ArrayList<>();
     private final List<Enabling> enablings = new ArrayList<>();
+    /** The owners between warmUp and deactivate, for lost() (written under the lock, read without). */
+    private final List<EcbOwner> activeOwners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Map<Long, Module> modules = new LinkedHashMap<>();
     private final ExecutorService housekeeping = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "jdtrace-housekeeping");
@@ -331,6 +333,22 @@ public final class DTraceFramework {
         }
     }
 
+    /**
+     * ProbeRegistry.lost: each active owner with an ECB on one of the provider's probes is told
+     * once. Lock-free (the active owners' copy-on-write list, their ECB arrays): the caller, a
+     * provider's ring reader, may be what a disable holding the lock waits for (Provider.sync).
+     */
+    void lost(ProviderEntry entry, int cpu, long count) {
+        for (EcbOwner owner : activeOwners) {
+            for (org.jdtrace.core.ecb.Ecb ecb : owner.ecbs()) {
+                if (ecb.probe() instanceof ProbeImpl p && p.owner() == entry.provider()) {
+                    owner.lost(cpu, count);
+                    break;
+                }
+            }
+        }
+    }
+
     private List<ProbeImpl> probesOf(ProviderEntry entry) {
         List<ProbeImpl> out = new ArrayList<>();
         for (ProbeImpl p : table.all()) {
@@ -493,6 +511,7 @@ public final class DTraceFramework {
     public void warmUp(EcbOwner owner) {
         synchronized (lock) {
             owner.setActive(true);
+            if (!activeOwners.contains(owner)) activeOwners.add(owner);
             for (Enabling en : owner.enablings()) {
                 for (Ecb ecb : en.ecbs()) {
                     install(ecb);
@@ -528,6 +547,7 @@ public final class DTraceFramework {
         synchronized (lock) {
             owner.setActive(false);
             owner.setLive(false);
+            activeOwners.remove(owner);
             for (Enabling en : owner.enablings()) {
                 for (Ecb ecb : en.ecbs()) {
                     uninstall(ecb);

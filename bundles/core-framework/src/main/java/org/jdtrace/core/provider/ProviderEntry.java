@@ -74,4 +74,9 @@ final class ProviderEntry implements ProbeRegistry {
     public void retire(List<Probe> probes) {
         framework.retire(this, probes);
     }
+
+    @Override
+    public void lost(int cpu, long count) {
+        framework.lost(this, cpu, count);
+    }
 }

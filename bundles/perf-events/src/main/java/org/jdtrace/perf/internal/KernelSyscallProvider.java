@@ -312,7 +312,8 @@ final class KernelSyscallProvider implements Provider {
 
         @Override
         public void lost(int cpu, long count) {
-            LOG.warn("syscall: {} drops on CPU {}", count, cpu);
+            ProbeRegistry r = registry;
+            if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
         }
     }
 

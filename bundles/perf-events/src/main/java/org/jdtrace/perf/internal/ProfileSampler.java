@@ -173,7 +173,7 @@ final class ProfileSampler implements CpuSampler {
                     // each unsampled period (Tick), so the user sees no drop
                     LOG.debug("{} {} samples lost on CPU {}", probe.name(), count, cpu);
                 } else {
-                    LOG.warn("{} {} drops on CPU {}", probe.name(), count, cpu);
+                    probe.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
                 }
             }
         };

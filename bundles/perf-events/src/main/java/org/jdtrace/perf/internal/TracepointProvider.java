@@ -87,7 +87,7 @@ final class TracepointProvider implements Provider {
     private final Comms comms;
     private final UserSymbols symbols;
     private final Abi abi;
-    private ProbeRegistry registry;
+    private volatile ProbeRegistry registry;
     private final Map<String, Group> groups = new HashMap<>();
     /** Records the rings delivered to the JVM (drain thread; read by tests). */
     volatile long delivered;
@@ -340,7 +340,8 @@ final class TracepointProvider implements Provider {
 
         @Override
         public void lost(int cpu, long count) {
-            LOG.warn("{}: {} drops on CPU {}", tp.category() + ":" + tp.name(), count, cpu);
+            ProbeRegistry r = registry;
+            if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
         }
     }
 
