@@ -149,11 +149,16 @@ final class TargetProcess implements AutoCloseable {
         return t;
     }
 
-    /** -p: the process must exist. */
+    /**
+     * -p: the process must exist. The pid is read as dtrace reads it, with strtol(3): leading
+     * white space (isspace) and a sign are taken, nothing may follow the digits.
+     */
     static TargetProcess grab(String pidText) throws IOException {
         long pid;
         try {
-            pid = Long.parseLong(pidText);
+            int from = 0;
+            while (from < pidText.length() && " \t\n\u000b\f\r".indexOf(pidText.charAt(from)) >= 0) from++;
+            pid = Long.parseLong(pidText.substring(from));
         } catch (NumberFormatException e) {
             throw new IOException("invalid pid: " + pidText);
         }

@@ -276,6 +276,24 @@ class DTraceCommandImplTest {
     }
 
     @Test
+    void aPidIsReadAsStrtolReadsIt() throws IOException {
+        // "-p $pid" passed as one word: strtol skips the leading blanks; nothing may follow the digits
+        Process sleeper = new ProcessBuilder("sleep", "60").start();
+        try {
+            dtrace.workRounds = 1;
+            assertEquals(0, run("-p", " \t" + sleeper.pid(), "-n", "BEGIN"), err());
+            assertEquals(Long.toString(sleeper.pid()), dtrace.options.get("target"));
+            assertTrue(sleeper.isAlive(), "a grabbed process is left running");
+            outBytes.reset();
+            errBytes.reset();
+            assertEquals(1, run("-p", sleeper.pid() + "x", "-n", "BEGIN"));
+            assertEquals("dtrace: invalid pid: " + sleeper.pid() + "x\n", err());
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    @Test
     void outputFileIsAppendedTo(@TempDir Path d) throws IOException {
         Path o = Files.writeString(d.resolve("o.txt"), "before\n");
         dtrace.workRounds = 1;
