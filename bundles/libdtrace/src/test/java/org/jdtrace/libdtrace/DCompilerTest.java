@@ -244,13 +244,18 @@ class DCompilerTest {
         // dt_ident_unref: 'x = 0' made x an int, 'x = timestamp' (before any read) a uint64_t
         long big = 1L << 40 | 5;
         DRun r = DRun.script("#pragma D option quiet\n"
-                + "BEGIN { self->s = 0; g = 0; a[1] = 0; self->b[1] = 0; this->l = 0; }\n"
-                + "BEGIN { self->s = $1; g = $1; a[1] = $1; self->b[1] = $1; this->l = 0; this->l = $1;"
-                + "  printf(\"%d %d %d %d %d\\n\", self->s, g, a[1], self->b[1], this->l); }\n"
+                + "BEGIN { self->s = 0; g = 0; this->l = 0; }\n"
+                + "BEGIN { self->s = $1; g = $1; this->l = 0; this->l = $1;"
+                + "  printf(\"%d %d %d\\n\", self->s, g, this->l); }\n"
                 + "BEGIN { r = 0; trace(r); r = $1; printf(\" %d\\n\", r); }\n", Long.toString(big));
         r.go();
         // r was read while an int: it stays one, and keeps the low 32 bits as before
-        assertEquals((big + " ").repeat(4) + big + "\n0 5\n\n", r.end());
+        assertEquals((big + " ").repeat(2) + big + "\n0 5\n\n", r.end());
+        // an associative array keeps its first value's type: a pointer after an int is refused
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN { x[1] = 1; x[2] = (char *)0 + 1; }"));
+        assertEquals("D_OP_INCOMPAT", e.tag());
+        DRun.script("BEGIN { y = 1; y = (char *)0 + 1; }"); // a scalar not yet read takes it
         // a declared variable keeps its type
         r = DRun.script("#pragma D option quiet\nint d;\nBEGIN { d = $1; printf(\"%d\\n\", d); }", Long.toString(big));
         r.go();
@@ -268,6 +273,35 @@ class DCompilerTest {
                 () -> DRun.script("struct s { int n[2]; } v;\nBEGIN { trace(stringof(v.n)); }"));
         assertEquals("D_STRINGOF_TYPE", e.tag());
         assertEquals("cannot apply stringof to a value of type int [2]", e.getMessage());
+    }
+
+    @Test
+    void argsPastWhatTheProbesDescribeIsDArgsIdx() throws Exception {
+        // dt_idcook_args: an index at or past the probe's argument count (what its provider describes)
+        DRun r = new DRun();
+        r.session.probeArgs(d -> d.provider().equals("test")
+                ? List.of(List.of(new org.jdtrace.spi.ArgDesc(0, "int", null), new org.jdtrace.spi.ArgDesc(1, "char *", null)))
+                : List.of());
+        r.session.compile("test:::entry { trace(args[1]); }", "t.d", List.of("t.d"));
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> r.session.compile("test:::entry\n{\n\ttrace(args[2]);\n}", "t.d", List.of("t.d")));
+        assertEquals("D_ARGS_IDX", e.tag());
+        assertEquals(3, e.line());
+        assertEquals("index 2 is out of range for test:::entry args[ ]", e.getMessage());
+        // a probe that describes nothing may have arguments: args[] is int64_t there
+        r.session.compile("other:::x { trace(args[5]); }", "t.d", List.of("t.d"));
+    }
+
+    @Test
+    void optionPspecReadsAnAmbiguousWordAsAProbeDescription() throws Exception {
+        // -x pspec (DTRACE_C_PSPEC): "int*x" is a description without a clause, not a declaration
+        DRun r = new DRun();
+        r.session.setOption("pspec", null);
+        DTraceException e = assertThrows(DTraceException.class, () -> r.session.compile("int*x\n", "t.d", List.of("t.d")));
+        assertEquals("expected predicate and/or actions following probe description", e.getMessage());
+        DRun plain = new DRun();
+        e = assertThrows(DTraceException.class, () -> plain.session.compile("int*x\n", "t.d", List.of("t.d")));
+        assertEquals("D_SYNTAX", e.tag());
     }
 
     @Test

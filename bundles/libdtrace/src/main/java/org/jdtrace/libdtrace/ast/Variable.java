@@ -41,9 +41,10 @@ public final class Variable implements Symbol {
     /** True if declared explicitly ({@code int x;}); false if implicitly by first assignment. */
     public boolean declared;
     /**
-     * True once the program read the variable (dt_ident_t's DT_IDFLG_REF). One made by
-     * assignment, neither declared nor read yet, takes the type of each scalar value assigned to
-     * it (dt_ident_unref), so {@code self->ts = 0;} then {@code self->ts = timestamp;} is a uint64_t.
+     * True once the program read the variable (dt_ident_t's DT_IDFLG_REF). A scalar made by
+     * assignment, neither declared nor read yet, takes the type of each integer or pointer value
+     * assigned to it (dt_ident_unref), so {@code self->ts = 0;} then {@code self->ts = timestamp;}
+     * is a uint64_t.
      */
     public boolean referenced;
 

@@ -21,8 +21,10 @@
  *
  * Count: dtrace:::BEGIN and END have no arguments, so args[i] in a clause that matches only them
  * is D_ARGS_IDX ("index 0 is out of range for ... args[ ]"), as dt_idcook_args refuses an index
- * past the probe's argument count; other probes' counts are not known here (a provider that
- * describes no argument may still have some), and their args[] is typed as above.
+ * past the probe's argument count. So is an index past every argument the probes of one of the
+ * clause's descriptions describe, when each of them describes some (its provider's argument
+ * count, as dtrace_probe_info gives DTrace's); a probe that describes none may still have some,
+ * and its args[] is typed as above.
  *
  * Matching: a clause whose description matches no probe is refused before the clause is checked
  * (dt_setcontext's D_PDESC_ZERO, "probe description ... does not match any probes"), unless
@@ -73,6 +75,12 @@ final class ArgTypes {
         }
         if (lookup == null || c == null || index < 0) return null;
         List<List<List<ArgDesc>>> perSpec = matched.computeIfAbsent(c, this::lookUp);
+        for (int s = 0; s < perSpec.size(); s++) {
+            if (pastEveryArgument(perSpec.get(s), index)) {
+                throw new DTraceException("index " + index + " is out of range for " + c.probes().get(s).description()
+                        + " args[ ]", "D_ARGS_IDX", line);
+            }
+        }
         String type = null;
         boolean any = false;
         for (int s = 0; s < perSpec.size(); s++) {
@@ -88,6 +96,18 @@ final class ArgTypes {
             }
         }
         return type != null ? parse(type) : null;
+    }
+
+    /** Whether probes match and each describes its arguments, none as many as {@code index} + 1. */
+    private static boolean pastEveryArgument(List<List<ArgDesc>> probes, int index) {
+        if (probes.isEmpty()) return false;
+        for (List<ArgDesc> probe : probes) {
+            if (probe.isEmpty()) return false;
+            for (ArgDesc a : probe) {
+                if (a.index() >= index) return false;
+            }
+        }
+        return true;
     }
 
     private List<List<List<ArgDesc>>> lookUp(Clause c) {

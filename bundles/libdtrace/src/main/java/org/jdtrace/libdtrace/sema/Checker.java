@@ -1340,8 +1340,6 @@ final class Checker {
                     Variable var = fresh(name, self ? Variable.Scope.THREAD_LOCAL : Variable.Scope.GLOBAL, table.size(), x.line, v);
                     var.keyTypes = x.keys.stream().map(k -> k.type).map(Checker::keyType).toList();
                     table.put(name, var);
-                } else if (table.get(name).keyTypes != null) {
-                    retype(table.get(name), a.value, v);
                 }
                 DType et = index(x, true);
                 x.type = et;
@@ -1476,6 +1474,8 @@ final class Checker {
      * integers and pointers, whose values share one 64-bit slot, so that the stores already
      * checked keep their meaning; any other variable keeps the type its first value gave it, and
      * a pointer stays one when NULL is stored in it (the alloca() tests' {@code s = NULL; *s = 4;}).
+     * Scalars only: an associative array keeps the type of its first element's value, as the
+     * suite's err.D_OP_INCOMPAT.dupgtype has it ({@code x[123] = curthread; x[456] = pid;}).
      */
     private static void retype(Variable var, Expr valueExpr, DType value) {
         if (!var.declared && !var.referenced && var.inlineBody == null && scalarSlot(var.type) && scalarSlot(value)
