@@ -135,6 +135,7 @@ final class Invocation {
 
         consumer = dtrace.open();
         setOptions();
+        listImpliesZdefs();
         startTargets();
         List<Compiled> programs = compileAll();
         quiet = consumer.getOption("quiet") != null;
@@ -183,6 +184,11 @@ final class Invocation {
                 default -> { }
             }
         }
+    }
+
+    /** -l implies -Z (dtrace.c): a description that matches nothing is listed as such, not refused while compiling. */
+    private void listImpliesZdefs() throws Fatal {
+        if (cl.mode == CommandLine.Mode.LIST) setOption("zdefs", null, "-l");
     }
 
     private static boolean isPreprocessorOption(String name) {

@@ -51,5 +51,8 @@ class ScriptDiagnosticsTest {
         assertEquals(0, cmd.run("-Z", "-e", "-n", "io:::start"));
         assertEquals("", cmd.err());
         assertEquals(0, cmd.run("-e", "-n", "BEGIN { trace(1); }"));
+        // -l implies -Z: the listing says what matched nothing
+        assertEquals(1, cmd.run("-l", "-n", "io:::start"));
+        assertEquals("dtrace: failed to match io:::start: No probe matches description\n", cmd.err());
     }
 }
