@@ -184,10 +184,12 @@ public final class Options {
         return version(major, minor, micro);
     }
 
-    /** Values with a fixed vocabulary (dt_opt_stdc; iregs at least 1; amin as dtrace_str2attr reads it). */
+    /** Values with a fixed vocabulary (dt_opt_stdc, dt_opt_evaltime; iregs at least 1; amin as dtrace_str2attr reads it). */
     private static boolean validValue(String name, String value, long v) {
         return switch (name) {
             case "stdc" -> value != null && (value.equals("a") || value.equals("c") || value.equals("s") || value.equals("t"));
+            // dt_opt_evaltime's words; the -c process is stopped at one point whatever it says (README)
+            case "evaltime" -> value != null && java.util.Set.of("exec", "preinit", "postinit", "main").contains(value);
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
             case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
             default -> true;

@@ -37,6 +37,9 @@ class OptionsTest {
         assertEquals("Version is not properly formatted or is too large",
                 assertThrows(DTraceException.class, () -> o.set("version", "1.4096")).getMessage());
         for (String m : new String[] {"a", "c", "s", "t"}) o.set("stdc", m);
+        for (String m : new String[] {"exec", "preinit", "postinit", "main"}) o.set("evaltime", m);
+        assertEquals("Invalid value for specified option",
+                assertThrows(DTraceException.class, () -> o.set("evaltime", "start")).getMessage());
         assertEquals("Invalid value for specified option",
                 assertThrows(DTraceException.class, () -> o.set("stdc", "X")).getMessage());
         o.set("iregs", "8");
