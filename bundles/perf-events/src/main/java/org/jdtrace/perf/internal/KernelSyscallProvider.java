@@ -14,7 +14,8 @@
  * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
  * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
- * captured for argument 1 (copyinstr of any other address faults: nothing else was captured).
+ * captured for argument 1 (copyinstr of any other address faults: nothing else was captured; so
+ * does a string the kernel could not read at the event, a bad address: dtrace:::ERROR, as DTrace).
  *
  * Clauses in the kernel (org.jdtrace.spi.KernelClause, ClauseProgram): the programs attached to
  * the tracepoints are trampolines that tail-call the real ones through a prog array (slot 0
@@ -589,6 +590,8 @@ final class KernelSyscallProvider implements Provider {
                 for (int i = 0; i < SyscallProgram.STRINGS; i++) {
                     if ((kind & (SyscallProgram.STRING0 << i)) != 0 && args[i] == addr
                             && s.raw.byteSize() >= SyscallProgram.ENTRY_STRINGS_SIZE) {
+                        // the kernel could not read it at the event: DTrace's fault, not an empty string
+                        if ((s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, SyscallProgram.FAULTS) & 1 << i) != 0) break;
                         return string(s.raw, SyscallProgram.ENTRY_SIZE + SyscallProgram.STRING_SIZE * i,
                                 Math.min(max, SyscallProgram.STRING_SIZE));
                     }

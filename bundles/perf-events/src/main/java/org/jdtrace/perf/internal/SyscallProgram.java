@@ -11,11 +11,12 @@
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
  *   entry: 80 u64 ppid   88 char strings[4][256] (a call with string arguments only)
+ *          1112 u32 faults: bit i set when string argument i could not be read (a bad address)
  *   return: 40 u64 ppid
  * Clauses (ClauseProgram): after the pid filter, bits 16..31 of the mask name the call's clause
  * group, whose code runs the clauses the provider took and decides whether the record is sent.
  *
- * Sizes: entry 88, entry with strings 1112, return 48. ppid is the calling process's parent at the
+ * Sizes: entry 88, entry with strings 1120, return 48. ppid is the calling process's parent at the
  * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF.
  */
 package org.jdtrace.perf.internal;
@@ -33,7 +34,9 @@ final class SyscallProgram {
     static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
     static final int ENTRY_PPID = 80, EXIT_PPID = 40;
-    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 48;
+    /** The u32 of a record with strings whose bit i says string argument i's read faulted. */
+    static final int FAULTS = 88 + STRINGS * STRING_SIZE;
+    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = FAULTS + 8, EXIT_SIZE = 48;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
 
@@ -128,6 +131,7 @@ final class SyscallProgram {
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
+        a.stW(R7, FAULTS, 0);
         for (int i = 0; i < STRINGS; i++) {
             a.jsetImm(R9, STRING0 << i, "s" + i)
                     .ja("n" + i)
@@ -137,6 +141,10 @@ final class SyscallProgram {
                     .movImm(R2, STRING_SIZE)
                     .ldxDw(R3, R6, args + 8 * i)
                     .call(PROBE_READ_USER_STR)
+                    .jmp(0x65, R0, 0, 0, "n" + i) // jsgt 0: read (its length with the NUL)
+                    .ldxW(R1, R7, FAULTS)
+                    .insn(0x47, R1, 0, 0, 1 << i) // or
+                    .stxW(R7, FAULTS, R1)
                     .label("n" + i);
         }
         output(a, eventsFd);

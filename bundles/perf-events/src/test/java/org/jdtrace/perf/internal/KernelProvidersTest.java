@@ -357,6 +357,26 @@ class KernelProvidersTest {
     }
 
     @Test
+    void aStringArgumentTheKernelCannotReadAtTheEventFaultsInsteadOfPrintingEmpty() throws Exception {
+        providers().forEach(fw::addProvider);
+        // openat(AT_FDCWD, (char *) 1, 0) then openat(AT_FDCWD, "/nonexistent-jdtrace", 0)
+        Process py = waitingShell("exec python3 -c \"import ctypes; l = ctypes.CDLL(None); "
+                + "l.syscall(257, -100, ctypes.c_void_p(1), 0); l.syscall(257, -100, b'/nonexistent-jdtrace', 0)\"");
+        CompletableFuture<String[]> trace = traceWhenReady("syscall::openat:entry /pid == " + py.pid()
+                + "/ { printf(\"%s\\n\", copyinstr(arg1)); } syscall::exit_group:entry /pid == " + py.pid() + "/ { exit(0); }");
+        py.getOutputStream().write('\n');
+        py.getOutputStream().flush();
+        assertEquals(0, py.waitFor());
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("\n/nonexistent-jdtrace\n") && !r[1].contains("\n\n/nonexistent"), r[1]);
+        // (the paths in pages not yet resident at the call, the loader's, fault too: read where
+        // the kernel cannot, as DTrace's copyinstr at the event)
+        assertTrue(r[2].matches("(?s)(.*\n)?dtrace: error in dt_clause_\\d+ for probe ID \\d+ \\(syscall:vmlinux:openat:entry\\):"
+                + " invalid address \\(0x1\\) at BPF pc \\d+\n.*"), r[2]);
+    }
+
+    @Test
     void ppidIsTheParentAtTheEventForProcessesGoneBeforeTheRecordIsRead() throws Exception {
         providers().forEach(fw::addProvider);
         Process sh = waitingShell("for i in 1 2 3 4 5; do /bin/true; done");
