@@ -124,4 +124,22 @@ class KernelClausesTest {
         assertEquals("dtrace: could not enable tracing: clause syscall::getppid:entry cannot run in the kernel at"
                 + " syscall:vmlinux:getppid:entry (kernelclauses=force)\n", r[2]);
     }
+
+    @Test
+    void aFullKernelMapCountsAggregationDrops() throws Exception {
+        // 12,000 lseek offsets, each a key: the map holds ClauseMap.ENTRIES, the rest are drops
+        h.providers().forEach(h.fw::addProvider);
+        Process py = h.waitingShell("exec python3 -c \"import os; fd = os.open('/dev/null', 0); "
+                + "[os.lseek(fd, 1000000 + i, 0) for i in range(12000)]\"");
+        java.util.concurrent.CompletableFuture<String[]> trace = h.traceWhenReady("syscall::lseek:entry /pid == " + py.pid()
+                + " && arg1 >= 1000000/ { @[arg1] = count(); } syscall::exit_group:entry /pid == " + py.pid() + "/ { exit(0); }");
+        py.getOutputStream().write('\n');
+        py.getOutputStream().flush();
+        assertEquals(0, py.waitFor());
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        long keys = r[1].lines().filter(l -> l.matches("\\s+\\d+\\s+1")).count();
+        assertEquals(ClauseMap.ENTRIES, keys);
+        assertEquals("dtrace: " + (12000 - ClauseMap.ENTRIES) + " aggregation drops on CPU 0\n", r[2]);
+    }
 }
