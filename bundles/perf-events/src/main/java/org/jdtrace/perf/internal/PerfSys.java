@@ -236,21 +236,11 @@ public final class PerfSys {
 
     /** BPF_MAP_LOOKUP_ELEM with a 4-byte key and an 8-byte value: the value, or Long.MIN_VALUE when the key is absent. */
     public long mapLookup(int mapFd, int key) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment k = arena.allocate(4);
-            k.set(JAVA_INT, 0, key);
-            MemorySegment v = arena.allocate(8, 8);
-            MemorySegment a = arena.allocate(32, 8);
-            a.set(JAVA_INT, 0, mapFd);
-            a.set(JAVA_LONG, 8, k.address());
-            a.set(JAVA_LONG, 16, v.address());
-            try {
-                bpf(BPF_MAP_LOOKUP_ELEM, a, "bpf map lookup");
-            } catch (PerfException e) {
-                return Long.MIN_VALUE; // ENOENT
-            }
-            return v.get(JAVA_LONG, 0);
+        byte[] v = new byte[8];
+        if (!mapBytes(BPF_MAP_LOOKUP_ELEM, mapFd, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(key).array(), v)) {
+            return Long.MIN_VALUE; // ENOENT
         }
+        return java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
     }
 
     /**

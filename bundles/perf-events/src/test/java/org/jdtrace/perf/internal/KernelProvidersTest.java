@@ -160,6 +160,20 @@ class KernelProvidersTest {
         return trace;
     }
 
+    /**
+     * traceWhenReady({@code program} and an exit at {@code p}'s exit_group), then lets the waiting
+     * process {@code p} go; {exit status, stdout, stderr} once both ended, dtrace's status 0.
+     */
+    String[] traceRun(Process p, String program) throws Exception {
+        CompletableFuture<String[]> trace = traceWhenReady(program + " syscall::exit_group:entry /pid == " + p.pid() + "/ { exit(0); }");
+        p.getOutputStream().write('\n');
+        p.getOutputStream().flush();
+        assertEquals(0, p.waitFor());
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        return r;
+    }
+
     /** A process that waits for a line on stdin, then runs {@code ft_sys n} (same pid: exec). */
     Process waitingSys(int n) throws Exception {
         return waitingShell("exec " + PerfEventsTest.bin("ft_sys") + " " + n);
@@ -362,13 +376,7 @@ class KernelProvidersTest {
         // openat(AT_FDCWD, (char *) 1, 0) then openat(AT_FDCWD, "/nonexistent-jdtrace", 0)
         Process py = waitingShell("exec python3 -c \"import ctypes; l = ctypes.CDLL(None); "
                 + "l.syscall(257, -100, ctypes.c_void_p(1), 0); l.syscall(257, -100, b'/nonexistent-jdtrace', 0)\"");
-        CompletableFuture<String[]> trace = traceWhenReady("syscall::openat:entry /pid == " + py.pid()
-                + "/ { printf(\"%s\\n\", copyinstr(arg1)); } syscall::exit_group:entry /pid == " + py.pid() + "/ { exit(0); }");
-        py.getOutputStream().write('\n');
-        py.getOutputStream().flush();
-        assertEquals(0, py.waitFor());
-        String[] r = trace.get();
-        assertEquals("0", r[0], r[2]);
+        String[] r = traceRun(py, "syscall::openat:entry /pid == " + py.pid() + "/ { printf(\"%s\\n\", copyinstr(arg1)); }");
         assertTrue(r[1].contains("\n/nonexistent-jdtrace\n") && !r[1].contains("\n\n/nonexistent"), r[1]);
         // (the paths in pages not yet resident at the call, the loader's, fault too: read where
         // the kernel cannot, as DTrace's copyinstr at the event)
