@@ -7,6 +7,10 @@
  * (execname a String up to its NUL, probefunc the call's name, integers as Longs). The drops slot
  * (the clause's index in the program's drops map) is reported the same way.
  *
+ * Events counted before the consumer went live (the program runs from the batch of enables, BEGIN
+ * fires after) are left out: the provider's sync() as the consumer goes live takes the map's
+ * first baseline().
+ *
  * The map is never cleared while the clause runs (the program's in-place updates would race with
  * a delete), so `last` holds every key seen; it is as big as the map (at most ENTRIES keys).
  *
@@ -40,6 +44,8 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     private final int keySize, words;
     private final Map<ByteBuffer, long[]> last = new HashMap<>();
     private long lastDrops;
+    /** Nothing handed to the consumer yet: the first sync() takes what the map holds as its baseline. */
+    volatile boolean fresh = true;
 
     ClauseMap(PerfEvents perf, KernelClause clause, int slot, BpfObject drops, Map<Integer, String> names) {
         this.clause = clause;
@@ -50,6 +56,21 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         this.keySize = ClauseProgram.keySize(clause.aggregation());
         this.words = ClauseProgram.words(clause.aggregation());
         this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, ENTRIES, "jdtrace_agg");
+    }
+
+    /**
+     * What the map gathered so far is not the consumer's: the program ran while its ECBs were
+     * being enabled, before BEGIN (dtrace_state_go's WARMUP, where nothing is recorded).
+     */
+    synchronized void baseline() {
+        fold(new KernelClause.Folder() {
+            @Override
+            public void add(Object[] key, long[] data) {}
+
+            @Override
+            public void drops(long count) {}
+        });
+        fresh = false;
     }
 
     @Override

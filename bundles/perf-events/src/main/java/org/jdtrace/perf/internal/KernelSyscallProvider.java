@@ -113,9 +113,18 @@ final class KernelSyscallProvider implements Provider {
         this.groups = new int[2 * (maxNr + 1)];
     }
 
+    /**
+     * The records so far are fired; a clause map made since the last sync starts from what it
+     * holds now (ClauseMap.baseline): the first sync after an enabling is its consumer's go-live.
+     */
     @Override
     public void sync() {
         perf.drain();
+        List<ClauseMap> fresh;
+        synchronized (this) {
+            fresh = taken.values().stream().filter(m -> m.fresh).toList();
+        }
+        for (ClauseMap m : fresh) m.baseline();
     }
 
     @Override
