@@ -136,6 +136,7 @@ final class BpfAsm {
                 Integer at = labels.get(target);
                 if (at == null) throw new IllegalArgumentException("no label " + target);
                 off = at - i - 1;
+                if (off != (short) off) throw new IllegalArgumentException("jump to " + target + " too far (" + off + " instructions)");
             }
             out[i] = (in[0] & 0xff) | ((in[1] & 0xf) << 8) | ((in[2] & 0xf) << 12) | ((off & 0xffff) << 16)
                     | ((in[4] & 0xffffffffL) << 32);

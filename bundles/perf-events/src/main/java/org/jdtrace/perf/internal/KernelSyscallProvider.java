@@ -269,6 +269,7 @@ final class KernelSyscallProvider implements Provider {
         List<List<ClauseProgram.Group>> byEnd = List.of(new ArrayList<>(), new ArrayList<>());
         int[] next = new int[groups.length];
         Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
+        Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (int end = 0; end < 2; end++) {
             ClauseProgram.Event ev = kernel.event(end == 0);
             for (int nr = 0; nr <= maxNr; nr++) {
@@ -286,6 +287,7 @@ final class KernelSyscallProvider implements Provider {
                 for (KernelClause c : l) {
                     if (c == null || keep.containsKey(c) || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
                     ClauseMap m = taken.remove(c);
+                    if (m != null) attached.add(m);
                     if (m == null) {
                         int slot = freeSlot(keep);
                         if (slot < 0) continue;
@@ -304,11 +306,16 @@ final class KernelSyscallProvider implements Provider {
         keep.forEach((c, m) -> t.put(c, new ClauseProgram.Taken(c, m.map.fd(), m.slot)));
         try {
             kernel.load(byEnd.get(0), byEnd.get(1), t);
-        } catch (PerfException e) {
-            String names = keep.keySet().stream().map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", "));
-            LOG.warn("syscall: the kernel refused the program of clause {}, which runs in the JVM: {}",
-                    names.isEmpty() ? "predicates" : names, e.getMessage());
-            for (ClauseMap m : keep.values()) m.close();
+        } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
+            java.util.stream.Stream<KernelClause> named = keep.isEmpty()
+                    ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
+                    : keep.keySet().stream();
+            LOG.warn("syscall: no kernel program for clause {}, which runs in the JVM: {}",
+                    named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
+            for (ClauseMap m : keep.values()) {
+                if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
+                m.close();
+            }
             if (keep.isEmpty()) {
                 kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
                 byEnd = List.of(List.of(), List.of());

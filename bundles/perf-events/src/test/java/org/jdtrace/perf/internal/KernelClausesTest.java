@@ -136,4 +136,21 @@ class KernelClausesTest {
         assertEquals(ClauseMap.ENTRIES, keys);
         assertEquals("dtrace: " + (12000 - ClauseMap.ENTRIES) + " aggregation drops on CPU 0\n", r[2]);
     }
+
+    @Test
+    void aProgramTheKernelRefusesLeavesItsClausesToTheJvm() throws Exception {
+        // 12 clauses of 300-term predicates at one probe: their program is too big for BPF's
+        // 16-bit jumps (or the verifier): one warning, the clauses run in the JVM, the same bytes
+        BiFunction<Long, Long, String> p = (a, b) -> {
+            StringBuilder big = new StringBuilder("pid == " + a + " && (tid == pid");
+            for (int i = 0; i < 300; i++) big.append(" || arg0 == ").append(1000 + i);
+            StringBuilder prog = new StringBuilder();
+            for (int k = 0; k < 12; k++) prog.append("syscall::getppid:entry /").append(big).append(")/ { @c").append(k).append(" = count(); } ");
+            return prog.toString();
+        };
+        Object[] r = bothWays(p);
+        assertEquals(r[0], r[1]);
+        assertTrue(((String) r[0]).contains(N + "\n"), (String) r[0]);
+        assertTrue((Long) r[3] >= N, "every call judged in the JVM: " + r[3]);
+    }
 }
