@@ -29,6 +29,9 @@ under() {
   grep -q "$2" "$out" || { echo "tracer did not start: $(cat "$out")" >&2; kill "$pid"; exit 1; }
   loop
   kill -TERM "$pid" 2>/dev/null || true  # not INT: a background job of a script ignores SIGINT
+  # (bpftrace 0.17 sometimes ignores TERM: KILL after 5 s; its programs go with its descriptors)
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
 
