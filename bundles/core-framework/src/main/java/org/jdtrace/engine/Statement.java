@@ -1,6 +1,7 @@
 package org.jdtrace.engine;
 
 import java.util.List;
+import org.jdtrace.spi.KernelClause;
 import org.jdtrace.spi.ProbeDescription;
 
 /**
@@ -13,9 +14,18 @@ import org.jdtrace.spi.ProbeDescription;
  * processes' events before they reach the JVM; the body still runs the whole predicate, so the
  * filter is only an optimisation and never changes what the statement records.
  *
+ * {@code kernel} is the statement's clause in the form a provider may run in the kernel
+ * ({@link KernelClause}, since 1.4), null when it has none; ECBs of the statement hand it to
+ * their probes' providers as {@link org.jdtrace.spi.Probe#kernelClauses()}.
+ *
  * @since 1.1
  */
-public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter) {
+public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+        KernelClause kernel) {
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter) {
+        this(descriptions, source, body, pidFilter, null);
+    }
 
     /** A statement whose predicate may hold in any process. */
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body) {

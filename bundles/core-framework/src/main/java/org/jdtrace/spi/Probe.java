@@ -55,6 +55,28 @@ public interface Probe {
         return -1;
     }
 
+    /**
+     * The kernel forms of the clauses of the ECBs installed on the probe (Statement.kernel), one
+     * entry per ECB, null for an ECB that has none (its events must always reach the JVM). See
+     * {@link KernelClause}. Read it in {@link Provider#enable}; changes while the probe is enabled
+     * come through {@link Provider#clausesChanged}: an added clause is listed before its ECB can
+     * fire, a removed one after it stopped.
+     *
+     * @since 1.9
+     */
+    default java.util.List<KernelClause> kernelClauses() {
+        return java.util.List.of();
+    }
+
+    /**
+     * The provider runs {@code clause} (one of kernelClauses' with an aggregation) in the kernel
+     * for this probe ({@code inKernel} true): its ECB on this probe runs nothing in the JVM; false
+     * gives the clause back to the JVM. Ignored for a clause no installed ECB has.
+     *
+     * @since 1.9
+     */
+    default void runInKernel(KernelClause clause, boolean inKernel) {}
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

@@ -93,6 +93,15 @@ public interface Provider {
      */
     default void filterChanged(Probe probe) {}
 
+    /**
+     * The {@link Probe#kernelClauses()} of an enabled probe changed (an ECB came or went while the
+     * probe stays enabled). Called with the framework's lock held; a provider that runs clauses in
+     * the kernel rebuilds what it runs, one that does not ignores it.
+     *
+     * @since 1.9
+     */
+    default void clausesChanged(Probe probe) {}
+
     /** dtps_destroy: the probe is gone for good. */
     default void destroy(Probe probe) {}
 

@@ -11,8 +11,9 @@
  *   3. lowering (lower.ClauseLowering, every clause to an Ir.Clause against the state's slots);
  *   4. code generation (codegen.ClauseCompiler, every Ir.Clause to an EcbBody hidden class).
  * The result is a Compilation: one Statement per probe description of each clause, in source
- * order, each with the pid filter hint its clause's predicate gives (lower.PidFilter); the
- * session builds its program from it.
+ * order, each with the pid filter hint its clause's predicate gives (lower.PidFilter) and its
+ * kernel form (codegen.KernelForm, unless option kernelclauses is off); the session builds its
+ * program from it.
  *
  * Macro variables: macroArgs are $0..$n as dtrace(1M) passes them ($0 the script, or "dtrace"
  * for -n/-P programs); $target is the session's "target" option, which dtrace(1M) sets to the
@@ -41,6 +42,7 @@ import org.jdtrace.libdtrace.ast.ProbeSpec;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.codegen.ClauseCompiler;
 import org.jdtrace.libdtrace.codegen.Ir;
+import org.jdtrace.libdtrace.codegen.KernelForm;
 import org.jdtrace.libdtrace.lex.Macros;
 import org.jdtrace.libdtrace.lower.ClauseLowering;
 import org.jdtrace.libdtrace.lower.PidFilter;
@@ -140,6 +142,7 @@ public final class DCompiler implements FrontEnd {
         }
         List<Statement> statements = new ArrayList<>();
         List<Integer> lines = new ArrayList<>();
+        String kernel = options.getString("kernelclauses");
         for (int i = 0; i < lowered.size(); i++) {
             Clause c = program.clauses().get(i);
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
@@ -148,7 +151,9 @@ public final class DCompiler implements FrontEnd {
             // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
             // clause twice, as in DTrace
             for (ProbeSpec spec : c.probes()) {
-                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid));
+                org.jdtrace.spi.KernelClause k = "off".equals(kernel) ? null
+                        : KernelForm.of(state, lowered.get(i), c.source(), "force".equals(kernel));
+                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k));
                 lines.add(spec.line());
             }
         }

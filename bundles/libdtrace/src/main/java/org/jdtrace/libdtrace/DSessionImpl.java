@@ -372,7 +372,11 @@ public final class DSessionImpl implements DSession {
     @Override
     public void end() {
         drain();
-        if (printer != null) printer.printEnd();
+        if (printer != null) {
+            printer.printEnd();
+            // what the aggregations printed at the end could not hold (a full kernel map, rt.KernelCells)
+            state.takeAggregationDrops().forEach(printer::printAggregationDrops);
+        }
         active = false;
     }
 

@@ -19,6 +19,27 @@ public interface BpfObject extends AutoCloseable {
         return Long.MIN_VALUE;
     }
 
+    /**
+     * For maps of any key and value size: fills {@code value} with the value of {@code key}
+     * (a per-CPU map's value is one value per possible CPU, each rounded up to 8 bytes); false when
+     * the map has no such key.
+     *
+     * @since 1.4
+     */
+    default boolean lookup(byte[] key, byte[] value) {
+        return false;
+    }
+
+    /**
+     * For maps of any key size: fills {@code next} with the key after {@code key} (null: the
+     * first key); false when there is none. A walk of a map others update may miss or repeat keys.
+     *
+     * @since 1.4
+     */
+    default boolean nextKey(byte[] key, byte[] next) {
+        return false;
+    }
+
     @Override
     void close();
 }

@@ -29,6 +29,8 @@ public final class Ecb {
     private final EcbOwner owner;
     private final Enabling enabling;
     private boolean installed;
+    /** The probe's provider runs this ECB's clause in the kernel (Probe.runInKernel): fire() is not called. */
+    private volatile boolean inKernel;
 
     Ecb(int epid, Probe probe, Enabling enabling) {
         this.epid = epid;
@@ -64,6 +66,14 @@ public final class Ecb {
 
     public void setInstalled(boolean installed) {
         this.installed = installed;
+    }
+
+    public boolean inKernel() {
+        return inKernel;
+    }
+
+    public void setInKernel(boolean inKernel) {
+        this.inKernel = inKernel;
     }
 
     /** Runs the body for one firing; never throws. */

@@ -8,7 +8,8 @@
  * publish a new array; a firing that already read the old array finishes with it, which is
  * harmless because a removed ECB's body is still valid code (dtrace_sync's role is played by
  * the memory model plus the fact that bodies never free anything). An ECB whose owner is not live
- * yet (go() still enabling its probes one by one) does not fire: dts_activity's role.
+ * yet (go() still enabling its probes one by one) does not fire: dts_activity's role. An ECB
+ * whose clause the provider runs in the kernel (runInKernel) is skipped: the kernel did its work.
  */
 package org.jdtrace.core.probe;
 
@@ -31,6 +32,8 @@ public final class ProbeImpl implements Probe {
     private volatile Ecb[] ecbs = Ecb.NONE;
     /** Probe.pidFilter: set by the framework (lock held) from the installed ECBs' statements. */
     private volatile long pidFilter = -1;
+    /** Probe.kernelClauses: set by the framework (lock held) from the installed ECBs' statements. */
+    private volatile List<org.jdtrace.spi.KernelClause> kernelClauses = List.of();
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
     /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
@@ -117,7 +120,7 @@ public final class ProbeImpl implements Probe {
     public void fire(ProbeContext ctx) {
         Ecb[] e = ecbs;
         for (int i = 0; i < e.length; i++) {
-            if (e[i].owner().isLive()) e[i].fire(ctx);
+            if (e[i].owner().isLive() && !e[i].inKernel()) e[i].fire(ctx);
         }
     }
 
@@ -155,6 +158,32 @@ public final class ProbeImpl implements Probe {
         boolean changed = pidFilter != f;
         pidFilter = f;
         return changed;
+    }
+
+    @Override
+    public List<org.jdtrace.spi.KernelClause> kernelClauses() {
+        return kernelClauses;
+    }
+
+    /**
+     * Sets the kernel clauses to the installed ECBs' with {@code adding} also installed (null:
+     * none added), in ECB order; true when they changed (framework lock).
+     */
+    public boolean setKernelClauses(Ecb adding) {
+        java.util.ArrayList<org.jdtrace.spi.KernelClause> l = new java.util.ArrayList<>();
+        for (Ecb e : ecbs) if (e != adding) l.add(e.statement().kernel());
+        if (adding != null) l.add(adding.statement().kernel());
+        List<org.jdtrace.spi.KernelClause> n = java.util.Collections.unmodifiableList(l);
+        boolean changed = !n.equals(kernelClauses);
+        kernelClauses = n;
+        return changed;
+    }
+
+    @Override
+    public void runInKernel(org.jdtrace.spi.KernelClause clause, boolean inKernel) {
+        for (Ecb e : ecbs) {
+            if (e.statement().kernel() == clause && clause.aggregation() != null) e.setInKernel(inKernel);
+        }
     }
 
     /** The ECBs installed now (a snapshot). */

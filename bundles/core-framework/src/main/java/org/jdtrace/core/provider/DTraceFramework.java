@@ -27,6 +27,8 @@
  * statements are confined to, else -1. install() widens it before the new ECB is installed and
  * uninstall() narrows it after, each time telling the provider (filterChanged) if the probe stays
  * enabled; a first enable() reads it. A kernel provider thus never drops an event some ECB wants.
+ * Kernel clauses (Probe.kernelClauses) follow the same order, through clausesChanged; an ECB
+ * whose clause the provider took (Probe.runInKernel) loses that mark when it is uninstalled.
  *
  * Retire (the one path for provider unregistration, ProbeRegistry.retire and module unload):
  * each probe leaves the table, its ECBs are uninstalled and forgotten (disable called when the
@@ -466,12 +468,17 @@ public final class DTraceFramework {
         if (p.setPidFilter(p.filterWith(ecb)) && p.isEnabled()) {
             safely(() -> p.owner().filterChanged(p), "filterChanged", p);
         }
+        // and its kernel clause listed (Probe.kernelClauses)
+        if (p.setKernelClauses(ecb) && p.isEnabled()) {
+            safely(() -> p.owner().clausesChanged(p), "clausesChanged", p);
+        }
         if (p.install(ecb)) {
             try {
                 p.owner().enable(p);
             } catch (RuntimeException e) {
                 p.uninstall(ecb);
                 p.setPidFilter(p.filterWith(null));
+                p.setKernelClauses(null);
                 ecb.setInstalled(false);
                 ProviderException f = e instanceof ProviderException pe ? pe
                         : new ProviderException("failed to enable probe " + p + ": " + e, null, e);
@@ -487,11 +494,18 @@ public final class DTraceFramework {
             return;
         }
         ecb.setInstalled(false);
+        ecb.setInKernel(false);
         if (p.uninstall(ecb)) {
             safely(() -> p.owner().disable(p), "disable", p);
             p.setPidFilter(-1);
-        } else if (p.setPidFilter(p.filterWith(null)) && p.isEnabled()) {
-            safely(() -> p.owner().filterChanged(p), "filterChanged", p);
+            p.setKernelClauses(null);
+        } else {
+            if (p.setPidFilter(p.filterWith(null)) && p.isEnabled()) {
+                safely(() -> p.owner().filterChanged(p), "filterChanged", p);
+            }
+            if (p.setKernelClauses(null) && p.isEnabled()) {
+                safely(() -> p.owner().clausesChanged(p), "clausesChanged", p);
+            }
         }
     }
 

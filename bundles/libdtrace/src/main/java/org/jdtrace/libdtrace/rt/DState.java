@@ -462,7 +462,18 @@ public final class DState {
     public Map<Tuple, long[]> collect(Aggregation a) {
         Map<Tuple, long[]> m = new java.util.HashMap<>();
         for (DThread t : threads) t.collect(a, m);
+        for (KernelCells k : kernelCells) if (k.agg == a) k.collect(m);
         return m;
+    }
+
+    /** The sinks of the clauses offered to providers to aggregate in the kernel (KernelCells). */
+    private final List<KernelCells> kernelCells = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** A new sink for a clause that aggregates into {@code a} (the compiler's, lower.KernelForm). */
+    public KernelCells kernelCells(Aggregation a) {
+        KernelCells k = new KernelCells(a);
+        kernelCells.add(k);
+        return k;
     }
 
     /** Takes every thread's principal buffer contents and drop counts (the buffer switch). */
@@ -480,6 +491,10 @@ public final class DState {
         for (DThread t : threads) {
             long n = t.aggDrops.getAndSet(0);
             if (n > 0) m.merge(t.lastCpu, n, Long::sum);
+        }
+        for (KernelCells k : kernelCells) {
+            long n = k.drops.getAndSet(0);
+            if (n > 0) m.merge(0, n, Long::sum); // a kernel map is every CPU's: counted on CPU 0
         }
         return m;
     }

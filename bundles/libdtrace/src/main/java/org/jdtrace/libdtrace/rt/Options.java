@@ -7,7 +7,9 @@
  * words ("Invalid option name", "Invalid value for specified option").
  *
  * jdtrace's own: folded (print stack-keyed aggregations at exit as folded stacks) and
- * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph.
+ * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph; kernelclauses=off|on|force
+ * (whether clauses are offered to providers to run in the kernel, lower.KernelForm: on by default;
+ * force makes a kernel program a provider cannot load an error instead of a fallback).
  *
  * Values are kept as longs (UNSET = Long.MIN_VALUE, like DTRACEOPT_UNSET); reads of the options
  * used on the firing path (quiet, strsize, bufsize, dynvarsize) go through volatile fields.
@@ -52,7 +54,7 @@ public final class Options {
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
                 "encoding", "version", "libdir", "syslibdir", "ldpath", "modpath", "cpppath",
-                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph"}) {
+                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph", "kernelclauses"}) {
             KNOWN.put(s, Kind.STRING);
         }
     }
@@ -191,6 +193,7 @@ public final class Options {
             // dt_opt_evaltime's words; the -c process is stopped at one point whatever it says (README)
             case "evaltime" -> value != null && java.util.Set.of("exec", "preinit", "postinit", "main").contains(value);
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
+            case "kernelclauses" -> value != null && (value.equals("off") || value.equals("on") || value.equals("force"));
             case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
             default -> true;
         };

@@ -104,6 +104,16 @@ final class BpfAsm {
         return emit(op, dst, src, 0, imm);
     }
 
+    /** Any instruction (ClauseProgram's ALU and loads): opcode, registers, offset, immediate. */
+    BpfAsm insn(int op, int dst, int src, int off, int imm) { return emit(op, dst, src, off, imm); }
+    /** Any conditional jump to a label: opcode (BPF_JMP | op | BPF_K or BPF_X). */
+    BpfAsm jmp(int op, int dst, int src, int imm, String label) { return jump(op, dst, src, imm, label); }
+    /** dst = a 64-bit constant (ld_imm64, two slots). */
+    BpfAsm ldImm64(int dst, long v) {
+        emit(0x18, dst, 0, 0, (int) v);
+        return emit(0, 0, 0, 0, (int) (v >>> 32));
+    }
+
     BpfAsm ja(String label) { return jump(0x05, 0, 0, 0, label); }
     BpfAsm jeqImm(int dst, int imm, String label) { return jump(0x15, dst, 0, imm, label); }
     BpfAsm jneImm(int dst, int imm, String label) { return jump(0x55, dst, 0, imm, label); }
@@ -126,6 +136,7 @@ final class BpfAsm {
                 Integer at = labels.get(target);
                 if (at == null) throw new IllegalArgumentException("no label " + target);
                 off = at - i - 1;
+                if (off != (short) off) throw new IllegalArgumentException("jump to " + target + " too far (" + off + " instructions)");
             }
             out[i] = (in[0] & 0xff) | ((in[1] & 0xf) << 8) | ((in[2] & 0xf) << 12) | ((off & 0xffff) << 16)
                     | ((in[4] & 0xffffffffL) << 32);

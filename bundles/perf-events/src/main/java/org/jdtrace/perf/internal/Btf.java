@@ -79,6 +79,21 @@ final class Btf {
         }
     }
 
+    /**
+     * Where a generated program finds the name of the current task's process (its main thread's
+     * comm, DTrace's execname): task_struct's group_leader (a pointer) and comm. Null when the
+     * kernel's BTF does not say.
+     */
+    record Leader(int groupLeader, int comm) {}
+
+    static Leader leader() {
+        try {
+            return new Leader(memberOffset("task_struct", "group_leader"), memberOffset("task_struct", "comm"));
+        } catch (PerfException e) {
+            return null;
+        }
+    }
+
     private static String name(byte[] file, int at) {
         int end = at;
         while (end < file.length && file[end] != 0) end++;

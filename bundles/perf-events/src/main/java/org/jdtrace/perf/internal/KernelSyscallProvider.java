@@ -14,7 +14,20 @@
  * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
  * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
- * captured for argument 1 (copyinstr of any other address faults: nothing else was captured).
+ * captured for argument 1 (copyinstr of any other address faults: nothing else was captured; so
+ * does a string the kernel could not read at the event, a bad address: dtrace:::ERROR, as DTrace).
+ *
+ * Clauses in the kernel (org.jdtrace.spi.KernelClause, ClauseProgram): the programs attached to
+ * the tracepoints are trampolines that tail-call the real ones through a prog array (slot 0
+ * entry, 1 return), so that those can be rebuilt and swapped in one map update. At commit(),
+ * after any enable, disable or clausesChanged, both are rebuilt for the enabled probes' kernel
+ * clauses: probes with the same clause list share a group (bits 16..31 of their armed mask), the
+ * aggregations ClauseProgram can keep are taken (a ClauseMap each, attached to the clause's sink,
+ * Probe.runInKernel), and the record of a call is sent only when some ECB in the JVM may want it.
+ * A clause of kernelclauses=force (KernelClause.required) that ClauseProgram cannot take fails
+ * the enable. A program the kernel refuses: one warning line naming the clauses, which run in the JVM from
+ * then on, and the programs built again without them (predicates alone refused: none at all).
+ * The maps are detached (their last values folded in) and closed before the programs go.
  *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
@@ -24,16 +37,20 @@
  * first enable opens them, the last disable closes them; detach closes them too). A kernel refusal
  * (BPF verifier, permission) is a ProviderException with the kernel's reason.
  *
- * Locking: enable/disable/detach are serialised on this; the drain thread reads `armed` (a
- * volatile array of probes) without a lock.
+ * Locking: enable/disable/detach/commit are serialised on this; the drain thread reads `armed` (a
+ * volatile array of probes) without a lock; the consumer's thread folds ClauseMaps (their own lock).
  */
 package org.jdtrace.perf.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.jdtrace.isa.Abi;
 import org.jdtrace.perf.BpfObject;
@@ -45,6 +62,7 @@ import org.jdtrace.perf.RecordHandler;
 import org.jdtrace.perf.Sample;
 import org.jdtrace.perf.KernelTracepoint;
 import org.jdtrace.spi.FaultException;
+import org.jdtrace.spi.KernelClause;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.Provider;
@@ -72,6 +90,15 @@ final class KernelSyscallProvider implements Provider {
     private final int[] masks;
     private int enabled;
     private Kernel kernel;
+    /** The clause group of each armed key (bits 16..31 of its mask), 0: none (ClauseProgram). */
+    private final int[] groups;
+    private int nextGroup = 1;
+    /** The kernel clauses changed since the programs were built (rebuilt at commit). */
+    private boolean dirty;
+    /** The clauses the programs run now, with their maps. */
+    private final Map<KernelClause, ClauseMap> taken = new IdentityHashMap<>();
+    /** Clauses whose program the kernel refused: they run in the JVM for the rest of the run. */
+    private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** Records the rings delivered to the JVM (drain thread; read by tests). */
     volatile long delivered;
 
@@ -83,11 +110,21 @@ final class KernelSyscallProvider implements Provider {
         this.maxNr = abi.syscallNames().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
         this.armed = new Probe[2][maxNr + 1];
         this.masks = new int[maxNr + 1];
+        this.groups = new int[2 * (maxNr + 1)];
     }
 
+    /**
+     * The records so far are fired; a clause map made since the last sync starts from what it
+     * holds now (ClauseMap.baseline): the first sync after an enabling is its consumer's go-live.
+     */
     @Override
     public void sync() {
         perf.drain();
+        List<ClauseMap> fresh;
+        synchronized (this) {
+            fresh = taken.values().stream().filter(m -> m.fresh).toList();
+        }
+        for (ClauseMap m : fresh) m.baseline();
     }
 
     @Override
@@ -142,8 +179,7 @@ final class KernelSyscallProvider implements Provider {
 
     @Override
     public synchronized void detach() {
-        if (kernel != null) kernel.close();
-        kernel = null;
+        closeKernel();
         enabled = 0;
         armed = new Probe[2][maxNr + 1];
         java.util.Arrays.fill(masks, 0);
@@ -155,6 +191,13 @@ final class KernelSyscallProvider implements Provider {
         Call c = (Call) probe.providerArg();
         try {
             if (kernel == null) kernel = new Kernel();
+            for (KernelClause k : probe.kernelClauses()) {
+                if (k != null && k.required() && k.aggregation() != null && !ClauseProgram.takes(k, kernel.event(c.entry()))) {
+                    if (enabled == 0) closeKernel();
+                    throw new ProviderException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
+                            + " (kernelclauses=force)");
+                }
+            }
             if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name());
             arm(probe, c);
         } catch (PerfException e) {
@@ -168,6 +211,7 @@ final class KernelSyscallProvider implements Provider {
         a[c.entry() ? 0 : 1][c.number()] = probe;
         armed = a;
         enabled++;
+        dirty = true;
     }
 
     @Override
@@ -179,11 +223,133 @@ final class KernelSyscallProvider implements Provider {
         a[c.entry() ? 0 : 1][c.number()] = null;
         armed = a;
         if (--enabled == 0) {
-            kernel.close();
-            kernel = null;
+            closeKernel();
         } else {
             kernel.armed.update(SyscallProgram.armedKey(c.number(), c.entry(), maxNr), 0);
+            dirty = true;
         }
+    }
+
+    /** The kernel side goes: the taken clauses' last values folded in first (KernelCells.detach). */
+    private void closeKernel() {
+        for (ClauseMap m : taken.values()) {
+            m.clause.aggregation().sink().detach(m);
+            m.close();
+        }
+        taken.clear();
+        refused.clear();
+        java.util.Arrays.fill(groups, 0);
+        dirty = false;
+        if (kernel != null) kernel.close();
+        kernel = null;
+    }
+
+    @Override
+    public synchronized void clausesChanged(Probe probe) {
+        dirty = true;
+    }
+
+    /** The batch of enables is done: the programs are built anew for the probes' kernel clauses. */
+    @Override
+    public synchronized void commit() {
+        if (dirty && kernel != null) rebuild();
+    }
+
+    /**
+     * Builds the two programs for the armed probes' kernel clauses (ClauseProgram), swaps them in
+     * through the prog array, re-arms every call with its group, and tells the probes which
+     * clauses now run in the kernel. A program the kernel refuses: one warning line naming the
+     * clauses it took, which then run in the JVM, and the programs built again without them.
+     */
+    private void rebuild() {
+        assert Thread.holdsLock(this);
+        dirty = false;
+        Probe[][] now = armed;
+        Map<List<KernelClause>, Integer> ids = new HashMap<>();
+        List<List<ClauseProgram.Group>> byEnd = List.of(new ArrayList<>(), new ArrayList<>());
+        int[] next = new int[groups.length];
+        Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
+        Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int end = 0; end < 2; end++) {
+            ClauseProgram.Event ev = kernel.event(end == 0);
+            for (int nr = 0; nr <= maxNr; nr++) {
+                Probe p = now[end][nr];
+                if (p == null) continue;
+                List<KernelClause> l = p.kernelClauses();
+                if (l.stream().allMatch(java.util.Objects::isNull)) continue;
+                int id = ids.computeIfAbsent(l, x -> {
+                    int g = nextGroup;
+                    nextGroup = nextGroup % 0xfffe + 1;
+                    return g;
+                });
+                if (byEnd.get(end).stream().noneMatch(g -> g.id() == id)) byEnd.get(end).add(new ClauseProgram.Group(id, l));
+                next[SyscallProgram.armedKey(nr, end == 0, maxNr)] = id;
+                for (KernelClause c : l) {
+                    if (c == null || keep.containsKey(c) || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
+                    ClauseMap m = taken.remove(c);
+                    if (m != null) attached.add(m);
+                    if (m == null) {
+                        int slot = freeSlot(keep);
+                        if (slot < 0) continue;
+                        m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames());
+                    }
+                    keep.put(c, m);
+                }
+            }
+        }
+        for (ClauseMap gone : taken.values()) {
+            gone.clause.aggregation().sink().detach(gone);
+            gone.close();
+        }
+        taken.clear();
+        Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
+        keep.forEach((c, m) -> t.put(c, new ClauseProgram.Taken(c, m.map.fd(), m.slot)));
+        try {
+            kernel.load(byEnd.get(0), byEnd.get(1), t);
+        } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
+            java.util.stream.Stream<KernelClause> named = keep.isEmpty()
+                    ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
+                    : keep.keySet().stream();
+            LOG.warn("syscall: no kernel program for clause {}, which runs in the JVM: {}",
+                    named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
+            for (ClauseMap m : keep.values()) {
+                if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
+                m.close();
+            }
+            if (keep.isEmpty()) {
+                kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
+                byEnd = List.of(List.of(), List.of());
+                java.util.Arrays.fill(next, 0);
+                keep.clear();
+            } else {
+                refused.addAll(keep.keySet());
+                dirty = true;
+                rebuild();
+                return;
+            }
+        }
+        taken.putAll(keep);
+        System.arraycopy(next, 0, groups, 0, groups.length);
+        for (int end = 0; end < 2; end++) {
+            for (int nr = 0; nr <= maxNr; nr++) {
+                Probe p = now[end][nr];
+                if (p == null) continue;
+                arm(p, (Call) p.providerArg());
+                for (KernelClause c : p.kernelClauses()) {
+                    if (c != null && c.aggregation() != null) p.runInKernel(c, taken.containsKey(c));
+                }
+            }
+        }
+        for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
+    }
+
+    /** A drops slot no clause in {@code keep} or {@code taken} has, or -1. */
+    private int freeSlot(Map<KernelClause, ClauseMap> keep) {
+        java.util.BitSet used = new java.util.BitSet();
+        keep.values().forEach(m -> used.set(m.slot));
+        taken.values().forEach(m -> used.set(m.slot));
+        int s = used.nextClearBit(0);
+        return s < ClauseProgram.MAX_CLAUSES ? s : -1;
     }
 
     /** The probe's pid filter changed: the kernel sends only that process's calls (or all). */
@@ -200,9 +366,9 @@ final class KernelSyscallProvider implements Provider {
 
     /** Writes the call's armed entry (mask and pid filter) for {@code probe}'s end. */
     private void arm(Probe probe, Call c) {
-        int mask = c.entry() ? masks[c.number()] : SyscallProgram.RETURN;
-        kernel.armed.update(SyscallProgram.armedKey(c.number(), c.entry(), maxNr),
-                SyscallProgram.armedValue(mask, probe.pidFilter()));
+        int key = SyscallProgram.armedKey(c.number(), c.entry(), maxNr);
+        int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16;
+        kernel.armed.update(key, SyscallProgram.armedValue(mask, probe.pidFilter()));
     }
 
     private Probe[][] copy() {
@@ -243,49 +409,94 @@ final class KernelSyscallProvider implements Provider {
         return bits;
     }
 
-    /** The kernel side while any probe is enabled: maps, the two programs, the events. */
+    /**
+     * The kernel side while any probe is enabled: maps, the events, the two trampolines attached
+     * to the tracepoints and the two programs they tail-call (slot 0 entry, 1 return), which
+     * load() replaces in one map update each.
+     */
     private final class Kernel implements RecordHandler {
-        final BpfObject armed, buf, events, enter, exit;
+        final BpfObject armed, buf, events, progs, zero, drops, enterJump, exitJump;
+        BpfObject enter, exit;
         final EventSet output;
         final AutoCloseable enterEvents, exitEvents;
+        final KernelTracepoint enterTp, exitTp;
+        final Btf.Parent parent = Btf.parent();
+        final Btf.Leader leader = Btf.leader();
+        final Map<String, List<Integer>> numbers = new HashMap<>();
         final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
 
         Kernel() {
-            BpfObject a = null, b = null, ev = null, pe = null, px = null;
+            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, te = null, tx = null;
             EventSet out = null;
             AutoCloseable en = null, ex = null;
+            abi.syscallNames().forEach((nr, name) -> numbers.computeIfAbsent(name, x -> new ArrayList<>()).add(nr));
             try {
-                KernelTracepoint enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
-                KernelTracepoint exitTp = perf.tracepoint("raw_syscalls", "sys_exit");
+                enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
+                exitTp = perf.tracepoint("raw_syscalls", "sys_exit");
                 a = perf.map(PerfSys.MAP_ARRAY, 4, 8, 2 * (maxNr + 1), "jdtrace_armed");
                 b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.BUF_SIZE, 1, "jdtrace_buf");
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
+                pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 2, "jdtrace_progs");
+                z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
+                d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, ClauseProgram.MAX_CLAUSES, "jdtrace_kdrops");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
                 for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
-                Btf.Parent parent = Btf.parent();
-                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd(), parent), "jdtrace_sys_enter");
-                px = perf.program(SyscallProgram.exit(exitTp, maxNr, a.fd(), b.fd(), ev.fd(), parent), "jdtrace_sys_exit");
-                en = perf.attach(enterTp, pe);
-                ex = perf.attach(exitTp, px);
+                this.armed = a;
+                this.buf = b;
+                this.events = ev;
+                this.progs = pa;
+                this.zero = z;
+                this.drops = d;
+                load(List.of(), List.of(), Map.of());
+                te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
+                tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
+                en = perf.attach(enterTp, te);
+                ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, px, pe, out, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
-            this.armed = a;
-            this.buf = b;
-            this.events = ev;
-            this.enter = pe;
-            this.exit = px;
+            this.enterJump = te;
+            this.exitJump = tx;
             this.output = out;
             this.enterEvents = en;
             this.exitEvents = ex;
         }
 
+        ClauseProgram.Event event(boolean entry) {
+            return new ClauseProgram.Event(entry, 0, 0, parent, leader, numbers);
+        }
+
+        /** Loads both programs with these clause groups and swaps them in; the old ones closed. */
+        void load(List<ClauseProgram.Group> enterGroups, List<ClauseProgram.Group> exitGroups,
+                Map<KernelClause, ClauseProgram.Taken> t) {
+            BpfObject pe = null, px = null;
+            try {
+                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent,
+                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers)), "jdtrace_sys_enter");
+                px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent,
+                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers)), "jdtrace_sys_exit");
+                progs.update(0, pe.fd());
+                progs.update(1, px.fd());
+            } catch (RuntimeException e) {
+                close(pe);
+                close(px);
+                throw e;
+            }
+            close(enter);
+            close(exit);
+            enter = pe;
+            exit = px;
+        }
+
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
-            for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enter, exit, output, events, buf, armed}) close(c);
+            for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
+                    events, buf, armed, progs, zero, drops}) {
+                close(c);
+            }
         }
 
         private static void close(AutoCloseable c) {
@@ -396,6 +607,8 @@ final class KernelSyscallProvider implements Provider {
                 for (int i = 0; i < SyscallProgram.STRINGS; i++) {
                     if ((kind & (SyscallProgram.STRING0 << i)) != 0 && args[i] == addr
                             && s.raw.byteSize() >= SyscallProgram.ENTRY_STRINGS_SIZE) {
+                        // the kernel could not read it at the event: DTrace's fault, not an empty string
+                        if ((s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, SyscallProgram.FAULTS) & 1 << i) != 0) break;
                         return string(s.raw, SyscallProgram.ENTRY_SIZE + SyscallProgram.STRING_SIZE * i,
                                 Math.min(max, SyscallProgram.STRING_SIZE));
                     }

@@ -540,6 +540,16 @@ public final class PerfEventsImpl implements PerfEvents {
         }
 
         @Override
+        public boolean lookup(byte[] key, byte[] value) {
+            return sys.mapBytes(PerfSys.BPF_MAP_LOOKUP_ELEM, fd, key, value);
+        }
+
+        @Override
+        public boolean nextKey(byte[] key, byte[] next) {
+            return sys.mapBytes(PerfSys.BPF_MAP_GET_NEXT_KEY, fd, key, next);
+        }
+
+        @Override
         public synchronized void close() {
             open.remove(this);
             if (fd >= 0) {

@@ -62,6 +62,7 @@ public final class PerfSys {
     public static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
             BPF_PROG_LOAD = 5;
     public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6, MAP_LRU_HASH = 9;
+    public static final int MAP_PROG_ARRAY = 3, MAP_PERCPU_HASH = 5, BPF_MAP_GET_NEXT_KEY = 4;
     public static final int PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
 
     private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
@@ -235,20 +236,32 @@ public final class PerfSys {
 
     /** BPF_MAP_LOOKUP_ELEM with a 4-byte key and an 8-byte value: the value, or Long.MIN_VALUE when the key is absent. */
     public long mapLookup(int mapFd, int key) {
+        byte[] v = new byte[8];
+        if (!mapBytes(BPF_MAP_LOOKUP_ELEM, mapFd, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(key).array(), v)) {
+            return Long.MIN_VALUE; // ENOENT
+        }
+        return java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /**
+     * BPF_MAP_LOOKUP_ELEM (cmd BPF_MAP_LOOKUP_ELEM) or BPF_MAP_GET_NEXT_KEY (cmd 4) with byte
+     * buffers: {@code out} filled; false when the key is absent (or is the last).
+     */
+    public boolean mapBytes(int cmd, int mapFd, byte[] key, byte[] out) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment k = arena.allocate(4);
-            k.set(JAVA_INT, 0, key);
-            MemorySegment v = arena.allocate(8, 8);
+            MemorySegment k = key == null ? MemorySegment.NULL : arena.allocate(key.length, 8).copyFrom(MemorySegment.ofArray(key));
+            MemorySegment v = arena.allocate(out.length, 8);
             MemorySegment a = arena.allocate(32, 8);
             a.set(JAVA_INT, 0, mapFd);
             a.set(JAVA_LONG, 8, k.address());
             a.set(JAVA_LONG, 16, v.address());
             try {
-                bpf(BPF_MAP_LOOKUP_ELEM, a, "bpf map lookup");
+                bpf(cmd, a, "bpf map read");
             } catch (PerfException e) {
-                return Long.MIN_VALUE; // ENOENT
+                return false; // ENOENT
             }
-            return v.get(JAVA_LONG, 0);
+            MemorySegment.ofArray(out).copyFrom(v);
+            return true;
         }
     }
 

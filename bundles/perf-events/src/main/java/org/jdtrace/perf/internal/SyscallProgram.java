@@ -11,13 +11,21 @@
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
  *   entry: 80 u64 ppid   88 char strings[4][256] (a call with string arguments only)
+ *          1112 u32 faults: bit i set when string argument i could not be read (a bad address)
  *   return: 40 u64 ppid
- * Sizes: entry 88, entry with strings 1112, return 48. ppid is the calling process's parent at the
+ * Clauses (ClauseProgram): after the pid filter, bits 16..31 of the mask name the call's clause
+ * group, whose code runs the clauses the provider took and decides whether the record is sent.
+ *
+ * Sizes: entry 88, entry with strings 1120, return 48. ppid is the calling process's parent at the
  * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF.
  */
 package org.jdtrace.perf.internal;
 
+import java.util.List;
+import java.util.Map;
+
 import org.jdtrace.perf.KernelTracepoint;
+import org.jdtrace.spi.KernelClause;
 
 import static org.jdtrace.perf.internal.BpfAsm.*;
 
@@ -26,7 +34,9 @@ final class SyscallProgram {
     static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
     static final int ENTRY_PPID = 80, EXIT_PPID = 40;
-    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 48;
+    /** The u32 of a record with strings whose bit i says string argument i's read faulted. */
+    static final int FAULTS = 88 + STRINGS * STRING_SIZE;
+    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = FAULTS + 8, EXIT_SIZE = 48;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
 
@@ -37,7 +47,8 @@ final class SyscallProgram {
      * pid filter checked (else to "out"), r7 = record. The entry program reads the call's armed
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
-    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent) {
+    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
+            Clauses clauses) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
@@ -56,7 +67,14 @@ final class SyscallProgram {
                 .jsetImm(R9, bit, "armed")
                 .ja("out")
                 .label("armed")
-                .pidFilter(R0, 4, R7, "out")
+                .pidFilter(R0, 4, R7, "out");
+        if (clauses != null) {
+            ClauseProgram.Event ev = new ClauseProgram.Event(bit != RETURN, bit == RETURN ? 0 : tp.offset("args"),
+                    bit == RETURN ? tp.offset("ret") : 0, parent, clauses.leader(), clauses.numbers());
+            new ClauseProgram(a, ev).groups(clauses.groups(), clauses.taken(), clauses.zeroFd(), clauses.dropsFd(),
+                    "record", "out");
+        }
+        a.label("record")
                 .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .stxDw(R0, 0, R7)
@@ -70,6 +88,22 @@ final class SyscallProgram {
         if (parent != null) a.parentTgid(R7, ppid, parent);
         else a.movImm(R1, 0).stxDw(R7, ppid, R1);
         return a;
+    }
+
+    /**
+     * The clauses the program runs (ClauseProgram): the groups of its end's probes, the taken
+     * clauses' maps, the zeroed scratch value and the drops map; null: none (group bits ignored).
+     */
+    record Clauses(List<ClauseProgram.Group> groups, Map<KernelClause, ClauseProgram.Taken> taken, int zeroFd,
+            int dropsFd, Btf.Leader leader, Map<String, List<Integer>> numbers) {}
+
+    /**
+     * The program of the provider's tail call (prog array {@code progsFd}, slot {@code slot}):
+     * what is attached to the tracepoint, so that the programs with the clauses can be swapped
+     * in one map update (no event seen twice or missed). An empty slot drops the event.
+     */
+    static long[] trampoline(int progsFd, int slot) {
+        return new BpfAsm().ldMap(R2, progsFd).movImm(R3, slot).call(ClauseProgram.TAIL_CALL).movImm(R0, 0).exit().code();
     }
 
     private static void output(BpfAsm a, int eventsFd) {
@@ -88,10 +122,16 @@ final class SyscallProgram {
 
     /** {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0). */
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent);
+        return enter(tp, maxNr, armedFd, bufFd, eventsFd, parent, null);
+    }
+
+    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
+            Clauses clauses) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, clauses);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
+        a.stW(R7, FAULTS, 0);
         for (int i = 0; i < STRINGS; i++) {
             a.jsetImm(R9, STRING0 << i, "s" + i)
                     .ja("n" + i)
@@ -101,6 +141,10 @@ final class SyscallProgram {
                     .movImm(R2, STRING_SIZE)
                     .ldxDw(R3, R6, args + 8 * i)
                     .call(PROBE_READ_USER_STR)
+                    .jmp(0x65, R0, 0, 0, "n" + i) // jsgt 0: read (its length with the NUL)
+                    .ldxW(R1, R7, FAULTS)
+                    .insn(0x47, R1, 0, 0, 1 << i) // or
+                    .stxW(R7, FAULTS, R1)
                     .label("n" + i);
         }
         output(a, eventsFd);
@@ -118,7 +162,12 @@ final class SyscallProgram {
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent);
+        return exit(tp, maxNr, armedFd, bufFd, eventsFd, parent, null);
+    }
+
+    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
+            Clauses clauses) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, clauses);
         a.stW(R7, 12, RETURN_RECORD)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);

@@ -1,0 +1,178 @@
+/*
+ * The BPF map of an aggregation a kernel program keeps (ClauseProgram: a per-CPU hash, key as
+ * ClauseProgram lays it out, value ClauseProgram.words), read for the consumer as a
+ * KernelClause.Source: fold() walks the map, sums each key's words over the CPUs (MIN and MAX: the
+ * extreme of the CPUs that saw a value) and hands the consumer what changed since the previous
+ * fold (deltas; MIN and MAX the extreme so far), keys decoded as the JVM would have made them
+ * (execname a String up to its NUL, probefunc the call's name, integers as Longs). The drops slot
+ * (the clause's index in the program's drops map) is reported the same way.
+ *
+ * Events counted before the consumer went live (the program runs from the batch of enables, BEGIN
+ * fires after) are left out: the provider's sync() as the consumer goes live takes the map's
+ * first baseline().
+ *
+ * The map is never cleared while the clause runs (the program's in-place updates would race with
+ * a delete), so `last` holds every key seen; it is as big as the map (at most ENTRIES keys).
+ *
+ * Locking: fold() is called from the consumer's thread, and by KernelCells.detach from the
+ * provider's (framework lock), each under the KernelCells' lock; close() after the detach.
+ */
+package org.jdtrace.perf.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jdtrace.perf.BpfObject;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.spi.KernelClause;
+
+final class ClauseMap implements KernelClause.Source, AutoCloseable {
+
+    /** The keys one clause's map holds (more are aggregation drops). */
+    static final int ENTRIES = 10240;
+
+    final KernelClause clause;
+    final BpfObject map;
+    private final BpfObject drops;
+    final int slot;
+    private final int cpus;
+    private final Map<Integer, String> names;
+    private final int keySize, words;
+    private final Map<ByteBuffer, long[]> last = new HashMap<>();
+    private long lastDrops;
+    /** Nothing handed to the consumer yet: the first sync() takes what the map holds as its baseline. */
+    volatile boolean fresh = true;
+
+    ClauseMap(PerfEvents perf, KernelClause clause, int slot, BpfObject drops, Map<Integer, String> names) {
+        this.clause = clause;
+        this.slot = slot;
+        this.drops = drops;
+        this.names = names;
+        this.cpus = possibleCpus();
+        this.keySize = ClauseProgram.keySize(clause.aggregation());
+        this.words = ClauseProgram.words(clause.aggregation());
+        this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, ENTRIES, "jdtrace_agg");
+    }
+
+    /**
+     * What the map gathered so far is not the consumer's: the program ran while its ECBs were
+     * being enabled, before BEGIN (dtrace_state_go's WARMUP, where nothing is recorded).
+     */
+    synchronized void baseline() {
+        fold(new KernelClause.Folder() {
+            @Override
+            public void add(Object[] key, long[] data) {}
+
+            @Override
+            public void drops(long count) {}
+        });
+        fresh = false;
+    }
+
+    @Override
+    public synchronized void fold(KernelClause.Folder folder) {
+        KernelClause.Aggregation g = clause.aggregation();
+        byte[] key = null, next = new byte[keySize], value = new byte[cpus * words * 8];
+        ByteBuffer v = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        while (map.nextKey(key, next)) {
+            key = next.clone();
+            if (!map.lookup(key, value)) continue;
+            long[] now = sum(g.function(), v);
+            ByteBuffer k = ByteBuffer.wrap(key);
+            long[] before = last.get(k);
+            long[] out = delta(g, now, before);
+            last.put(k, now);
+            if (out != null) folder.add(decode(g.keys(), key), out);
+        }
+        long d = 0;
+        byte[] dv = new byte[cpus * 8];
+        if (drops.lookup(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(slot).array(), dv)) {
+            ByteBuffer b = ByteBuffer.wrap(dv).order(ByteOrder.LITTLE_ENDIAN);
+            for (int c = 0; c < cpus; c++) d += b.getLong(8 * c);
+        }
+        if (d > lastDrops) folder.drops(d - lastDrops);
+        lastDrops = d;
+    }
+
+    /** The CPUs' copies merged: sums, or for MIN/MAX {n, the extreme of the copies with n > 0}. */
+    private long[] sum(KernelClause.Function f, ByteBuffer v) {
+        long[] s = new long[words];
+        boolean minmax = f == KernelClause.Function.MIN || f == KernelClause.Function.MAX;
+        for (int c = 0; c < cpus; c++) {
+            int base = c * words * 8;
+            if (minmax) {
+                long n = v.getLong(base), m = v.getLong(base + 8);
+                if (n == 0) continue;
+                s[1] = s[0] == 0 ? m : f == KernelClause.Function.MIN ? Math.min(s[1], m) : Math.max(s[1], m);
+                s[0] += n;
+            } else {
+                for (int i = 0; i < words; i++) s[i] += v.getLong(base + 8 * i);
+            }
+        }
+        return s;
+    }
+
+    /** The consumer's words for what changed since {@code before} (null: nothing). */
+    private static long[] delta(KernelClause.Aggregation g, long[] now, long[] before) {
+        switch (g.function()) {
+            case MIN, MAX -> {
+                if (now[0] == 0 || (before != null && before[0] == now[0])) return null;
+                return new long[] {now[1]};
+            }
+            default -> {
+                long[] d = now.clone();
+                boolean any = false;
+                for (int i = 0; i < d.length; i++) {
+                    if (before != null) d[i] -= before[i];
+                    any |= d[i] != 0;
+                }
+                return any ? d : null;
+            }
+        }
+    }
+
+    private Object[] decode(List<KernelClause.Expr> keys, byte[] key) {
+        Object[] out = new Object[keys.size()];
+        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
+        int off = 0;
+        for (int i = 0; i < out.length; i++) {
+            KernelClause.Expr k = keys.get(i);
+            if (k instanceof KernelClause.Var var && var.which() == KernelClause.Variable.EXECNAME) {
+                int n = 0;
+                while (n < 16 && key[off + n] != 0) n++;
+                out[i] = new String(key, off, n, StandardCharsets.UTF_8);
+            } else if (k instanceof KernelClause.Var var && var.which() == KernelClause.Variable.PROBEFUNC) {
+                long nr = b.getLong(off);
+                out[i] = names.getOrDefault((int) nr, "");
+            } else {
+                out[i] = b.getLong(off);
+            }
+            off += ClauseProgram.keyWidth(k);
+        }
+        return out;
+    }
+
+    /** The kernel's possible CPUs (a per-CPU map's lookup gives one value for each). */
+    static int possibleCpus() {
+        try {
+            String s = java.nio.file.Files.readString(java.nio.file.Path.of("/sys/devices/system/cpu/possible")).strip();
+            int n = 0;
+            for (String r : s.split(",")) {
+                String[] ab = r.split("-");
+                n += ab.length == 1 ? 1 : Integer.parseInt(ab[1]) - Integer.parseInt(ab[0]) + 1;
+            }
+            return n;
+        } catch (java.io.IOException | RuntimeException e) {
+            return Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    @Override
+    public void close() {
+        map.close();
+    }
+}

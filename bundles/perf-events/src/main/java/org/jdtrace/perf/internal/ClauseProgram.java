@@ -1,0 +1,492 @@
+/*
+ * The clauses a syscall program runs in the kernel (org.jdtrace.spi.KernelClause): their
+ * predicates, which decide whether the event's record is sent at all, and the aggregations the
+ * provider took, kept in per-CPU BPF hash maps (ClauseMap reads them for the consumer).
+ *
+ * Where it sits: SyscallProgram's head has looked the call up in the armed map (r6 ctx, r7
+ * pid_tgid, r8 the call's number, r9 its armed mask) and checked the pid filter. Bits 16..31 of
+ * the mask name the call's clause group: the probes whose installed ECBs have the same list of
+ * kernel clauses share one group and one block of code. A group's block computes once what its
+ * expressions read and helpers give (the process's name, the parent's pid, the uid) into stack
+ * slots, runs each taken clause (predicate, key, value, the map update), then decides: the record
+ * goes on to the JVM when some ECB there may want it (an ECB without a kernel form, or one whose
+ * predicate holds), else the program ends. Group 0 and an unknown group (a program swapped in
+ * just before the armed map was rewritten) send the record, as without clauses.
+ *
+ * Expressions are evaluated into r1..r5 (a register stack: a node's operands take the next
+ * registers; a clause deeper than that has no kernel form here, supports()). No helper is called
+ * while an expression is evaluated, so r6..r9 and the stack slots stay as the head left them.
+ * Semantics are the JVM's: 64-bit two's complement, shifts by the count mod 64, C casts, strcmp
+ * equality of execname (the process's name, its group leader's comm as SampleContext reads it)
+ * and probefunc (the call's number compared with the numbers of that name).
+ *
+ * A map value's words (internal; ClauseMap turns them into the consumer's): COUNT {n}, SUM {s},
+ * MIN and MAX {n, m} (n tells a CPU's copy that never saw a value from one holding 0), AVG {n, s},
+ * QUANTIZE 127 buckets, LQUANTIZE levels + 2 buckets. STDDEV and LLQUANTIZE are not taken (their
+ * clauses run in the JVM). A new key is inserted from a zeroed per-CPU scratch value with
+ * BPF_NOEXIST; an insertion the full map refuses counts one drop in the clause's slot of the drops
+ * map (ClauseMap reports it as aggregation drops).
+ *
+ * Not thread-safe: one instance builds one program.
+ */
+package org.jdtrace.perf.internal;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.jdtrace.spi.KernelClause;
+import org.jdtrace.spi.KernelClause.Variable;
+
+import static org.jdtrace.perf.internal.BpfAsm.*;
+
+final class ClauseProgram {
+
+    static final int GET_CURRENT_UID_GID = 15, TAIL_CALL = 12;
+    /** Stack slots (offsets from r10). */
+    static final int COMM = -24, PPID = -32, UID = -40, VALUE = -48, INCR = -56;
+    static final int MAX_KEY = 128, MAX_VALUE = 1024, MAX_CLAUSES = 64;
+    private static final int LAST_REG = R5;
+
+    /** How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff). */
+    record Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader,
+            Map<String, List<Integer>> numbers) {}
+
+    /** A taken clause in a program: its map, its drops slot and its layout. */
+    record Taken(KernelClause clause, int mapFd, int slot) {}
+
+    /** Probes with the same kernel clauses: {@code id} in bits 16..31 of their armed masks. */
+    record Group(int id, List<KernelClause> clauses) {}
+
+    private final BpfAsm a;
+    private final Event ev;
+    private int labels;
+
+    ClauseProgram(BpfAsm a, Event ev) {
+        this.a = a;
+        this.ev = ev;
+    }
+
+    // ---- what the kernel can run
+
+    /** True when {@code e} can be evaluated here as an integer. */
+    static boolean supports(KernelClause.Expr e, Event ev) {
+        return depth(e, ev) >= 0 && depth(e, ev) <= LAST_REG - R1 + 1;
+    }
+
+    /** Registers {@code e} needs (-1: it cannot be evaluated as an integer). */
+    private static int depth(KernelClause.Expr e, Event ev) {
+        return switch (e) {
+            case KernelClause.Const c -> 1;
+            case KernelClause.Arg x -> x.index() >= 0 && x.index() < 10 ? 1 : -1;
+            case KernelClause.Var v -> switch (v.which()) {
+                case PID, TID, UID, ERRNO -> 1;
+                case PPID -> ev.parent() != null ? 1 : -1;
+                default -> -1;
+            };
+            case KernelClause.Unary u -> depth(u.operand(), ev);
+            case KernelClause.Cast c -> List.of(1, 2, 4, 8).contains(c.width()) ? depth(c.operand(), ev) : -1;
+            case KernelClause.Binary b -> {
+                int l = depth(b.left(), ev), r = depth(b.right(), ev);
+                yield l < 0 || r < 0 ? -1 : Math.max(l, r + 1);
+            }
+            case KernelClause.Ternary t -> {
+                int c = depth(t.cond(), ev), x = depth(t.then(), ev), y = depth(t.otherwise(), ev);
+                yield c < 0 || x < 0 || y < 0 ? -1 : Math.max(c, Math.max(x, y));
+            }
+            case KernelClause.StrCompare s -> stringCompare(s, ev) ? 2 : -1;
+            case KernelClause.Str s -> -1;
+        };
+    }
+
+    /** execname or probefunc compared for (in)equality with a constant, or two constants. */
+    private static boolean stringCompare(KernelClause.StrCompare s, Event ev) {
+        if (s.op() != KernelClause.BinOp.EQ && s.op() != KernelClause.BinOp.NE) return false;
+        return stringOperand(s.left(), ev) && stringOperand(s.right(), ev)
+                && (s.left() instanceof KernelClause.Str || s.right() instanceof KernelClause.Str);
+    }
+
+    private static boolean stringOperand(KernelClause.Expr e, Event ev) {
+        return e instanceof KernelClause.Str
+                || e instanceof KernelClause.Var v && (v.which() == Variable.PROBEFUNC
+                || v.which() == Variable.EXECNAME && ev.leader() != null);
+    }
+
+    /** True when the clause's aggregation can be kept here. */
+    static boolean takes(KernelClause c, Event ev) {
+        KernelClause.Aggregation g = c.aggregation();
+        if (g == null || (c.predicate() != null && !supports(c.predicate(), ev))) return false;
+        if (words(g) * 8 > MAX_VALUE || keySize(g) > MAX_KEY) return false;
+        for (KernelClause.Expr k : g.keys()) {
+            if (!(k instanceof KernelClause.Var v && (v.which() == Variable.PROBEFUNC
+                    || v.which() == Variable.EXECNAME && ev.leader() != null)) && !supports(k, ev)) {
+                return false;
+            }
+        }
+        return (g.value() == null || supports(g.value(), ev)) && (g.increment() == null || supports(g.increment(), ev));
+    }
+
+    /** The words of a map value (see the file comment), 0 for a function not kept here. */
+    static int words(KernelClause.Aggregation g) {
+        return switch (g.function()) {
+            case COUNT, SUM -> 1;
+            case MIN, MAX, AVG -> 2;
+            case QUANTIZE -> 127;
+            case LQUANTIZE -> (int) Math.min(Integer.MAX_VALUE / 16, g.parameters()[2] + 2);
+            default -> MAX_VALUE; // STDDEV, LLQUANTIZE: too big to take
+        };
+    }
+
+    /** A key's bytes: 16 for execname, 8 for anything else (probefunc as the call's number). */
+    static int keyWidth(KernelClause.Expr k) {
+        return k instanceof KernelClause.Var v && v.which() == Variable.EXECNAME ? 16 : 8;
+    }
+
+    static int keySize(KernelClause.Aggregation g) {
+        int n = 0;
+        for (KernelClause.Expr k : g.keys()) n += keyWidth(k);
+        return Math.max(8, n);
+    }
+
+    // ---- code
+
+    private String fresh(String what) {
+        return "c" + (labels++) + what;
+    }
+
+    /**
+     * The dispatch on the group bits and each group's block; a block ends at {@code record}
+     * (send it) or {@code out} (drop the event).
+     */
+    void groups(List<Group> groups, Map<KernelClause, Taken> taken, int zeroFd, int dropsFd, String record, String out) {
+        if (groups.isEmpty()) return;
+        a.mov(R1, R9).rshImm(R1, 16);
+        for (Group g : groups) a.jeqImm(R1, g.id(), "group" + g.id());
+        a.ja(record);
+        for (Group g : groups) {
+            a.label("group" + g.id());
+            Set<Variable> uses = EnumSet.noneOf(Variable.class);
+            Set<KernelClause> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+            List<KernelClause.Expr> hints = new ArrayList<>();
+            boolean always = false;
+            for (KernelClause c : g.clauses()) {
+                Taken t = c == null ? null : taken.get(c);
+                if (t != null) {
+                    uses(c.predicate(), uses);
+                    for (KernelClause.Expr k : c.aggregation().keys()) uses(k, uses);
+                    uses(c.aggregation().value(), uses);
+                    uses(c.aggregation().increment(), uses);
+                } else if (c == null || c.predicate() == null || !supports(c.predicate(), ev)) {
+                    always = true;
+                } else {
+                    uses(c.predicate(), uses);
+                    hints.add(c.predicate());
+                }
+            }
+            prelude(uses);
+            for (KernelClause c : g.clauses()) {
+                Taken t = c == null ? null : taken.get(c);
+                if (t != null && done.add(c)) aggregate(t, zeroFd, dropsFd);
+            }
+            if (always) {
+                a.ja(record);
+                continue;
+            }
+            for (KernelClause.Expr h : hints) {
+                eval(h, R1);
+                a.jneImm(R1, 0, record);
+            }
+            a.ja(out);
+        }
+    }
+
+    private static void uses(KernelClause.Expr e, Set<Variable> into) {
+        switch (e) {
+            case null -> { }
+            case KernelClause.Var v -> into.add(v.which());
+            case KernelClause.Unary u -> uses(u.operand(), into);
+            case KernelClause.Cast c -> uses(c.operand(), into);
+            case KernelClause.Binary b -> {
+                uses(b.left(), into);
+                uses(b.right(), into);
+            }
+            case KernelClause.StrCompare s -> {
+                uses(s.left(), into);
+                uses(s.right(), into);
+            }
+            case KernelClause.Ternary t -> {
+                uses(t.cond(), into);
+                uses(t.then(), into);
+                uses(t.otherwise(), into);
+            }
+            default -> { }
+        }
+    }
+
+    /** What helpers give, once per event, into the stack slots. */
+    private void prelude(Set<Variable> uses) {
+        if (uses.contains(Variable.EXECNAME)) {
+            String done = fresh("comm");
+            a.mov(R1, R10).addImm(R1, COMM).movImm(R2, 16).call(GET_CURRENT_COMM);
+            // a thread other than the main one: the process's name is its group leader's comm
+            a.mov(R1, R7).rshImm(R1, 32).insn(0xbc, R2, R7, 0, 0).jmp(0x1d, R1, R2, 0, done)
+                    .call(GET_CURRENT_TASK).mov(R3, R0).addImm(R3, ev.leader().groupLeader())
+                    .mov(R1, R10).addImm(R1, VALUE).movImm(R2, 8).call(PROBE_READ_KERNEL)
+                    .ldxDw(R3, R10, VALUE).addImm(R3, ev.leader().comm())
+                    .mov(R1, R10).addImm(R1, COMM).movImm(R2, 16).call(PROBE_READ_KERNEL)
+                    .label(done);
+        }
+        if (uses.contains(Variable.PPID)) a.parentTgid(R10, PPID, ev.parent());
+        if (uses.contains(Variable.UID)) a.call(GET_CURRENT_UID_GID).insn(0xbc, R0, R0, 0, 0).stxDw(R10, UID, R0);
+    }
+
+    /** One taken clause: predicate, key, value, the map update, the function. */
+    private void aggregate(Taken t, int zeroFd, int dropsFd) {
+        KernelClause c = t.clause();
+        KernelClause.Aggregation g = c.aggregation();
+        String skip = fresh("skip"), have = fresh("have"), again = fresh("again");
+        if (c.predicate() != null) {
+            eval(c.predicate(), R1);
+            a.jeqImm(R1, 0, skip);
+        }
+        int key = INCR - keySize(g);
+        int off = key;
+        a.movImm(R1, 0).stxDw(R10, key, R1);
+        for (KernelClause.Expr k : g.keys()) {
+            if (k instanceof KernelClause.Var v && v.which() == Variable.EXECNAME) {
+                a.ldxDw(R1, R10, COMM).stxDw(R10, off, R1).ldxDw(R1, R10, COMM + 8).stxDw(R10, off + 8, R1);
+            } else if (k instanceof KernelClause.Var v && v.which() == Variable.PROBEFUNC) {
+                a.stxDw(R10, off, R8);
+            } else {
+                eval(k, R1);
+                a.stxDw(R10, off, R1);
+            }
+            off += keyWidth(k);
+        }
+        if (g.value() != null) {
+            eval(g.value(), R1);
+            a.stxDw(R10, VALUE, R1);
+        }
+        if (g.increment() != null) eval(g.increment(), R1);
+        else a.movImm(R1, 1);
+        a.stxDw(R10, INCR, R1);
+        a.ldMap(R1, t.mapFd()).mov(R2, R10).addImm(R2, key).call(MAP_LOOKUP_ELEM).jneImm(R0, 0, have);
+        // a new key: inserted from the zeroed scratch value (BPF_NOEXIST; another CPU may win)
+        a.lookupKey0(zeroFd).jeqImm(R0, 0, skip)
+                .mov(R3, R0).ldMap(R1, t.mapFd()).mov(R2, R10).addImm(R2, key).movImm(R4, 1).call(MAP_UPDATE_ELEM)
+                .jmp(0x65, R0, 0, -1, again) // r0 > -1: inserted
+                .jmp(0x15, R0, 0, -17, again) // -EEXIST
+                .stW(R10, -4, t.slot()).ldMap(R1, dropsFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM)
+                .jeqImm(R0, 0, skip)
+                .ldxDw(R1, R0, 0).addImm(R1, 1).stxDw(R0, 0, R1)
+                .ja(skip)
+                .label(again)
+                .ldMap(R1, t.mapFd()).mov(R2, R10).addImm(R2, key).call(MAP_LOOKUP_ELEM).jeqImm(R0, 0, skip)
+                .label(have);
+        apply(g, skip);
+        a.label(skip);
+    }
+
+    /** r0: the value's words (this CPU's); the function applied (r1..r4 clobbered). */
+    private void apply(KernelClause.Aggregation g, String skip) {
+        switch (g.function()) {
+            case COUNT -> a.ldxDw(R1, R0, 0).ldxDw(R2, R10, INCR).insn(0x0f, R1, R2, 0, 0).stxDw(R0, 0, R1);
+            case SUM -> a.ldxDw(R1, R0, 0).ldxDw(R2, R10, VALUE).insn(0x0f, R1, R2, 0, 0).stxDw(R0, 0, R1);
+            case AVG -> a.ldxDw(R1, R0, 0).addImm(R1, 1).stxDw(R0, 0, R1)
+                    .ldxDw(R1, R0, 8).ldxDw(R2, R10, VALUE).insn(0x0f, R1, R2, 0, 0).stxDw(R0, 8, R1);
+            case MIN, MAX -> {
+                String set = fresh("set"), count = fresh("n");
+                a.ldxDw(R1, R0, 0).ldxDw(R2, R10, VALUE).jeqImm(R1, 0, set).ldxDw(R3, R0, 8)
+                        .jmp(g.function() == KernelClause.Function.MIN ? 0x7d : 0xdd, R2, R3, 0, count) // jsge / jsle
+                        .label(set).stxDw(R0, 8, R2)
+                        .label(count).addImm(R1, 1).stxDw(R0, 0, R1);
+            }
+            case QUANTIZE -> {
+                String nz = fresh("nz"), pos = fresh("pos"), idx = fresh("idx");
+                a.ldxDw(R2, R10, VALUE).jneImm(R2, 0, nz).movImm(R1, 63).ja(idx)
+                        .label(nz).jmp(0x65, R2, 0, 0, pos) // jsgt 0
+                        .insn(0x87, R2, 0, 0, 0); // neg: the magnitude, unsigned
+                log2(R2, R3);
+                a.movImm(R1, 62).insn(0x1f, R1, R3, 0, 0).jmp(0x65, R1, 0, -1, idx).movImm(R1, 0).ja(idx)
+                        .label(pos);
+                log2(R2, R3);
+                a.movImm(R1, 64).insn(0x0f, R1, R3, 0, 0).label(idx);
+                bump(R1, 126, skip);
+            }
+            case LQUANTIZE -> {
+                long base = g.parameters()[0], step = g.parameters()[1], levels = g.parameters()[2];
+                String ge = fresh("ge"), over = fresh("over"), idx = fresh("idx");
+                a.ldxDw(R2, R10, VALUE).ldImm64(R3, base).jmp(0x7d, R2, R3, 0, ge).movImm(R1, 0).ja(idx)
+                        .label(ge).insn(0x1f, R2, R3, 0, 0).ldImm64(R3, step).insn(0x3f, R2, R3, 0, 0)
+                        .ldImm64(R3, levels).jmp(0x3d, R2, R3, 0, over)
+                        .mov(R1, R2).addImm(R1, 1).ja(idx)
+                        .label(over).ldImm64(R1, levels + 1)
+                        .label(idx);
+                bump(R1, (int) levels + 1, skip);
+            }
+            default -> throw new IllegalArgumentException("not kept in the kernel: " + g.function());
+        }
+    }
+
+    /** words[r] += incr, r checked against {@code max} for the verifier. */
+    private void bump(int r, int max, String skip) {
+        a.jgtImm(r, max, skip).insn(0x67, r, 0, 0, 3).mov(R3, R0).insn(0x0f, R3, r, 0, 0)
+                .ldxDw(R2, R3, 0).ldxDw(R4, R10, INCR).insn(0x0f, R2, R4, 0, 0).stxDw(R3, 0, R2);
+    }
+
+    /** dst = floor(log2(x)) of x (unsigned, not 0); x clobbered, r4 used. */
+    private void log2(int x, int dst) {
+        a.movImm(dst, 0);
+        for (int s : new int[] {32, 16, 8, 4, 2, 1}) {
+            String next = fresh("l");
+            a.ldImm64(R4, 1L << s).jmp(0xad, x, R4, 0, next) // jlt
+                    .insn(0x77, x, 0, 0, s).addImm(dst, s).label(next);
+        }
+    }
+
+    /** reg = the integer value of {@code e} (supports(e) holds); registers above reg clobbered. */
+    void eval(KernelClause.Expr e, int reg) {
+        switch (e) {
+            case KernelClause.Const c -> {
+                if (c.value() == (int) c.value()) a.movImm(reg, (int) c.value());
+                else a.ldImm64(reg, c.value());
+            }
+            case KernelClause.Arg x -> {
+                if (ev.entry() && x.index() < 6) a.ldxDw(reg, R6, ev.argsOff() + 8 * x.index());
+                else if (!ev.entry() && x.index() < 2) a.ldxDw(reg, R6, ev.retOff());
+                else a.movImm(reg, 0);
+            }
+            case KernelClause.Var v -> variable(v.which(), reg);
+            case KernelClause.Unary u -> {
+                eval(u.operand(), reg);
+                switch (u.op()) {
+                    case NEG -> a.insn(0x87, reg, 0, 0, 0);
+                    case BITNOT -> a.insn(0xa7, reg, 0, 0, -1);
+                    case NOT -> truth(0x15, reg, 0, true); // reg == 0
+                }
+            }
+            case KernelClause.Cast c -> {
+                eval(c.operand(), reg);
+                int bits = 64 - 8 * c.width();
+                if (bits > 0) a.insn(0x67, reg, 0, 0, bits).insn(c.signed() ? 0xc7 : 0x77, reg, 0, 0, bits);
+            }
+            case KernelClause.Ternary t -> {
+                String no = fresh("else"), end = fresh("end");
+                eval(t.cond(), reg);
+                a.jeqImm(reg, 0, no);
+                eval(t.then(), reg);
+                a.ja(end).label(no);
+                eval(t.otherwise(), reg);
+                a.label(end);
+            }
+            case KernelClause.Binary b -> binary(b, reg);
+            case KernelClause.StrCompare s -> strCompare(s, reg);
+            case KernelClause.Str s -> throw new IllegalArgumentException("a string is no integer");
+        }
+    }
+
+    private void variable(Variable v, int reg) {
+        switch (v) {
+            case PID -> a.mov(reg, R7).rshImm(reg, 32);
+            case TID -> a.insn(0xbc, reg, R7, 0, 0);
+            case PPID -> a.ldxDw(reg, R10, PPID);
+            case UID -> a.ldxDw(reg, R10, UID);
+            case ERRNO -> {
+                if (ev.entry()) {
+                    a.movImm(reg, 0);
+                    return;
+                }
+                String zero = fresh("z"), end = fresh("e");
+                a.ldxDw(reg, R6, ev.retOff())
+                        .jmp(0x65, reg, 0, -1, zero) // jsgt -1: not negative
+                        .jmp(0xc5, reg, 0, -4095, zero) // jslt -4095: no errno
+                        .insn(0x87, reg, 0, 0, 0).ja(end)
+                        .label(zero).movImm(reg, 0).label(end);
+            }
+            default -> throw new IllegalArgumentException(v + " is no integer");
+        }
+    }
+
+    /** reg = 1 when the jump {@code op} of reg (against src or imm) is taken, else 0. */
+    private void truth(int op, int reg, int srcOrImm, boolean imm) {
+        String yes = fresh("t"), end = fresh("e");
+        if (imm) a.jmp(op, reg, 0, srcOrImm, yes);
+        else a.jmp(op, reg, srcOrImm, 0, yes);
+        a.movImm(reg, 0).ja(end).label(yes).movImm(reg, 1).label(end);
+    }
+
+    private void binary(KernelClause.Binary b, int reg) {
+        switch (b.op()) {
+            case LAND, LOR -> {
+                String decided = fresh("d"), end = fresh("e");
+                boolean and = b.op() == KernelClause.BinOp.LAND;
+                eval(b.left(), reg);
+                a.jmp(and ? 0x15 : 0x55, reg, 0, 0, decided);
+                eval(b.right(), reg);
+                a.jmp(and ? 0x15 : 0x55, reg, 0, 0, decided);
+                a.movImm(reg, and ? 1 : 0).ja(end).label(decided).movImm(reg, and ? 0 : 1).label(end);
+                return;
+            }
+            default -> { }
+        }
+        eval(b.left(), reg);
+        eval(b.right(), reg + 1);
+        int r = reg + 1;
+        boolean u = b.unsigned();
+        switch (b.op()) {
+            case ADD -> a.insn(0x0f, reg, r, 0, 0);
+            case SUB -> a.insn(0x1f, reg, r, 0, 0);
+            case MUL -> a.insn(0x2f, reg, r, 0, 0);
+            case OR -> a.insn(0x4f, reg, r, 0, 0);
+            case AND -> a.insn(0x5f, reg, r, 0, 0);
+            case XOR -> a.insn(0xaf, reg, r, 0, 0);
+            case SHL -> a.insn(0x6f, reg, r, 0, 0);
+            case SHR -> a.insn(u ? 0x7f : 0xcf, reg, r, 0, 0);
+            case EQ -> truth(0x1d, reg, r, false);
+            case NE -> truth(0x5d, reg, r, false);
+            case LT -> truth(u ? 0xad : 0xcd, reg, r, false);
+            case LE -> truth(u ? 0xbd : 0xdd, reg, r, false);
+            case GT -> truth(u ? 0x2d : 0x6d, reg, r, false);
+            case GE -> truth(u ? 0x3d : 0x7d, reg, r, false);
+            case LXOR -> {
+                truth(0x55, reg, 0, true);
+                truth(0x55, r, 0, true);
+                a.insn(0xaf, reg, r, 0, 0);
+            }
+            default -> throw new IllegalArgumentException(b.op().toString());
+        }
+    }
+
+    /** execname or probefunc ==/!= a constant (or two constants): reg = 0 or 1. */
+    private void strCompare(KernelClause.StrCompare s, int reg) {
+        boolean eq = s.op() == KernelClause.BinOp.EQ;
+        KernelClause.Expr var = s.left() instanceof KernelClause.Str ? s.right() : s.left();
+        String text = ((KernelClause.Str) (var == s.left() ? s.right() : s.left())).value();
+        if (var instanceof KernelClause.Str other) {
+            a.movImm(reg, other.value().equals(text) == eq ? 1 : 0);
+            return;
+        }
+        String no = fresh("ne"), end = fresh("e");
+        if (((KernelClause.Var) var).which() == Variable.PROBEFUNC) {
+            List<Integer> nrs = ev.numbers().getOrDefault(text, List.of());
+            String yes = fresh("eq");
+            for (int nr : nrs) a.jeqImm(R8, nr, yes);
+            a.ja(no).label(yes);
+        } else {
+            byte[] b = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            if (b.length > 15) {
+                a.ja(no); // a comm holds 15 bytes
+            } else {
+                byte[] w = java.util.Arrays.copyOf(b, 16);
+                for (int i = 0; i < 2; i++) {
+                    long word = java.nio.ByteBuffer.wrap(w, 8 * i, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+                    a.ldxDw(reg, R10, COMM + 8 * i).ldImm64(reg + 1, word).jneReg(reg, reg + 1, no);
+                }
+            }
+        }
+        a.movImm(reg, eq ? 1 : 0).ja(end).label(no).movImm(reg, eq ? 0 : 1).label(end);
+    }
+}

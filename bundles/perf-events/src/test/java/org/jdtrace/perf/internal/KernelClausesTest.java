@@ -1,0 +1,156 @@
+package org.jdtrace.perf.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.function.BiFunction;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Clauses that run in the kernel (org.jdtrace.spi.KernelClause, ClauseProgram) for the syscall
+ * provider: each D program runs twice on the same real workload (two ft_sys processes, A and B,
+ * making N getppid calls each, exec'd from a shell waiting for tracing to start; the clauses
+ * name A, so that the JVM path gets A's records alone and drops none), once with
+ * {@code -x kernelclauses=off} (every event judged in the JVM) and once with
+ * {@code -x kernelclauses=force}; the outputs must be the same bytes, and the records the
+ * syscall rings delivered to the JVM tell that the kernel did the work on the second run.
+ */
+class KernelClausesTest {
+
+    final KernelProvidersTest h = new KernelProvidersTest();
+    static final int N = 3000;
+    static final List<String> OFF = List.of("-x", "kernelclauses=off"), ON = List.of("-x", "kernelclauses=force");
+
+    @AfterEach
+    void tearDown() {
+        h.tearDown();
+    }
+
+    /** The program's two runs: {output off, output on, delivered off, delivered on}. */
+    Object[] bothWays(BiFunction<Long, Long, String> program) throws Exception {
+        BiFunction<Long, Long, String> p = (a, b) -> program.apply(a, b)
+                + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        Object[] off = h.countWhileTwoRun(N, OFF, p);
+        Object[] on = h.countWhileTwoRun(N, ON, p);
+        return new Object[] {off[0], on[0], off[1], on[1]};
+    }
+
+    /** Same bytes both ways, and the kernel path sent fewer than {@code most} records. */
+    String same(long most, BiFunction<Long, Long, String> program) throws Exception {
+        Object[] r = bothWays(program);
+        assertEquals(r[0], r[1], "the same output in the JVM and in the kernel");
+        assertTrue((Long) r[3] <= most, "records sent on the kernel path: " + r[3] + " (JVM path " + r[2] + ")");
+        assertTrue((Long) r[2] > (Long) r[3], "records sent on the JVM path: " + r[2]);
+        return (String) r[0];
+    }
+
+    @Test
+    void countKeyedByWhatTheKernelKnowsNeverLeavesTheKernel() throws Exception {
+        String out = same(5, (a, b) -> "syscall:::entry /pid == " + a + "/ { @[execname, probefunc] = count(); } "
+                + "syscall::getppid:entry /pid == " + a + "/ { @n = count(); } "
+                + "syscall::getppid:entry /pid == " + a + "/ { @by[pid == " + b + " ? 2 : 1, tid - pid] = count(); } "
+                + "END { printa(\"%s %s %@d\\n\", @); printa(\"%@d\\n\", @n); printa(\"%d %d %@d\\n\", @by); }");
+        assertTrue(out.contains("ft_sys getppid " + N + "\n") && out.contains("\n" + N + "\n")
+                && out.contains("1 0 " + N + "\n"), out);
+    }
+
+    @Test
+    void sumMinMaxAvgQuantizeAndLquantizeGiveTheJvmsBytes() throws Exception {
+        // write(1, "ft_sys\n", 7) at entry; the values returned but those that change from run to
+        // run (mmap's and brk's addresses, set_tid_address's tid); getppid's is this JVM's pid
+        String out = same(5, (a, b) -> {
+            String ret = "syscall:::return /pid == " + a + " && probefunc != \"mmap\" && probefunc != \"brk\""
+                    + " && probefunc != \"set_tid_address\"/";
+            return "syscall::write:entry /pid == " + a + "/ { @s[arg0] = sum(arg2); } "
+                + ret + " { @mn[probefunc] = min(arg0); } "
+                + ret + " { @mx = max(arg0); } "
+                + ret + " { @av[probefunc] = avg(arg0); } "
+                + ret + " { @q = quantize(arg0); } "
+                + ret + " { @w[errno != 0] = quantize(arg0, 2); } "
+                + ret + " { @l[probefunc == \"getppid\"] = lquantize(arg0 & 0xff, 0, 256, 16); } "
+                + ret + " { @lo = lquantize(arg0, -10, 10, 3); } "
+                + "syscall:::return /pid == " + a + " && errno != 0/ { @e[probefunc, errno] = count(); }";
+        });
+        assertTrue(out.startsWith("\n                1               22\n"), "ft_sys writes 7 then 15 bytes: " + out);
+    }
+
+    @Test
+    void integerOperatorsCastsAndShiftsComputeWhatTheJvmComputes() throws Exception {
+        // write's arg2 is 7, then 15: keys made of D's operators on it, in the kernel and in the JVM
+        String out = same(5, (a, b) -> "syscall::write:entry /pid == " + a + "/ { @k[(char) (arg2 * 37), (arg2 - 100) >> 2,"
+                + " (unsigned int) (arg2 - 100) >> 2, (uint64_t) (arg2 - 100) >> 60, ~arg2, -arg2 < 0]"
+                + " = sum(arg2 > 10 ? arg2 : -arg2); } "
+                + "syscall::write:entry /pid == " + a + "/ { @m[arg2 ^^ 1, arg2 * 0x100000001, arg2 << 62,"
+                + " (short) 0x12345678 + arg2, arg2 & 5 | 8] = max(-arg2); } "
+                + "syscall::write:entry /pid == " + a + " && (arg2 < 10 ^^ arg2 == 15) && !(arg2 != 7 && arg2 != 15)"
+                + " && ((uint64_t) -arg2 > 7 || arg2 >= 0xffffffff)/ { @c[arg2 <= 7, arg2 >= 15, arg2 > 7] = count(); } "
+                + "END { printa(\"%d %d %d %d %d %d %@d\\n\", @k); printa(\"%d %d %d %d %d %@d\\n\", @m);"
+                + " printa(\"%d %d %d %@d\\n\", @c); }");
+        assertEquals(6, out.strip().lines().count(), out);
+    }
+
+    @Test
+    void truncClearAndNormalizeAtEndGiveTheJvmsBytes() throws Exception {
+        same(5, (a, b) -> "syscall:::entry /pid == " + a + "/ { @[probefunc] = count(); } "
+                + "syscall:::entry /pid == " + a + " && tid == pid/ { @t[probefunc] = count(); } "
+                + "syscall:::entry /pid == " + a + " && probefunc != \"getppid\"/ { @c[probefunc] = count(); } "
+                + "END { trunc(@, 2); normalize(@t, 3); printa(@); printa(@t); clear(@c); printa(@c); }");
+    }
+
+    @Test
+    void predicatesTheKernelEvaluatesDropTheOtherEventsThere() throws Exception {
+        // the records of clauses that print still reach the JVM, but only those whose predicate holds
+        String out = same(20, (a, b) -> "syscall:::entry /execname == \"ft_sys\" && probefunc == \"write\" && pid == " + a
+                + " && !(tid != pid) && (uid == 0 || uid != 0) && ppid > 0 && (int) arg2 >= 7 && (arg0 << 2) == 4/ "
+                + "{ printf(\"%s %d %d\\n\", probefunc, arg0, arg2); }");
+        assertEquals("write 1 7\nwrite 1 15\n\n", out);
+    }
+
+    @Test
+    void whatTheKernelCannotKeepRunsInTheJvmAndForceMakesThatAnError() throws Exception {
+        // stddev is not kept in the kernel: on the JVM path either way, the same bytes
+        BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { @ = stddev(pid - " + a + "); }"
+                + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        Object[] off = h.countWhileTwoRun(N, OFF, p);
+        Object[] on = h.countWhileTwoRun(N, List.of(), p);
+        assertEquals(off[0], on[0]);
+        assertTrue((Long) on[1] >= N, "the JVM judged every call: " + on[1]);
+        h.providers().forEach(h.fw::addProvider);
+        String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", "syscall::getppid:entry { @ = stddev(arg0); }");
+        assertEquals("1", r[0]);
+        assertEquals("dtrace: could not enable tracing: clause syscall::getppid:entry cannot run in the kernel at"
+                + " syscall:vmlinux:getppid:entry (kernelclauses=force)\n", r[2]);
+    }
+
+    @Test
+    void aFullKernelMapCountsAggregationDrops() throws Exception {
+        // 12,000 lseek offsets, each a key: the map holds ClauseMap.ENTRIES, the rest are drops
+        h.providers().forEach(h.fw::addProvider);
+        Process py = h.waitingShell("exec python3 -c \"import os; fd = os.open('/dev/null', 0); "
+                + "[os.lseek(fd, 1000000 + i, 0) for i in range(12000)]\"");
+        String[] r = h.traceRun(py, "syscall::lseek:entry /pid == " + py.pid() + " && arg1 >= 1000000/ { @[arg1] = count(); }");
+        long keys = r[1].lines().filter(l -> l.matches("\\s+\\d+\\s+1")).count();
+        assertEquals(ClauseMap.ENTRIES, keys);
+        assertEquals("dtrace: " + (12000 - ClauseMap.ENTRIES) + " aggregation drops on CPU 0\n", r[2]);
+    }
+
+    @Test
+    void aProgramTheKernelRefusesLeavesItsClausesToTheJvm() throws Exception {
+        // 12 clauses of 300-term predicates at one probe: their program is too big for BPF's
+        // 16-bit jumps (or the verifier): one warning, the clauses run in the JVM, the same bytes
+        BiFunction<Long, Long, String> p = (a, b) -> {
+            StringBuilder big = new StringBuilder("pid == " + a + " && (tid == pid");
+            for (int i = 0; i < 300; i++) big.append(" || arg0 == ").append(1000 + i);
+            StringBuilder prog = new StringBuilder();
+            for (int k = 0; k < 12; k++) prog.append("syscall::getppid:entry /").append(big).append(")/ { @c").append(k).append(" = count(); } ");
+            return prog.toString();
+        };
+        Object[] r = bothWays(p);
+        assertEquals(r[0], r[1]);
+        assertTrue(((String) r[0]).contains(N + "\n"), (String) r[0]);
+        assertTrue((Long) r[3] >= N, "every call judged in the JVM: " + r[3]);
+    }
+}
