@@ -106,13 +106,9 @@ final class TracepointProvider implements Provider {
         perf.drain();
     }
 
-    /** Provider, module, function, name and argument stability: those of illumos' proc and sched providers, as the Dynamic Tracing Guide tabulates them. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/ISA", "Private/Private/Unknown", "Private/Private/Unknown", "Evolving/Evolving/ISA", "Evolving/Evolving/ISA");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return name.equals("sched") ? org.jdtrace.spi.ProviderAttributes.SCHED : org.jdtrace.spi.ProviderAttributes.PROC;
     }
 
     @Override

@@ -227,13 +227,9 @@ public final class FbtProvider implements Provider {
         return max;
     }
 
-    /** Provider, module, function, name and argument stability: the Dynamic Tracing Guide's fbt table, with Common where it says ISA: a Java method's bytecode does not depend on the ISA. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/Common", "Private/Private/Unknown", "Private/Private/Unknown", "Evolving/Evolving/Common", "Private/Private/Common");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return org.jdtrace.spi.ProviderAttributes.FBT;
     }
 
     @Override
