@@ -56,6 +56,29 @@ abstract class ThreadContext implements ProbeContext {
         return Sys.cpu();
     }
 
+    /**
+     * The stopped thread's time on CPU: its task's sum_exec_runtime, the first field of
+     * /proc/PID/task/TID/schedstat, exact while the thread is stopped at the probe (the kernel
+     * brought it up to date when the thread left the CPU). It includes the kernel's few
+     * microseconds of trap and stop per hit, which DTrace, timing its probe context, leaves out.
+     * Read only when a clause uses vtimestamp; 0 when the thread is gone.
+     */
+    @Override
+    public long vtimestamp() {
+        return schedRuntime(hit.pid(), hit.tid());
+    }
+
+    static long schedRuntime(int pid, int tid) {
+        try {
+            String s = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Integer.toString(pid), "task",
+                    Integer.toString(tid), "schedstat"));
+            int sp = s.indexOf(' ');
+            return Long.parseLong(sp < 0 ? s.strip() : s.substring(0, sp));
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
     @Override
     public long uregs(int reg) throws FaultException {
         try {
