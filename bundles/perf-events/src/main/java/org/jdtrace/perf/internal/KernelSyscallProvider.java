@@ -10,7 +10,8 @@
  * re-armed on filterChanged): calls of other processes are dropped in the kernel. A disarmed
  * call costs one map lookup. An armed one writes a record (pid/tgid, the
  * number, comm, the six arguments or the return value, the parent's pid (ppid, read through the
- * task's real_parent at the kernel's BTF offsets), and each string argument read with
+ * task's real_parent at the kernel's BTF offsets), the thread's time on CPU (vtimestamp: its
+ * se.sum_exec_runtime, likewise), and each string argument read with
  * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
  * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
@@ -264,9 +265,18 @@ final class KernelSyscallProvider implements Provider {
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
                 for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
-                Btf.Parent parent = Btf.parent();
-                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd(), parent), "jdtrace_sys_enter");
-                px = perf.program(SyscallProgram.exit(exitTp, maxNr, a.fd(), b.fd(), ev.fd(), parent), "jdtrace_sys_exit");
+                Btf.Types types = null;
+                try {
+                    types = Btf.read();
+                } catch (PerfException e) {
+                    LOG.debug("syscall: ppid and vtimestamp from /proc: {}", e.getMessage());
+                }
+                Btf.Parent parent = types == null ? null : Btf.parent(types);
+                Btf.Task task = types == null ? null : Btf.task(types);
+                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, a.fd(), b.fd(), ev.fd(), parent, task),
+                        "jdtrace_sys_enter");
+                px = perf.program(SyscallProgram.exit(exitTp, maxNr, a.fd(), b.fd(), ev.fd(), parent, task),
+                        "jdtrace_sys_exit");
                 en = perf.attach(enterTp, pe);
                 ex = perf.attach(exitTp, px);
             } catch (RuntimeException e) {
@@ -371,6 +381,13 @@ final class KernelSyscallProvider implements Provider {
         public long ppid() {
             long p = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_PPID : SyscallProgram.EXIT_PPID);
             return p != 0 ? p : super.ppid();
+        }
+
+        /** The calling thread's time on CPU at the event, captured in the kernel (from /proc when the kernel had no BTF). */
+        @Override
+        public long vtimestamp() {
+            long v = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_RUNTIME : SyscallProgram.EXIT_RUNTIME);
+            return v != 0 ? v : super.vtimestamp();
         }
 
         @Override

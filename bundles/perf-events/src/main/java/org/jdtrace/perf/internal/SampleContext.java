@@ -107,6 +107,29 @@ class SampleContext implements ProbeContext {
         return s.tid;
     }
 
+    /**
+     * The thread's time on CPU, read from /proc/PID/task/TID/schedstat when the record is
+     * processed, after the event (a cpu-clock sample carries none): later than the event by the
+     * time the thread ran since, up to a drain period; 0 for a thread gone since. The tracepoint
+     * providers and syscall capture theirs at the event.
+     */
+    @Override
+    public long vtimestamp() {
+        return schedRuntime(pid(), tid());
+    }
+
+    /** A thread's sum_exec_runtime, the first field of its schedstat; 0 when it is gone. */
+    static long schedRuntime(long pid, long tid) {
+        if (pid <= 0 || tid <= 0) return 0;
+        try {
+            String s = ProcFiles.read(Path.of("/proc", Long.toString(pid), "task", Long.toString(tid), "schedstat"));
+            int sp = s.indexOf(' ');
+            return Long.parseLong(sp < 0 ? s.strip() : s.substring(0, sp));
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
     @Override
     public String execname() {
         // DTrace's execname is the process's name: its main thread's comm (Linux names threads)

@@ -10,10 +10,12 @@
  * The record (in the per-CPU scratch map, sent with bpf_perf_event_output):
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
- *   entry: 80 u64 ppid   88 char strings[4][256] (a call with string arguments only)
- *   return: 40 u64 ppid
- * Sizes: entry 88, entry with strings 1112, return 48. ppid is the calling process's parent at the
- * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF.
+ *   entry: 80 u64 ppid   88 u64 runtime   96 char strings[4][256] (a call with string arguments only)
+ *   return: 40 u64 ppid  48 u64 runtime
+ * Sizes: entry 96, entry with strings 1120, return 56. ppid is the calling process's parent at the
+ * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF;
+ * runtime the calling thread's time on CPU (current->se.sum_exec_runtime: D's vtimestamp, as the
+ * scheduler last accounted it, up to one tick behind; see CaptureProgram), 0 without BTF.
  */
 package org.jdtrace.perf.internal;
 
@@ -25,8 +27,8 @@ final class SyscallProgram {
 
     static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
-    static final int ENTRY_PPID = 80, EXIT_PPID = 40;
-    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 48;
+    static final int ENTRY_PPID = 80, EXIT_PPID = 40, ENTRY_RUNTIME = 88, EXIT_RUNTIME = 48;
+    static final int ENTRY_SIZE = 96, ENTRY_STRINGS_SIZE = ENTRY_SIZE + STRINGS * STRING_SIZE, EXIT_SIZE = 56;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
 
@@ -37,7 +39,8 @@ final class SyscallProgram {
      * pid filter checked (else to "out"), r7 = record. The entry program reads the call's armed
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
-    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent) {
+    private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
+            Btf.Task task) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
@@ -69,6 +72,9 @@ final class SyscallProgram {
         int ppid = bit == RETURN ? EXIT_PPID : ENTRY_PPID;
         if (parent != null) a.parentTgid(R7, ppid, parent);
         else a.movImm(R1, 0).stxDw(R7, ppid, R1);
+        int runtime = bit == RETURN ? EXIT_RUNTIME : ENTRY_RUNTIME;
+        if (task != null) a.taskRead(R7, runtime, task.se() + task.runtime(), 8);
+        else a.movImm(R1, 0).stxDw(R7, runtime, R1);
         return a;
     }
 
@@ -86,9 +92,13 @@ final class SyscallProgram {
         return (mask & 0xffffffffL) | (pidFilter < 0 ? 0 : (pidFilter + 1) << 32);
     }
 
-    /** {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0). */
-    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent);
+    /**
+     * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0);
+     * {@code task}: where the thread's time on CPU is (Btf.task), null when unknown (runtime 0).
+     */
+    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
+            Btf.Task task) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
@@ -117,8 +127,9 @@ final class SyscallProgram {
         return a.code();
     }
 
-    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent);
+    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
+            Btf.Task task) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task);
         a.stW(R7, 12, RETURN_RECORD)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);
