@@ -97,7 +97,7 @@ public interface ProbeContext {
      * @since 1.9
      */
     default long vtimestamp() {
-        return CallingThread.cpuTime();
+        return ThreadCpuTime.callingThread();
     }
 
     /**

@@ -126,13 +126,8 @@ final class CaptureProgram {
                     .ja("pass")
                     .label("other");
             // the incoming thread's process, as the map last saw it (unknown: let through)
-            a.ldxW(R1, R6, tp.offset("next_pid"))
-                    .stxW(R10, -4, R1)
-                    .ldMap(R1, runtimesFd)
-                    .mov(R2, R10).addImm(R2, -4)
-                    .call(MAP_LOOKUP_ELEM)
-                    .jeqImm(R0, 0, "pass")
-                    .ldxDw(R2, R0, 8)
+            lookupNext(a, tp, runtimesFd, "pass");
+            a.ldxDw(R2, R0, 8)
                     .ldxW(R1, R9, 0)
                     .addImm(R1, -1)
                     .jneReg(R1, R2, "out")
@@ -255,14 +250,22 @@ final class CaptureProgram {
      * Uses the stack at -8..-1.
      */
     private static void switches(BpfAsm a, KernelTracepoint tp, int runtimesFd) {
+        lookupNext(a, tp, runtimesFd, "no_next");
+        a.ldxDw(R1, R0, 0)
+                .stxDw(R8, NEXT_RUNTIME, R1)
+                .label("no_next");
+    }
+
+    /**
+     * r0 = the runtime map's entry of sched_switch's incoming thread (next_pid), or a jump to
+     * {@code missing} when the map has none. Uses the stack at -4..-1; r0..r5 clobbered.
+     */
+    private static void lookupNext(BpfAsm a, KernelTracepoint tp, int runtimesFd, String missing) {
         a.ldxW(R1, R6, tp.offset("next_pid"))
                 .stxW(R10, -4, R1)
                 .ldMap(R1, runtimesFd)
                 .mov(R2, R10).addImm(R2, -4)
                 .call(MAP_LOOKUP_ELEM)
-                .jeqImm(R0, 0, "no_next")
-                .ldxDw(R1, R0, 0)
-                .stxDw(R8, NEXT_RUNTIME, R1)
-                .label("no_next");
+                .jeqImm(R0, 0, missing);
     }
 }

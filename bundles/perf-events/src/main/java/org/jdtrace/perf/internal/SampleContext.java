@@ -115,19 +115,7 @@ class SampleContext implements ProbeContext {
      */
     @Override
     public long vtimestamp() {
-        return schedRuntime(pid(), tid());
-    }
-
-    /** A thread's sum_exec_runtime, the first field of its schedstat; 0 when it is gone. */
-    static long schedRuntime(long pid, long tid) {
-        if (pid <= 0 || tid <= 0) return 0;
-        try {
-            String s = ProcFiles.read(Path.of("/proc", Long.toString(pid), "task", Long.toString(tid), "schedstat"));
-            int sp = s.indexOf(' ');
-            return Long.parseLong(sp < 0 ? s.strip() : s.substring(0, sp));
-        } catch (Exception e) {
-            return 0;
-        }
+        return org.jdtrace.spi.ThreadCpuTime.of(pid(), tid());
     }
 
     @Override

@@ -65,18 +65,7 @@ abstract class ThreadContext implements ProbeContext {
      */
     @Override
     public long vtimestamp() {
-        return schedRuntime(hit.pid(), hit.tid());
-    }
-
-    static long schedRuntime(int pid, int tid) {
-        try {
-            String s = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Integer.toString(pid), "task",
-                    Integer.toString(tid), "schedstat"));
-            int sp = s.indexOf(' ');
-            return Long.parseLong(sp < 0 ? s.strip() : s.substring(0, sp));
-        } catch (java.io.IOException | RuntimeException e) {
-            return 0;
-        }
+        return org.jdtrace.spi.ThreadCpuTime.of(hit.pid(), hit.tid());
     }
 
     @Override
