@@ -85,6 +85,44 @@ public interface ProbeContext {
         return System.nanoTime();
     }
 
+    /**
+     * The firing thread's time on CPU in ns (D's vtimestamp): what the thread has run since it
+     * was created, as the kernel accounts it (its task's sum_exec_runtime, the first field of
+     * /proc/PID/task/TID/schedstat), at the event. The default is the calling Java thread's CPU
+     * time (CLOCK_THREAD_CPUTIME_ID), right where the probe fires in the thread that runs its
+     * clauses (firesInCallingThread); a provider whose probes fire in another thread's name (a
+     * traced process's, a kernel event's) gives that thread's, read at the event or while it is
+     * stopped there.
+     *
+     * @since 1.9
+     */
+    default long vtimestamp() {
+        return ThreadCpuTime.callingThread();
+    }
+
+    /**
+     * {@code curpsinfo->member} of the firing process as the provider recorded it at the event:
+     * an integer member ({@code pr_uid}, {@code pr_gid}, {@code pr_euid}, {@code pr_egid}), or
+     * {@link Long#MIN_VALUE} when it did not (the runtime then reads /proc, after the event for
+     * a kernel event, and a process gone since reads as zeros). pr_pid, pr_ppid and pr_fname are
+     * always the context's own pid(), ppid() and execname().
+     *
+     * @since 1.9
+     */
+    default long psinfo(String member) {
+        return Long.MIN_VALUE;
+    }
+
+    /**
+     * As {@link #psinfo} for a char array member ({@code pr_psargs}): the text recorded at the
+     * event, or null when the provider did not record it.
+     *
+     * @since 1.9
+     */
+    default String psinfoString(String member) {
+        return null;
+    }
+
     /** The errno of the system call that just returned (syscall:::return), else 0. */
     default long errno() {
         return 0;

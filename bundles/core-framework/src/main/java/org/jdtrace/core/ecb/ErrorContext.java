@@ -97,4 +97,19 @@ public final class ErrorContext implements ProbeContext {
     public long ucaller() {
         return faulting.ucaller();
     }
+
+    @Override
+    public long vtimestamp() {
+        return faulting.vtimestamp();
+    }
+
+    @Override
+    public long psinfo(String member) {
+        return faulting.psinfo(member);
+    }
+
+    @Override
+    public String psinfoString(String member) {
+        return faulting.psinfoString(member);
+    }
 }

@@ -356,7 +356,11 @@ public final class ClauseCompiler {
                     c.aload(L_CTX);
                     c.invokeinterface(CD_CTX, "timestamp", MethodTypeDesc.of(CD_long));
                 }
-                default -> c.invokestatic(CD_RT, "vtimestamp", MethodTypeDesc.of(CD_long));
+                default -> {
+                    // the firing thread's time on CPU, as its provider reads it at the event
+                    c.aload(L_CTX);
+                    c.invokeinterface(CD_CTX, "vtimestamp", MethodTypeDesc.of(CD_long));
+                }
             }
             c.lstore(clock.getValue());
         }

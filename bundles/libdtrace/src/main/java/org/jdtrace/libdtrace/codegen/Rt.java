@@ -5,8 +5,6 @@
  */
 package org.jdtrace.libdtrace.codegen;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import org.jdtrace.libdtrace.print.PrintfFormat;
 import org.jdtrace.libdtrace.rt.DState;
 import org.jdtrace.libdtrace.rt.DThread;
@@ -21,8 +19,6 @@ import org.jdtrace.spi.ProbeContext;
 public final class Rt {
 
     private Rt() {}
-
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** After exit(), only dtrace:::END and dtrace:::ERROR still run clauses (DTrace's draining). */
     public static boolean skip(DState st, Probe p) {
@@ -68,10 +64,6 @@ public final class Rt {
     /** walltimestamp, read at each use (see rt.WallClock). */
     public static long walltimestamp(DState st) {
         return st.wallclock.now();
-    }
-
-    public static long vtimestamp() {
-        return THREADS.getCurrentThreadCpuTime();
     }
 
     /**

@@ -3,7 +3,9 @@
  * curpsinfo->pr_* and curlwpsinfo->pr_* give, for the process and thread a probe fires in: the
  * JVM's for JVM-side probes, the traced process's for pid, USDT and syscall probes (the firing
  * context's pid() and tid()). The identity fields come from the context itself (pr_pid, pr_ppid,
- * pr_lwpid, pr_fname = execname); the rest from /proc/PID/{stat,status,cmdline,exe} and
+ * pr_lwpid, pr_fname = execname), and so do the members its provider recorded at the event
+ * (ProbeContext.psinfo: a kernel event's credentials and psargs, for a process that may be gone
+ * when the record is read); the rest from /proc/PID/{stat,status,cmdline,exe} and
  * /proc/PID/task/TID/{stat,comm}, read at probe time through this per-consumer cache.
  *
  * Cache: one snapshot per process and per thread, re-read when older than one second (so a
@@ -49,6 +51,8 @@ public final class ProcInfo {
             case "pr_pid" -> ctx.pid();
             case "pr_ppid" -> ctx.ppid();
             default -> {
+                long recorded = ctx.psinfo(field);
+                if (recorded != Long.MIN_VALUE) yield recorded;
                 Proc p = proc(ctx.pid());
                 yield switch (field) {
                     case "pr_nlwp" -> p.nlwp();
@@ -78,7 +82,10 @@ public final class ProcInfo {
                 String n = ctx.execname();
                 yield n.length() > 15 ? n.substring(0, 15) : n;
             }
-            case "pr_psargs" -> proc(ctx.pid()).psargs();
+            case "pr_psargs" -> {
+                String recorded = ctx.psinfoString(field);
+                yield recorded != null ? recorded : proc(ctx.pid()).psargs();
+            }
             default -> "";
         };
     }

@@ -16,8 +16,9 @@ final class BpfAsm {
 
     static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R4 = 4, R5 = 5, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
     // helper function ids (enum bpf_func_id)
-    static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, GET_CURRENT_PID_TGID = 14, GET_CURRENT_COMM = 16,
-            PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114;
+    static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, GET_CURRENT_PID_TGID = 14, GET_CURRENT_UID_GID = 15,
+            GET_CURRENT_COMM = 16, PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_USER = 112,
+            PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114;
 
     private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
     private final Map<Integer, String> jumps = new HashMap<>();
@@ -33,6 +34,7 @@ final class BpfAsm {
     BpfAsm mov32Imm(int dst, int imm) { return emit(0xb4, dst, 0, 0, imm); }
     BpfAsm mov(int dst, int src) { return emit(0xbf, dst, src, 0, 0); }
     BpfAsm addImm(int dst, int imm) { return emit(0x07, dst, 0, 0, imm); }
+    BpfAsm subReg(int dst, int src) { return emit(0x1f, dst, src, 0, 0); }
     BpfAsm rshImm(int dst, int imm) { return emit(0x77, dst, 0, 0, imm); }
     BpfAsm ldxDw(int dst, int src, int off) { return emit(0x79, dst, src, off, 0); }
     BpfAsm ldxW(int dst, int src, int off) { return emit(0x61, dst, src, off, 0); }
@@ -56,6 +58,29 @@ final class BpfAsm {
                 .ldxDw(R3, rec, off).addImm(R3, p.tgid())
                 .mov(R1, rec).addImm(R1, off).movImm(R2, 4).call(PROBE_READ_KERNEL)
                 .stW(rec, off + 4, 0);
+    }
+
+    /**
+     * {@code size} bytes at {@code rec + off} = those at the current task + {@code member}, read
+     * with bpf_probe_read_kernel (zeros if the read fails); r0..r5 clobbered, {@code rec} kept.
+     */
+    BpfAsm taskRead(int rec, int off, int member, int size) {
+        return call(GET_CURRENT_TASK)
+                .mov(R3, R0).addImm(R3, member)
+                .mov(R1, rec).addImm(R1, off).movImm(R2, size).call(PROBE_READ_KERNEL);
+    }
+
+    /**
+     * {@code size} bytes at {@code rec + off} = those at {@code member} of the struct the current
+     * task's pointer at {@code pointer} points to (task->cred->euid), the pointer read through the
+     * stack at -8; r0..r5 clobbered, {@code rec} kept.
+     */
+    BpfAsm taskDeref(int rec, int off, int pointer, int member, int size) {
+        return call(GET_CURRENT_TASK)
+                .mov(R3, R0).addImm(R3, pointer)
+                .mov(R1, R10).addImm(R1, -8).movImm(R2, 8).call(PROBE_READ_KERNEL)
+                .ldxDw(R3, R10, -8).addImm(R3, member)
+                .mov(R1, rec).addImm(R1, off).movImm(R2, size).call(PROBE_READ_KERNEL);
     }
 
     /**

@@ -1,13 +1,19 @@
 package org.jdtrace.perf.internal;
 
+import java.lang.foreign.ValueLayout;
+
 import org.jdtrace.isa.Abi;
 import org.jdtrace.perf.PerfEvents;
 
 /**
- * A tracepoint firing's context: SampleContext's, with the args the provider read from the raw
- * record, a string argument ({@code args[0]} of proc:::exec-success), and, for probes that fire
- * in another thread's name (sched:::on-cpu names the thread coming on CPU), that thread's pid,
- * tid and execname. reset() before each firing; drain thread only.
+ * A tracepoint firing's context: SampleContext's, with what the CaptureProgram recorded at the
+ * event (captured(): the process's name, parent, time on CPU, credentials and psargs, which
+ * execname, ppid, vtimestamp and curpsinfo give, right for a process gone or exec'd since), the
+ * args the provider read from the record, a string argument ({@code args[0]} of proc:::exec),
+ * and, for probes that fire in another thread's name (sched:::on-cpu names the thread coming on
+ * CPU), that thread's pid, tid, execname and time on CPU; the members recorded of the current
+ * task are then not that thread's and come from /proc. reset() before each firing; drain thread
+ * only; the record is read only during the firing.
  */
 final class EventContext extends SampleContext {
 
@@ -21,6 +27,62 @@ final class EventContext extends SampleContext {
     EventContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         super(perf, comms, symbols, abi);
         this.comms = comms;
+    }
+
+    /** The capture's record (valid during the firing), and whether it holds the task's BTF-read members. */
+    private java.lang.foreign.MemorySegment record;
+    private boolean taskKnown;
+    /** The time on CPU of the thread the firing is in the name of (as()), 0 if unknown. */
+    long asRuntime;
+
+    /** The firing reads {@code rec}, a CaptureProgram record (see there for the layout). */
+    void captured(java.lang.foreign.MemorySegment rec, boolean taskKnown) {
+        this.record = rec;
+        this.taskKnown = taskKnown;
+        long pidTgid = rec.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+        int p = (int) (pidTgid >>> 32), t = (int) pidTgid;
+        ppid = rec.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.PPID);
+        // execname is the process's name: its main thread's comm (what the event saw for it)
+        String comm = TracepointProvider.cstring(rec, CaptureProgram.COMM, 16);
+        execname = p == t ? comm : comms.known(p, comm);
+    }
+
+    /** The time on CPU at the event: the current task's, or that of the thread the firing names (as()). */
+    @Override
+    public long vtimestamp() {
+        long v = tid >= 0 ? asRuntime : record == null ? 0 : record.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.RUNTIME);
+        return v != 0 ? v : super.vtimestamp();
+    }
+
+    @Override
+    public long psinfo(String member) {
+        if (record == null || tid >= 0) return Long.MIN_VALUE;
+        long ids = record.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.UID_GID);
+        return switch (member) {
+            case "pr_uid" -> ids & 0xffffffffL;
+            case "pr_gid" -> ids >>> 32;
+            case "pr_euid" -> taskKnown ? Integer.toUnsignedLong(record.get(ValueLayout.JAVA_INT_UNALIGNED, CaptureProgram.EUID)) : Long.MIN_VALUE;
+            case "pr_egid" -> taskKnown ? Integer.toUnsignedLong(record.get(ValueLayout.JAVA_INT_UNALIGNED, CaptureProgram.EGID)) : Long.MIN_VALUE;
+            default -> Long.MIN_VALUE;
+        };
+    }
+
+    /**
+     * pr_psargs as the event saw it: the argument strings joined by blanks, at most 79 bytes (as
+     * procfs's PRARGSZ leaves with its NUL); null where the capture read none (a sched probe, a
+     * kernel thread, no BTF): /proc then.
+     */
+    @Override
+    public String psinfoString(String member) {
+        if (record == null || tid >= 0 || !member.equals("pr_psargs")) return null;
+        int len = (int) Math.min(CaptureProgram.PSARGS_SIZE, record.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.PSARGS_LEN));
+        if (len <= 0) return null;
+        byte[] b = new byte[len];
+        java.lang.foreign.MemorySegment.copy(record, ValueLayout.JAVA_BYTE, CaptureProgram.PSARGS, b, 0, len);
+        int n = len;
+        while (n > 0 && b[n - 1] == 0) n--;
+        for (int i = 0; i < n; i++) if (b[i] == 0) b[i] = ' ';
+        return new String(b, 0, Math.min(n, 79), java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     /** A string captured in the kernel at the event and the user address it was read from. */
@@ -66,6 +128,8 @@ final class EventContext extends SampleContext {
         java.util.Arrays.fill(argPpid, Long.MIN_VALUE);
         java.util.Arrays.fill(argName, null);
         captured = null;
+        record = null;
+        asRuntime = 0;
         ppid = 0;
         pid = -1;
         tid = -1;

@@ -10,7 +10,8 @@
  * re-armed on filterChanged): calls of other processes are dropped in the kernel. A disarmed
  * call costs one map lookup. An armed one writes a record (pid/tgid, the
  * number, comm, the six arguments or the return value, the parent's pid (ppid, read through the
- * task's real_parent at the kernel's BTF offsets), and each string argument read with
+ * task's real_parent at the kernel's BTF offsets), the thread's time on CPU (vtimestamp: its
+ * se.sum_exec_runtime, likewise), and each string argument read with
  * bpf_probe_read_user_str at the event, up to 256 bytes) and sends it with bpf_perf_event_output
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
  * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
@@ -421,6 +422,7 @@ final class KernelSyscallProvider implements Provider {
         final AutoCloseable enterEvents, exitEvents;
         final KernelTracepoint enterTp, exitTp;
         final Btf.Parent parent = Btf.parent();
+        final Btf.Task task = Btf.task();
         final Btf.Leader leader = Btf.leader();
         final Map<String, List<Integer>> numbers = new HashMap<>();
         final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
@@ -474,9 +476,9 @@ final class KernelSyscallProvider implements Provider {
                 Map<KernelClause, ClauseProgram.Taken> t) {
             BpfObject pe = null, px = null;
             try {
-                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent,
+                pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers)), "jdtrace_sys_enter");
-                px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent,
+                px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers)), "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
@@ -583,6 +585,13 @@ final class KernelSyscallProvider implements Provider {
         public long ppid() {
             long p = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_PPID : SyscallProgram.EXIT_PPID);
             return p != 0 ? p : super.ppid();
+        }
+
+        /** The calling thread's time on CPU at the event, captured in the kernel (from /proc when the kernel had no BTF). */
+        @Override
+        public long vtimestamp() {
+            long v = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_RUNTIME : SyscallProgram.EXIT_RUNTIME);
+            return v != 0 ? v : super.vtimestamp();
         }
 
         @Override

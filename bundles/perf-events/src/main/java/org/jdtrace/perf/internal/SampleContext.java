@@ -107,6 +107,17 @@ class SampleContext implements ProbeContext {
         return s.tid;
     }
 
+    /**
+     * The thread's time on CPU, read from /proc/PID/task/TID/schedstat when the record is
+     * processed, after the event (a cpu-clock sample carries none): later than the event by the
+     * time the thread ran since, up to a drain period; 0 for a thread gone since. The tracepoint
+     * providers and syscall capture theirs at the event.
+     */
+    @Override
+    public long vtimestamp() {
+        return org.jdtrace.spi.ThreadCpuTime.of(pid(), tid());
+    }
+
     @Override
     public String execname() {
         // DTrace's execname is the process's name: its main thread's comm (Linux names threads)

@@ -10,14 +10,16 @@
  * The record (in the per-CPU scratch map, sent with bpf_perf_event_output):
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
- *   entry: 80 u64 ppid   88 char strings[4][256] (a call with string arguments only)
- *          1112 u32 faults: bit i set when string argument i could not be read (a bad address)
- *   return: 40 u64 ppid
+ *   entry: 80 u64 ppid   88 u64 runtime   96 char strings[4][256] (a call with string arguments only)
+ *          1120 u32 faults: bit i set when string argument i could not be read (a bad address)
+ *   return: 40 u64 ppid  48 u64 runtime
  * Clauses (ClauseProgram): after the pid filter, bits 16..31 of the mask name the call's clause
  * group, whose code runs the clauses the provider took and decides whether the record is sent.
  *
- * Sizes: entry 88, entry with strings 1120, return 48. ppid is the calling process's parent at the
- * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF.
+ * Sizes: entry 96, entry with strings 1128, return 56. ppid is the calling process's parent at the
+ * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF;
+ * runtime the calling thread's time on CPU (current->se.sum_exec_runtime: D's vtimestamp, as the
+ * scheduler last accounted it, up to one tick behind; see CaptureProgram), 0 without BTF.
  */
 package org.jdtrace.perf.internal;
 
@@ -33,10 +35,11 @@ final class SyscallProgram {
 
     static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
-    static final int ENTRY_PPID = 80, EXIT_PPID = 40;
+    static final int ENTRY_PPID = 80, EXIT_PPID = 40, ENTRY_RUNTIME = 88, EXIT_RUNTIME = 48;
+    static final int ENTRY_SIZE = 96, EXIT_SIZE = 56;
     /** The u32 of a record with strings whose bit i says string argument i's read faulted. */
-    static final int FAULTS = 88 + STRINGS * STRING_SIZE;
-    static final int ENTRY_SIZE = 88, ENTRY_STRINGS_SIZE = FAULTS + 8, EXIT_SIZE = 48;
+    static final int FAULTS = ENTRY_SIZE + STRINGS * STRING_SIZE;
+    static final int ENTRY_STRINGS_SIZE = FAULTS + 8;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
 
@@ -48,7 +51,7 @@ final class SyscallProgram {
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
     private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
-            Clauses clauses) {
+            Btf.Task task, Clauses clauses) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
@@ -87,6 +90,9 @@ final class SyscallProgram {
         int ppid = bit == RETURN ? EXIT_PPID : ENTRY_PPID;
         if (parent != null) a.parentTgid(R7, ppid, parent);
         else a.movImm(R1, 0).stxDw(R7, ppid, R1);
+        int runtime = bit == RETURN ? EXIT_RUNTIME : ENTRY_RUNTIME;
+        if (task != null) a.taskRead(R7, runtime, task.se() + task.runtime(), 8);
+        else a.movImm(R1, 0).stxDw(R7, runtime, R1);
         return a;
     }
 
@@ -120,14 +126,18 @@ final class SyscallProgram {
         return (mask & 0xffffffffL) | (pidFilter < 0 ? 0 : (pidFilter + 1) << 32);
     }
 
-    /** {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0). */
-    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
-        return enter(tp, maxNr, armedFd, bufFd, eventsFd, parent, null);
+    /**
+     * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0);
+     * {@code task}: where the thread's time on CPU is (Btf.task), null when unknown (runtime 0).
+     */
+    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
+            Btf.Task task) {
+        return enter(tp, maxNr, armedFd, bufFd, eventsFd, parent, task, null);
     }
 
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Clauses clauses) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, clauses);
+            Btf.Task task, Clauses clauses) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
@@ -161,13 +171,14 @@ final class SyscallProgram {
         return a.code();
     }
 
-    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent) {
-        return exit(tp, maxNr, armedFd, bufFd, eventsFd, parent, null);
+    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
+            Btf.Task task) {
+        return exit(tp, maxNr, armedFd, bufFd, eventsFd, parent, task, null);
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Clauses clauses) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, clauses);
+            Btf.Task task, Clauses clauses) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses);
         a.stW(R7, 12, RETURN_RECORD)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);

@@ -7,22 +7,21 @@
  *
  * Probes exist only for the tracepoints this kernel has (attach() looks each one up; a missing
  * one makes no probe, so a description of it matches nothing). While at least one probe of a
- * tracepoint is enabled, one perf event per CPU is open on it (every task, PERF_SAMPLE_RAW, the
- * call chain for stack()/ustack(), comm records to keep execname current) and its records fire
- * the enabled probes in order on the drain thread. The last disable closes the events. A probe
- * whose Spec has a capture (proc:::exec's path, proc:::exit's exit code) reads, instead of the
- * tracepoint's record, the record a CaptureProgram attached to the tracepoint sends to a per-CPU
- * BPF-output event; its group closes the program's attachment, then the ring, then the maps.
- * A group reading the tracepoint's own records attaches CaptureProgram.ppids to it (each
- * process's ppid at its latest event, in an LRU map the firing looks up when a clause reads ppid),
- * closed with the group as a capture's objects are.
+ * tracepoint is enabled, a CaptureProgram is attached to it: at each event it sends, to a
+ * per-CPU BPF-output event (call chains for stack()/ustack()), what the probes read of the
+ * process that may have exec'd or gone when the record is read (its identity, parent, time on
+ * CPU, credentials, a proc probe's psargs, a capture's string, task member and field) with a
+ * copy of the tracepoint's own record, which the probe's Firing reads (field(), chars(),
+ * dataLoc()) to fill DTrace's arguments (and, for probes that fire in another thread's name such
+ * as sched:::on-cpu, the pid/tid/execname of that thread), or to decline the record
+ * (proc:::exit fires only for the thread that ends its process). The enabled probes of one
+ * tracepoint and capture share one group; its records fire them in order on the drain thread.
+ * The last disable closes the group: the program's attachment, then the ring, then the maps.
  *
- * Pid filter (Probe.pidFilter): a capture program drops other processes' events in the kernel
- * (its filter map follows the group's probes, and filterChanged). A tracepoint's own records are
- * filtered in the JVM only: a BPF program on the tracepoint is shared by every perf user of it
- * (one that returned 0 for other processes would hide their events from other tools too), an
- * ftrace filter on the event knows only the thread (common_pid), not its process, and per-process
- * perf events would have to be reopened when a clause widens the filter mid-trace.
+ * Pid filter (Probe.pidFilter): the capture program drops other processes' events in the kernel
+ * (its filter map follows the group's probes, and filterChanged); it still returns 1, so the
+ * tracepoint's other perf users keep theirs. At sched_switch the program also lets through the
+ * switches to a thread of the filtered process (on-cpu fires in its name; see CaptureProgram).
  *
  * Locking: enable/disable/detach are serialised on this; the drain thread reads a group's armed
  * probes through a volatile array (copy on write), without a lock.
@@ -66,18 +65,14 @@ final class TracepointProvider implements Provider {
     }
 
     /**
-     * One probe: its function and name, the tracepoint, what a BPF program captures at the event
-     * (null: the tracepoint's own record is read), the reading and the arguments' C types.
+     * One probe: its function and name, the tracepoint, what its BPF program captures at the
+     * event, the reading and the arguments' C types.
      */
     record Spec(String function, String name, String category, String tracepoint, CaptureProgram.Capture capture,
             Firing firing, String... argTypes) {
 
-        Spec(String function, String name, String category, String tracepoint, Firing firing, String... argTypes) {
-            this(function, name, category, tracepoint, null, firing, argTypes);
-        }
-
         String key() {
-            return category + ":" + tracepoint + (capture == null ? "" : ":" + capture);
+            return category + ":" + tracepoint + ":" + capture;
         }
     }
 
@@ -106,13 +101,9 @@ final class TracepointProvider implements Provider {
         perf.drain();
     }
 
-    /** Provider, module, function, name and argument stability: those of illumos' proc and sched providers, as the Dynamic Tracing Guide tabulates them. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/ISA", "Private/Private/Unknown", "Private/Private/Unknown", "Evolving/Evolving/ISA", "Evolving/Evolving/ISA");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return name.equals("sched") ? org.jdtrace.spi.ProviderAttributes.SCHED : org.jdtrace.spi.ProviderAttributes.PROC;
     }
 
     @Override
@@ -151,15 +142,8 @@ final class TracepointProvider implements Provider {
             try {
                 tp = perf.tracepoint(spec.category, spec.tracepoint);
                 g = new Group(tp);
-                if (spec.capture == null) {
-                    g.set = perf.open(new EventSpec(EventSpec.TYPE_TRACEPOINT, tp.id(), 1, false,
-                            EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
-                                    | EventSpec.SAMPLE_CALLCHAIN, EventSpec.FLAG_COMM, 0, 128, -1, false), g);
-                    g.ppids();
-                } else {
-                    g.capture(spec.capture);
-                }
-            } catch (PerfException e) {
+                g.capture(spec.capture);
+            } catch (PerfException | IllegalArgumentException e) {
                 if (g != null) g.close();
                 throw new ProviderException("cannot enable " + probe.description() + ": " + e.getMessage());
             }
@@ -168,7 +152,7 @@ final class TracepointProvider implements Provider {
         g.add(probe);
     }
 
-    /** The probe's pid filter changed: a capture program follows it (tracepoint records do not: see the README). */
+    /** The probe's pid filter changed: its group's capture program follows it. */
     @Override
     public synchronized void filterChanged(Probe probe) {
         Group g = groups.get(((Spec) probe.providerArg()).key());
@@ -220,51 +204,51 @@ final class TracepointProvider implements Provider {
         volatile Probe[] armed = new Probe[0];
         final EventContext ctx = new EventContext(perf, comms, symbols, abi);
 
-        /** True when the records are a CaptureProgram's (they carry the ppid at the event). */
-        boolean captured;
-        /** A capture's pid filter map (key 0: 0 every process, else pid + 1), else null. */
+        /** The capture's pid filter map (key 0: 0 every process, else pid + 1). */
         BpfObject filter;
+        /** True when the kernel's BTF gave the task's members (time on CPU, credentials, psargs). */
+        boolean taskKnown;
 
-        /** A capture's BPF objects (program attachment first), closed after the set. */
+        /** The capture's BPF objects (program attachment first), closed after the set. */
         final List<AutoCloseable> bpf = new ArrayList<>();
 
         Group(KernelTracepoint tp) {
             this.tp = tp;
         }
 
-        /** Opens a CaptureProgram on the tracepoint instead of its own record (see there). */
+        /** Opens a CaptureProgram on the tracepoint, its records read instead of the tracepoint's (see there). */
         void capture(CaptureProgram.Capture c) {
-            int taskOffset = c.taskMember() == null ? -1 : Btf.memberOffset("task_struct", c.taskMember());
+            Btf.Types types = c.taskMember() == null ? null : Btf.read();
+            int taskOffset = types == null ? -1 : types.offset("task_struct", c.taskMember());
+            if (types == null) {
+                try {
+                    types = Btf.read();
+                } catch (PerfException e) {
+                    LOG.debug("{}: no task members captured: {}", tp.name(), e.getMessage());
+                }
+            }
+            Btf.Task task = types == null ? null : Btf.task(types);
+            Btf.Parent parent = types == null ? null : Btf.parent(types);
+            taskKnown = task != null;
             BpfObject buf = track(perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, CaptureProgram.SIZE, 1, "jdtrace_capbuf"));
             filter = track(perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_capfilt"));
             BpfObject events = track(perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_capout"));
+            int ppidsFd = -1, runtimesFd = -1;
+            if (c.switches()) {
+                // the incoming thread's parent and time on CPU (sched:::on-cpu fires in its name)
+                BpfObject ppids = track(CaptureProgram.ppidMap(perf));
+                runtimesFd = track(CaptureProgram.runtimeMap(perf)).fd();
+                ppidsFd = ppids.fd();
+                ctx.ppids = parent == null ? null : ppids;
+            }
             set = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                     EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
-                            | EventSpec.SAMPLE_CALLCHAIN, 0, 0, 64, -1, false), this);
+                            | EventSpec.SAMPLE_CALLCHAIN, 0, 0, 128, -1, false), this);
             int[] fds = set.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) events.update(cpu, fds[cpu]);
-            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, Btf.parent(), filter.fd(), buf.fd(), events.fd()),
-                    "jdtrace_capture"));
-            captured = true;
+            BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, parent, task, filter.fd(),
+                    buf.fd(), events.fd(), ppidsFd, runtimesFd), "jdtrace_capture"));
             bpf.add(0, perf.attach(tp, prog));
-        }
-
-        /**
-         * The ppid at the event for the tracepoint's own records (CaptureProgram.ppids); without
-         * the kernel's BTF, or when the kernel refuses the program, ppid is read from /proc after
-         * the event, as before.
-         */
-        void ppids() {
-            Btf.Parent parent = Btf.parent();
-            if (parent == null) return;
-            try {
-                BpfObject map = track(CaptureProgram.ppidMap(perf));
-                BpfObject prog = track(perf.program(CaptureProgram.ppids(map.fd(), parent), "jdtrace_ppids"));
-                bpf.add(0, perf.attach(tp, prog));
-                ctx.ppids = map;
-            } catch (PerfException e) {
-                LOG.debug("{}: ppid from /proc after the event: {}", tp.name(), e.getMessage());
-            }
         }
 
         private BpfObject track(BpfObject o) {
@@ -311,7 +295,6 @@ final class TracepointProvider implements Provider {
          */
         void refilter() {
             assert Thread.holdsLock(TracepointProvider.this);
-            if (filter == null) return;
             long pid = -2;
             for (Probe p : armed) {
                 long f = p.pidFilter();
@@ -323,12 +306,11 @@ final class TracepointProvider implements Provider {
         @Override
         public void sample(Sample s) {
             delivered++;
+            if (s.raw.byteSize() < CaptureProgram.SHORT_SIZE) return;
             for (Probe p : armed) {
                 ctx.event(s);
                 ctx.reset();
-                if (captured && s.raw.byteSize() >= CaptureProgram.SIZE) {
-                    ctx.ppid = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.PPID);
-                }
+                ctx.captured(s.raw, taskKnown);
                 if (((Spec) p.providerArg()).firing.fill(s, tp, ctx)) p.fire(ctx);
             }
         }
@@ -345,34 +327,35 @@ final class TracepointProvider implements Provider {
         }
     }
 
-    // ---- reading raw records
+    // ---- reading the tracepoint's record in a capture's (at CaptureProgram.RAW)
 
     static long field(Sample s, KernelTracepoint tp, String f) {
         int[] d = tp.fields().get(f);
         if (d == null) return 0;
         MemorySegment r = s.raw;
+        long o = CaptureProgram.RAW + d[0];
         return switch (d[1]) {
-            case 1 -> d[2] == 1 ? r.get(ValueLayout.JAVA_BYTE, d[0]) : Byte.toUnsignedLong(r.get(ValueLayout.JAVA_BYTE, d[0]));
-            case 2 -> d[2] == 1 ? r.get(ValueLayout.JAVA_SHORT_UNALIGNED, d[0]) : Short.toUnsignedLong(r.get(ValueLayout.JAVA_SHORT_UNALIGNED, d[0]));
-            case 4 -> d[2] == 1 ? r.get(ValueLayout.JAVA_INT_UNALIGNED, d[0]) : Integer.toUnsignedLong(r.get(ValueLayout.JAVA_INT_UNALIGNED, d[0]));
-            default -> r.get(ValueLayout.JAVA_LONG_UNALIGNED, d[0]);
+            case 1 -> d[2] == 1 ? r.get(ValueLayout.JAVA_BYTE, o) : Byte.toUnsignedLong(r.get(ValueLayout.JAVA_BYTE, o));
+            case 2 -> d[2] == 1 ? r.get(ValueLayout.JAVA_SHORT_UNALIGNED, o) : Short.toUnsignedLong(r.get(ValueLayout.JAVA_SHORT_UNALIGNED, o));
+            case 4 -> d[2] == 1 ? r.get(ValueLayout.JAVA_INT_UNALIGNED, o) : Integer.toUnsignedLong(r.get(ValueLayout.JAVA_INT_UNALIGNED, o));
+            default -> r.get(ValueLayout.JAVA_LONG_UNALIGNED, o);
         };
     }
 
     /** A char[N] field, up to its NUL. */
     static String chars(Sample s, KernelTracepoint tp, String f) {
         int[] d = tp.fields().get(f);
-        return d == null ? "" : cstring(s.raw, d[0], d[1]);
+        return d == null ? "" : cstring(s.raw, CaptureProgram.RAW + d[0], d[1]);
     }
 
     /** A __data_loc char[] field (u32: offset in the low half, length in the high half). */
     static String dataLoc(Sample s, KernelTracepoint tp, String f) {
         int[] d = tp.fields().get(f);
         if (d == null) return "";
-        int loc = s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, d[0]);
+        int loc = s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, CaptureProgram.RAW + d[0]);
         int off = loc & 0xffff, len = loc >>> 16;
-        if (off + len > s.raw.byteSize()) return "";
-        return cstring(s.raw, off, len);
+        if (off + len > CaptureProgram.RAW_SIZE) return "";
+        return cstring(s.raw, CaptureProgram.RAW + off, len);
     }
 
     /** The bytes at {@code off} up to a NUL or {@code max}, as UTF-8. */

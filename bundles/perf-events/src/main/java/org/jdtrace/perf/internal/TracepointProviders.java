@@ -10,10 +10,12 @@
  * its creator, and pr_fname, the creator's comm the child starts with, from task_newtask's record;
  * signal-send: the target thread's comm as lwpsinfo's pr_name, and as psinfo's pr_fname when it is
  * its process's first thread; lwp-create: the new thread's pr_name, and its process's ppid and
- * name, the firing one's); every other member (pr_uid, pr_gid, pr_pgid, pr_psargs, the signal
- * target's pr_ppid...) is read from /proc when the record is processed, after the event: zeros and
- * "" for a process gone since, and a process that exec'd or changed its credentials since shows
- * its new ones.
+ * name, the firing one's); every other member of such an argument (pr_uid, pr_gid, pr_pgid,
+ * pr_psargs, the signal target's pr_ppid...) is read from /proc when the record is processed,
+ * after the event: zeros and "" for a process gone since, and a process that exec'd or changed its
+ * credentials since shows its new ones. The firing process itself is another matter: every probe
+ * here runs a CaptureProgram, so its execname, ppid, vtimestamp and (proc probes) curpsinfo's
+ * pr_uid, pr_gid, pr_euid, pr_egid and pr_psargs are what the event saw (EventContext).
  *
  * sched (illumos sched provider):
  *   off-cpu   sched:sched_switch, in the thread leaving the CPU. arg0 = next tid, arg1 = next's
@@ -27,7 +29,8 @@
  * proc (illumos proc provider):
  *   exec          syscalls:sys_enter_execve, in the calling process, through a CaptureProgram:
  *                 args[0] = the path (string), read in the kernel at the event; arg0 = its user
- *                 address, which copyinstr() turns into that string (nothing else is captured).
+ *                 address, which copyinstr() turns into that string (no other user memory is
+ *                 captured).
  *   exec-success  sched:sched_process_exec, in the new image (execname is the new name). No args.
  *   exec-failure  syscalls:sys_exit_execve with a negative return: args[0] = arg0 = errno (int).
  *   create        task:task_newtask without CLONE_THREAD, in the parent. args[0] psinfo_t * of the
@@ -66,11 +69,6 @@ final class TracepointProviders {
     /** siginfo's si_code for SIGCHLD (<sys/wait.h>), proc:::exit's arg0. */
     static final int CLD_EXITED = 1, CLD_KILLED = 2, CLD_DUMPED = 3;
 
-    /** The comm a CaptureProgram read at the event (the process may have exec'd or gone since). */
-    private static String comm(org.jdtrace.perf.Sample s) {
-        return TracepointProvider.cstring(s.raw, CaptureProgram.COMM, 16);
-    }
-
     /** DTrace's reason from a wait status (task_struct.exit_code): exited, killed, or dumped core. */
     static int exitReason(int status) {
         if ((status & 0x7f) == 0) return CLD_EXITED;
@@ -88,18 +86,19 @@ final class TracepointProviders {
 
     static List<Spec> sched(Comms comms) {
         return List.of(
-                new Spec("", "off-cpu", "sched", "sched_switch", (s, tp, c) -> {
+                new Spec("", "off-cpu", "sched", "sched_switch", Capture.sched(true), (s, tp, c) -> {
                     int next = (int) field(s, tp, "next_pid");
                     c.arg(0, next);
                     c.arg(1, comms.tgid(next));
                     c.arg(2, field(s, tp, "prev_state"));
                     return true;
                 }, "pid_t", "pid_t", "long"),
-                new Spec("", "on-cpu", "sched", "sched_switch", (s, tp, c) -> {
+                new Spec("", "on-cpu", "sched", "sched_switch", Capture.sched(true), (s, tp, c) -> {
                     c.as((int) field(s, tp, "next_pid"), chars(s, tp, "next_comm"));
+                    c.asRuntime = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.NEXT_RUNTIME);
                     return true;
                 }),
-                new Spec("", "wakeup", "sched", "sched_wakeup", (s, tp, c) -> {
+                new Spec("", "wakeup", "sched", "sched_wakeup", Capture.sched(false), (s, tp, c) -> {
                     int woken = (int) field(s, tp, "pid");
                     c.arg(0, woken);
                     c.arg(1, comms.tgid(woken));
@@ -110,22 +109,22 @@ final class TracepointProviders {
 
     static List<Spec> proc(Comms comms) {
         return List.of(
-                new Spec("", "exec", "syscalls", "sys_enter_execve", new Capture(null, "filename", "filename"), (s, tp, c) -> {
+                new Spec("", "exec", "syscalls", "sys_enter_execve", new Capture(null, "filename", "filename", true, false),
+                        (s, tp, c) -> {
                     long addr = s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.FIELD);
                     String path = TracepointProvider.cstring(s.raw, CaptureProgram.STRING, CaptureProgram.STRING_SIZE);
                     c.arg(0, addr);
                     c.arg(0, path);
                     c.captured(addr, path);
-                    c.execname = comm(s);
                     return true;
                 }, "string"),
-                new Spec("", "exec-success", "sched", "sched_process_exec", (s, tp, c) -> true),
-                new Spec("", "exec-failure", "syscalls", "sys_exit_execve", (s, tp, c) -> {
+                new Spec("", "exec-success", "sched", "sched_process_exec", Capture.proc(), (s, tp, c) -> true),
+                new Spec("", "exec-failure", "syscalls", "sys_exit_execve", Capture.proc(), (s, tp, c) -> {
                     long ret = field(s, tp, "ret");
                     c.arg(0, -ret);
                     return ret < 0;
                 }, "int"),
-                new Spec("", "create", "task", "task_newtask", (s, tp, c) -> {
+                new Spec("", "create", "task", "task_newtask", Capture.proc(), (s, tp, c) -> {
                     long flags = field(s, tp, "clone_flags");
                     c.arg(0, field(s, tp, "pid"));
                     // the child: its parent is the creator (CLONE_PARENT: the creator's parent), its
@@ -133,23 +132,23 @@ final class TracepointProviders {
                     c.argInfo(0, (flags & CLONE_PARENT) != 0 ? c.ppid() : s.pid, chars(s, tp, "comm"));
                     return (flags & CLONE_THREAD) == 0;
                 }, "psinfo_t *"),
-                new Spec("", "lwp-create", "task", "task_newtask", (s, tp, c) -> {
+                new Spec("", "lwp-create", "task", "task_newtask", Capture.proc(), (s, tp, c) -> {
                     c.arg(0, field(s, tp, "pid"));
                     c.arg(1, s.pid);
                     c.argInfo(0, Long.MIN_VALUE, chars(s, tp, "comm"));
                     c.argInfo(1, c.ppid(), c.execname());
                     return (field(s, tp, "clone_flags") & CLONE_THREAD) != 0;
                 }, "lwpsinfo_t *", "psinfo_t *"),
-                new Spec("", "exit", "sched", "sched_process_exit", new Capture("exit_code", "group_dead", null), (s, tp, c) -> {
+                new Spec("", "exit", "sched", "sched_process_exit", new Capture("exit_code", "group_dead", null, true, false),
+                        (s, tp, c) -> {
                     c.arg(0, exitReason(s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, CaptureProgram.VALUE)));
-                    if (s.pid == s.tid) c.execname = comm(s);
                     return s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, CaptureProgram.FIELD) != 0;
                 }, "int"),
-                new Spec("", "lwp-exit", "sched", "sched_process_exit", (s, tp, c) -> {
+                new Spec("", "lwp-exit", "sched", "sched_process_exit", Capture.proc(), (s, tp, c) -> {
                     c.arg(0, s.tid);
                     return true;
                 }),
-                new Spec("", "signal-send", "signal", "signal_generate", (s, tp, c) -> {
+                new Spec("", "signal-send", "signal", "signal_generate", Capture.proc(), (s, tp, c) -> {
                     int target = (int) field(s, tp, "pid");
                     c.arg(0, target);
                     c.arg(1, comms.tgid(target));
@@ -161,7 +160,7 @@ final class TracepointProviders {
                     if (target == c.arg(1)) c.argInfo(1, Long.MIN_VALUE, comm);
                     return true;
                 }, "lwpsinfo_t *", "psinfo_t *", "int"),
-                new Spec("", "signal-handle", "signal", "signal_deliver", (s, tp, c) -> {
+                new Spec("", "signal-handle", "signal", "signal_deliver", Capture.proc(), (s, tp, c) -> {
                     c.arg(0, field(s, tp, "sig"));
                     c.arg(2, field(s, tp, "sa_handler"));
                     return true;

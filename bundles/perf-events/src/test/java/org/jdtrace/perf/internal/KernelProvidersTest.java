@@ -95,6 +95,120 @@ class KernelProvidersTest {
         return n;
     }
 
+    /**
+     * vtimestamp is the thread's time on CPU at the event: ft_vtime spins 100 ms of its own CPU
+     * time between its first two marks and sleeps 100 ms between the next two, and prints its
+     * thread CPU clock (CLOCK_THREAD_CPUTIME_ID) at each mark, right before the getppid() the
+     * syscall probe fires at: the reference. off-cpu fires as it goes to sleep and on-cpu as it
+     * comes back, both within the sleep's marks.
+     */
+    @Test
+    void vtimestampIsTheThreadsTimeOnCpuAtTheEvent() throws Exception {
+        providers().forEach(fw::addProvider);
+        Process p = new ProcessBuilder("sh", "-c", "read go; exec " + PerfEventsTest.bin("ft_vtime") + " 2").start();
+        started.add(p);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"go\\n\"); } "
+                + "syscall::getppid:entry /pid == " + p.pid() + "/ { printf(\"sys %d\\n\", vtimestamp); } "
+                + "sched:::off-cpu /pid == " + p.pid() + "/ { printf(\"off %d\\n\", vtimestamp); } "
+                + "sched:::on-cpu /pid == " + p.pid() + "/ { printf(\"on %d\\n\", vtimestamp); } "
+                + "proc:::exit /pid == " + p.pid() + "/ { exit(0); }"));
+        awaitLive(out, trace);
+        p.getOutputStream().write('\n');
+        p.getOutputStream().close();
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        List<Long> marks = new ArrayList<>(), sys = new ArrayList<>(), off = new ArrayList<>(), on = new ArrayList<>();
+        for (String line : new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+            if (line.startsWith("mark ")) marks.add(Long.parseLong(line.split(" ")[2]));
+        }
+        for (String line : r[1].split("\n")) {
+            String[] w = line.split(" ");
+            if (w.length != 2) continue;
+            (w[0].equals("sys") ? sys : w[0].equals("off") ? off : on).add(Long.parseLong(w[1]));
+        }
+        assertEquals(6, marks.size(), "marks " + marks + " dtrace: " + r[1] + r[2]);
+        assertEquals(6, sys.size(), r[1]);
+        long tick = 10_000_000; // the scheduler's accounting of a running thread lags up to a tick
+        for (int i = 0; i < 6; i++) {
+            assertTrue(Math.abs(sys.get(i) - marks.get(i)) < tick, "mark " + i + ": " + sys + " vs " + marks);
+        }
+        for (int round = 0; round < 2; round++) {
+            long spin = sys.get(3 * round + 1) - sys.get(3 * round), sleep = sys.get(3 * round + 2) - sys.get(3 * round + 1);
+            assertTrue(Math.abs(spin - 100_000_000) < tick, "a 100 ms spin is " + spin + " ns on CPU");
+            assertTrue(sleep < tick, "a 100 ms sleep is " + sleep + " ns on CPU");
+            long lo = marks.get(3 * round + 1), hi = marks.get(3 * round + 2);
+            assertTrue(off.stream().anyMatch(v -> v >= lo && v <= hi), "off-cpu into the sleep: " + off + " in " + lo + ".." + hi);
+            assertTrue(on.stream().anyMatch(v -> v >= lo && v <= hi), "on-cpu out of it: " + on + " in " + lo + ".." + hi);
+        }
+    }
+
+    /**
+     * proc:::exec-success of 200 short-lived /bin/echo runs, each gone long before its record is
+     * read: execname, curpsinfo's psargs, uid, gid and ppid are what the event saw (the shell's
+     * own command line is the reference), never `<unknown>` or an empty string.
+     */
+    @Test
+    void execSuccessSeesEachShortLivedProcessAsItWasAtTheEvent() throws Exception {
+        providers().forEach(fw::addProvider);
+        Process sh = new ProcessBuilder("sh", "-c",
+                "read go; i=1; while [ $i -le 200 ]; do /bin/echo e$i > /dev/null; i=$((i+1)); done").start();
+        started.add(sh);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> run(out, "-q", "-n",
+                "BEGIN { printf(\"go\\n\"); } proc:::exec-success /ppid == " + sh.pid() + "/ { printf(\"%s [%s] %d %d %d\\n\", execname, "
+                + "curpsinfo->pr_psargs, curpsinfo->pr_uid, curpsinfo->pr_gid, curpsinfo->pr_ppid); } "
+                + "proc:::exit /pid == " + sh.pid() + "/ { exit(0); }"));
+        awaitLive(out, trace);
+        sh.getOutputStream().write('\n');
+        sh.getOutputStream().close();
+        String[] r = trace.get();
+        assertEquals("0", r[0], r[2]);
+        String status = Files.readString(Path.of("/proc/self/status"));
+        String uid = status.lines().filter(l -> l.startsWith("Uid:")).findFirst().orElseThrow().split("\\s+")[1];
+        String gid = status.lines().filter(l -> l.startsWith("Gid:")).findFirst().orElseThrow().split("\\s+")[1];
+        List<String> want = new ArrayList<>();
+        for (int i = 1; i <= 200; i++) want.add("echo [/bin/echo e" + i + "] " + uid + " " + gid + " " + sh.pid());
+        assertEquals(want, List.of(r[1].replaceFirst("^go\n", "").strip().split("\n")));
+    }
+
+    /** Waits for a trace's BEGIN line (its enablings are live right after it). */
+    static void awaitLive(ByteArrayOutputStream out, CompletableFuture<String[]> trace) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!out.toString(StandardCharsets.UTF_8).startsWith("go\n")) {
+            if (trace.isDone()) throw new AssertionError("the trace ended: " + String.join("\n", trace.get()));
+            assertTrue(System.nanoTime() < deadline, "no BEGIN within a minute");
+            Thread.sleep(10);
+        }
+        Thread.sleep(100);
+    }
+
+    /**
+     * dtrace -lv prints what each kernel provider declares (ProviderAttributes' table, the
+     * Dynamic Tracing Guide's): for a probe of module vmlinux the description's minimum is the
+     * module's Private/Private/Unknown; the arguments are the provider's own row.
+     */
+    @Test
+    void listVerbosePrintsEachKernelProvidersDeclaredAttributes() {
+        providers().forEach(fw::addProvider);
+        for (var e : Map.of("proc:::exec-success", org.jdtrace.spi.ProviderAttributes.PROC,
+                "sched:::on-cpu", org.jdtrace.spi.ProviderAttributes.SCHED,
+                "syscall::read:entry", org.jdtrace.spi.ProviderAttributes.SYSCALL).entrySet()) {
+            String[] r = run("-lv", "-n", e.getKey());
+            assertEquals("0", r[0], r[2]);
+            var desc = e.getValue().provider().min(e.getValue().module()).min(e.getValue().function()).min(e.getValue().name());
+            var args = e.getValue().args();
+            assertTrue(r[1].contains("\n\tProbe Description Attributes\n" + attrs(desc.toString())
+                    + "\n\tArgument Attributes\n" + attrs(args.toString())), e.getKey() + ":\n" + r[1]);
+        }
+    }
+
+    private static String attrs(String a) {
+        String[] w = a.split("/");
+        return "\t\tIdentifier Names: " + w[0] + "\n\t\tData Semantics:   " + w[1] + "\n\t\tDependency Class: " + w[2] + "\n";
+    }
+
     @Test
     void aProbeTheKernelLacksMatchesNothingAndBadRatesAreRefused() {
         providers().forEach(fw::addProvider);

@@ -20,13 +20,9 @@ public final class DTraceProvider implements Provider {
     public static final String END = "END";
     public static final String ERROR = "ERROR";
 
-    /** Provider, module, function, name and argument stability: the dtrace provider (dtrace.c dtrace_provider_attr). */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Stable/Stable/Common", "Private/Private/Unknown", "Private/Private/Unknown", "Stable/Stable/Common", "Stable/Stable/Common");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return org.jdtrace.spi.ProviderAttributes.DTRACE;
     }
 
     @Override

@@ -134,13 +134,9 @@ public final class ProfileProvider implements Provider {
         }
     }
 
-    /** Provider, module, function, name and argument stability: illumos profile.c's profile_attr. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/Common", "Unstable/Unstable/Unknown", "Private/Private/Unknown", "Evolving/Evolving/Common", "Evolving/Evolving/Common");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return org.jdtrace.spi.ProviderAttributes.PROFILE;
     }
 
     @Override

@@ -377,13 +377,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     // ------------------------------------------------------------------ Provider
 
-    /** Provider, module, function, name and argument stability: illumos fasttrap.c's pid_attr. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/ISA", "Private/Private/Unknown", "Private/Private/Unknown", "Evolving/Evolving/ISA", "Private/Private/Unknown");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return org.jdtrace.spi.ProviderAttributes.PID;
     }
 
     @Override

@@ -56,6 +56,18 @@ abstract class ThreadContext implements ProbeContext {
         return Sys.cpu();
     }
 
+    /**
+     * The stopped thread's time on CPU: its task's sum_exec_runtime, the first field of
+     * /proc/PID/task/TID/schedstat, exact while the thread is stopped at the probe (the kernel
+     * brought it up to date when the thread left the CPU). It includes the kernel's few
+     * microseconds of trap and stop per hit, which DTrace, timing its probe context, leaves out.
+     * Read only when a clause uses vtimestamp; 0 when the thread is gone.
+     */
+    @Override
+    public long vtimestamp() {
+        return org.jdtrace.spi.ThreadCpuTime.of(hit.pid(), hit.tid());
+    }
+
     @Override
     public long uregs(int reg) throws FaultException {
         try {

@@ -245,6 +245,39 @@ class PidProviderTest {
         return (int) p.pid();
     }
 
+    /**
+     * vtimestamp at a pid probe is the stopped thread's time on CPU: ft_vtime spins 100 ms of its
+     * CPU time between its first two marks and sleeps 100 ms between the next two, printing its
+     * thread CPU clock (CLOCK_THREAD_CPUTIME_ID) in each mark right after the probe at mark's
+     * entry fired: the reference, a few microseconds later.
+     */
+    @Test
+    void vtimestampIsTheStoppedThreadsTimeOnCpu() throws Exception {
+        Path out = Files.createTempFile("pp", ".out");
+        try {
+            TargetProcess t = createWithStdout(out, bin("ft_vtime"), "2");
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:mark:entry"));
+            List<Long> v = java.util.Collections.synchronizedList(new ArrayList<>());
+            registry.enable(registry.probe("a.out", "mark", "entry"), c -> v.add(c.vtimestamp()));
+            t.go();
+            assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS), "wait status");
+            List<Long> marks = Files.readAllLines(out).stream().map(l -> Long.parseLong(l.split(" ")[2])).toList();
+            assertEquals(6, marks.size());
+            assertEquals(6, v.size());
+            for (int i = 0; i < 6; i++) {
+                long lag = marks.get(i) - v.get(i);
+                assertTrue(lag >= 0 && lag < 2_000_000, "mark " + i + ": " + v + " vs " + marks);
+            }
+            for (int r = 0; r < 2; r++) {
+                long spin = v.get(3 * r + 1) - v.get(3 * r), sleep = v.get(3 * r + 2) - v.get(3 * r + 1);
+                assertTrue(Math.abs(spin - 100_000_000) < 2_000_000, "a 100 ms spin is " + spin + " ns on CPU");
+                assertTrue(sleep < 2_000_000, "a 100 ms sleep is " + sleep + " ns on CPU");
+            }
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
     @Test
     void execRetiresTheProbes() throws Exception {
         TargetProcess t = create("/bin/sh", "-c", "exec /bin/true");

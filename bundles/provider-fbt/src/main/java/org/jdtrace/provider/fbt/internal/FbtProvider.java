@@ -81,6 +81,7 @@ import org.jdtrace.spi.ProbeRegistry;
 import org.jdtrace.spi.Provider;
 import org.jdtrace.spi.ProviderException;
 import org.osgi.framework.Bundle;
+import org.osgi.framework.wiring.BundleWiring;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -226,13 +227,9 @@ public final class FbtProvider implements Provider {
         return max;
     }
 
-    /** Provider, module, function, name and argument stability: the Dynamic Tracing Guide's fbt table, with Common where it says ISA: a Java method's bytecode does not depend on the ISA. */
-    private static final org.jdtrace.spi.ProviderAttributes ATTRIBUTES = org.jdtrace.spi.ProviderAttributes.parse(
-            "Evolving/Evolving/Common", "Private/Private/Unknown", "Private/Private/Unknown", "Evolving/Evolving/Common", "Private/Private/Common");
-
     @Override
     public org.jdtrace.spi.ProviderAttributes attributes() {
-        return ATTRIBUTES;
+        return org.jdtrace.spi.ProviderAttributes.FBT;
     }
 
     @Override
@@ -316,7 +313,16 @@ public final class FbtProvider implements Provider {
         }
     }
 
-    /** The bundle's classes and their traceable methods, from its class files. */
+    /**
+     * The bundle's classes and their traceable methods, from its class files. What cannot be
+     * instrumented gets no probes, decided here, as fbt_provide_module skips what it cannot patch: a class the JVM cannot link (linkable), and
+     * a method whose code or descriptor names a type the bundle cannot load (an optional import
+     * left unwired, a missing class): rewriting it means computing its stack maps again, which
+     * needs that type's place in the class hierarchy, which nothing can read (a guess would be
+     * refused by the JVM's verifier, or worse, pass it wrongly). Only the classes whose constant
+     * pool names such a type have their methods' code read here; the rest cost a look at their
+     * constant pool.
+     */
     static List<FbtClass> read(Bundle b) {
         List<FbtClass> out = new ArrayList<>();
         Enumeration<URL> e;
@@ -327,6 +333,9 @@ public final class FbtProvider implements Provider {
         }
         if (e == null) return out;
         ClassFile cf = ClassFile.of();
+        BundleWiring wiring = b.adapt(BundleWiring.class);
+        ClassLoader loader = wiring == null ? null : wiring.getClassLoader();
+        Map<String, ClassModel> models = new LinkedHashMap<>();
         while (e.hasMoreElements()) {
             URL u = e.nextElement();
             String path = u.getPath();
@@ -339,11 +348,29 @@ public final class FbtProvider implements Provider {
                 LOG.debug("fbt: cannot read {} of {}: {}", path, b.getSymbolicName(), bad.toString());
                 continue;
             }
-            if (!Rewriter.traceable(cm)) continue;
+            if (Rewriter.traceable(cm)) models.put(cm.thisClass().asInternalName(), cm);
+        }
+        Map<String, Boolean> linkable = new HashMap<>();
+        Map<String, Boolean> loadable = new HashMap<>();
+        java.util.function.Predicate<String> visible = n -> loadable.computeIfAbsent(n,
+                x -> models.containsKey(x) ? linkable(x, models, loader, linkable)
+                        : x.startsWith("java/") || loader == null || loader.getResource(x + ".class") != null);
+        for (ClassModel cm : models.values()) {
+            if (!linkable(cm.thisClass().asInternalName(), models, loader, linkable)) {
+                LOG.debug("fbt: {} of {} cannot be linked (a supertype its bundle cannot load): no probes",
+                        cm.thisClass().asInternalName(), b.getSymbolicName());
+                continue;
+            }
+            boolean allVisible = Rewriter.referencedTypes(cm).stream().allMatch(visible);
             FbtClass c = new FbtClass(b, cm.thisClass().asInternalName());
             Map<String, List<FbtClass.Overload>> by = new LinkedHashMap<>();
             for (MethodModel m : cm.methods()) {
                 if (!Rewriter.traceable(m)) continue;
+                if (!allVisible && !Rewriter.referencedTypes(m).stream().allMatch(visible)) {
+                    LOG.debug("fbt: {}.{} of {} names a type its bundle cannot load: no probes",
+                            c.binaryName, m.methodName().stringValue(), b.getSymbolicName());
+                    continue;
+                }
                 int len = m.code().map(code -> code instanceof java.lang.classfile.attribute.CodeAttribute a
                         ? a.codeLength() : 0).orElse(0);
                 by.computeIfAbsent(m.methodName().stringValue(), k -> new ArrayList<>())
@@ -355,6 +382,30 @@ public final class FbtProvider implements Provider {
             out.add(c);
         }
         return out;
+    }
+
+    /**
+     * True when the JVM can link class {@code name} of a bundle: each of its supertypes is one of
+     * the bundle's own linkable classes or a class the bundle's loader finds (a JDK class, an
+     * imported one). A supertype from an optional import that is not wired makes loading the
+     * class fail (NoClassDefFoundError): no code of it can ever run, and the JVM refuses to
+     * retransform it, so it gets no probes (fbt_provide_module skips what it cannot instrument).
+     * Memoised in {@code memo}; a cycle (none in valid class files) counts as linkable.
+     */
+    static boolean linkable(String name, Map<String, ClassModel> own, ClassLoader loader, Map<String, Boolean> memo) {
+        Boolean known = memo.get(name);
+        if (known != null) return known;
+        ClassModel cm = own.get(name);
+        boolean ok;
+        if (cm == null) {
+            ok = name.startsWith("java/") || loader == null || loader.getResource(name + ".class") != null;
+        } else {
+            memo.put(name, true);
+            ok = cm.superclass().map(s -> linkable(s.asInternalName(), own, loader, memo)).orElse(true);
+            for (var i : cm.interfaces()) ok = ok && linkable(i.asInternalName(), own, loader, memo);
+        }
+        memo.put(name, ok);
+        return ok;
     }
 
     private void createProbes(Bundle b, List<FbtClass> classes) {

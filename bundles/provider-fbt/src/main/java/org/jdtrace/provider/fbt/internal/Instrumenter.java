@@ -11,8 +11,9 @@
  * retransform(classes) finds the loaded Class objects through the bundles' class loaders
  * (Instrumentation.getInitiatedClasses) and retransforms them in one call; when the JVM refuses
  * the batch, one by one, and a class that still fails is marked broken and skipped with one
- * warning line (the enabling goes on without it). A class Rewriter cannot rewrite (hierarchy,
- * size) is left original with one warning line too.
+ * warning line, in fbt's words (the enabling goes on without it). A class Rewriter cannot
+ * rewrite (version, size) is left original with one warning line too. What names a type the
+ * class's loader cannot find has no probes (FbtProvider.read).
  *
  * Thread-safety: transform runs on any loading thread and reads only volatile snapshots;
  * retransform is called by the provider's worker only.
@@ -66,11 +67,35 @@ final class Instrumenter implements ClassFileTransformer {
                 return Rewriter.rewrite(original, w, resolver(loader));
             } catch (RuntimeException | LinkageError e) {
                 c.broken = true;
-                LOG.warn("fbt: {} left untraced: {}", c.binaryName, e.getMessage());
+                LOG.warn("fbt: {} left untraced: {}", c.binaryName, reason(e));
                 return null;
             }
         }
         return null;
+    }
+
+    /**
+     * True when the JVM refused a class because the class itself cannot be linked (HotSpot
+     * links a loaded class before redefining it, and a NoClassDefFoundError there, a type its
+     * verifier needs and its loader cannot load, is JVMTI_ERROR_INVALID_CLASS, which
+     * java.lang.instrument reports as this InternalError): no code of that class can ever run,
+     * so its probes could never fire and nothing is lost; said only in the debug log. A refusal
+     * of the rewritten bytes is a VerifyError, ClassFormatError or UnsupportedOperationException.
+     */
+    private static boolean unlinkable(Throwable e) {
+        return e instanceof InternalError && e.getMessage() != null && e.getMessage().endsWith("invalid class");
+    }
+
+    /**
+     * Why Rewriter refused a class, in one line of fbt's own words (the ClassFile API's and the
+     * JVM's messages go to the debug log).
+     */
+    private static String reason(Throwable e) {
+        LOG.debug("fbt: rewrite failed", e);
+        String m = e.getMessage();
+        if (e instanceof Rewriter.TooLarge || m != null && m.startsWith("class file version")) return m;
+        if (m != null && m.startsWith("rewritten code does not verify")) return "its rewritten code would not verify";
+        return "its code cannot be rewritten";
     }
 
     /** One cached resolver per class loader, dropped with the loader. */
@@ -114,7 +139,12 @@ final class Instrumenter implements ClassFileTransformer {
                     FbtClass c = owners.get(i);
                     if (!c.broken) {
                         c.broken = true;
-                        LOG.warn("fbt: {} cannot be retransformed, left untraced: {}", c.binaryName, e.toString());
+                        if (unlinkable(e)) {
+                            LOG.debug("fbt: {} cannot be linked, left untraced: {}", c.binaryName, e.toString());
+                        } else {
+                            LOG.warn("fbt: {} left untraced: the JVM refused its rewritten code", c.binaryName);
+                            LOG.debug("fbt: {}: {}", c.binaryName, e.toString());
+                        }
                     }
                 }
             }

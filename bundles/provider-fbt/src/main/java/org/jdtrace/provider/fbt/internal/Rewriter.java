@@ -73,6 +73,9 @@ import java.lang.classfile.Instruction;
 import java.lang.classfile.Label;
 import java.lang.classfile.MethodModel;
 import java.lang.classfile.TypeKind;
+import java.lang.classfile.constantpool.ClassEntry;
+import java.lang.classfile.constantpool.NameAndTypeEntry;
+import java.lang.classfile.constantpool.PoolEntry;
 import java.lang.classfile.attribute.CodeAttribute;
 import java.lang.classfile.instruction.InvokeInstruction;
 import java.lang.classfile.instruction.NewObjectInstruction;
@@ -84,8 +87,10 @@ import java.lang.constant.DynamicConstantDesc;
 import java.lang.constant.MethodHandleDesc;
 import java.lang.constant.MethodTypeDesc;
 import java.lang.reflect.AccessFlag;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 final class Rewriter {
 
@@ -172,6 +177,90 @@ final class Rewriter {
     }
 
     /**
+     * The classes (internal names, array element types) a class's constant pool names: its
+     * class entries and the types in the descriptors of the fields and methods it refers to, and
+     * of its own methods. A superset of what the code of any of its methods can make a stack map
+     * generator ask about; read without parsing any code.
+     */
+    static Set<String> referencedTypes(ClassModel cm) {
+        Set<String> out = new HashSet<>();
+        for (PoolEntry e : cm.constantPool()) {
+            switch (e) {
+                case ClassEntry c -> addType(out, c.asInternalName());
+                case NameAndTypeEntry nt -> addDescriptor(out, nt.type().stringValue());
+                default -> { }
+            }
+        }
+        for (MethodModel m : cm.methods()) addDescriptor(out, m.methodType().stringValue());
+        return out;
+    }
+
+    /**
+     * The classes one method's rewrite involves: its descriptor's, and those its code names
+     * (type checks, allocations, field and method references with their descriptors, constants,
+     * handlers' catch types, stack map frames), which the stack map generator may have to place
+     * in the class hierarchy.
+     */
+    static Set<String> referencedTypes(MethodModel m) {
+        Set<String> out = new HashSet<>();
+        addDescriptor(out, m.methodType().stringValue());
+        m.code().ifPresent(code -> {
+            for (CodeElement e : code) {
+                switch (e) {
+                    case java.lang.classfile.instruction.TypeCheckInstruction t -> addType(out, t.type().asInternalName());
+                    case NewObjectInstruction n -> addType(out, n.className().asInternalName());
+                    case java.lang.classfile.instruction.NewReferenceArrayInstruction n -> addType(out, n.componentType().asInternalName());
+                    case java.lang.classfile.instruction.NewMultiArrayInstruction n -> addType(out, n.arrayType().asInternalName());
+                    case java.lang.classfile.instruction.FieldInstruction f -> {
+                        addType(out, f.owner().asInternalName());
+                        addDescriptor(out, f.type().stringValue());
+                    }
+                    case InvokeInstruction i -> {
+                        addType(out, i.owner().asInternalName());
+                        addDescriptor(out, i.type().stringValue());
+                    }
+                    case java.lang.classfile.instruction.InvokeDynamicInstruction i -> addDescriptor(out, i.type().stringValue());
+                    case java.lang.classfile.instruction.ConstantInstruction.LoadConstantInstruction l
+                            when l.constantEntry() instanceof ClassEntry c -> addType(out, c.asInternalName());
+                    case java.lang.classfile.instruction.ExceptionCatch c -> c.catchType().ifPresent(t -> addType(out, t.asInternalName()));
+                    default -> { }
+                }
+            }
+            if (code instanceof CodeAttribute a) {
+                a.findAttribute(java.lang.classfile.Attributes.stackMapTable()).ifPresent(t -> {
+                    for (var f : t.entries()) {
+                        for (var v : f.locals()) frameType(out, v);
+                        for (var v : f.stack()) frameType(out, v);
+                    }
+                });
+            }
+        });
+        return out;
+    }
+
+    private static void frameType(Set<String> out, java.lang.classfile.attribute.StackMapFrameInfo.VerificationTypeInfo v) {
+        if (v instanceof java.lang.classfile.attribute.StackMapFrameInfo.ObjectVerificationTypeInfo o) {
+            addType(out, o.className().asInternalName());
+        }
+    }
+
+    /** {@code name} (an internal name or an array descriptor) as the class it names, if any. */
+    private static void addType(Set<String> out, String name) {
+        if (name.startsWith("[")) addDescriptor(out, name);
+        else out.add(name);
+    }
+
+    /** The classes a field or method descriptor names. */
+    private static void addDescriptor(Set<String> out, String d) {
+        for (int i = d.indexOf('L'); i >= 0; i = d.indexOf('L', i)) {
+            int end = d.indexOf(';', i);
+            if (end < 0) return;
+            out.add(d.substring(i + 1, end));
+            i = end + 1;
+        }
+    }
+
+    /**
      * {@code original} with the methods named in {@code wanted} (by method name: every overload)
      * rewritten. Throws IllegalArgumentException when it cannot (too old, too large, hierarchy).
      */
@@ -212,8 +301,9 @@ final class Rewriter {
 
     /**
      * What the JVM would refuse, refused here instead: a rewritten method past the 65,535 bytes
-     * of code a class file allows, and anything the verifier rejects (a class retransformed before
-     * it is linked is verified only when it links, in the program's thread).
+     * of code a class file allows, and anything the verifier rejects in a rewritten method (a
+     * class retransformed before it is linked is verified only when it links, in the program's
+     * thread).
      */
     private static void check(ClassFile cf, byte[] out, Map<String, Sites> wanted) {
         ClassModel cm = cf.parse(out);
@@ -224,7 +314,11 @@ final class Rewriter {
                         + " too large to instrument (" + c.codeLength() + " bytes of code rewritten)");
             }
         }
-        List<VerifyError> errors = cf.verify(cm);
+        // the rewritten methods only: the others are the original code, which the JVM verifies
+        // as it always has (and may need types the stack map generator never has to place)
+        byte[] rewritten = cf.transformClass(cm, ClassTransform.dropping(e -> e instanceof MethodModel m
+                && !(traceable(m) && wanted.containsKey(m.methodName().stringValue()))));
+        List<VerifyError> errors = cf.verify(rewritten);
         if (!errors.isEmpty()) {
             throw new IllegalArgumentException("rewritten code does not verify: " + errors.get(0).getMessage().lines()
                     .findFirst().orElse(""));

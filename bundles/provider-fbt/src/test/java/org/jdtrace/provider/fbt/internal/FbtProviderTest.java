@@ -64,6 +64,10 @@ class FbtProviderTest {
     static final String FIXTURE = Fixture.class.getName();
     static final String HUGE = "org/jdtrace/provider/fbt/fixture/Huge";
     static final String ODD = "org/jdtrace/provider/fbt/fixture/Odd";
+    static final String ANCIENT = "org/jdtrace/provider/fbt/fixture/Ancient";
+    static final String UNLINKABLE = "org/jdtrace/provider/fbt/fixture/Unlinkable";
+    static final String UNVERIFIABLE = "org/jdtrace/provider/fbt/fixture/Unverifiable";
+    static final String WRONG = "org/jdtrace/provider/fbt/fixture/Wrong";
 
     static Instrumentation inst;
 
@@ -141,6 +145,18 @@ class FbtProviderTest {
             j.putNextEntry(new JarEntry(ODD + ".class"));
             j.write(odd());
             j.closeEntry();
+            j.putNextEntry(new JarEntry(ANCIENT + ".class"));
+            j.write(ancient());
+            j.closeEntry();
+            j.putNextEntry(new JarEntry(UNLINKABLE + ".class"));
+            j.write(unlinkable());
+            j.closeEntry();
+            j.putNextEntry(new JarEntry(UNVERIFIABLE + ".class"));
+            j.write(unverifiable());
+            j.closeEntry();
+            j.putNextEntry(new JarEntry(WRONG + ".class"));
+            j.write(wrong());
+            j.closeEntry();
         }
         return out.toByteArray();
     }
@@ -168,10 +184,52 @@ class FbtProviderTest {
                 }));
     }
 
+    /** A class file of Java 5 (version 49, no stack maps): fbt does not rewrite it. */
+    static byte[] ancient() {
+        return ClassFile.of().build(ClassDesc.ofInternalName(ANCIENT), cb -> cb
+                .withVersion(49, 0)
+                .withMethodBody("run", MethodTypeDesc.of(ConstantDescs.CD_int), ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC,
+                        b -> b.bipush(49).ireturn()));
+    }
+
+    /**
+     * A class that implements an interface no one has (missing.I, as a class of an optional
+     * import left unwired does): the JVM cannot load it, so no code of it can run.
+     */
+    static byte[] unlinkable() {
+        return ClassFile.of().build(ClassDesc.ofInternalName(UNLINKABLE), cb -> cb
+                .withVersion(ClassFile.JAVA_25_VERSION, 0)
+                .withInterfaceSymbols(ClassDesc.of("missing.I"))
+                .withMethodBody("run", ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, b -> b.return_()));
+    }
+
+    /**
+     * A class the JVM loads but cannot link, though every type it names is a class file of its
+     * bundle: give() passes an Object where take() wants a Wrong, so the verifier must load
+     * Wrong, whose class file holds another class (NoClassDefFoundError: wrong name).
+     */
+    static byte[] unverifiable() {
+        ClassDesc self = ClassDesc.ofInternalName(UNVERIFIABLE);
+        MethodTypeDesc take = MethodTypeDesc.of(ConstantDescs.CD_void, ClassDesc.ofInternalName(WRONG));
+        return ClassFile.of().build(self, cb -> cb
+                .withVersion(ClassFile.JAVA_25_VERSION, 0)
+                .withMethodBody("take", take, ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, b -> b.return_())
+                .withMethodBody("give", ConstantDescs.MTD_void, ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC, b -> b
+                        .new_(ConstantDescs.CD_Object).dup()
+                        .invokespecial(ConstantDescs.CD_Object, "<init>", ConstantDescs.MTD_void)
+                        .invokestatic(self, "take", take).return_()));
+    }
+
+    /** What the bundle has as Wrong.class: a class of another name, without methods. */
+    static byte[] wrong() {
+        return ClassFile.of().build(ClassDesc.of("org.jdtrace.provider.fbt.fixture.Other"),
+                cb -> cb.withVersion(ClassFile.JAVA_25_VERSION, 0));
+    }
+
     /**
      * A class whose pick() merges two classes no one has (missing.A, missing.B) at a branch: the
      * JVM loads and runs it (the stack map says Object), but its stack maps cannot be computed
-     * again, so fbt cannot rewrite it.
+     * again (no one knows where A and B stand in the hierarchy); plain() names neither.
      */
     static byte[] odd() {
         ClassDesc a = ClassDesc.of("missing.A");
@@ -187,7 +245,9 @@ class FbtProviderTest {
                             m.iload(0).ifeq(other).aconst_null().checkcast(a).goto_(join)
                                     .labelBinding(other).aconst_null().checkcast(b)
                                     .labelBinding(join).areturn();
-                        }));
+                        })
+                .withMethodBody("plain", MethodTypeDesc.of(ConstantDescs.CD_int), ClassFile.ACC_PUBLIC | ClassFile.ACC_STATIC,
+                        m -> m.bipush(7).ireturn()));
     }
 
     @Test
@@ -333,7 +393,9 @@ class FbtProviderTest {
         }
         // the overloads of over are one function; no <clinit>
         assertEquals(2, names.stream().filter(n -> n.startsWith(FIXTURE + ".over:")).count());
-        assertEquals(24, names.size(), names.toString()); // and Huge.big, Odd.pick, Base.<init>, Early.<init>, Early.check
+        // and Huge.big, Odd.plain, Ancient.run, Unverifiable.take/give, Base.<init>, Early.<init>,
+        // Early.check; not Unlinkable.run nor Odd.pick
+        assertEquals(30, names.size(), names.toString());
         assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:nosuch.Class.m:")).isEmpty());
     }
 
@@ -432,18 +494,56 @@ class FbtProviderTest {
 
     @Test
     void aClassThatCannotBeRewrittenIsSkippedAndTheEnablingGoesOn() throws Exception {
-        Class<?> odd = bundle.loadClass(ODD.replace('/', '.'));
-        byte[] before = running(odd);
+        Class<?> old = bundle.loadClass(ANCIENT.replace('/', '.'));
+        byte[] before = running(old);
         Object f = fixture().getConstructor(int.class).newInstance(40);
         String out = trace("""
-                fbt:fbt.fixture:*Odd.pick:entry { printf("pick\\n"); }
+                fbt:fbt.fixture:*Ancient.run:entry { printf("run\\n"); }
                 fbt:fbt.fixture:*Fixture.add:entry { printf("add %d\\n", arg1); }
                 """, () -> {
-            assertArrayEquals(before, running(odd), "left as it was");
-            assertEquals(null, odd.getMethod("pick", boolean.class).invoke(null, true));
+            assertArrayEquals(before, running(old), "left as it was");
+            assertEquals(49, old.getMethod("run").invoke(null));
             assertEquals(42, call("add", new Class<?>[] {int.class}, f, 2));
         });
         assertEquals("add 2", out.strip());
+    }
+
+    @Test
+    void aMethodThatNamesATypeItsBundleCannotLoadHasNoProbesTheOthersOfItsClassHave() throws Exception {
+        Class<?> odd = bundle.loadClass(ODD.replace('/', '.'));
+        assertEquals(null, odd.getMethod("pick", boolean.class).invoke(null, true));
+        assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:*Odd.pick:")).isEmpty());
+        String out = trace("fbt:fbt.fixture:*Odd.plain:return { printf(\"plain %d\\n\", arg1); }",
+                () -> assertEquals(7, odd.getMethod("plain").invoke(null)));
+        assertEquals("plain 7", out.strip());
+    }
+
+    @Test
+    void aLoadedClassTheJvmCannotLinkIsLeftAloneWithoutAWord() throws Exception {
+        Class<?> bad = bundle.loadClass(UNVERIFIABLE.replace('/', '.'));
+        Object f = fixture().getConstructor(int.class).newInstance(40);
+        PrintStream err = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        String out;
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            out = trace("""
+                    fbt:fbt.fixture:*Unverifiable.give:entry { printf("give\\n"); }
+                    fbt:fbt.fixture:*Fixture.add:entry { printf("add %d\\n", arg1); }
+                    """, () -> assertEquals(42, call("add", new Class<?>[] {int.class}, f, 2)));
+        } finally {
+            System.setErr(err);
+        }
+        assertEquals("add 2", out.strip());
+        assertFalse(log.toString(StandardCharsets.UTF_8).contains("Unverifiable"), log.toString(StandardCharsets.UTF_8));
+        assertThrows(NoClassDefFoundError.class, () -> bad.getMethod("give").invoke(null));
+    }
+
+    @Test
+    void aClassTheJvmCannotLinkHasNoProbes() throws Exception {
+        assertThrows(NoClassDefFoundError.class, () -> bundle.loadClass(UNLINKABLE.replace('/', '.')));
+        assertTrue(framework.match(ProbeDescription.parse("fbt:fbt.fixture:*Unlinkable*:")).isEmpty());
+        assertEquals(2, framework.match(ProbeDescription.parse("fbt:fbt.fixture:*Ancient.run:")).size());
     }
 
     @Test
