@@ -55,6 +55,8 @@ final class ProcessState implements TracedTarget {
     private volatile long ppid = -1;
     private volatile boolean defunct;
     private final Isa isa;
+    /** The objects' call-frame information for ustack() (see ProcessUnwind). */
+    final ProcessUnwind unwind = new ProcessUnwind(this);
     /** The view of a hit that other providers get (org.jdtrace.fasttrap.Hit); control thread only. */
     final SiteContext siteContext;
     /** The descriptions provide() accepted for this process, in the order given. */
@@ -194,6 +196,7 @@ final class ProcessState implements TracedTarget {
         List<MappedObject> old = modules;
         modules = null;
         functions.clear();
+        unwind.retain(List.of());
         if (old != null) ProcessModules.close(old);
     }
 
@@ -221,6 +224,7 @@ final class ProcessState implements TracedTarget {
         }
         modules = next;
         for (MappedObject o : removed) functions.remove(o);
+        unwind.retain(next);
         ProcessModules.close(removed);
         return new ModuleChange(added, removed);
     }

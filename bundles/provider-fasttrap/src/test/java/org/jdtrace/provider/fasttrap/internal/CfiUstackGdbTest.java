@@ -1,0 +1,135 @@
+package org.jdtrace.provider.fasttrap.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.jdtrace.isa.amd64.internal.Amd64Isa;
+import org.jdtrace.proc.TargetProcess;
+import org.jdtrace.spi.ProbeDescription;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ustack() at a pid probe against gdb's backtrace: Debian's sort (no frame pointers, like the libc
+ * it calls) sorting the same file twice, once under gdb with a breakpoint on malloc's first byte,
+ * once traced with pid$target:libc.so.6:malloc:entry. Every distinct stack, each frame written
+ * as module+offset (the two runs load at different addresses), must be one gdb saw, and the two
+ * sets must be the same.
+ */
+class CfiUstackGdbTest {
+
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final TestRegistry registry = new TestRegistry(provider);
+    private final List<TargetProcess> targets = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void cleanUp() {
+        for (TargetProcess t : targets) t.close();
+        provider.deactivate();
+    }
+
+    @Test
+    void ustackAtMallocInSortIsGdbsBacktrace() throws Exception {
+        Path nums = dir.resolve("nums.txt");
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 300; i++) sb.append((i * 7919) % 1000).append('\n');
+        Files.writeString(nums, sb);
+
+        // gdb
+        Path script = dir.resolve("stacks.py");
+        try (var in = getClass().getResourceAsStream("/gdb-malloc-stacks.py")) {
+            Files.write(script, in.readAllBytes());
+        }
+        ProcessBuilder pb = new ProcessBuilder("gdb", "-nx", "-batch", "-x", script.toString(), "--args", "/usr/bin/sort",
+                "-n", nums.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("gdb.log").toFile());
+        pb.environment().put("BT_OUT", dir.toString());
+        pb.environment().remove("LINES");
+        pb.environment().remove("COLUMNS");
+        Process gdb = pb.start();
+        try {
+            assertTrue(gdb.waitFor(180, TimeUnit.SECONDS), "gdb did not finish");
+        } finally {
+            gdb.destroyForcibly();
+        }
+        Maps gdbMaps = new Maps(Files.readAllLines(dir.resolve("maps")));
+        Set<String> expected = new TreeSet<>();
+        for (String line : Files.readAllLines(dir.resolve("stacks"))) {
+            if (line.isBlank()) continue;
+            List<Long> pcs = new ArrayList<>();
+            for (String frame : line.split(" \\| ")) pcs.add(Long.parseUnsignedLong(frame.split(" ")[0], 16));
+            expected.add(gdbMaps.describe(pcs));
+        }
+        assertTrue(expected.size() > 5, "gdb saw " + expected);
+
+        // ours
+        TargetProcess t = provider.create(List.of("/usr/bin/sort", "-n", nums.toString()),
+                org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        targets.add(t);
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:malloc:entry"));
+        List<List<Long>> stacks = Collections.synchronizedList(new ArrayList<>());
+        List<String> maps = Collections.synchronizedList(new ArrayList<>());
+        registry.enable(registry.probe("libc.so.6", "malloc", "entry"), c -> {
+            List<Long> pcs = new ArrayList<>();
+            for (long pc : c.ustack(100)) pcs.add(pc);
+            stacks.add(pcs);
+            if (maps.isEmpty()) {
+                try {
+                    maps.addAll(Files.readAllLines(Path.of("/proc/" + c.pid() + "/maps")));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        });
+        t.go();
+        assertEquals(0, t.awaitExit(120, TimeUnit.SECONDS));
+        Maps ours = new Maps(maps);
+        Set<String> got = new TreeSet<>();
+        for (List<Long> s : stacks) got.add(ours.describe(s));
+        Set<String> missing = new TreeSet<>(expected), extra = new TreeSet<>(got);
+        missing.removeAll(got);
+        extra.removeAll(expected);
+        assertEquals(Set.of(), extra, "stacks gdb never saw (gdb's missing here: " + missing + ")");
+        assertEquals(Set.of(), missing, "gdb's stacks not seen");
+        System.out.println("ustack vs gdb at malloc in sort: " + stacks.size() + " hits, " + got.size()
+                + " distinct stacks, all gdb's; deepest " + stacks.stream().mapToInt(List::size).max().orElse(0) + " frames");
+    }
+
+    /** /proc/PID/maps: a pc as module+0xoffset from the object's lowest mapping. */
+    private record Maps(List<String> lines) {
+        String describe(List<Long> pcs) {
+            StringBuilder b = new StringBuilder();
+            for (long pc : pcs) b.append(b.length() == 0 ? "" : " < ").append(describe(pc));
+            return b.toString();
+        }
+
+        String describe(long pc) {
+            String name = null;
+            long base = Long.MAX_VALUE;
+            for (String l : lines) {
+                String[] f = l.trim().split("\\s+", 6);
+                String[] se = f[0].split("-");
+                long s = Long.parseUnsignedLong(se[0], 16), e = Long.parseUnsignedLong(se[1], 16);
+                if (f.length == 6 && pc >= s && pc < e) name = f[5];
+            }
+            if (name == null) return "?0x" + Long.toHexString(pc);
+            for (String l : lines) {
+                String[] f = l.trim().split("\\s+", 6);
+                if (f.length == 6 && f[5].equals(name)) base = Math.min(base, Long.parseUnsignedLong(f[0].split("-")[0], 16));
+            }
+            return name.substring(name.lastIndexOf('/') + 1) + "+0x" + Long.toHexString(pc - base);
+        }
+    }
+}
