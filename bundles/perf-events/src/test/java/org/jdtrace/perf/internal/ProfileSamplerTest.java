@@ -103,6 +103,62 @@ class ProfileSamplerTest {
         assertEquals(java.util.Set.of(a.pid()), ppids.keySet(), "each names the parent it had: " + ppids);
     }
 
+    /**
+     * ustack() of profile-N unwinds the copied stack by CFI: cfiprof's leaves keep no frame, yet
+     * (almost) every sample of spin() names its caller, hot() about three times as often as
+     * warm() (the fixture's proportions; bench/cfi-profile.sh holds it to perf's within 5 points). With -x ustackbytes=0 the frame-pointer chain
+     * loses them, which is what the unwinding is for.
+     */
+    @Test
+    void profileUstackNamesTheCallersOfFramelessLeaves() throws Exception {
+        Map<String, Integer> withCopy = callersOfSpin(8192);
+        int hot = withCopy.getOrDefault("hot", 0), warm = withCopy.getOrDefault("warm", 0);
+        int all = withCopy.values().stream().mapToInt(Integer::intValue).sum();
+        assertTrue(all >= 200, "spin sampled: " + withCopy);
+        assertTrue(hot + warm >= all * 0.95, "spin's caller named: " + withCopy);
+        double share = 100.0 * hot / (hot + warm);
+        assertTrue(share > 62 && share < 88, "hot's share of spin is about 75%: " + share + " " + withCopy);
+
+        Map<String, Integer> without = callersOfSpin(0);
+        assertTrue(without.getOrDefault("hot", 0) + without.getOrDefault("warm", 0) < without.values().stream()
+                .mapToInt(Integer::intValue).sum() / 2, "frame pointers lose spin's caller: " + without);
+    }
+
+    /**
+     * Profiles cfiprof until spin has 200 samples (at most 60 s: the machine may be busy); counts
+     * the function of ustack()[1] where ustack()[0] is in spin.
+     */
+    private Map<String, Integer> callersOfSpin(int stackBytes) throws Exception {
+        a = new ProcessBuilder(PerfEventsTest.bin("cfiprof"), "60").start();
+        UserSymbols symbols = new UserSymbols();
+        ProfileSampler sampler = new ProfileSampler(perf, new Comms(), symbols, isa.abi());
+        sampler.option("ustackbytes", stackBytes);
+        Map<String, Integer> callers = new ConcurrentHashMap<>();
+        CountingProbe probe = new CountingProbe() {
+            @Override
+            public void fire(ProbeContext ctx) {
+                long[] st = ctx.ustack(10);
+                String leaf = st.length > 0 ? ctx.usym(st[0]) : null;
+                if (leaf == null || !leaf.startsWith("cfiprof`spin")) return;
+                String caller = st.length > 1 ? ctx.usym(st[1]) : null;
+                String fn = caller == null ? "?" : caller.replaceAll("^.*`", "").replaceAll("\\+0x[0-9a-f]+$", "");
+                callers.merge(fn, 1, Integer::sum);
+            }
+        };
+        probe.filter = a.pid();
+        try (AutoCloseable h = sampler.sample(probe, 1_000_000_000L / 997)) {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (a.isAlive() && System.nanoTime() < deadline
+                    && callers.values().stream().mapToInt(Integer::intValue).sum() < 200) {
+                Thread.sleep(200);
+                perf.drain();
+            }
+        } finally {
+            a.destroyForcibly().waitFor();
+        }
+        return callers;
+    }
+
     /** One tick firing as the probe saw it. */
     record Firing(long pid, long arg0, long arg1, int cpu, long time) {}
 
