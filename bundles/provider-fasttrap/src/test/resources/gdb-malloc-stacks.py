@@ -1,5 +1,5 @@
 # Runs the program under gdb with a breakpoint at malloc's first byte and writes the physical frames
-# of every hit (pc and gdb's name, innermost first) and the /proc/PID/maps of the process.
+# of every hit (pc, the ELF symbol gdb names it by and the offset in it, innermost first) and the /proc/PID/maps of the process.
 import gdb, os
 out = os.environ['BT_OUT']
 gdb.execute('set pagination off')
@@ -26,7 +26,15 @@ while True:
     st = []
     while f is not None:
         if f.type() not in (gdb.INLINE_FRAME, gdb.TAILCALL_FRAME):
-            st.append('%x %s' % (f.pc(), f.name()))
+            # the ELF symbol gdb names the pc by (its minimal symbols: .symtab, .dynsym, debug files)
+            sym = gdb.execute('info symbol 0x%x' % (f.pc() - (1 if st else 0)), to_string=True).strip()
+            name, off = '-', 0
+            if not sym.startswith('No symbol'):
+                head = sym.split(' in section ')[0]
+                name, _, o = head.partition(' + ')
+                off = int(o) if o else 0
+                off += 1 if st else 0
+            st.append('%x %s %d' % (f.pc(), name, off))
         f = f.older()
     stacks.append(' | '.join(st))
 with open(out + '/stacks', 'w') as o:

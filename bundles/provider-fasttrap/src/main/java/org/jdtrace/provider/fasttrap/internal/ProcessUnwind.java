@@ -4,7 +4,8 @@
  * object's load bias. Objects are ProcessState's modules (/proc/PID/maps); each object's
  * CallFrameInfo is read once and kept while the object stays mapped. The vDSO, which no file
  * backs, is read once from the process's memory (its [vdso] mapping) and parsed as an ELF image
- * (ElfFile.of): its own .eh_frame describes __vdso_clock_gettime and friends.
+ * (ElfFile.of): its own .eh_frame describes __vdso_clock_gettime and friends, and its .dynsym
+ * names them (vdsoSymbol).
  *
  * Threading: lookups come from the process's control thread while a thread of it is stopped
  * (probe context); the tables are concurrent maps so the consumer may look too. A pc in no object
@@ -22,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.jdtrace.elf.ElfFile;
 import org.jdtrace.elf.ElfSegment;
+import org.jdtrace.elf.SymbolTable;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
 import org.jdtrace.unwind.CallFrameInfo;
 import org.jdtrace.unwind.Unwinder;
@@ -33,6 +35,7 @@ final class ProcessUnwind implements Unwinder.Modules {
     /** The vDSO: {start, end, bias} and its CFI, read at the first pc that is in no file. */
     private volatile long[] vdsoRange;
     private volatile CallFrameInfo vdso;
+    private volatile SymbolTable vdsoSymbols;
 
     ProcessUnwind(ProcessState state) {
         this.state = state;
@@ -80,6 +83,14 @@ final class ProcessUnwind implements Unwinder.Modules {
         return c != null && !c.isEmpty();
     }
 
+    /** {@code [vdso]`function+0xoff} for a pc in the vDSO, by its own symbols; null elsewhere. */
+    String vdsoSymbol(long pc) {
+        long[] v = vdso();
+        if (v == null || pc < v[0] || pc >= v[1]) return null;
+        String named = vdsoSymbols.describe(pc - v[2]);
+        return "[vdso]`" + (named != null ? named : "0x" + Long.toHexString(pc - v[0]));
+    }
+
     /** Forgets the tables of objects no longer mapped. */
     void retain(List<MappedObject> mapped) {
         tables.keySet().retainAll(mapped);
@@ -103,6 +114,7 @@ final class ProcessUnwind implements Unwinder.Modules {
                     long firstLoad = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
                             .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
                     vdso = CallFrameInfo.of(elf);
+                    vdsoSymbols = SymbolTable.of(elf);
                     range = new long[] {start, end, start - firstLoad};
                     break;
                 }

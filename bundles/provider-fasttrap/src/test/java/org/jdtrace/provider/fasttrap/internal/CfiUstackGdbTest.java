@@ -23,8 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
  * ustack() at a pid probe against gdb's backtrace: Debian's sort (no frame pointers, like the libc
  * it calls) sorting the same file twice, once under gdb with a breakpoint on malloc's first byte,
  * once traced with pid$target:libc.so.6:malloc:entry. Every distinct stack, each frame written
- * as module+offset (the two runs load at different addresses), must be one gdb saw, and the two
- * sets must be the same.
+ * as module+offset (the two runs load at different addresses) and the start of the function usym()
+ * names it by (gdb's: the ELF symbol `info symbol` gives, from the symbol tables and libc6-dbg's
+ * debug file), must be one gdb saw, and the two sets must be the same: the same frames, named by
+ * the same functions (an alias may differ: __GI___libc_malloc is malloc), and a frame in no symbol
+ * (sort is stripped) printed as sort`0xoffset.
  */
 class CfiUstackGdbTest {
 
@@ -66,12 +69,21 @@ class CfiUstackGdbTest {
         }
         Maps gdbMaps = new Maps(Files.readAllLines(dir.resolve("maps")));
         Set<String> expected = new TreeSet<>();
+        int named = 0;
         for (String line : Files.readAllLines(dir.resolve("stacks"))) {
             if (line.isBlank()) continue;
             List<Long> pcs = new ArrayList<>();
-            for (String frame : line.split(" \\| ")) pcs.add(Long.parseUnsignedLong(frame.split(" ")[0], 16));
-            expected.add(gdbMaps.describe(pcs));
+            List<String> fns = new ArrayList<>();
+            for (String frame : line.split(" \\| ")) {
+                String[] f = frame.split(" ");
+                long pc = Long.parseUnsignedLong(f[0], 16);
+                pcs.add(pc);
+                fns.add(f[1].equals("-") ? "-" : gdbMaps.describe(pc - Long.parseLong(f[2])));
+                if (!f[1].equals("-")) named++;
+            }
+            expected.add(gdbMaps.describe(pcs, fns));
         }
+        assertTrue(named > 100, "gdb named frames by symbols");
         assertTrue(expected.size() > 5, "gdb saw " + expected);
 
         // ours
@@ -80,11 +92,17 @@ class CfiUstackGdbTest {
         targets.add(t);
         provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:malloc:entry"));
         List<List<Long>> stacks = Collections.synchronizedList(new ArrayList<>());
+        List<List<String>> names = Collections.synchronizedList(new ArrayList<>());
         List<String> maps = Collections.synchronizedList(new ArrayList<>());
         registry.enable(registry.probe("libc.so.6", "malloc", "entry"), c -> {
             List<Long> pcs = new ArrayList<>();
-            for (long pc : c.ustack(100)) pcs.add(pc);
+            List<String> syms = new ArrayList<>();
+            for (long pc : c.ustack(100)) {
+                pcs.add(pc);
+                syms.add(c.usym(pc));
+            }
             stacks.add(pcs);
+            names.add(syms);
             if (maps.isEmpty()) {
                 try {
                     maps.addAll(Files.readAllLines(Path.of("/proc/" + c.pid() + "/maps")));
@@ -97,7 +115,23 @@ class CfiUstackGdbTest {
         assertEquals(0, t.awaitExit(120, TimeUnit.SECONDS));
         Maps ours = new Maps(maps);
         Set<String> got = new TreeSet<>();
-        for (List<Long> s : stacks) got.add(ours.describe(s));
+        for (int i = 0; i < stacks.size(); i++) {
+            List<Long> pcs = stacks.get(i);
+            List<String> fns = new ArrayList<>();
+            for (int k = 0; k < pcs.size(); k++) {
+                String sym = names.get(i).get(k);
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("^([^`]+)`(.*?)(?:\\+0x([0-9a-f]+))?$").matcher(sym);
+                assertTrue(m.matches(), sym);
+                if (m.group(2).startsWith("0x")) {
+                    // in no symbol: module`0xoffset from the module's lowest address, as gdb's maps give it
+                    assertEquals(ours.describe(pcs.get(k)), m.group(1) + "+" + m.group(2), "unnamed frame " + sym);
+                    fns.add("-");
+                } else {
+                    fns.add(ours.describe(pcs.get(k) - (m.group(3) == null ? 0 : Long.parseLong(m.group(3), 16))));
+                }
+            }
+            got.add(ours.describe(pcs, fns));
+        }
         Set<String> missing = new TreeSet<>(expected), extra = new TreeSet<>(got);
         missing.removeAll(got);
         extra.removeAll(expected);
@@ -109,9 +143,11 @@ class CfiUstackGdbTest {
 
     /** /proc/PID/maps: a pc as module+0xoffset from the object's lowest mapping. */
     private record Maps(List<String> lines) {
-        String describe(List<Long> pcs) {
+        String describe(List<Long> pcs, List<String> functions) {
             StringBuilder b = new StringBuilder();
-            for (long pc : pcs) b.append(b.length() == 0 ? "" : " < ").append(describe(pc));
+            for (int i = 0; i < pcs.size(); i++) {
+                b.append(i == 0 ? "" : " < ").append(describe(pcs.get(i))).append(" in ").append(functions.get(i));
+            }
             return b.toString();
         }
 
