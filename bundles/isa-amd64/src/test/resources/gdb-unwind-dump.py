@@ -25,7 +25,7 @@ rsp = int(fr.read_register('rsp')) & 0xffffffffffffffff
 for line in maps.splitlines():
     f = line.split()
     lo, hi = [int(x, 16) for x in f[0].split('-')]
-    if line.endswith('[stack]'):
+    if lo <= rsp < hi:  # the stack the thread runs on ([stack], or a thread's mapping)
         open(out + '/stack', 'wb').write(bytes(inf.read_memory(rsp, hi - rsp)))
     if line.endswith('[vdso]'):
         open(out + '/vdso', 'wb').write(bytes(inf.read_memory(lo, hi - lo)))

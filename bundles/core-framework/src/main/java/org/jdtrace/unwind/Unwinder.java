@@ -19,6 +19,11 @@
  * in an object that has CFI but no FDE for it ends the walk (a frame-pointer guess there would
  * invent frames).
  *
+ * Row cache: the rows found are kept in a small direct-mapped cache keyed by (CallFrameInfo,
+ * file address), since a profile unwinds the same return addresses again and again; a hit copies
+ * the row's CFA rule and the tracked columns' rules back instead of running the FDE's instructions
+ * from its start. CallFrameInfo is immutable, so an entry never goes stale.
+ *
  * Termination: at most max frames; the walk ends at an undefined return-address rule (the
  * outermost frame: _start, clone's child), a zero pc, a pc that does not move the stack (a CFA
  * not above the previous sp, except in and just after a signal frame), or any failure. Nothing
@@ -49,10 +54,64 @@ public final class Unwinder {
     private final long[] regs, next;
     private final long[] value = new long[1];
 
+    // the row cache (see above): CACHE entries, each the tracked columns' rules and the CFA's rule
+    private static final int CACHE = 512;
+    private final CallFrameInfo[] cacheCfi = new CallFrameInfo[CACHE];
+    private final long[] cacheAddr = new long[CACHE];
+    private final byte[][] cacheRule;
+    private final long[][] cacheOperand;
+    private final long[] cacheCfa = new long[CACHE * 3];
+    private final int[] cacheReturn = new int[CACHE];
+    private final boolean[] cacheSignal = new boolean[CACHE];
+    private final java.nio.ByteBuffer[] cacheSection = new java.nio.ByteBuffer[CACHE];
+
     public Unwinder(RegisterNumbering numbering) {
         this.numbering = numbering;
         this.regs = new long[numbering.count()];
         this.next = new long[numbering.count()];
+        int cols = Math.min(numbering.count(), FrameRow.COLUMNS);
+        this.cacheRule = new byte[CACHE][cols];
+        this.cacheOperand = new long[CACHE][cols];
+    }
+
+    /** Empties the row cache (a benchmark's cold walks). */
+    public void clearCache() {
+        java.util.Arrays.fill(cacheCfi, null);
+        java.util.Arrays.fill(cacheSection, null);
+    }
+
+    /** The row of {@code cfi} at file address {@code vaddr} into {@link #row}, from the cache or by CallFrameInfo.find. */
+    private boolean rowAt(CallFrameInfo cfi, long vaddr) {
+        int i = (int) (vaddr ^ (vaddr >>> 9) ^ System.identityHashCode(cfi)) & (CACHE - 1);
+        int cols = cacheRule[i].length;
+        if (cacheCfi[i] == cfi && cacheAddr[i] == vaddr) {
+            System.arraycopy(cacheRule[i], 0, row.rule, 0, cols);
+            System.arraycopy(cacheOperand[i], 0, row.operand, 0, cols);
+            java.util.Arrays.fill(row.rule, cols, FrameRow.COLUMNS, FrameRow.UNSPECIFIED);
+            row.cfaRegister = (int) cacheCfa[i * 3];
+            row.cfaOffset = cacheCfa[i * 3 + 1];
+            row.cfaExpression = cacheCfa[i * 3 + 2];
+            row.returnColumn = cacheReturn[i];
+            row.signalFrame = cacheSignal[i];
+            row.section = cacheSection[i];
+            return true;
+        }
+        if (!cfi.find(vaddr, row)) return false;
+        if (row.returnColumn >= cols) return true; // not cacheable in the tracked columns
+        for (int r = cols; r < FrameRow.COLUMNS; r++) {
+            if (row.rule[r] != FrameRow.UNSPECIFIED) return true; // a rule the cache would drop
+        }
+        System.arraycopy(row.rule, 0, cacheRule[i], 0, cols);
+        System.arraycopy(row.operand, 0, cacheOperand[i], 0, cols);
+        cacheCfa[i * 3] = row.cfaRegister;
+        cacheCfa[i * 3 + 1] = row.cfaOffset;
+        cacheCfa[i * 3 + 2] = row.cfaExpression;
+        cacheReturn[i] = row.returnColumn;
+        cacheSignal[i] = row.signalFrame;
+        cacheSection[i] = row.section;
+        cacheAddr[i] = vaddr;
+        cacheCfi[i] = cfi;
+        return true;
     }
 
     public RegisterNumbering numbering() {
@@ -83,7 +142,7 @@ public final class Unwinder {
             boolean signal = false;
             if (cfi != null && !cfi.isEmpty()) {
                 long bias = modules.bias(pc);
-                if (!cfi.find((exact ? pc : pc - 1) - bias, row)) break;
+                if (!rowAt(cfi, (exact ? pc : pc - 1) - bias)) break;
                 newKnown = step(known, mem);
                 if (newKnown == 0) break;
                 signal = row.signalFrame;
