@@ -109,10 +109,10 @@ public final class PerfMap {
         return hex.startsWith("0x") ? hex.substring(2) : hex;
     }
 
-    /** "ret pkg.Class.method(args)" as pkg.Class.method; any other name as it is. */
+    /** "ret pkg.Class.method(args)" as pkg.Class.method; any other name ("StubRoutines (1)") as it is. */
     static String javaName(String name) {
         int paren = name.indexOf('(');
-        if (paren < 0) return name.strip();
+        if (paren <= 0 || name.charAt(paren - 1) == ' ') return name.strip();
         int space = name.lastIndexOf(' ', paren);
         return name.substring(space + 1, paren);
     }
