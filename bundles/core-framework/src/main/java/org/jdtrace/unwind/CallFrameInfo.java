@@ -276,19 +276,13 @@ public final class CallFrameInfo {
     /**
      * Parses the FDE at {@code off} and its CIE into {@code row}: the FDE's range, the CIE's
      * facts, and the cursor left on the CIE's initial instructions ({@code row.pos..row.limit});
-     * the FDE's instructions are returned as (start << 32 | end) through {@link #fdeInstructions}.
+     * the FDE's own instructions are {@code row.fdeStart..row.fdeEnd}.
      */
     private static boolean entry(ByteBuffer sec, long secAddr, boolean isEh, int off, FrameRow row) {
-        long len = sec.getInt(off) & 0xffffffffL;
-        int p = off + 4;
-        boolean is64 = false;
-        if (len == 0xffffffffL) {
-            len = sec.getLong(p);
-            p += 8;
-            is64 = true;
-        }
-        if (len <= 0 || len > sec.limit() - p) return false;
-        int end = (int) (p + len);
+        long extent = extent(sec, off);
+        if (extent < 0) return false;
+        int p = (int) extent, end = (int) (extent >>> 32);
+        boolean is64 = p - off == 12;
         int idPos = p;
         long cieOff;
         if (isEh) {
@@ -329,21 +323,31 @@ public final class CallFrameInfo {
     static final int AUG_Z = 1;
 
     /**
+     * The extent of the CIE or FDE at {@code off}: (end << 32 | the offset of its id field, which
+     * is off + 12 for a 64-bit entry, else off + 4), or -1 when its length is 0 or runs past the
+     * section.
+     */
+    private static long extent(ByteBuffer sec, int off) {
+        long len = sec.getInt(off) & 0xffffffffL;
+        int p = off + 4;
+        if (len == 0xffffffffL) {
+            len = sec.getLong(p);
+            p += 8;
+        }
+        if (len <= 0 || len > sec.limit() - p) return -1;
+        return ((p + len) << 32) | p;
+    }
+
+    /**
      * Parses the CIE at {@code off} into {@code row} (alignment factors, return column, signal
      * flag, augmentation) and leaves the cursor on its initial instructions; answers the FDE
      * pointer encoding, or -1 when the CIE is not one this reader can use.
      */
     private static int cie(ByteBuffer sec, int off, boolean isEh, FrameRow row) {
-        long len = sec.getInt(off) & 0xffffffffL;
-        int p = off + 4;
-        boolean is64 = false;
-        if (len == 0xffffffffL) {
-            len = sec.getLong(p);
-            p += 8;
-            is64 = true;
-        }
-        if (len <= 0 || len > sec.limit() - p) return -1;
-        int end = (int) (p + len);
+        long extent = extent(sec, off);
+        if (extent < 0) return -1;
+        int p = (int) extent, end = (int) (extent >>> 32);
+        boolean is64 = p - off == 12;
         if (!isCie(sec, p, is64, isEh)) return -1;
         p += isEh ? 4 : is64 ? 8 : 4;
         row.pos = p;

@@ -39,12 +39,20 @@ class SymbolTableTest {
             int main(int argc, char **argv) { printf("%d\\n", hidden_two(argc)); return 0; }
             """;
 
+    static final Path LIBC = Path.of("/lib/x86_64-linux-gnu/libc.so.6");
+
+    /** libc's separate debug file (libc6-dbg); the test is skipped without it. */
+    private static Path libcDebugFile(ElfFile libc) {
+        Path debug = SymbolTable.debugFile(libc, SymbolTable.DEBUG_ROOT);
+        Assumptions.assumeTrue(debug != null, "libc6-dbg is not installed");
+        return debug;
+    }
+
     @Test
     void libcsStaticFunctionsAreNamedFromItsBuildIdDebugFile() throws Exception {
-        Path libc = Path.of("/lib/x86_64-linux-gnu/libc.so.6");
+        Path libc = LIBC;
         ElfFile elf = ElfFile.open(libc);
-        Path debug = SymbolTable.debugFile(elf, SymbolTable.DEBUG_ROOT);
-        Assumptions.assumeTrue(debug != null, "libc6-dbg is not installed");
+        Path debug = libcDebugFile(elf);
         SymbolTable t = SymbolTable.of(elf);
         assertTrue(t.sources().contains(debug.toString()), t.sources().toString());
         // readelf's local functions that are alone at their address: the table names them so
@@ -69,10 +77,8 @@ class SymbolTableTest {
 
     @Test
     void aDebugFileOfAnotherBuildIsNotUsed() throws Exception {
-        Path libc = Path.of("/lib/x86_64-linux-gnu/libc.so.6");
-        ElfFile elf = ElfFile.open(libc);
-        Path real = SymbolTable.debugFile(elf, SymbolTable.DEBUG_ROOT);
-        Assumptions.assumeTrue(real != null, "libc6-dbg is not installed");
+        ElfFile elf = ElfFile.open(LIBC);
+        libcDebugFile(elf);
         // under libc's build-id path, another object's debug file (ld.so's)
         ElfFile ld = ElfFile.open(Path.of("/lib64/ld-linux-x86-64.so.2"));
         Path other = SymbolTable.debugFile(ld, SymbolTable.DEBUG_ROOT);
