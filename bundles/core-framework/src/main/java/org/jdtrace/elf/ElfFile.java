@@ -400,6 +400,58 @@ public final class ElfFile implements AutoCloseable {
         return s.isPresent() ? OptionalLong.of(s.get().addr()) : OptionalLong.empty();
     }
 
+    /**
+     * The GNU build-id ({@code NT_GNU_BUILD_ID} in a SHT_NOTE section), or empty.
+     *
+     * @since 1.1
+     */
+    public Optional<byte[]> buildId() throws ElfException {
+        for (ElfSection s : sections()) {
+            if (s.type() != ElfSection.SHT_NOTE) continue;
+            ByteBuffer b = contents(s);
+            int p = 0;
+            while (p + 12 <= b.limit()) {
+                long namesz = b.getInt(p) & 0xffffffffL, descsz = b.getInt(p + 4) & 0xffffffffL;
+                int type = b.getInt(p + 8);
+                long name = p + 12, desc = name + ((namesz + 3) & ~3L), next = desc + ((descsz + 3) & ~3L);
+                if (next > b.limit() || next <= p) break;
+                if (type == 3 && namesz == 4 && b.get((int) name) == 'G' && b.get((int) name + 1) == 'N'
+                        && b.get((int) name + 2) == 'U' && descsz > 0 && descsz <= 64) {
+                    byte[] id = new byte[(int) descsz];
+                    b.get((int) desc, id);
+                    return Optional.of(id);
+                }
+                p = (int) next;
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * {@code .gnu_debuglink}: the separate debug file's name and the CRC-32 of its contents, or empty.
+     *
+     * @since 1.1
+     */
+    public Optional<DebugLink> debugLink() throws ElfException {
+        Optional<ElfSection> s = section(".gnu_debuglink");
+        if (s.isEmpty()) return Optional.empty();
+        ByteBuffer b = contents(s.get());
+        int n = 0;
+        while (n < b.limit() && b.get(n) != 0) n++;
+        int crcAt = (n + 4) & ~3;
+        if (n == 0 || crcAt + 4 > b.limit()) return Optional.empty();
+        byte[] name = new byte[n];
+        b.get(0, name);
+        return Optional.of(new DebugLink(new String(name, StandardCharsets.UTF_8), b.getInt(crcAt)));
+    }
+
+    /**
+     * A {@code .gnu_debuglink}: the debug file's base name and its CRC-32.
+     *
+     * @since 1.1
+     */
+    public record DebugLink(String name, int crc) {}
+
     @Override
     public synchronized void close() {
         closed = true;

@@ -104,4 +104,24 @@ public interface Abi {
     default RegisterFile fromPerfRegs(long[] regs, int count) {
         throw new UnsupportedOperationException("no perf register convention for this ISA");
     }
+
+    /**
+     * The DWARF register numbering of this ISA for the CFI unwinder (org.jdtrace.unwind), or null
+     * when this ISA has none (ustack() then walks frame pointers only).
+     *
+     * @since 1.4
+     */
+    default org.jdtrace.unwind.RegisterNumbering dwarfNumbering() {
+        return null;
+    }
+
+    /**
+     * Copies {@code regs} into {@code out} in DWARF numbering ({@link #dwarfNumbering()}'s count
+     * entries); answers the mask of the registers known (bit n for DWARF register n).
+     *
+     * @since 1.4
+     */
+    default long dwarfRegisters(RegisterFile regs, long[] out) {
+        return 0;
+    }
 }

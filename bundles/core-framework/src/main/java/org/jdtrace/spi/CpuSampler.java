@@ -38,6 +38,15 @@ public interface CpuSampler {
      */
     default void filterChanged(Probe probe) {}
 
+    /**
+     * A provider option a consumer set (Provider.option), passed on by the profile provider:
+     * {@code ustackbytes}, the bytes of user stack each later sample copies for ustack()'s
+     * unwinding (0: none, the frame-pointer chain only). A sampler ignores what it does not know.
+     *
+     * @since 1.9
+     */
+    default void option(String name, long value) {}
+
     /** Fires now every sample taken before the call and not yet delivered (Provider.sync). */
     void sync();
 }

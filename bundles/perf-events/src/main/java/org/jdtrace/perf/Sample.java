@@ -23,6 +23,15 @@ public final class Sample {
     /** User registers in perf_regs order of the event's sample_regs_user mask (PERF_SAMPLE_REGS_USER). */
     public final long[] userRegs = new long[32];
     public int userRegsCount;
+    /**
+     * PERF_SAMPLE_STACK_USER: the user stack copied at the sample, {@code userStack[0..userStackSize)}
+     * from the user sp up (the array is reused and may be longer).
+     *
+     * @since 1.4
+     */
+    public byte[] userStack = new byte[0];
+    /** @since 1.4 */
+    public int userStackSize;
     /** PERF_SAMPLE_RAW's bytes (a tracepoint's record, a BPF program's output). */
     public MemorySegment raw = MemorySegment.NULL;
     /** Whether the sample was taken in user mode (PERF_RECORD_MISC_USER). */

@@ -49,7 +49,7 @@ public final class Options {
         }
         for (String n : new String[] {"nspec", "stackframes", "ustackframes", "jstackframes",
                 "maxframes", "stackindent", "aggsortpos", "aggsortkeypos", "cpu", "pgmax", "iregs", "target",
-                "fasttrap-max", "fbt-max"}) {
+                "fasttrap-max", "fbt-max", "ustackbytes"}) {
             KNOWN.put(n, Kind.NUMBER);
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
@@ -87,7 +87,7 @@ public final class Options {
     }
 
     /** Options the framework hands to every provider once set (Provider.option); numbers. */
-    public static final java.util.Set<String> PROVIDER_OPTIONS = java.util.Set.of("fbt-max");
+    public static final java.util.Set<String> PROVIDER_OPTIONS = java.util.Set.of("fbt-max", "ustackbytes");
 
     public static boolean isKnown(String name) {
         return KNOWN.containsKey(name);

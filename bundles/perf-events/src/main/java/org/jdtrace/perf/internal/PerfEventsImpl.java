@@ -191,7 +191,7 @@ public final class PerfEventsImpl implements PerfEvents {
                         | (spec.pid() >= 0 ? PerfSys.F_INHERIT : 0);
                 // a wake-up of the drain thread's poll every WAKEUP_EVENTS samples (see Draining)
                 PerfSys.Attr a = new PerfSys.Attr(spec.type(), spec.config(), spec.period(), spec.freq(),
-                        spec.sampleType(), flags, spec.regsUser(), WAKEUP_EVENTS);
+                        spec.sampleType(), flags, spec.regsUser(), WAKEUP_EVENTS, spec.stackUser());
                 int fd = sys.perfEventOpen(a, spec.pid(), spec.pid() >= 0 ? -1 : c);
                 MemorySegment m;
                 try {

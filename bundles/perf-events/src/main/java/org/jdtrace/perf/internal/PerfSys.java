@@ -44,7 +44,8 @@ public final class PerfSys {
     public static final int SW_CPU_CLOCK = 0, SW_DUMMY = 9, SW_BPF_OUTPUT = 10;
     // sample_type bits
     public static final long SAMPLE_IP = 1, SAMPLE_TID = 2, SAMPLE_TIME = 4, SAMPLE_CALLCHAIN = 32,
-            SAMPLE_CPU = 128, SAMPLE_PERIOD = 256, SAMPLE_RAW = 1024, SAMPLE_REGS_USER = 4096;
+            SAMPLE_CPU = 128, SAMPLE_PERIOD = 256, SAMPLE_RAW = 1024, SAMPLE_REGS_USER = 4096,
+            SAMPLE_STACK_USER = 8192;
     // flag bits (the bitfield word at offset 40)
     public static final long F_DISABLED = 1, F_INHERIT = 2, F_EXCLUDE_USER = 1 << 4,
             F_EXCLUDE_KERNEL = 1 << 5, F_EXCLUDE_HV = 1 << 6, F_EXCLUDE_IDLE = 1 << 7,
@@ -117,7 +118,13 @@ public final class PerfSys {
 
     /** What one perf_event_attr asks for (the fields this bundle uses). */
     public record Attr(int type, long config, long period, boolean freq, long sampleType, long flags,
-            long regsUser, int wakeupEvents) {}
+            long regsUser, int wakeupEvents, int stackUser) {
+
+        public Attr(int type, long config, long period, boolean freq, long sampleType, long flags, long regsUser,
+                int wakeupEvents) {
+            this(type, config, period, freq, sampleType, flags, regsUser, wakeupEvents, 0);
+        }
+    }
 
     /** perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC): the event's descriptor. */
     public int perfEventOpen(Attr a, int pid, int cpu) {
@@ -133,6 +140,7 @@ public final class PerfSys {
             attr.set(JAVA_INT, 92, CLOCK_MONOTONIC);
             attr.set(JAVA_INT, 48, a.wakeupEvents());
             attr.set(JAVA_LONG, 80, a.regsUser());
+            attr.set(JAVA_INT, 88, a.stackUser()); // sample_stack_user
             MemorySegment st = arena.allocate(STATE);
             long fd = (long) Libc.SYSCALL5.invokeExact(st, nrPerfEventOpen, attr, pid, cpu, -1, 8L /* FD_CLOEXEC */);
             if (fd < 0) throw failure("perf_event_open", st);

@@ -24,6 +24,12 @@
  * an LRU map that the firing looks up when a clause reads ppid (SampleContext.ppids), so a process
  * gone since still has the parent it had.
  *
+ * ustack(): each profile-N sample also copies the top of the user stack (PERF_SAMPLE_STACK_USER,
+ * ustackbytes bytes, default 8192 as perf's --call-graph dwarf; -x ustackbytes=N, rounded up to a
+ * multiple of 8, at most 65528; 0 copies nothing and ustack() is the frame-pointer chain), which
+ * SampleContext unwinds by CFI after the event, so a process gone since still has its stacks.
+ * Its rings are larger then (RING_PAGES_STACK), as perf's are for dwarf call graphs.
+ *
  * A rate above perf_event_max_sample_rate is clamped to it with one warning (the kernel would
  * refuse the event otherwise). A refusal of the kernel is a ProviderException in dtrace's words.
  */
@@ -56,6 +62,13 @@ final class ProfileSampler implements CpuSampler {
     private final UserSymbols symbols;
     private final Abi abi;
 
+    /** The default stack copy (perf's --call-graph dwarf default). */
+    static final int USTACKBYTES = 8192;
+    /** Ring data pages per CPU when samples carry a stack copy. */
+    static final int RING_PAGES_STACK = 512;
+    /** Bytes of user stack each profile-N sample copies (-x ustackbytes). */
+    private volatile int ustackbytes = USTACKBYTES;
+
     /** The CPU of every tick-N event (see above). */
     private final int tickCpu;
 
@@ -70,6 +83,11 @@ final class ProfileSampler implements CpuSampler {
     @Override
     public void sync() {
         perf.drain();
+    }
+
+    @Override
+    public void option(String name, long value) {
+        if (name.equals("ustackbytes")) ustackbytes = (int) Math.min(65528, (Math.max(0, value) + 7) & ~7L);
     }
 
     /** The pid filter map of each sampled probe. */
@@ -177,10 +195,14 @@ final class ProfileSampler implements CpuSampler {
                 }
             }
         };
+        // profile-N copies the user stack for ustack()'s unwinding; tick-N does not (one CPU, any task)
+        int stackBytes = cpu < 0 && abi.perfRegsUserMask() != 0 && abi.dwarfNumbering() != null ? ustackbytes : 0;
         EventSpec spec = new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_CPU_CLOCK, period, false,
                 EventSpec.SAMPLE_IP | EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU
-                        | EventSpec.SAMPLE_CALLCHAIN | (abi.perfRegsUserMask() != 0 ? EventSpec.SAMPLE_REGS_USER : 0),
-                EventSpec.FLAG_COMM, abi.perfRegsUserMask(), cpu < 0 ? 64 : 32, -1, true, cpu);
+                        | EventSpec.SAMPLE_CALLCHAIN | (abi.perfRegsUserMask() != 0 ? EventSpec.SAMPLE_REGS_USER : 0)
+                        | (stackBytes > 0 ? EventSpec.SAMPLE_STACK_USER : 0),
+                EventSpec.FLAG_COMM, abi.perfRegsUserMask(), stackBytes > 0 ? RING_PAGES_STACK : cpu < 0 ? 64 : 32, -1,
+                true, cpu, stackBytes);
         BpfObject map = null, prog = null, ppids = null;
         EventSet set = null;
         try {

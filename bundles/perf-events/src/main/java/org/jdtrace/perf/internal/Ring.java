@@ -143,6 +143,7 @@ final class Ring {
                 s.kernelDepth = 0;
                 s.userDepth = 0;
                 s.userRegsCount = 0;
+                s.userStackSize = 0;
                 s.raw = MemorySegment.NULL;
                 s.time = 0;
                 if ((sampleType & PerfSys.SAMPLE_IP) != 0) { s.ip = r.get(JAVA_LONG, q); q += 8; }
@@ -185,6 +186,20 @@ final class Ring {
                         int n = Math.min(s.userRegs.length, nregs);
                         for (int i = 0; i < n; i++, q += 8) s.userRegs[i] = r.get(JAVA_LONG, q);
                         s.userRegsCount = n;
+                        q += 8L * (nregs - n);
+                    }
+                }
+                if ((sampleType & PerfSys.SAMPLE_STACK_USER) != 0) {
+                    // u64 size; char data[size]; u64 dyn_size (the bytes the kernel could copy)
+                    long sz = r.get(JAVA_LONG, q);
+                    q += 8;
+                    if (sz > 0 && sz < 65536 && q + sz + 8 <= p + size) {
+                        long dyn = r.get(JAVA_LONG, q + sz);
+                        int n = (int) Math.max(0, Math.min(dyn, sz));
+                        if (s.userStack.length < n) s.userStack = new byte[(int) sz];
+                        MemorySegment.copy(r, ValueLayout.JAVA_BYTE, q, s.userStack, 0, n);
+                        s.userStackSize = n;
+                        q += sz + 8;
                     }
                 }
                 h.sample(s);

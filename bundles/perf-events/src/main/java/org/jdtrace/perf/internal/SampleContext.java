@@ -6,8 +6,12 @@
  * nothing until a clause asks for a stack or a string.
  *
  * arg0/arg1 are profile's (kernel pc, 0 in user mode / user pc, 0 in the kernel) unless the
- * provider sets its own args. ustack() is the user part of the kernel's call chain (frame
- * pointers), stack() the kernel part, symbolised through kallsyms. Memory of the process is not
+ * provider sets its own args. ustack() unwinds the user stack copied at the sample
+ * (PERF_SAMPLE_STACK_USER, from the user registers of the sample) by the mapped objects'
+ * call-frame information (org.jdtrace.unwind.Unwinder over UserSymbols.View), as perf's
+ * --call-graph dwarf does; where the sample has no copy, or that walk gets no further than the
+ * pc, it is the user part of the kernel's call chain (frame pointers). stack() is the kernel
+ * part, symbolised through kallsyms. Memory of the process is not
  * read here: the sample is drained after the fact, so copyin faults (BADADDR) rather than read
  * memory that may have changed; the syscall provider captures its strings in the kernel.
  *
@@ -32,6 +36,9 @@ import org.jdtrace.perf.PerfEvents;
 import org.jdtrace.perf.Sample;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.ProbeContext;
+import org.jdtrace.unwind.RegisterNumbering;
+import org.jdtrace.unwind.StackSnapshot;
+import org.jdtrace.unwind.Unwinder;
 
 class SampleContext implements ProbeContext {
 
@@ -44,11 +51,22 @@ class SampleContext implements ProbeContext {
     /** errno of raise()'s tgkill (drain thread only: one per context, nothing allocated per call). */
     private final java.lang.foreign.MemorySegment callState = PerfSys.callState();
 
+    /** The CFI unwinder and its scratch (null when the ISA has no DWARF numbering). */
+    private final Unwinder unwinder;
+    private final long[] dwarf;
+    private final long[] pcs = new long[1024];
+    private final StackSnapshot snapshot = new StackSnapshot();
+    private final UserSymbols.View view;
+
     SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
         this.comms = comms;
         this.symbols = symbols;
         this.abi = abi;
+        RegisterNumbering n = abi.dwarfNumbering();
+        this.unwinder = n == null ? null : new Unwinder(n);
+        this.dwarf = n == null ? null : new long[n.count()];
+        this.view = symbols.view();
     }
 
     /** Fills the context for a profile sample: arg0 kernel pc, arg1 user pc. */
@@ -136,6 +154,16 @@ class SampleContext implements ProbeContext {
 
     @Override
     public long[] ustack(int max) {
+        if (max > 0 && unwinder != null && s.userStackSize > 0 && s.userRegsCount > 0) {
+            try {
+                long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
+                snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
+                int n = unwinder.walk(dwarf, known, snapshot, view.at(s.pid), pcs, Math.min(max, pcs.length));
+                if (n > 1) return Arrays.copyOf(pcs, n);
+            } catch (UnsupportedOperationException e) {
+                // no perf register convention: the call chain below
+            }
+        }
         return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
     }
 
@@ -156,7 +184,8 @@ class SampleContext implements ProbeContext {
 
     @Override
     public long ucaller() {
-        return s.userDepth > 1 ? s.userChain[1] : 0;
+        long[] st = ustack(2);
+        return st.length > 1 ? st[1] : 0;
     }
 
     @Override

@@ -1,13 +1,24 @@
 /*
  * User addresses of any process symbolised as ustack() prints them ({@code file`function+0xoff}),
- * from /proc/PID/maps and the ELF symbol tables of the mapped files (.symtab, else .dynsym). The
- * kernel's samples name processes jdtrace never attached to, so this is the pid provider's
- * symbolisation without ptrace: read-only, from /proc and the files.
+ * from /proc/PID/maps and each mapped file's org.jdtrace.elf.SymbolTable (its symbol tables,
+ * MiniDebugInfo, separate debug file: the reader the pid provider uses too). The kernel's samples
+ * name processes jdtrace never attached to, so this is the pid provider's symbolisation without
+ * ptrace: read-only, from /proc and the files. A pc in a file but in no symbol is
+ * {@code file`0xoffset} from the file's lowest mapped address (the same in every run, as DTrace
+ * prints it); a pc in the vDSO is named from the vDSO's own symbols as {@code [vdso]`function},
+ * one in JIT code from the process's perf map (org.jdtrace.proc.PerfMap) as
+ * {@code [jit]`pkg.Class.method+0xoff}.
  *
  * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
- * pc falls in none of them (a library dlopen()ed since); each ELF file's sorted function table,
- * shared by every process that maps it (keyed by path, device and inode as maps gives them). A
- * process that is gone keeps what was read while it lived; one never seen gives null (hex frames).
+ * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable,
+ * CallFrameInfo and PT_LOADs, shared by every process that maps it (keyed by path, device and
+ * inode as maps gives them). A process that is gone keeps what was read while it lived; one never
+ * seen gives null (hex frames).
+ *
+ * Call-frame information for the CFI unwinder (profile-N's ustack(), from the stack copied at the
+ * sample): each mapped file's CallFrameInfo and the vDSO's, read from this JVM's own [vdso] (the
+ * kernel maps one image into every 64-bit process) and placed at the target's [vdso] address. A
+ * View answers for one pid at a time.
  *
  * Threading: called from the drain thread in probe context; the maps are concurrent so the
  * consumer may call too. Allocation happens only on a cache miss.
@@ -17,31 +28,129 @@ package org.jdtrace.perf.internal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jdtrace.elf.ElfFile;
 import org.jdtrace.elf.ElfSegment;
-import org.jdtrace.elf.ElfSymbol;
+import org.jdtrace.elf.SymbolTable;
+import org.jdtrace.proc.PerfMap;
+import org.jdtrace.unwind.CallFrameInfo;
+import org.jdtrace.unwind.Unwinder;
 
 final class UserSymbols {
 
-    private record Mapping(long start, long end, long offset, String file, String key) {}
+    /** An executable mapping of a file; {@code base} is the lowest address the file is mapped at. */
+    private record Mapping(long start, long end, long offset, String file, String key, long base) {}
 
-    private record Functions(long[] addr, long[] size, String[] name, List<ElfSegment> loads, boolean exec) {}
+    /** What is read once per file: its names, call-frame information and PT_LOADs (file offset to address). */
+    private record ObjectInfo(SymbolTable symbols, CallFrameInfo cfi, List<ElfSegment> loads) {}
+
+    /** The vDSO of this JVM (the same image as every process's): names, CFI, first PT_LOAD page. */
+    private record Vdso(SymbolTable symbols, CallFrameInfo cfi, long firstLoad) {}
+
+    private static final Vdso NO_VDSO = new Vdso(null, null, 0);
 
     private static final class Proc {
         volatile List<Mapping> maps = List.of();
         volatile long readAt;
+        /** The [vdso] mapping's start, or 0. */
+        volatile long vdso;
+        /** The names of its JIT code (/tmp/perf-PID.map), made at the first pc in no mapping. */
+        volatile PerfMap jit;
     }
 
     private static final int MAX_PROCS = 4096;
+    /** The largest vDSO this reads. */
+    private static final long VDSO_MAX = 1 << 20;
     private final Map<Integer, Proc> procs = new ConcurrentHashMap<>();
-    private final Map<String, Functions> files = new ConcurrentHashMap<>();
+    private final Map<String, ObjectInfo> files = new ConcurrentHashMap<>();
+    private volatile Vdso vdso;
 
     String lookup(int pid, long pc) {
+        Proc p = proc(pid, pc);
+        if (p == null) return null;
+        Mapping m = find(p.maps, pc);
+        if (m == null) {
+            Vdso v = vdso();
+            if (p.vdso == 0 || v.symbols == null || pc < p.vdso || pc >= p.vdso + VDSO_MAX) {
+                PerfMap jit = p.jit;
+                if (jit == null) p.jit = jit = new PerfMap(pid);
+                String named = jit.describe(pc);
+                return named == null ? null : "[jit]`" + named;
+            }
+            String named = v.symbols.describe(pc - p.vdso + v.firstLoad);
+            return "[vdso]`" + (named != null ? named : "0x" + Long.toHexString(pc - p.vdso));
+        }
+        String module = m.file.substring(m.file.lastIndexOf('/') + 1);
+        ObjectInfo o = info(pid, m);
+        String named = o == null ? null : o.symbols.describe(vaddr(o.loads, pc - m.start + m.offset));
+        return module + "`" + (named != null ? named : "0x" + Long.toHexString(pc - m.base));
+    }
+
+    /**
+     * The objects of one process as the unwinder asks for them (Unwinder.Modules); {@link View#at}
+     * points it at a pid. One view per drain-thread context: it keeps the last answer.
+     */
+    final class View implements Unwinder.Modules {
+        private int pid;
+        private long lastPc = -1, lastBias;
+        private CallFrameInfo lastCfi;
+
+        View at(int pid) {
+            this.pid = pid;
+            this.lastPc = -1;
+            return this;
+        }
+
+        @Override
+        public CallFrameInfo cfi(long pc) {
+            resolve(pc);
+            return lastCfi;
+        }
+
+        @Override
+        public long bias(long pc) {
+            resolve(pc);
+            return lastBias;
+        }
+
+        private void resolve(long pc) {
+            if (pc == lastPc) return;
+            lastPc = pc;
+            lastCfi = null;
+            lastBias = 0;
+            Proc p = proc(pid, pc);
+            if (p == null) return;
+            Mapping m = find(p.maps, pc);
+            if (m != null) {
+                ObjectInfo o = info(pid, m);
+                if (o == null) return;
+                lastBias = pc - vaddr(o.loads, pc - m.start + m.offset);
+                lastCfi = o.cfi;
+                return;
+            }
+            Vdso v = vdso();
+            if (p.vdso != 0 && v.cfi != null && pc >= p.vdso && pc < p.vdso + VDSO_MAX) {
+                lastCfi = v.cfi;
+                lastBias = p.vdso - v.firstLoad;
+            }
+        }
+    }
+
+    View view() {
+        return new View();
+    }
+
+    /** Forgets a process (it exited). */
+    void forget(int pid) {
+        procs.remove(pid);
+    }
+
+    /** The cached maps of {@code pid}, re-read (at most every 100 ms) when {@code pc} is in none. */
+    private Proc proc(int pid, long pc) {
         if (pid <= 0) return null;
         Proc p = procs.get(pid);
         if (p == null) {
@@ -50,41 +159,19 @@ final class UserSymbols {
             procs.put(pid, p);
             refresh(pid, p);
         }
-        Mapping found = find(p.maps, pc);
-        if (found == null && System.nanoTime() - p.readAt > 100_000_000L) {
+        if (find(p.maps, pc) == null && (p.vdso == 0 || pc < p.vdso || pc >= p.vdso + VDSO_MAX)
+                && System.nanoTime() - p.readAt > 100_000_000L) {
             refresh(pid, p);
-            found = find(p.maps, pc);
         }
-        if (found == null) return null;
-        Mapping m = found;
-        String module = m.file.substring(m.file.lastIndexOf('/') + 1);
-        Functions f = files.computeIfAbsent(m.key, k -> read(pid, m));
-        if (f == null) return module + "`0x" + Long.toHexString(pc);
-        long vaddr = vaddr(f, pc - m.start + m.offset);
-        int lo = 0, hi = f.addr.length - 1, at = -1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(f.addr[mid], vaddr) <= 0) {
-                at = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        if (at < 0 || (f.size[at] > 0 && vaddr >= f.addr[at] + f.size[at])) {
-            return module + "`0x" + Long.toHexString(pc);
-        }
-        long off = vaddr - f.addr[at];
-        return module + "`" + f.name[at] + (off == 0 ? "" : "+0x" + Long.toHexString(off));
+        return p;
     }
 
-    /** Forgets a process (it exited). */
-    void forget(int pid) {
-        procs.remove(pid);
+    private ObjectInfo info(int pid, Mapping m) {
+        return files.computeIfAbsent(m.key, k -> read(pid, m));
     }
 
-    private static long vaddr(Functions f, long fileOffset) {
-        for (ElfSegment s : f.loads) {
+    private static long vaddr(List<ElfSegment> loads, long fileOffset) {
+        for (ElfSegment s : loads) {
             if (fileOffset >= s.offset() && fileOffset < s.offset() + s.filesz()) {
                 return s.vaddr() + (fileOffset - s.offset());
             }
@@ -100,49 +187,74 @@ final class UserSymbols {
     }
 
     private static void refresh(int pid, Proc p) {
-        List<Mapping> out = new ArrayList<>();
+        List<String[]> lines = new ArrayList<>();
+        Map<String, Long> base = new HashMap<>();
+        long vdsoAt = 0;
         try {
             for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
                 String[] f = line.trim().split("\\s+", 6);
-                if (f.length < 6 || f[1].length() < 3 || f[1].charAt(2) != 'x' || !f[5].startsWith("/")) continue;
-                String[] se = f[0].split("-");
-                out.add(new Mapping(Long.parseUnsignedLong(se[0], 16), Long.parseUnsignedLong(se[1], 16),
-                        Long.parseUnsignedLong(f[2], 16), f[5].replace(" (deleted)", ""),
-                        f[3] + ":" + f[4] + ":" + f[5]));
+                if (f.length < 6) continue;
+                long start = Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16);
+                if (f[5].equals("[vdso]")) vdsoAt = start;
+                if (!f[5].startsWith("/")) continue;
+                base.merge(f[5], start, Math::min);
+                if (f[1].length() >= 3 && f[1].charAt(2) == 'x') lines.add(f);
             }
         } catch (Exception e) {
             // gone, or not ours to read: keep what we had
             p.readAt = System.nanoTime();
             return;
         }
+        List<Mapping> out = new ArrayList<>();
+        for (String[] f : lines) {
+            String[] se = f[0].split("-");
+            out.add(new Mapping(Long.parseUnsignedLong(se[0], 16), Long.parseUnsignedLong(se[1], 16),
+                    Long.parseUnsignedLong(f[2], 16), f[5].replace(" (deleted)", ""), f[3] + ":" + f[4] + ":" + f[5],
+                    base.get(f[5])));
+        }
         p.maps = List.copyOf(out);
+        p.vdso = vdsoAt;
         p.readAt = System.nanoTime();
     }
 
-    private static Functions read(int pid, Mapping m) {
+    private static ObjectInfo read(int pid, Mapping m) {
         Path path = Path.of(m.file);
         Path viaProc = Path.of("/proc/" + pid + "/map_files/" + Long.toHexString(m.start) + "-" + Long.toHexString(m.end));
-        ElfFile elf = null;
         try {
-            elf = ElfFile.open(Files.isRegularFile(path) ? path : viaProc);
-            List<ElfSymbol> syms = new ArrayList<>();
-            for (ElfSymbol s : elf.functions()) {
-                if (s.value() != 0) syms.add(s);
-            }
-            syms.sort(Comparator.comparingLong(ElfSymbol::value));
-            long[] addr = new long[syms.size()], size = new long[syms.size()];
-            String[] name = new String[syms.size()];
-            for (int i = 0; i < addr.length; i++) {
-                addr[i] = syms.get(i).value();
-                size[i] = syms.get(i).size();
-                name[i] = syms.get(i).name();
-            }
+            // kept open: the CallFrameInfo reads the file's mapping for as long as it is cached
+            ElfFile elf = ElfFile.open(Files.isRegularFile(path) ? path : viaProc);
             List<ElfSegment> loads = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD).toList();
-            return new Functions(addr, size, name, loads, elf.type() == ElfFile.ET_EXEC);
+            return new ObjectInfo(SymbolTable.of(elf), CallFrameInfo.of(elf), loads);
         } catch (Exception e) {
             return null;
-        } finally {
-            if (elf != null) elf.close();
         }
+    }
+
+    private Vdso vdso() {
+        Vdso v = vdso;
+        if (v != null) return v;
+        v = NO_VDSO;
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/self/maps"))) {
+                if (!l.endsWith("[vdso]")) continue;
+                String[] se = l.substring(0, l.indexOf(' ')).split("-");
+                long start = Long.parseUnsignedLong(se[0], 16), end = Long.parseUnsignedLong(se[1], 16);
+                if (end - start > VDSO_MAX) break;
+                byte[] image = new byte[(int) (end - start)];
+                try (java.io.RandomAccessFile mem = new java.io.RandomAccessFile("/proc/self/mem", "r")) {
+                    mem.seek(start);
+                    mem.readFully(image);
+                }
+                ElfFile elf = ElfFile.of("[vdso]", image);
+                long first = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
+                        .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
+                v = new Vdso(SymbolTable.of(elf), CallFrameInfo.of(elf), first);
+                break;
+            }
+        } catch (Exception e) {
+            // no vDSO: a sample there keeps its pc and ends the stack
+        }
+        vdso = v;
+        return v;
     }
 }

@@ -103,6 +103,128 @@ class ProfileSamplerTest {
         assertEquals(java.util.Set.of(a.pid()), ppids.keySet(), "each names the parent it had: " + ppids);
     }
 
+    /**
+     * ustack() of profile-N unwinds the copied stack by CFI: cfiprof's leaves keep no frame, yet
+     * (almost) every sample of spin() names its caller, hot() about three times as often as
+     * warm() (the fixture's proportions; bench/cfi-profile.sh holds it to perf's within 5 points). With -x ustackbytes=0 the frame-pointer chain
+     * loses them, which is what the unwinding is for.
+     */
+    @Test
+    void profileUstackNamesTheCallersOfFramelessLeaves() throws Exception {
+        Map<String, Integer> withCopy = callersOfSpin(8192);
+        int hot = withCopy.getOrDefault("hot", 0), warm = withCopy.getOrDefault("warm", 0);
+        int all = withCopy.values().stream().mapToInt(Integer::intValue).sum();
+        assertTrue(all >= 200, "spin sampled: " + withCopy);
+        assertTrue(hot + warm >= all * 0.95, "spin's caller named: " + withCopy);
+        double share = 100.0 * hot / (hot + warm);
+        assertTrue(share > 62 && share < 88, "hot's share of spin is about 75%: " + share + " " + withCopy);
+
+        Map<String, Integer> without = callersOfSpin(0);
+        assertTrue(without.getOrDefault("hot", 0) + without.getOrDefault("warm", 0) < without.values().stream()
+                .mapToInt(Integer::intValue).sum() / 2, "frame pointers lose spin's caller: " + without);
+    }
+
+    /**
+     * Profiles cfiprof until spin has 200 samples (at most 60 s: the machine may be busy); counts
+     * the function of ustack()[1] where ustack()[0] is in spin.
+     */
+    private Map<String, Integer> callersOfSpin(int stackBytes) throws Exception {
+        a = new ProcessBuilder(PerfEventsTest.bin("cfiprof"), "60").start();
+        UserSymbols symbols = new UserSymbols();
+        ProfileSampler sampler = new ProfileSampler(perf, new Comms(), symbols, isa.abi());
+        sampler.option("ustackbytes", stackBytes);
+        Map<String, Integer> callers = new ConcurrentHashMap<>();
+        CountingProbe probe = new CountingProbe() {
+            @Override
+            public void fire(ProbeContext ctx) {
+                long[] st = ctx.ustack(10);
+                String leaf = st.length > 0 ? ctx.usym(st[0]) : null;
+                if (leaf == null || !leaf.startsWith("cfiprof`spin")) return;
+                String caller = st.length > 1 ? ctx.usym(st[1]) : null;
+                String fn = caller == null ? "?" : caller.replaceAll("^.*`", "").replaceAll("\\+0x[0-9a-f]+$", "");
+                callers.merge(fn, 1, Integer::sum);
+            }
+        };
+        probe.filter = a.pid();
+        try (AutoCloseable h = sampler.sample(probe, 1_000_000_000L / 997)) {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (a.isAlive() && System.nanoTime() < deadline
+                    && callers.values().stream().mapToInt(Integer::intValue).sum() < 200) {
+                Thread.sleep(200);
+                perf.drain();
+            }
+        } finally {
+            a.destroyForcibly().waitFor();
+        }
+        return callers;
+    }
+
+    /**
+     * Java frames in another HotSpot JVM: a Spin program (outer() calls inner(), not inlined) on
+     * this JDK with -XX:+PreserveFramePointer, its perf map written by `jcmd PID Compiler.perfmap`
+     * (no agent) and written again as code is compiled: the samples in inner() name it from the
+     * map, then its caller outer(), and unwind on through the interpreter's frames (by frame
+     * pointers) into libjvm.so (by its CFI).
+     */
+    @Test
+    void profileUstackNamesJitFramesOfAnotherJvmAndUnwindsIntoLibjvm(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path bin = java.nio.file.Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent();
+        java.nio.file.Path src = dir.resolve("Spin.java");
+        java.nio.file.Files.writeString(src, """
+                public class Spin {
+                    static volatile long sink;
+                    static long inner(long n) { long x = 0; for (long i = 0; i < n; i++) x += i * 31 ^ (x >>> 3); return x; }
+                    static void outer() { sink += inner(100000); }
+                    public static void main(String[] a) { long end = System.nanoTime() + 60_000_000_000L; while (System.nanoTime() < end) outer(); }
+                }
+                """);
+        a = new ProcessBuilder(bin.resolve("java").toString(), "-XX:+PreserveFramePointer", "-XX:CompileCommand=quiet",
+                "-XX:CompileCommand=dontinline,Spin::inner", src.toString()).start();
+        java.nio.file.Path map = java.nio.file.Path.of("/tmp/perf-" + a.pid() + ".map");
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                Thread.sleep(1000);
+                new ProcessBuilder(bin.resolve("jcmd").toString(), Long.toString(a.pid()), "Compiler.perfmap")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                if (java.nio.file.Files.exists(map) && java.nio.file.Files.readString(map).contains("Spin.outer")) break;
+            }
+            assertTrue(java.nio.file.Files.readString(map).contains("Spin.inner"), "jcmd wrote the perf map");
+            ProfileSampler sampler = new ProfileSampler(perf, new Comms(), new UserSymbols(), isa.abi());
+            java.util.List<java.util.List<String>> inInner = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            CountingProbe probe = new CountingProbe() {
+                @Override
+                public void fire(ProbeContext ctx) {
+                    java.util.List<String> frames = new java.util.ArrayList<>();
+                    for (long pc : ctx.ustack(40)) frames.add(String.valueOf(ctx.usym(pc)));
+                    if (!frames.isEmpty() && frames.get(0).startsWith("[jit]`Spin.inner")) inInner.add(frames);
+                }
+            };
+            probe.filter = a.pid();
+            try (AutoCloseable h = sampler.sample(probe, 1_000_000_000L / 997)) {
+                long until = System.nanoTime() + 30_000_000_000L;
+                while (inInner.size() < 100 && System.nanoTime() < until) {
+                    // code compiled since the last map (C2 replacing C1) is named once jcmd writes it again
+                    new ProcessBuilder(bin.resolve("jcmd").toString(), Long.toString(a.pid()), "Compiler.perfmap")
+                            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                    Thread.sleep(200);
+                    perf.drain();
+                }
+            }
+            assertTrue(inInner.size() >= 100, "samples in Spin.inner: " + inInner.size());
+            long callerNamed = inInner.stream().filter(f -> f.size() > 1 && f.get(1).startsWith("[jit]`Spin.outer")).count();
+            long intoLibjvm = inInner.stream().filter(f -> f.stream().anyMatch(x -> x.startsWith("libjvm.so`"))).count();
+            java.util.Map<String, Long> callers = new java.util.TreeMap<>();
+            for (java.util.List<String> f : inInner) callers.merge(f.size() > 1 ? f.get(1).replaceAll("\\+0x.*", "") : "-", 1L, Long::sum);
+            assertTrue(callerNamed >= inInner.size() * 0.9, callerNamed + " of " + inInner.size() + " name outer(): " + callers + " " + inInner.get(0));
+            assertTrue(intoLibjvm >= inInner.size() * 0.9, intoLibjvm + " of " + inInner.size() + " reach libjvm.so: " + inInner.get(0));
+        } finally {
+            a.destroyForcibly().waitFor();
+            java.nio.file.Files.deleteIfExists(map);
+        }
+    }
+
     /** One tick firing as the probe saw it. */
     record Firing(long pid, long arg0, long arg1, int cpu, long time) {}
 

@@ -50,12 +50,15 @@ public final class ProfileProvider implements Provider {
     /** Enabled probes and what fires them now (a ProfileTimer, a sampler's handle, or null while waiting). Guarded by itself. */
     private final Map<Probe, AutoCloseable> timers = new HashMap<>();
     private CpuSampler sampler; // guarded by timers
+    /** -x ustackbytes, passed to the sampler (CpuSampler.option); -1 until a consumer sets it. Guarded by timers. */
+    private long ustackbytes = -1;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindSampler")
     void bindSampler(CpuSampler s) {
         synchronized (timers) {
             sampler = s;
+            if (ustackbytes >= 0) s.option("ustackbytes", ustackbytes);
             restartProfiles();
         }
     }
@@ -187,6 +190,18 @@ public final class ProfileProvider implements Provider {
         synchronized (timers) {
             close(timers.remove(probe));
         }
+    }
+
+    /** -x ustackbytes=N: the sampler's stack copy for ustack() (CpuSampler.option). */
+    @Override
+    public void option(String name, long value) {
+        if (!name.equals("ustackbytes")) return;
+        CpuSampler s;
+        synchronized (timers) {
+            ustackbytes = value;
+            s = sampler;
+        }
+        if (s != null) s.option(name, value);
     }
 
     /** A sampled probe's pid filter changed: the sampler follows it (Probe.pidFilter). */

@@ -196,4 +196,30 @@ final class Amd64Abi implements Abi {
         for (int i = 0; i < Math.min(count, PERF_SLOT.length); i++) raw[PERF_SLOT[i]] = regs[i];
         return new Amd64Registers(raw);
     }
+
+    /*
+     * DWARF numbering (System V amd64 psABI, figure 3.36): 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi,
+     * 5 rdi, 6 rbp, 7 rsp, 8..15 r8..r15, 16 the return address (the pc's column). A
+     * frame-pointer frame is [rbp] the caller's rbp, [rbp + 8] the return address, rbp + 16 the
+     * caller's rsp.
+     */
+    private static final org.jdtrace.unwind.RegisterNumbering DWARF = new org.jdtrace.unwind.RegisterNumbering(17, 7, 6, 16, 16);
+    private static final int[] SLOT_OF_DWARF = {
+        Amd64Registers.RAX, Amd64Registers.RDX, Amd64Registers.RCX, Amd64Registers.RBX,
+        Amd64Registers.RSI, Amd64Registers.RDI, Amd64Registers.RBP, Amd64Registers.RSP,
+        Amd64Registers.R8, Amd64Registers.R9, Amd64Registers.R10, Amd64Registers.R11,
+        Amd64Registers.R12, Amd64Registers.R13, Amd64Registers.R14, Amd64Registers.R15,
+        Amd64Registers.RIP};
+
+    @Override
+    public org.jdtrace.unwind.RegisterNumbering dwarfNumbering() {
+        return DWARF;
+    }
+
+    @Override
+    public long dwarfRegisters(RegisterFile regs, long[] out) {
+        long[] raw = regs.raw();
+        for (int i = 0; i < SLOT_OF_DWARF.length; i++) out[i] = raw[SLOT_OF_DWARF[i]];
+        return (1L << SLOT_OF_DWARF.length) - 1;
+    }
 }

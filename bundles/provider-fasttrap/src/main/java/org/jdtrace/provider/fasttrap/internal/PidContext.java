@@ -48,7 +48,8 @@ final class PidContext extends ThreadContext {
     @Override
     public long[] ustack(int max) {
         long[] walk = super.ustack(max);
-        if (probe.kind() != PidProbe.Kind.ENTRY || walk.length == 0 || max < 2) return walk;
+        // with call-frame information the entry's row already says where the return address is
+        if (probe.kind() != PidProbe.Kind.ENTRY || walk.length == 0 || max < 2 || walkedByCfi) return walk;
         // at an entry probe the callee has no frame yet: its caller is the return address at
         // %rsp, and the frame-pointer walk from %rbp continues with the caller's caller (as
         // dtrace_getupcstack does under CPU_DTRACE_ENTRY)

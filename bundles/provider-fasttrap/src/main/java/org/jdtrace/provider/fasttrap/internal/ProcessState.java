@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jdtrace.elf.SymbolTable;
 import org.jdtrace.fasttrap.Site;
 import org.jdtrace.fasttrap.SiteHandler;
 import org.jdtrace.fasttrap.TargetObject;
@@ -51,10 +52,13 @@ final class ProcessState implements TracedTarget {
     private final Map<String, Integer> probesPerProvider = new ConcurrentHashMap<>();
     private volatile List<MappedObject> modules;
     private final Map<MappedObject, List<Function>> functions = new ConcurrentHashMap<>();
+    private final Map<MappedObject, SymbolTable> symbolTables = new ConcurrentHashMap<>();
     private volatile String execname;
     private volatile long ppid = -1;
     private volatile boolean defunct;
     private final Isa isa;
+    /** The objects' call-frame information for ustack() (see ProcessUnwind). */
+    final ProcessUnwind unwind = new ProcessUnwind(this);
     /** The view of a hit that other providers get (org.jdtrace.fasttrap.Hit); control thread only. */
     final SiteContext siteContext;
     /** The descriptions provide() accepted for this process, in the order given. */
@@ -194,6 +198,8 @@ final class ProcessState implements TracedTarget {
         List<MappedObject> old = modules;
         modules = null;
         functions.clear();
+        symbolTables.clear();
+        unwind.retain(List.of());
         if (old != null) ProcessModules.close(old);
     }
 
@@ -220,7 +226,11 @@ final class ProcessState implements TracedTarget {
             }
         }
         modules = next;
-        for (MappedObject o : removed) functions.remove(o);
+        for (MappedObject o : removed) {
+            functions.remove(o);
+            symbolTables.remove(o);
+        }
+        unwind.retain(next);
         ProcessModules.close(removed);
         return new ModuleChange(added, removed);
     }
@@ -267,7 +277,14 @@ final class ProcessState implements TracedTarget {
         return ppid;
     }
 
-    /** module`function+0xoff for a pc, or null. */
+    /**
+     * module`function+0xoff for a pc: the object's SymbolTable (its symbol tables, MiniDebugInfo,
+     * separate debug file), else the pid provider's function table (an IFUNC's implementation
+     * sized from .eh_frame, named by the IFUNC), else module`0xoffset from the object's lowest
+     * mapped address, as DTrace prints a pc in no symbol (the same in every run); a pc in the
+     * vDSO is named from the vDSO's own symbols, one in JIT code from the process's perf map
+     * ([jit]`pkg.Class.method+0xoff, HotSpot's after `jcmd PID Compiler.perfmap`); null otherwise.
+     */
     String symbolize(long pc) {
         try {
             for (MappedObject o : modules()) {
@@ -275,18 +292,41 @@ final class ProcessState implements TracedTarget {
                 // named by the object's file name, as usym()/ustack() print it (not "a.out")
                 String module = o.executable() && o.path() != null && o.path().getFileName() != null
                         ? o.path().getFileName().toString() : o.module();
+                String named = symbols(o).describe(pc - o.bias());
+                if (named != null) return module + "`" + named;
                 for (Function f : functions(o)) {
                     if (pc >= f.address() && pc < f.address() + Math.max(1, f.size())) {
                         long off = pc - f.address();
                         return module + "`" + f.name() + (off == 0 ? "" : "+0x" + Long.toHexString(off));
                     }
                 }
-                return module + "`0x" + Long.toHexString(pc);
+                return module + "`0x" + Long.toHexString(pc - o.start());
             }
         } catch (IOException e) {
             return null;
         }
-        return null;
+        String vdso = unwind.vdsoSymbol(pc);
+        if (vdso != null) return vdso;
+        String jit = perfMap().describe(pc);
+        return jit == null ? null : "[jit]`" + jit;
+    }
+
+    private volatile org.jdtrace.proc.PerfMap perfMap;
+
+    private org.jdtrace.proc.PerfMap perfMap() {
+        org.jdtrace.proc.PerfMap m = perfMap;
+        if (m == null) perfMap = m = new org.jdtrace.proc.PerfMap(pid());
+        return m;
+    }
+
+    /** The SymbolTable of a mapped object, read once while it stays mapped. */
+    private SymbolTable symbols(MappedObject o) {
+        SymbolTable t = symbolTables.get(o);
+        if (t == null) {
+            t = SymbolTable.of(o.elf());
+            symbolTables.put(o, t);
+        }
+        return t;
     }
 
     void close() {

@@ -6,6 +6,9 @@ import org.jdtrace.provider.fasttrap.internal.proc.HitContext;
 import org.jdtrace.provider.fasttrap.internal.sys.Sys;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.ProbeContext;
+import org.jdtrace.unwind.RegisterNumbering;
+import org.jdtrace.unwind.StackSnapshot;
+import org.jdtrace.unwind.Unwinder;
 
 /*
  * What every probe context of a stopped thread of a traced process has in common (the pid and
@@ -20,10 +23,24 @@ abstract class ThreadContext implements ProbeContext {
     final ProcessState state;
     final Abi abi;
     HitContext hit;
+    /** The CFI unwinder and its scratch (null when the ISA has no DWARF numbering). */
+    private final Unwinder unwinder;
+    private final long[] dwarf;
+    private final long[] pcs = new long[MAX_FRAMES];
+    private final byte[] stackTop = new byte[STACK_COPY];
+    private final StackSnapshot snapshot = new StackSnapshot();
+
+    /** The deepest stack ustack() walks. */
+    static final int MAX_FRAMES = 1024;
+    /** Bytes of stack read at once above the sp (one read instead of one per slot). */
+    static final int STACK_COPY = 16384;
 
     ThreadContext(ProcessState state, Abi abi) {
         this.state = state;
         this.abi = abi;
+        RegisterNumbering n = abi.dwarfNumbering();
+        this.unwinder = n == null ? null : new Unwinder(n);
+        this.dwarf = n == null ? null : new long[n.count()];
     }
 
     @Override
@@ -104,10 +121,32 @@ abstract class ThreadContext implements ProbeContext {
         }
     }
 
+    /**
+     * The user stack: by the objects' call-frame information when the pc lies in an object that
+     * has some (ProcessUnwind, org.jdtrace.unwind.Unwinder), else, or when that walk gets no
+     * further than the pc, by frame pointers (Abi.stack). The stack is read from the stopped
+     * thread: up to STACK_COPY bytes above the sp in one read, the rest as the walk needs it.
+     */
     @Override
     public long[] ustack(int max) {
+        walkedByCfi = false;
+        if (max <= 0) return new long[0];
+        if (unwinder != null && state.unwind.covers(hit.regs().pc())) {
+            long known = abi.dwarfRegisters(hit.regs(), dwarf);
+            long sp = hit.regs().sp();
+            int got = hit.memory().readSome(sp, stackTop, 0, stackTop.length);
+            snapshot.reset(sp, stackTop, Math.max(0, got), hit.memory());
+            int n = unwinder.walk(dwarf, known, snapshot, state.unwind, pcs, Math.min(max, pcs.length));
+            if (n > 1) {
+                walkedByCfi = true;
+                return java.util.Arrays.copyOf(pcs, n);
+            }
+        }
         return abi.stack(hit.regs(), hit.memory(), max);
     }
+
+    /** True when the latest ustack() walked by CFI (not by frame pointers). */
+    boolean walkedByCfi;
 
     @Override
     public String usym(long pc) {
@@ -116,7 +155,7 @@ abstract class ThreadContext implements ProbeContext {
 
     @Override
     public long ucaller() {
-        long[] st = abi.stack(hit.regs(), hit.memory(), 2);
+        long[] st = ustack(2);
         return st.length > 1 ? st[1] : 0;
     }
 

@@ -9,6 +9,7 @@ import java.util.Optional;
 
 import org.jdtrace.elf.ElfException;
 import org.jdtrace.elf.ElfSymbol;
+import org.jdtrace.elf.SymbolTable;
 
 /**
  * The functions of a mapped object: from .symtab, else .dynsym (org.jdtrace.elf), sized
@@ -33,11 +34,8 @@ public final class FunctionTable {
 
     private record Named(ElfSymbol symbol, long fileVaddr, int size, boolean ifunc) {}
 
-    private static final Comparator<Named> PREFERRED = Comparator
-            .comparing((Named n) -> n.symbol().binding() == ElfSymbol.STB_LOCAL)
-            .thenComparingInt(n -> leadingUnderscores(n.symbol().name()))
-            .thenComparing(n -> n.symbol().binding() == ElfSymbol.STB_WEAK)
-            .thenComparing(n -> n.symbol().name());
+    /** libproc's choice of a name among symbols at one address, shared with symbolisation (SymbolTable). */
+    private static final Comparator<Named> PREFERRED = Comparator.comparing(Named::symbol, SymbolTable.PREFERRED);
 
     public static List<Function> of(MappedObject obj) throws ElfException {
         Map<Long, List<Named>> byAddress = new LinkedHashMap<>();
@@ -70,12 +68,6 @@ public final class FunctionTable {
                     first.ifunc(), aliases));
         }
         return out;
-    }
-
-    private static int leadingUnderscores(String name) {
-        int i = 0;
-        while (i < name.length() && name.charAt(i) == '_') i++;
-        return i;
     }
 
     /** The warning for a function {@link #of} could not resolve (an IFUNC), or null. */
