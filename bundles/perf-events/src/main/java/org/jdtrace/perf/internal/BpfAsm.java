@@ -17,7 +17,8 @@ final class BpfAsm {
     static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R4 = 4, R5 = 5, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
     // helper function ids (enum bpf_func_id)
     static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, GET_CURRENT_PID_TGID = 14, GET_CURRENT_COMM = 16,
-            PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114;
+            PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_USER = 112, PROBE_READ_KERNEL = 113,
+            PROBE_READ_USER_STR = 114, GET_ATTACH_COOKIE = 174;
 
     private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
     private final Map<Integer, String> jumps = new HashMap<>();
@@ -92,6 +93,11 @@ final class BpfAsm {
     /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
     BpfAsm lookupKey0(int mapFd) {
         return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
+    }
+
+    /** r0 = the address of the value of the u32 key in register {@code key} in map {@code mapFd} (or 0); r1..r5 clobbered, the stack at -4. */
+    BpfAsm lookupKey(int mapFd, int key) {
+        return stxW(R10, -4, key).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
     }
 
     BpfAsm ldMap(int dst, int mapFd) {
