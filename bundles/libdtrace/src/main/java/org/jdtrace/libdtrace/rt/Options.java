@@ -52,7 +52,7 @@ public final class Options {
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
                 "encoding", "version", "libdir", "syslibdir", "ldpath", "modpath", "cpppath",
-                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph"}) {
+                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph", "uprobes"}) {
             KNOWN.put(s, Kind.STRING);
         }
     }

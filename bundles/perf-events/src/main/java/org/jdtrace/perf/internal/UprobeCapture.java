@@ -37,7 +37,7 @@ import org.jdtrace.perf.UserProbes;
 final class UprobeCapture implements UserProbes, RecordHandler {
 
     /** Data pages of each CPU's ring: room for several drain periods of hits at trap speed. */
-    private static final int RING_PAGES = 256;
+    private static final int RING_PAGES = 1024;
 
     private final PerfEventsImpl perf;
     private final UserProbeHandler handler;
