@@ -20,12 +20,13 @@ public interface UserProbes extends AutoCloseable {
      * Probes at the file offsets {@code offsets} of {@code path}, every hit a record with
      * {@code cookie}; {@code refCtrOffsets} the USDT semaphore's file offset for each (0: none; null
      * for none at all), which the kernel counts up while the probe is there; {@code pid} 0 for
-     * every process that maps the file, now or later, else that process only. Closing the handle
-     * removes them.
+     * every process that maps the file, now or later, else that process only; {@code onReturn}:
+     * return probes (uretprobes) of the functions entered at the offsets, whose records hold the
+     * registers after the return (pc in the caller). Closing the handle removes them.
      *
      * @throws PerfException with the kernel's reason when it refuses them
      */
-    AutoCloseable attach(String path, long[] offsets, long[] refCtrOffsets, long cookie, int pid);
+    AutoCloseable attach(String path, long[] offsets, long[] refCtrOffsets, long cookie, int pid, boolean onReturn);
 
     /** Records of {@code cookie}'s probes from process {@code pid} only (0: every process), dropped in the kernel. */
     void filter(long cookie, int pid);

@@ -239,8 +239,9 @@ public final class PerfEventsImpl implements PerfEvents {
     }
 
     /** One uprobe_multi link of {@code program} (PerfSys.uprobeMultiLink); closing it removes the probes. */
-    AutoCloseable uprobeLink(BpfObject program, String path, long[] offsets, long[] refCtrOffsets, long[] cookies, int pid) {
-        int fd = sys.uprobeMultiLink(program.fd(), path, offsets, refCtrOffsets, cookies, pid);
+    AutoCloseable uprobeLink(BpfObject program, String path, long[] offsets, long[] refCtrOffsets, long[] cookies, int pid,
+            boolean onReturn) {
+        int fd = sys.uprobeMultiLink(program.fd(), path, offsets, refCtrOffsets, cookies, pid, onReturn);
         return track(new BpfObjectImpl(fd, 0));
     }
 

@@ -303,9 +303,11 @@ public final class PerfSys {
      * {@code path} (with its semaphore's file offset in {@code refCtrOffsets}, 0 for none, or
      * null), its bpf_get_attach_cookie the matching cookie; {@code pid} 0 for every process that
      * maps the file, else that process only. The link's descriptor: the probes go with its last
-     * close. A refusal names the path and the kernel's reason.
+     * close. {@code onReturn}: uretprobes, run when the function entered at each offset returns.
+     * A refusal names the path and the kernel's reason.
      */
-    public int uprobeMultiLink(int progFd, String path, long[] offsets, long[] refCtrOffsets, long[] cookies, int pid) {
+    public int uprobeMultiLink(int progFd, String path, long[] offsets, long[] refCtrOffsets, long[] cookies, int pid,
+            boolean onReturn) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment p = arena.allocateFrom(path);
             MemorySegment off = arena.allocate(8L * offsets.length, 8);
@@ -326,6 +328,7 @@ public final class PerfSys {
             a.set(JAVA_LONG, 32, ref.address());
             a.set(JAVA_LONG, 40, ck.address());
             a.set(JAVA_INT, 48, offsets.length);
+            a.set(JAVA_INT, 52, onReturn ? 1 : 0); // BPF_F_UPROBE_MULTI_RETURN
             a.set(JAVA_INT, 56, pid);
             return bpf(BPF_LINK_CREATE, a, "uprobe on " + path);
         }

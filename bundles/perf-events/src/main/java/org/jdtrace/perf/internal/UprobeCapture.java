@@ -78,13 +78,13 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     }
 
     @Override
-    public AutoCloseable attach(String path, long[] offsets, long[] refCtrOffsets, long cookie, int pid) {
+    public AutoCloseable attach(String path, long[] offsets, long[] refCtrOffsets, long cookie, int pid, boolean onReturn) {
         if (closed) throw new PerfException("the uprobes are closed", 0);
         if (cookie < 0 || cookie >= COOKIES) throw new IllegalArgumentException("cookie " + cookie);
         if (offsets.length == 0) throw new IllegalArgumentException("no offset");
         long[] cookies = new long[offsets.length];
         java.util.Arrays.fill(cookies, cookie);
-        AutoCloseable link = perf.uprobeLink(program, path, offsets, refCtrOffsets, cookies, pid);
+        AutoCloseable link = perf.uprobeLink(program, path, offsets, refCtrOffsets, cookies, pid, onReturn);
         links.add(link);
         return () -> {
             links.remove(link);

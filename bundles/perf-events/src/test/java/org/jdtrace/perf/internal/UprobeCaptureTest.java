@@ -73,8 +73,8 @@ class UprobeCaptureTest {
             (hit.cookie == 1 ? inc : sq).add(hit.regs[rdi]);
         })) {
             awaitStopped(p.pid());
-            u.attach(bin, new long[] {fileOffset(bin, "inc")}, null, 1, (int) p.pid());
-            u.attach(bin, new long[] {fileOffset(bin, "sq")}, null, 2, (int) p.pid());
+            u.attach(bin, new long[] {fileOffset(bin, "inc")}, null, 1, (int) p.pid(), false);
+            u.attach(bin, new long[] {fileOffset(bin, "sq")}, null, 2, (int) p.pid(), false);
             // another process of the same file, not traced: its calls are not ours
             ProcessBuilder ob = new ProcessBuilder(bin, "1000");
             other = ob.start();
@@ -98,9 +98,9 @@ class UprobeCaptureTest {
         long size = Files.size(Path.of(bin));
         try (UserProbes u = perf.userProbes(abi.kernelRegsWords(), abi.kernelRegsSpWord(), 0, hit -> {})) {
             PerfException e = assertThrows(PerfException.class,
-                    () -> u.attach(bin, new long[] {size + 4096}, null, 3, 0));
+                    () -> u.attach(bin, new long[] {size + 4096}, null, 3, 0, false));
             assertTrue(e.getMessage().startsWith("uprobe on " + bin + " failed: "), e.getMessage());
-            u.attach(bin, new long[] {fileOffset(bin, "inc")}, null, 1, 0).close();
+            u.attach(bin, new long[] {fileOffset(bin, "inc")}, null, 1, 0, false).close();
         }
     }
 
@@ -108,7 +108,7 @@ class UprobeCaptureTest {
     void closingLeavesNoProbeInTheKernel() throws Exception {
         String bin = PerfEventsTest.bin("ft_count");
         UserProbes u = perf.userProbes(abi.kernelRegsWords(), abi.kernelRegsSpWord(), 0, hit -> {});
-        u.attach(bin, new long[] {fileOffset(bin, "inc"), fileOffset(bin, "sq")}, null, 1, 0);
+        u.attach(bin, new long[] {fileOffset(bin, "inc"), fileOffset(bin, "sq")}, null, 1, 0, false);
         assertTrue(links() > 0);
         u.close();
         assertEquals(0, links());

@@ -42,9 +42,13 @@ final class EveryProcessContext implements ProbeContext {
         }
     });
 
-    EveryProcessContext(Abi abi, PidProbe probe) {
+    /** The return site of a return probe fired by a uretprobe (registers after the return), else 0. */
+    private final long site;
+
+    EveryProcessContext(Abi abi, PidProbe probe, long site) {
         this.abi = abi;
         this.probe = probe;
+        this.site = site;
     }
 
     EveryProcessContext at(UserHit h) {
@@ -66,7 +70,7 @@ final class EveryProcessContext implements ProbeContext {
     public long arg(int i) {
         if (probe.kind() == PidProbe.Kind.RETURN) {
             return switch (i) {
-                case 0 -> regs.pc() - probe.functionStart();
+                case 0 -> (site != 0 ? site : regs.pc()) - probe.functionStart();
                 case 1 -> abi.returnValue(regs, false);
                 default -> 0;
             };

@@ -131,9 +131,22 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     private Isa isa;
 
     /** The kernel's perf events and BPF: pid and USDT probes on uprobes when present (UprobeSites). */
-    @Reference(cardinality = org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL,
-            policy = org.osgi.service.component.annotations.ReferencePolicy.DYNAMIC)
     private volatile PerfEvents perf;
+
+    @Reference(cardinality = org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL,
+            policy = org.osgi.service.component.annotations.ReferencePolicy.DYNAMIC, unbind = "unbindPerf")
+    void bindPerf(PerfEvents p) {
+        perf = p;
+    }
+
+    /** The perf events service goes (its bundle stops; it closed every link): the next process starts afresh. */
+    synchronized void unbindPerf(PerfEvents p) {
+        if (perf != p) return;
+        perf = null;
+        if (kernelSites != null) kernelSites.close();
+        kernelSites = null;
+        refusalTold = false;
+    }
 
     /** Whether probes go on kernel uprobes when the kernel allows (-x uprobes=off, -Djdtrace.uprobes=off: ptrace). */
     private volatile boolean uprobes = !"off".equals(System.getProperty("jdtrace.uprobes"));
@@ -477,11 +490,18 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         this.registry = registry;
     }
 
-    /** The hits the kernel's uprobes captured and the drain thread has not fired yet fire now. */
+    /**
+     * The hits the kernel's uprobes captured and the drain thread has not fired yet fire now (the
+     * pid probes' and the USDT sites' alike: they share the capture).
+     */
     @Override
     public void sync() {
         PerfEvents p = perf;
-        if (p != null && !links.isEmpty()) p.drain();
+        boolean open;
+        synchronized (this) {
+            open = kernelSites != null;
+        }
+        if (p != null && open) p.drain();
     }
 
     @Override
@@ -594,10 +614,11 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             return;
         }
         try {
+            boolean uret = asUretprobe(pp);
             List<Long> offsets = new ArrayList<>();
-            for (Instruction i : pp.sites()) offsets.add(o.elf().fileOffset(i.pc(), 1));
-            EveryProcessContext ctx = new EveryProcessContext(isa.abi(), pp);
-            UprobeSites.Handle h = k.attach(Map.of(o.path().toString(), offsets), 0, hit -> probe.fire(ctx.at(hit)));
+            for (long pc : uret ? List.of(pp.functionStart()) : pcs(pp)) offsets.add(o.elf().fileOffset(pc, 1));
+            EveryProcessContext ctx = new EveryProcessContext(isa.abi(), pp, uret ? pp.sites().get(0).pc() : 0);
+            UprobeSites.Handle h = k.attach(Map.of(o.path().toString(), offsets), null, 0, uret, hit -> probe.fire(ctx.at(hit)));
             k.filter(h, probe.pidFilter());
             AutoCloseable old = links.put(probe, h);
             if (old != null) closeLink(old);
@@ -941,15 +962,33 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      */
     private void enableOnUprobes(UprobeSites k, ProcessState s, Probe probe, PidProbe pp) {
         if (pp.sites().isEmpty()) return; // the return probe of a function that never returns
-        List<Long> pcs = new ArrayList<>();
-        for (Instruction i : pp.sites()) pcs.add(i.pc());
-        TracepointHandler h = hit -> probe.fire(s.kernelContext.at(hit, pp));
+        boolean uret = asUretprobe(pp);
+        long site = pp.sites().get(0).pc();
+        TracepointHandler h = uret ? hit -> probe.fire(s.kernelContext.atReturn(hit, pp, site))
+                : hit -> probe.fire(s.kernelContext.at(hit, pp));
         try {
-            AutoCloseable old = links.put(probe, k.attach(s, pcs, h));
+            AutoCloseable old = links.put(probe, k.attach(s, uret ? List.of(pp.functionStart()) : pcs(pp), 0, uret, h));
             if (old != null) closeLink(old);
         } catch (UprobeSites.UprobeRefused e) {
             LOG.warn("failed to enable {}: {}", probe.description(), e.getMessage());
         }
+    }
+
+    /**
+     * A return probe with one return site is the kernel's uretprobe of its function: one trap at
+     * the entry and a cheap return trampoline instead of a single-step of the ret at every return
+     * (bpftrace's uretprobe cost); arg0 stays that site's offset. (The kernel follows at most 64
+     * nested returns of one thread; deeper recursion misses returns there.) Several sites keep a
+     * uprobe on each, so that arg0 tells which.
+     */
+    private static boolean asUretprobe(PidProbe pp) {
+        return pp.kind() == PidProbe.Kind.RETURN && pp.sites().size() == 1;
+    }
+
+    private static List<Long> pcs(PidProbe pp) {
+        List<Long> pcs = new ArrayList<>();
+        for (Instruction i : pp.sites()) pcs.add(i.pc());
+        return pcs;
     }
 
     private static void closeLink(AutoCloseable link) {

@@ -170,7 +170,7 @@ final class ProcessState implements TracedTarget {
     public Site trace(long pc, SiteHandler handler) throws TracepointRefused {
         if (defunct) throw new TracepointRefused("process " + pid() + " has exec'd or exited");
         UprobeSites k = kernel;
-        if (k != null) return kernelSite(k, pc, handler);
+        if (k != null) return kernelSite(k, pc, 0, handler);
         byte[] code = new byte[16];
         org.jdtrace.isa.Instruction insn;
         try {
@@ -194,6 +194,11 @@ final class ProcessState implements TracedTarget {
         } catch (TracepointException e) {
             throw new TracepointRefused(e.getMessage());
         }
+        return site(pc, () -> process.disable(pc, h));
+    }
+
+    /** A hold on the site at {@code pc} whose first close() runs {@code undo} (later ones nothing). */
+    private static Site site(long pc, Runnable undo) {
         return new Site() {
             private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
 
@@ -204,37 +209,42 @@ final class ProcessState implements TracedTarget {
 
             @Override
             public void close() {
-                if (open.compareAndSet(true, false)) process.disable(pc, h);
+                if (open.compareAndSet(true, false)) undo.run();
             }
         };
     }
 
+    /**
+     * On the uprobe path, a site whose semaphore the kernel counts (ref_ctr_offset); null on the
+     * ptrace path, or when the kernel refuses it so (another tracer's uprobe there names no
+     * semaphore, or the semaphore has no place in the file): the caller counts it itself.
+     */
+    @Override
+    public Site traceCounted(long pc, long semaphore, SiteHandler handler) {
+        UprobeSites k = kernel;
+        if (k == null || defunct || semaphore == 0) return null;
+        try {
+            return kernelSite(k, pc, semaphore, handler);
+        } catch (TracepointRefused e) {
+            return null;
+        }
+    }
+
     /** A site on a kernel uprobe (the kernel decides what it can probe; its refusal is the message). */
-    private Site kernelSite(UprobeSites k, long pc, SiteHandler handler) throws TracepointRefused {
+    private Site kernelSite(UprobeSites k, long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
         AutoCloseable link;
         try {
-            link = k.attach(this, List.of(pc), hit -> handler.hit(kernelSiteContext.at(hit)));
+            link = k.attach(this, List.of(pc), semaphore, false, hit -> handler.hit(kernelSiteContext.at(hit)));
         } catch (UprobeSites.UprobeRefused e) {
             throw new TracepointRefused(e.getMessage());
         }
-        return new Site() {
-            private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
-
-            @Override
-            public long pc() {
-                return pc;
+        return site(pc, () -> {
+            try {
+                link.close();
+            } catch (Exception e) {
+                // the kernel removes the probe with the link's descriptor in any case
             }
-
-            @Override
-            public void close() {
-                if (!open.compareAndSet(true, false)) return;
-                try {
-                    link.close();
-                } catch (Exception e) {
-                    // the kernel removes the probe with the link's descriptor in any case
-                }
-            }
-        };
+        });
     }
 
     synchronized List<MappedObject> modules() throws IOException {

@@ -10,9 +10,12 @@
  * kernel serves any number of consumers at one address, and removes the probes when the links'
  * descriptors close, by close() or by the death of the JVM (nothing is left in the process).
  *
- * Availability: the first use opens the capture; a refusal (no BPF privilege, no uprobe_multi,
- * no perf events service) is remembered with the kernel's reason, which PidProvider reports in
- * one warning line before it falls back on ptrace.
+ * Availability: refusal() opens the capture once to learn whether the kernel allows it; a
+ * refusal (no BPF privilege, no uprobe_multi, no perf events service) is remembered with the
+ * kernel's reason, which PidProvider reports in one warning line before it falls back on ptrace.
+ * The capture (a program, maps, a ring per CPU) is open only while some link is: the first
+ * attach opens it, the last link's close closes it (under this object's lock, `open` counting
+ * the links), so a dtrace run without uprobes holds nothing of it.
  *
  * Slots: an AtomicReferenceArray indexed by cookie, published before the link exists and
  * cleared after it is closed; a record whose slot is empty (the probe disabled since) is
@@ -56,6 +59,9 @@ final class UprobeSites implements UserProbeHandler {
     private final Abi abi;
     private UserProbes probes;
     private String refusal;
+    private boolean tried;
+    /** Links open (attach .. Handle.close); the capture is open while it is not 0. */
+    private int open;
     private final AtomicReferenceArray<HitHandler> slots = new AtomicReferenceArray<>(UserProbes.COOKIES);
     private final BitSet used = new BitSet();
     /** Records lost in the kernel (a full ring), over the capture's life. */
@@ -66,27 +72,41 @@ final class UprobeSites implements UserProbeHandler {
         this.abi = abi;
     }
 
-    /** Null when uprobes serve the probes, else why not (the kernel's reason); opens the capture. */
+    /** Null when uprobes serve the probes, else why not (the kernel's reason); tried once. */
     synchronized String refusal() {
-        if (probes != null || refusal != null) return refusal;
+        if (tried) return refusal;
+        tried = true;
         if (perf == null) return refusal = "no perf events service";
         if (abi.kernelRegsWords() == 0) return refusal = "no kernel register frame for this ISA";
         try {
-            probes = perf.userProbes(abi.kernelRegsWords(), abi.kernelRegsSpWord(), STACK_BYTES, this);
+            capture();
+            if (open == 0) {
+                probes.close();
+                probes = null;
+            }
         } catch (PerfException e) {
             refusal = e.getMessage();
         }
         return refusal;
     }
 
+    private UserProbes capture() {
+        assert Thread.holdsLock(this);
+        if (probes == null) probes = perf.userProbes(abi.kernelRegsWords(), abi.kernelRegsSpWord(), STACK_BYTES, this);
+        return probes;
+    }
+
     /**
-     * Uprobes at process addresses {@code pcs} of {@code s} (all in mapped objects), each hit
-     * handed to {@code handler} with a captured context. Closing the handle removes them.
+     * Uprobes at process addresses {@code pcs} of {@code s} (all in mapped objects; with
+     * {@code onReturn}, uretprobes of the functions that start there), each hit handed to
+     * {@code handler} with a captured context. Closing the handle removes them.
      *
      * @throws UprobeRefused with the kernel's reason (or ours: an address in no object's file)
      */
-    AutoCloseable attach(ProcessState s, List<Long> pcs, TracepointHandler handler) throws UprobeRefused {
+    AutoCloseable attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
+            throws UprobeRefused {
         Map<String, List<Long>> byFile = new LinkedHashMap<>();
+        Map<String, List<Long>> refs = semaphore == 0 ? null : new LinkedHashMap<>();
         try {
             List<MappedObject> objects = s.modules();
             for (long pc : pcs) {
@@ -95,27 +115,36 @@ final class UprobeSites implements UserProbeHandler {
                     throw new UprobeRefused("0x" + Long.toHexString(pc) + " is in no file of process " + s.pid());
                 }
                 byFile.computeIfAbsent(o.path().toString(), k -> new ArrayList<>()).add(o.elf().fileOffset(pc - o.bias(), 1));
+                // the semaphore lies in the same object (a USDT note's), as a file offset
+                if (refs != null) refs.computeIfAbsent(o.path().toString(), k -> new ArrayList<>()).add(o.elf().fileOffset(semaphore - o.bias(), 2));
             }
         } catch (IOException e) {
             throw new UprobeRefused(e.getMessage());
         }
-        return attach(byFile, s.pid(), h -> handler.hit(s.captured(h, abi)));
+        return attach(byFile, refs, s.pid(), onReturn, h -> handler.hit(s.captured(h, abi)));
     }
 
     /**
-     * Uprobes at the file offsets of each file of {@code byFile}, in process {@code pid} (0: every
+     * Uprobes at the file offsets of each file of {@code byFile} (with the semaphores' file offsets
+     * of {@code refCtrs}, the kernel counting them, or null), in process {@code pid} (0: every
      * process that maps the file, now or later), each record handed to {@code handler}; the
      * cookie of their slot, for {@link #filter}, is the handle's. Closing the handle removes them.
      */
-    Handle attach(Map<String, List<Long>> byFile, int pid, HitHandler handler) throws UprobeRefused {
+    Handle attach(Map<String, List<Long>> byFile, Map<String, List<Long>> refCtrs, int pid, boolean onReturn, HitHandler handler)
+            throws UprobeRefused {
         UserProbes u;
         int cookie;
         synchronized (this) {
-            u = probes;
-            if (u == null) throw new UprobeRefused(refusal == null ? "uprobes are not open" : refusal);
+            if (refusal != null) throw new UprobeRefused(refusal);
+            try {
+                u = capture();
+            } catch (PerfException e) {
+                throw new UprobeRefused(e.getMessage());
+            }
             cookie = used.nextClearBit(0);
             if (cookie >= UserProbes.COOKIES) throw new UprobeRefused("more than " + UserProbes.COOKIES + " uprobe probes enabled");
             used.set(cookie);
+            open++;
         }
         slots.set(cookie, handler);
         u.filter(cookie, 0); // a reused cookie keeps no filter of its last probe
@@ -123,7 +152,8 @@ final class UprobeSites implements UserProbeHandler {
         try {
             for (Map.Entry<String, List<Long>> e : byFile.entrySet()) {
                 long[] offsets = e.getValue().stream().mapToLong(Long::longValue).toArray();
-                links.add(u.attach(e.getKey(), offsets, null, cookie, pid));
+                long[] refs = refCtrs == null ? null : refCtrs.get(e.getKey()).stream().mapToLong(Long::longValue).toArray();
+                links.add(u.attach(e.getKey(), offsets, refs, cookie, pid, onReturn));
             }
         } catch (PerfException e) {
             closeAll(links);
@@ -160,8 +190,13 @@ final class UprobeSites implements UserProbeHandler {
         if (u != null) u.filter(h.cookie, pid > 0 && pid <= Integer.MAX_VALUE ? (int) pid : 0);
     }
 
+    /** The slot and its link count go; the last one closes the capture. */
     private synchronized void free(int cookie) {
         used.clear(cookie);
+        if (--open == 0 && probes != null) {
+            probes.close();
+            probes = null;
+        }
     }
 
     private static void closeAll(List<AutoCloseable> links) {
@@ -192,6 +227,7 @@ final class UprobeSites implements UserProbeHandler {
     synchronized void close() {
         if (probes != null) probes.close();
         probes = null;
+        tried = true;
         refusal = "closed";
     }
 
