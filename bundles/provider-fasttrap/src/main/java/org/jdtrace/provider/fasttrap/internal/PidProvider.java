@@ -303,7 +303,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         if (s != null) return target(s);
         TracedProcess p;
         try {
-            p = TracedProcess.grab(pid, isa, max);
+            p = grabWaiting(pid);
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage().startsWith("failed") ? e.getMessage()
                     : "failed to grab pid " + pid + ": " + e.getMessage());
@@ -433,6 +433,42 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                 s.close();
             }
         });
+    }
+
+    /**
+     * TracedProcess.grab, waiting up to GRAB_WAIT_NANOS while another tracer holds the process
+     * (on the uprobe path another dtrace holds it only while its probes go in, then lets go: two
+     * started at once must not fail); a process nobody traces fails at once.
+     */
+    private TracedProcess grabWaiting(int pid) {
+        long deadline = System.nanoTime() + GRAB_WAIT_NANOS;
+        for (;;) {
+            try {
+                return TracedProcess.grab(pid, isa, max);
+            } catch (RuntimeException e) {
+                if (!uprobes || perf == null || System.nanoTime() > deadline || !tracedByOther(pid)) throw e;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting to grab pid " + pid);
+            }
+        }
+    }
+
+    private static final long GRAB_WAIT_NANOS = 10_000_000_000L;
+
+    /** Whether another process ptraces {@code pid} now (/proc/PID/status' TracerPid). */
+    private static boolean tracedByOther(int pid) {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Integer.toString(pid), "status"))) {
+                if (l.startsWith("TracerPid:")) return !l.substring(10).strip().equals("0");
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
     }
 
     /** Lets a held process run: on the uprobe path untraced from now on (ptrace only for the start). */
@@ -646,7 +682,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
         }
         try {
-            TracedProcess p = TracedProcess.grab(pid, isa, max);
+            TracedProcess p = grabWaiting(pid);
             s = track(p, true);
             letRun(s);
             return s;

@@ -104,39 +104,56 @@ class UprobePidProviderTest {
     }
 
     /**
-     * Two consumers (two providers with their own perf events, as two dtrace runs) on one grabbed
-     * process: each counts every call; the first no longer holds the process when the second grabs.
+     * Three consumers (three providers with their own perf events, as three dtrace runs) grab one
+     * process at the same moment: each gets it (one waits while another holds it for its probes)
+     * and each counts every call; none holds it once its probes are in.
      */
     @Test
-    void twoConsumersOnOneProcessEachCountEveryHit() throws Exception {
+    void threeConsumersGrabbingAtOnceEachCountEveryHit() throws Exception {
         Path out = Files.createTempFile("uprobe", ".out");
         ProcessHandle proc = orphan(out, "FT_STOP=1", bin("ft_count"), "1000");
-        PerfEventsImpl perf2 = new PerfEventsImpl(isa);
-        PidProvider provider2 = new PidProvider(isa, 250_000, perf2);
-        TestRegistry registry2 = new TestRegistry(provider2);
+        List<PerfEventsImpl> perfs = new ArrayList<>();
+        List<PidProvider> providers = new ArrayList<>();
         try {
             awaitStopped(proc.pid());
-            AtomicLong a = new AtomicLong(), b = new AtomicLong();
-            TargetProcess ta = provider.grab((int) proc.pid());
-            provider.provide(ProbeDescription.parse("pid" + proc.pid() + ":a.out:inc:entry"));
-            registry.enable(registry.probe("a.out", "inc", "entry"), c -> a.incrementAndGet());
-            ta.go();
-            TargetProcess tb = provider2.grab((int) proc.pid());
-            provider2.provide(ProbeDescription.parse("pid" + proc.pid() + ":a.out:inc:entry"));
-            registry2.enable(registry2.probe("a.out", "inc", "entry"), c -> b.incrementAndGet());
-            tb.go();
+            List<AtomicLong> counts = new ArrayList<>();
+            List<Thread> grabs = new ArrayList<>();
+            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+            for (int i = 0; i < 3; i++) {
+                PerfEventsImpl pe = i == 0 ? perf : new PerfEventsImpl(isa);
+                PidProvider pp = i == 0 ? provider : new PidProvider(isa, 250_000, pe);
+                TestRegistry reg = i == 0 ? registry : new TestRegistry(pp);
+                if (i > 0) {
+                    perfs.add(pe);
+                    providers.add(pp);
+                }
+                AtomicLong n = new AtomicLong();
+                counts.add(n);
+                grabs.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        TargetProcess t = pp.grab((int) proc.pid());
+                        pp.provide(ProbeDescription.parse("pid" + proc.pid() + ":a.out:inc:entry"));
+                        reg.enable(reg.probe("a.out", "inc", "entry"), c -> n.incrementAndGet());
+                        t.go();
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+            for (Thread t : grabs) t.join(60_000);
+            assertEquals(List.of(), failures);
+            assertEquals("0", tracerPid(proc.pid()), "nobody holds it");
             awaitStopped(proc.pid()); // still stopped by its own SIGSTOP: grabbing and letting go kept it so
             new ProcessBuilder("kill", "-CONT", Long.toString(proc.pid())).start().waitFor();
             awaitGone(proc);
             assertEquals(untraced(bin("ft_count"), "1000"), Files.readString(out));
             provider.sync();
-            provider2.sync();
-            assertEquals(calls(1000, true).size(), a.get());
-            assertEquals(calls(1000, true).size(), b.get());
+            for (PidProvider pp : providers) pp.sync();
+            for (AtomicLong n : counts) assertEquals(calls(1000, true).size(), n.get());
         } finally {
             proc.destroyForcibly();
-            provider2.deactivate();
-            perf2.close();
+            for (PidProvider pp : providers) pp.deactivate();
+            for (PerfEventsImpl pe : perfs) pe.close();
             Files.deleteIfExists(out);
         }
     }
