@@ -95,6 +95,11 @@ final class BpfAsm {
         return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
     }
 
+    /** The current task's comm (16 bytes) at {@code rec + off}; r0..r5 clobbered, {@code rec} kept. */
+    BpfAsm comm(int rec, int off) {
+        return mov(R1, rec).addImm(R1, off).movImm(R2, 16).call(GET_CURRENT_COMM);
+    }
+
     /** r0 = the address of the value of the u32 key in register {@code key} in map {@code mapFd} (or 0); r1..r5 clobbered, the stack at -4. */
     BpfAsm lookupKey(int mapFd, int key) {
         return stxW(R10, -4, key).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);

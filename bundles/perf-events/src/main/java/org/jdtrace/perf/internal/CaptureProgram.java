@@ -80,10 +80,7 @@ final class CaptureProgram {
                 .stxDw(R8, FIELD, R1)
                 .stxDw(R8, STRING, R1)
                 .stxDw(R8, PPID, R1)
-                .mov(R1, R8)
-                .addImm(R1, COMM)
-                .movImm(R2, 16)
-                .call(GET_CURRENT_COMM);
+                .comm(R8, COMM);
         if (parent != null) a.parentTgid(R8, PPID, parent);
         if (c.taskMember() != null) {
             a.call(GET_CURRENT_TASK)

@@ -49,10 +49,7 @@ final class UprobeProgram {
                 .mov(R8, R0)
                 .stxDw(R8, PID_TGID, R7)
                 .stxDw(R8, COOKIE, R9)
-                .mov(R1, R8)
-                .addImm(R1, COMM)
-                .movImm(R2, 16)
-                .call(GET_CURRENT_COMM);
+                .comm(R8, COMM);
         for (int i = 0; i < words; i++) a.ldxDw(R1, R6, 8 * i).stxDw(R8, REGS + 8 * i, R1);
         if (stack > 0) {
             a.mov(R1, R8)
