@@ -124,4 +124,30 @@ public interface Abi {
     default long dwarfRegisters(RegisterFile regs, long[] out) {
         return 0;
     }
+
+    /**
+     * The words of the kernel's register frame at a uprobe hit (amd64: struct pt_regs) that a
+     * BPF capture copies from its context for {@link #fromKernelRegs}; 0 when this ISA has none.
+     *
+     * @since 1.4
+     */
+    default int kernelRegsWords() {
+        return 0;
+    }
+
+    /** The word of that frame holding the user stack pointer (-1 when none). @since 1.4 */
+    default int kernelRegsSpWord() {
+        return -1;
+    }
+
+    /**
+     * The register file of a captured kernel frame ({@code words[0..kernelRegsWords())}),
+     * written into {@code reuse} when it is not null (no allocation) and returned; registers the
+     * frame lacks read 0.
+     *
+     * @since 1.4
+     */
+    default RegisterFile fromKernelRegs(long[] words, RegisterFile reuse) {
+        throw new UnsupportedOperationException("no kernel register frame for this ISA");
+    }
 }

@@ -27,6 +27,14 @@ public interface ProcessControl {
      */
     void setFasttrapMax(int max);
 
+    /**
+     * Whether pid and USDT probes go on the kernel's uprobes where the kernel allows them (the
+     * default), or on ptrace (dtrace -x uprobes=off).
+     *
+     * @since 1.1
+     */
+    default void setUprobes(boolean on) {}
+
     /** Which standard streams of a created process are pipes (true) or inherited (false). */
     record Stdio(boolean pipeIn, boolean pipeOut, boolean pipeErr) {
         public static final Stdio INHERIT = new Stdio(false, false, false);

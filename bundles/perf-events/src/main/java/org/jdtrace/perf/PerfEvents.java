@@ -67,4 +67,18 @@ public interface PerfEvents {
     default long kaddr(String name) {
         return 0;
     }
+
+    /**
+     * Kernel uprobes whose hits are captured in the kernel (see {@link UserProbes}): each record
+     * holds {@code regsWords} words of the hit's register frame (the ISA's pt_regs), and
+     * {@code stackBytes} (a multiple of 8, at most 4096) of user stack read from the address in
+     * word {@code spWord}.
+     *
+     * @throws PerfException with the kernel's reason when it offers no such probes to this user
+     *         (no uprobe_multi links, no privilege for BPF)
+     * @since 1.4
+     */
+    default UserProbes userProbes(int regsWords, int spWord, int stackBytes, UserProbeHandler handler) {
+        throw new PerfException("this perf events service has no uprobes", 0);
+    }
 }

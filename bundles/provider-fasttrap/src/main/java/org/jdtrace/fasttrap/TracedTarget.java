@@ -36,4 +36,17 @@ public interface TracedTarget {
      *         is gone
      */
     Site trace(long pc, SiteHandler handler) throws TracepointRefused;
+
+    /**
+     * As {@link #trace}, with the USDT is-enabled semaphore at process address {@code semaphore}
+     * counted by the kernel: up while the site is traced, down when it goes, also when the
+     * tracer dies (a uprobe's ref_ctr_offset). Null when this process's sites are not the
+     * kernel's or the kernel would not count it: the caller then uses {@link #trace} and counts
+     * the semaphore itself.
+     *
+     * @since 1.1
+     */
+    default Site traceCounted(long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
+        return null;
+    }
 }

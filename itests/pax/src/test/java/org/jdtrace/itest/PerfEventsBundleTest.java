@@ -88,8 +88,8 @@ public class PerfEventsBundleTest {
                 for (String k : n.keySet()) if (link.contains(k)) n.merge(k, 1, Integer::sum);
                 if (link.contains("bpf-prog")) {
                     String info = Files.readString(Path.of("/proc/self/fdinfo/" + f.getFileName()));
-                    assertTrue("a tracepoint or perf-event program: " + info,
-                            info.contains("prog_type:\t5") || info.contains("prog_type:\t7"));
+                    assertTrue("a tracepoint, perf-event or uprobe program: " + info,
+                            info.contains("prog_type:\t5") || info.contains("prog_type:\t7") || info.contains("prog_type:\t2"));
                 }
             }
         }

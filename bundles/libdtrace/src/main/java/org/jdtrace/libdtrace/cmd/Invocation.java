@@ -214,6 +214,14 @@ final class Invocation {
                 fail("failed to set -x fasttrap-max: Invalid value for specified option");
             }
         }
+        String uprobes = consumer.getOption("uprobes");
+        if (uprobes != null && processControl != null) {
+            switch (uprobes.trim()) {
+                case "on" -> processControl.setUprobes(true);
+                case "off" -> processControl.setUprobes(false);
+                default -> fail("failed to set -x uprobes: Invalid value for specified option");
+            }
+        }
         for (CommandLine.Option o : cl.options) {
             try {
                 if (o.letter() == 'c') {

@@ -54,7 +54,7 @@ public final class Options {
         }
         for (String s : new String[] {"bufpolicy", "bufresize", "evaltime", "linkmode", "linktype",
                 "encoding", "version", "libdir", "syslibdir", "ldpath", "modpath", "cpppath",
-                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph", "kernelclauses"}) {
+                "cpphdrs", "cppargs", "amin", "stdc", "flamegraph", "kernelclauses", "uprobes"}) {
             KNOWN.put(s, Kind.STRING);
         }
     }

@@ -18,7 +18,7 @@ final class BpfAsm {
     // helper function ids (enum bpf_func_id)
     static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, GET_CURRENT_PID_TGID = 14, GET_CURRENT_UID_GID = 15,
             GET_CURRENT_COMM = 16, PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_USER = 112,
-            PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114;
+            PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114, GET_ATTACH_COOKIE = 174;
 
     private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
     private final Map<Integer, String> jumps = new HashMap<>();
@@ -117,6 +117,16 @@ final class BpfAsm {
     /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
     BpfAsm lookupKey0(int mapFd) {
         return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
+    }
+
+    /** The current task's comm (16 bytes) at {@code rec + off}; r0..r5 clobbered, {@code rec} kept. */
+    BpfAsm comm(int rec, int off) {
+        return mov(R1, rec).addImm(R1, off).movImm(R2, 16).call(GET_CURRENT_COMM);
+    }
+
+    /** r0 = the address of the value of the u32 key in register {@code key} in map {@code mapFd} (or 0); r1..r5 clobbered, the stack at -4. */
+    BpfAsm lookupKey(int mapFd, int key) {
+        return stxW(R10, -4, key).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);
     }
 
     BpfAsm ldMap(int dst, int mapFd) {

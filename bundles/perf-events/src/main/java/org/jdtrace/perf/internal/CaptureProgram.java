@@ -144,10 +144,7 @@ final class CaptureProgram {
             if (off != COMM && off != COMM + 8) a.stxDw(R8, off, R1);
         }
         a.stxDw(R8, STRING, R1)
-                .mov(R1, R8)
-                .addImm(R1, COMM)
-                .movImm(R2, 16)
-                .call(GET_CURRENT_COMM)
+                .comm(R8, COMM)
                 .call(GET_CURRENT_UID_GID)
                 .stxDw(R8, UID_GID, R0);
         if (parent != null) a.parentTgid(R8, PPID, parent);

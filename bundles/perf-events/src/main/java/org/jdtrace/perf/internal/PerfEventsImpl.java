@@ -59,6 +59,8 @@ import org.jdtrace.perf.PerfException;
 import org.jdtrace.perf.RecordHandler;
 import org.jdtrace.perf.Sample;
 import org.jdtrace.perf.KernelTracepoint;
+import org.jdtrace.perf.UserProbeHandler;
+import org.jdtrace.perf.UserProbes;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -228,6 +230,25 @@ public final class PerfEventsImpl implements PerfEvents {
     public BpfObject perfEventProgram(long[] insns, String name) {
         int fd = sys.progLoad(PerfSys.PROG_PERF_EVENT, insns, name);
         return track(new BpfObjectImpl(fd, 0));
+    }
+
+    /** Loads a uprobe_multi program (UprobeProgram). */
+    BpfObject uprobeProgram(long[] insns, String name) {
+        int fd = sys.progLoad(PerfSys.PROG_KPROBE, PerfSys.TRACE_UPROBE_MULTI, insns, name);
+        return track(new BpfObjectImpl(fd, 0));
+    }
+
+    /** One uprobe_multi link of {@code program} (PerfSys.uprobeMultiLink); closing it removes the probes. */
+    AutoCloseable uprobeLink(BpfObject program, String path, long[] offsets, long[] refCtrOffsets, long[] cookies, int pid,
+            boolean onReturn) {
+        int fd = sys.uprobeMultiLink(program.fd(), path, offsets, refCtrOffsets, cookies, pid, onReturn);
+        return track(new BpfObjectImpl(fd, 0));
+    }
+
+    @Override
+    public UserProbes userProbes(int regsWords, int spWord, int stackBytes, UserProbeHandler handler) {
+        if (!running) throw new PerfException("the perf events service is stopping", 0);
+        return new UprobeCapture(this, regsWords, spWord, stackBytes, handler);
     }
 
     @Override

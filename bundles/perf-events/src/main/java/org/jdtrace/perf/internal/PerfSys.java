@@ -64,7 +64,9 @@ public final class PerfSys {
             BPF_PROG_LOAD = 5;
     public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6, MAP_LRU_HASH = 9;
     public static final int MAP_PROG_ARRAY = 3, MAP_PERCPU_HASH = 5, BPF_MAP_GET_NEXT_KEY = 4;
-    public static final int PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
+    public static final int PROG_KPROBE = 2, PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
+    /** BPF_LINK_CREATE, and enum bpf_attach_type's BPF_TRACE_UPROBE_MULTI (newer than this machine's bpf.h). */
+    public static final int BPF_LINK_CREATE = 28, TRACE_UPROBE_MULTI = 48;
 
     private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
 
@@ -283,6 +285,14 @@ public final class PerfSys {
 
     /** BPF_PROG_LOAD of a program of {@code type} (PROG_TRACEPOINT, PROG_PERF_EVENT), as above. */
     public int progLoad(int type, long[] insns, String name) {
+        return progLoad(type, 0, insns, name);
+    }
+
+    /**
+     * BPF_PROG_LOAD with {@code expectedAttachType} (bpf_attr.expected_attach_type; a uprobe_multi
+     * program is PROG_KPROBE expecting TRACE_UPROBE_MULTI), as above.
+     */
+    public int progLoad(int type, int expectedAttachType, long[] insns, String name) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment code = arena.allocate(insns.length * 8L, 8);
             for (int i = 0; i < insns.length; i++) code.setAtIndex(JAVA_LONG, i, insns[i]);
@@ -298,6 +308,7 @@ public final class PerfSys {
             a.set(JAVA_INT, 28, logSize);
             a.set(JAVA_LONG, 32, log.address());
             setName(a, 48, name);
+            a.set(JAVA_INT, 68, expectedAttachType);
             try {
                 return bpf(BPF_PROG_LOAD, a, "bpf program " + name);
             } catch (PerfException e) {
@@ -305,6 +316,42 @@ public final class PerfSys {
                 String last = text.isEmpty() ? "" : text.substring(text.lastIndexOf('\n') + 1);
                 throw new PerfException(e.getMessage() + (last.isEmpty() ? "" : " (verifier: " + last + ")"), e.errno());
             }
+        }
+    }
+
+    /**
+     * BPF_LINK_CREATE of a uprobe_multi link: program {@code progFd} runs at each file offset of
+     * {@code path} (with its semaphore's file offset in {@code refCtrOffsets}, 0 for none, or
+     * null), its bpf_get_attach_cookie the matching cookie; {@code pid} 0 for every process that
+     * maps the file, else that process only. The link's descriptor: the probes go with its last
+     * close. {@code onReturn}: uretprobes, run when the function entered at each offset returns.
+     * A refusal names the path and the kernel's reason.
+     */
+    public int uprobeMultiLink(int progFd, String path, long[] offsets, long[] refCtrOffsets, long[] cookies, int pid,
+            boolean onReturn) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment p = arena.allocateFrom(path);
+            MemorySegment off = arena.allocate(8L * offsets.length, 8);
+            MemorySegment ck = arena.allocate(8L * offsets.length, 8);
+            MemorySegment ref = refCtrOffsets == null ? MemorySegment.NULL : arena.allocate(8L * offsets.length, 8);
+            for (int i = 0; i < offsets.length; i++) {
+                off.setAtIndex(JAVA_LONG, i, offsets[i]);
+                ck.setAtIndex(JAVA_LONG, i, cookies[i]);
+                if (refCtrOffsets != null) ref.setAtIndex(JAVA_LONG, i, refCtrOffsets[i]);
+            }
+            // bpf_attr.link_create: prog_fd, target_fd, attach_type, flags, then uprobe_multi's
+            // path, offsets, ref_ctr_offsets, cookies, cnt, flags, pid
+            MemorySegment a = arena.allocate(64, 8);
+            a.set(JAVA_INT, 0, progFd);
+            a.set(JAVA_INT, 8, TRACE_UPROBE_MULTI);
+            a.set(JAVA_LONG, 16, p.address());
+            a.set(JAVA_LONG, 24, off.address());
+            a.set(JAVA_LONG, 32, ref.address());
+            a.set(JAVA_LONG, 40, ck.address());
+            a.set(JAVA_INT, 48, offsets.length);
+            a.set(JAVA_INT, 52, onReturn ? 1 : 0); // BPF_F_UPROBE_MULTI_RETURN
+            a.set(JAVA_INT, 56, pid);
+            return bpf(BPF_LINK_CREATE, a, "uprobe on " + path);
         }
     }
 

@@ -83,10 +83,7 @@ final class SyscallProgram {
                 .stxDw(R0, 0, R7)
                 .stxW(R0, 8, R8)
                 .mov(R7, R0)
-                .mov(R1, R7)
-                .addImm(R1, 16)
-                .movImm(R2, 16)
-                .call(GET_CURRENT_COMM);
+                .comm(R7, 16);
         int ppid = bit == RETURN ? EXIT_PPID : ENTRY_PPID;
         if (parent != null) a.parentTgid(R7, ppid, parent);
         else a.movImm(R1, 0).stxDw(R7, ppid, R1);

@@ -222,4 +222,29 @@ final class Amd64Abi implements Abi {
         for (int i = 0; i < SLOT_OF_DWARF.length; i++) out[i] = raw[SLOT_OF_DWARF[i]];
         return (1L << SLOT_OF_DWARF.length) - 1;
     }
+
+    /**
+     * struct pt_regs (arch/x86/include/asm/ptrace.h): r15 r14 r13 r12 bp bx r11 r10 r9 r8 ax cx
+     * dx si di orig_ax ip cs flags sp ss, the first 21 words of user_regs_struct in its order.
+     */
+    private static final int PT_REGS_WORDS = Amd64Registers.SS + 1, PT_REGS_SP = Amd64Registers.RSP;
+
+    @Override
+    public int kernelRegsWords() {
+        return PT_REGS_WORDS;
+    }
+
+    @Override
+    public int kernelRegsSpWord() {
+        return PT_REGS_SP;
+    }
+
+    @Override
+    public RegisterFile fromKernelRegs(long[] words, RegisterFile reuse) {
+        RegisterFile r = reuse != null ? reuse : new Amd64Registers();
+        long[] raw = r.raw();
+        System.arraycopy(words, 0, raw, 0, PT_REGS_WORDS);
+        java.util.Arrays.fill(raw, PT_REGS_WORDS, raw.length, 0);
+        return r;
+    }
 }

@@ -11,7 +11,9 @@ import org.jdtrace.spi.FaultException;
  *
  * Arguments: at entry (and at offsets) arg0.. are the calling convention's (Abi.entryArgument);
  * at a return site arg0 is the return site's offset in the function and arg1 the return value,
- * as in illumos.
+ * as in illumos. A return probe on the kernel's uretprobe (UprobeSites: a function with one return
+ * site) fires with the registers after the return, the pc in the caller, so ustack()'s first frame
+ * is the caller's; arg0 is still that site's offset.
  */
 final class PidContext extends ThreadContext {
 
@@ -26,6 +28,13 @@ final class PidContext extends ThreadContext {
         this.hit = hit;
         this.probe = probe;
         this.site = hit.regs().pc();
+        return this;
+    }
+
+    /** A return probe fired by a uretprobe (registers after the return): its one return site is {@code site}. */
+    PidContext atReturn(HitContext hit, PidProbe probe, long site) {
+        at(hit, probe);
+        this.site = site;
         return this;
     }
 

@@ -31,6 +31,7 @@ import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
 import org.jdtrace.provider.fasttrap.internal.sym.Function;
 import org.jdtrace.provider.fasttrap.internal.sym.FunctionTable;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
+import org.jdtrace.perf.PerfEvents;
 import org.jdtrace.spi.Glob;
 import org.jdtrace.spi.Probe;
 import org.jdtrace.spi.ProbeDescription;
@@ -84,8 +85,26 @@ import org.slf4j.LoggerFactory;
  * reference counted in TracedProcess). Exec and exit retire pid<PID> from a separate thread
  * (never from the control thread, which the framework may be waiting for).
  *
+ * Two paths, one provider (the user sees the same probes). By default a process's probes are
+ * the kernel's uprobes (UprobeSites, through perf-events' UserProbes: one uprobe_multi link per
+ * enabled probe, what the clause reads captured at the hit by BPF, fired on the drain thread):
+ * ptrace serves only the start (-c held at its entry point, -p and pid<N> stopped while the
+ * probes go in) and go() detaches every thread (TracedProcess.untrace), so the process runs
+ * untraced, others (dtrace, strace, gdb) may attach, and a killed dtrace leaves nothing behind.
+ * The choice is made when a process is followed (ProcessState.kernel): ptrace when switched off
+ * (-x uprobes=off, -Djdtrace.uprobes=off), when no perf events service is there, or when the
+ * kernel refuses (one warning line with its reason). A probe the kernel refuses is one warning
+ * line; the rest of the enabling goes on. The uprobe path has no dynamic linker events (dlopen
+ * after the start) and sees exec and exit only as the end of the process.
+ *
+ * Probes for every process (provider `pid`, pid 0, matched by `pid*`): a library named by its
+ * file name (found in this JVM's mappings or the usual directories) is planned as a process's
+ * object with bias 0; its probes are uprobes on the file in any process that maps it, now or
+ * later (EveryProcessContext), with the probe's pid filter (/pid == N/) applied in the kernel
+ * (filterChanged). Only on uprobes.
+ *
  * Deactivation (the bundle or the ISA service stops) releases every process: every int3
- * removed, scratch unmapped, every thread detached.
+ * removed, scratch unmapped, every thread detached, every uprobe link closed.
  *
  * It is also the Fasttrap service (org.jdtrace.fasttrap) through which provider-sdt's USDT
  * probes share these processes and their tracepoints: its TargetListeners hear of each process
@@ -111,6 +130,30 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Reference(target = "(isa=amd64)")
     private Isa isa;
 
+    /** The kernel's perf events and BPF: pid and USDT probes on uprobes when present (UprobeSites). */
+    private volatile PerfEvents perf;
+
+    @Reference(cardinality = org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL,
+            policy = org.osgi.service.component.annotations.ReferencePolicy.DYNAMIC, unbind = "unbindPerf")
+    void bindPerf(PerfEvents p) {
+        perf = p;
+    }
+
+    /** The perf events service goes (its bundle stops; it closed every link): the next process starts afresh. */
+    synchronized void unbindPerf(PerfEvents p) {
+        if (perf != p) return;
+        perf = null;
+        if (kernelSites != null) kernelSites.close();
+        kernelSites = null;
+        refusalTold = false;
+    }
+
+    /** Whether probes go on kernel uprobes when the kernel allows (-x uprobes=off, -Djdtrace.uprobes=off: ptrace). */
+    private volatile boolean uprobes = !"off".equals(System.getProperty("jdtrace.uprobes"));
+    private UprobeSites kernelSites;
+    private boolean refusalTold;
+    private final Map<Probe, AutoCloseable> links = new ConcurrentHashMap<>();
+
     private volatile ProbeRegistry registry;
     private volatile int max = 250_000;
     private final Map<Integer, ProcessState> processes = new ConcurrentHashMap<>();
@@ -131,10 +174,16 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     public PidProvider() {}
 
-    /** For tests and embedding without DS. */
+    /** For tests and embedding without DS: probes on ptrace. */
     public PidProvider(Isa isa, int max) {
+        this(isa, max, null);
+    }
+
+    /** For tests and embedding without DS: probes on the kernel's uprobes through {@code perf} when not null. */
+    public PidProvider(Isa isa, int max, PerfEvents perf) {
         this.isa = isa;
         this.max = max;
+        this.perf = perf;
     }
 
     /** SIGTERM, Ctrl-C or System.exit with processes still traced: release them on the way out. */
@@ -154,6 +203,12 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Deactivate
     public void deactivate() {
         releaseAll();
+        synchronized (this) {
+            if (kernelSites != null) kernelSites.close();
+            kernelSites = null;
+        }
+        for (MappedObject o : everyProcessObjects.values()) o.elf().close();
+        everyProcessObjects.clear();
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException | IllegalArgumentException e) {
@@ -191,6 +246,33 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         this.max = max;
     }
 
+    @Override
+    public void setUprobes(boolean on) {
+        this.uprobes = on;
+    }
+
+    /**
+     * The uprobe sites for a process followed now, or null for the ptrace path: uprobes switched
+     * off, or refused by the kernel (told once, in one warning line with the kernel's reason).
+     */
+    private synchronized UprobeSites kernelSitesForNewProcess() {
+        if (!uprobes || perf == null) return null; // off, or embedded without perf events: ptrace
+        if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi());
+        String why = kernelSites.refusal();
+        if (why == null) return kernelSites;
+        if (!refusalTold) {
+            refusalTold = true;
+            LOG.warn("pid probes use ptrace: the kernel refuses uprobes ({})", why);
+        }
+        kernelSites = null; // the next process tries again (a perf events service may come)
+        return null;
+    }
+
+    /** Drops recorded by the kernel's uprobe rings so far (tests). */
+    synchronized long uprobeDrops() {
+        return kernelSites == null ? 0 : kernelSites.drops.get();
+    }
+
     // ------------------------------------------------------------------ ProcessControl
 
     @Override
@@ -221,7 +303,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         if (s != null) return target(s);
         TracedProcess p;
         try {
-            p = TracedProcess.grab(pid, isa, max);
+            p = grabWaiting(pid);
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage().startsWith("failed") ? e.getMessage()
                     : "failed to grab pid " + pid + ": " + e.getMessage());
@@ -231,6 +313,12 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     private ProcessState track(TracedProcess p, boolean owned) {
         ProcessState s = new ProcessState(p, owned, isa);
+        s.kernel = kernelSitesForNewProcess();
+        // read now: on the uprobe path clauses run after the event, maybe once the process is reaped
+        if (s.kernel != null) {
+            s.execname();
+            s.ppid();
+        }
         processes.put(p.pid(), s);
         p.addListener(new ProcessListener() {
             @Override
@@ -248,7 +336,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                 retireLater(s, true);
             }
         });
-        RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
+        if (s.kernel == null) RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
         for (java.util.function.Consumer<ProcessState> l : trackListeners) l.accept(s);
         tell(l -> l.followed(s));
         return s;
@@ -347,12 +435,54 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         });
     }
 
+    /**
+     * TracedProcess.grab, waiting up to GRAB_WAIT_NANOS while another tracer holds the process
+     * (on the uprobe path another dtrace holds it only while its probes go in, then lets go: two
+     * started at once must not fail); a process nobody traces fails at once.
+     */
+    private TracedProcess grabWaiting(int pid) {
+        long deadline = System.nanoTime() + GRAB_WAIT_NANOS;
+        for (;;) {
+            try {
+                return TracedProcess.grab(pid, isa, max);
+            } catch (RuntimeException e) {
+                if (!uprobes || perf == null || System.nanoTime() > deadline || !tracedByOther(pid)) throw e;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting to grab pid " + pid);
+            }
+        }
+    }
+
+    private static final long GRAB_WAIT_NANOS = 10_000_000_000L;
+
+    /** Whether another process ptraces {@code pid} now (/proc/PID/status' TracerPid). */
+    private static boolean tracedByOther(int pid) {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Integer.toString(pid), "status"))) {
+                if (l.startsWith("TracerPid:")) return !l.substring(10).strip().equals("0");
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /** Lets a held process run: on the uprobe path untraced from now on (ptrace only for the start). */
+    private static void letRun(ProcessState s) {
+        if (s.kernel != null) s.process.untrace();
+        else s.process.go();
+    }
+
     private TargetProcess target(ProcessState s) {
         TracedProcess p = s.process;
         return new TargetProcess() {
             @Override public int pid() { return p.pid(); }
             @Override public boolean created() { return p.created(); }
-            @Override public void go() { p.go(); }
+            @Override public void go() { letRun(s); }
             @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
             @Override public boolean exited() { return p.ended(); }
             @Override public int exitStatus() { return p.exitStatus(); }
@@ -392,6 +522,20 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         this.registry = registry;
     }
 
+    /**
+     * The hits the kernel's uprobes captured and the drain thread has not fired yet fire now (the
+     * pid probes' and the USDT sites' alike: they share the capture).
+     */
+    @Override
+    public void sync() {
+        PerfEvents p = perf;
+        boolean open;
+        synchronized (this) {
+            open = kernelSites != null;
+        }
+        if (p != null && open) p.drain();
+    }
+
     @Override
     public void detach() {
         registry = null;
@@ -413,11 +557,117 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         ProbeRegistry reg = registry;
         if (reg == null) return;
         int pid = pidOf(desc.provider());
-        if (pid == 0) return;
+        if (pid == 0) {
+            if (desc.provider().startsWith(EVERY_PROCESS)) provideEveryProcess(reg, desc);
+            return;
+        }
         ProcessState s = grabForProbes(pid);
         if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);
+    }
+
+    // ------------------------------------------------------------------ every process (pid*)
+
+    /**
+     * The provider of probes for every process that maps a library (pid 0: uprobes on the file,
+     * in any process, now or later): {@code pid:libc.so.6:malloc:entry}, matched by
+     * {@code pid*:libc.so.6:malloc:entry}. Only on the kernel's uprobes.
+     */
+    static final String EVERY_PROCESS = "pid";
+    /** Directories a library named by its file name is looked for in, after this JVM's own mappings. */
+    private static final List<String> LIBRARY_DIRS = List.of("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+            "/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib");
+    /** The files of probes for every process, by module name (bias 0: process addresses are file addresses). */
+    private final Map<String, MappedObject> everyProcessObjects = new ConcurrentHashMap<>();
+
+    /**
+     * Probes under provider {@code pid} for the library {@code desc} names by its file name (or
+     * an abbreviation libproc accepts, {@code libc}); a library that cannot be found, a glob or
+     * a.out as the module match nothing.
+     */
+    private void provideEveryProcess(ProbeRegistry reg, ProbeDescription desc) {
+        String mod = desc.module();
+        if (mod.isEmpty() || !Glob.isLiteral(mod) || mod.equals("a.out") || desc.function().equals("-")) return;
+        MappedObject o = everyProcessObject(mod);
+        if (o == null) return;
+        List<Creation> todo = plan(0, desc, List.of(o), null, f -> {
+            try {
+                return FunctionTable.of(f);
+            } catch (ElfException e) {
+                LOG.warn("pid: cannot read the symbols of {}: {}", f.path(), e.getMessage());
+                return List.of();
+            }
+        });
+        for (Creation c : todo) {
+            Probe p = reg.lookup(EVERY_PROCESS, c.module, c.function, c.name);
+            if (p == null) p = reg.create(EVERY_PROCESS, c.module, c.function, c.name, c.probe);
+            if (c.alias != null) reg.alias(p, c.alias);
+        }
+    }
+
+    /** The library named {@code module}: one this JVM maps, else a file of that name in LIBRARY_DIRS; null if none. */
+    private MappedObject everyProcessObject(String module) {
+        MappedObject known = everyProcessObjects.get(module);
+        if (known != null) return known;
+        java.nio.file.Path path = null;
+        try {
+            for (MappedObject m : org.jdtrace.provider.fasttrap.internal.sym.ProcessModules.read((int) ProcessHandle.current().pid())) {
+                if (path == null && !m.executable() && m.path() != null && answersTo(m.module(), module)) path = m.path();
+                m.elf().close();
+            }
+        } catch (IOException e) {
+            // look in the directories
+        }
+        for (String dir : LIBRARY_DIRS) {
+            java.nio.file.Path p = java.nio.file.Path.of(dir, module);
+            if (path == null && java.nio.file.Files.isRegularFile(p)) path = p;
+        }
+        if (path == null) return null;
+        try {
+            org.jdtrace.elf.ElfFile elf = org.jdtrace.elf.ElfFile.open(path.toRealPath());
+            MappedObject o = new MappedObject(path.toRealPath(), module, false, 0, 0, Long.MAX_VALUE, elf);
+            MappedObject raced = everyProcessObjects.putIfAbsent(module, o);
+            if (raced != null) elf.close();
+            return raced != null ? raced : o;
+        } catch (IOException e) {
+            LOG.warn("pid: cannot read {}: {}", path, e.getMessage());
+            return null;
+        }
+    }
+
+    /** One link for a probe of every process; its pid filter (/pid == N/) applied in the kernel. */
+    private void enableEveryProcess(Probe probe, PidProbe pp) {
+        UprobeSites k = kernelSitesForNewProcess();
+        MappedObject o = everyProcessObjects.get(probe.module());
+        if (pp.sites().isEmpty() || o == null) return;
+        if (k == null) {
+            LOG.warn("failed to enable {}: probes of every process need the kernel's uprobes", probe.description());
+            return;
+        }
+        try {
+            boolean uret = asUretprobe(pp);
+            List<Long> offsets = new ArrayList<>();
+            for (long pc : uret ? List.of(pp.functionStart()) : pcs(pp)) offsets.add(o.elf().fileOffset(pc, 1));
+            EveryProcessContext ctx = new EveryProcessContext(isa.abi(), pp, uret ? pp.sites().get(0).pc() : 0);
+            UprobeSites.Handle h = k.attach(Map.of(o.path().toString(), offsets), null, 0, uret, hit -> probe.fire(ctx.at(hit)));
+            k.filter(h, probe.pidFilter());
+            AutoCloseable old = links.put(probe, h);
+            if (old != null) closeLink(old);
+        } catch (ElfException | UprobeSites.UprobeRefused e) {
+            LOG.warn("failed to enable {}: {}", probe.description(), e.getMessage());
+        }
+    }
+
+    @Override
+    public void filterChanged(Probe probe) {
+        UprobeSites k;
+        synchronized (this) {
+            k = kernelSites;
+        }
+        if (k != null && links.get(probe) instanceof UprobeSites.Handle h && ((PidProbe) probe.providerArg()).pid() == 0) {
+            k.filter(h, probe.pidFilter());
+        }
     }
 
     /** The process a description names: the one followed, else grabbed (owned) and let run. */
@@ -428,9 +678,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
         }
         try {
-            TracedProcess p = TracedProcess.grab(pid, isa, max);
+            TracedProcess p = grabWaiting(pid);
             s = track(p, true);
-            p.go();
+            letRun(s);
             return s;
         } catch (RuntimeException e) {
             String msg = String.valueOf(e.getMessage());
@@ -540,6 +790,15 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      */
     private List<Creation> plan(ProcessState s, ProbeDescription desc, List<MappedObject> only) {
         if (desc.function().equals("-")) return planAddress(s, desc);
+        return plan(s.pid(), desc, modules(s), only, o -> functions(s, o));
+    }
+
+    /**
+     * The probes {@code desc} names among {@code objects} (process {@code pid}'s, or, pid 0, the
+     * files of the probes for every process), nothing created yet; see above.
+     */
+    private List<Creation> plan(int pid, ProbeDescription desc, List<MappedObject> objects, List<MappedObject> only,
+            java.util.function.Function<MappedObject, List<Function>> functionsOf) {
         String mod = desc.module(), fn = desc.function();
         String name = desc.name();
         boolean entry = Glob.matchesPart(name, "entry"), ret = Glob.matchesPart(name, "return");
@@ -548,7 +807,6 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         boolean badName = !allOffsets && !entry && !ret && oneOffset < 0;
         boolean needAnalysis = ret || allOffsets || oneOffset >= 0;
         List<Creation> out = new ArrayList<>();
-        List<MappedObject> objects = modules(s);
         // a literal name no object has exactly (libc, libc.so): the object it abbreviates, with
         // its probes made under the name as written so that the description matches them
         boolean alias = Glob.isLiteral(mod) && objects.stream().noneMatch(o -> o.module().equals(desc.module()));
@@ -563,7 +821,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             }
             String module = alias ? desc.module() : asAout ? o.module() : file;
             boolean found = false;
-            for (Function f : functions(s, o)) {
+            for (Function f : functionsOf.apply(o)) {
                 // a glob names the function once, by its preferred name; a description that
                 // names only an alias (_go, _IO_puts) gets the same probes, aliased
                 Function as = f.as(n -> Glob.matchesPart(fn, n));
@@ -572,7 +830,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                 found = true;
                 if (f.size() == 0) {
                     String why = FunctionTable.unresolved(f);
-                    if (why != null) LOG.warn("pid{}: {}", s.pid(), why);
+                    if (why != null) LOG.warn("pid{}: {}", pid, why);
                     continue;
                 }
                 if (badName) throw new ProviderException("'" + name + "' is an invalid probe name", "D_PROC_NAME");
@@ -582,10 +840,10 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
                 }
                 try {
                     int before = out.size();
-                    planFunction(s.pid(), module, f, needAnalysis, entry, ret, allOffsets ? name : null, oneOffset, out);
+                    planFunction(pid, module, f, needAnalysis, entry, ret, allOffsets ? name : null, oneOffset, out);
                     for (int i = before; aliasName != null && i < out.size(); i++) out.set(i, out.get(i).aliased(aliasName));
                 } catch (IsaException | ElfException e) {
-                    LOG.warn("pid{}: skipping {}`{}: {}", s.pid(), o.module(), f.name(), e.getMessage());
+                    LOG.warn("pid{}: skipping {}`{}: {}", pid, o.module(), f.name(), e.getMessage());
                 }
             }
             if (!found && Glob.isLiteral(fn) && Glob.isLiteral(mod)) {
@@ -707,8 +965,17 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Override
     public void enable(Probe probe) {
         PidProbe pp = (PidProbe) probe.providerArg();
+        if (pp.pid() == 0) {
+            enableEveryProcess(probe, pp);
+            return;
+        }
         ProcessState s = processes.get(pp.pid());
         if (s == null || s.defunct()) return;
+        UprobeSites k = s.kernel;
+        if (k != null) {
+            enableOnUprobes(k, s, probe, pp);
+            return;
+        }
         TracepointHandler h = hit -> probe.fire(s.context.at(hit, pp));
         List<TracedProcess.Request> rq = new ArrayList<>();
         for (Instruction i : pp.sites()) rq.add(new TracedProcess.Request(i.pc(), i, h));
@@ -720,8 +987,57 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         handlers.put(probe, h);
     }
 
+    /**
+     * One uprobe link for the probe's sites, its hits fired on the drain thread with the captured
+     * context. A probe the kernel refuses is one warning line with its reason; the rest of the
+     * enabling goes on (the probe never fires).
+     */
+    private void enableOnUprobes(UprobeSites k, ProcessState s, Probe probe, PidProbe pp) {
+        if (pp.sites().isEmpty()) return; // the return probe of a function that never returns
+        boolean uret = asUretprobe(pp);
+        long site = pp.sites().get(0).pc();
+        TracepointHandler h = uret ? hit -> probe.fire(s.kernelContext.atReturn(hit, pp, site))
+                : hit -> probe.fire(s.kernelContext.at(hit, pp));
+        try {
+            AutoCloseable old = links.put(probe, k.attach(s, uret ? List.of(pp.functionStart()) : pcs(pp), 0, uret, h));
+            if (old != null) closeLink(old);
+        } catch (UprobeSites.UprobeRefused e) {
+            LOG.warn("failed to enable {}: {}", probe.description(), e.getMessage());
+        }
+    }
+
+    /**
+     * A return probe with one return site is the kernel's uretprobe of its function: one trap at
+     * the entry and a cheap return trampoline instead of a single-step of the ret at every return
+     * (bpftrace's uretprobe cost); arg0 stays that site's offset. (The kernel follows at most 64
+     * nested returns of one thread; deeper recursion misses returns there.) Several sites keep a
+     * uprobe on each, so that arg0 tells which.
+     */
+    private static boolean asUretprobe(PidProbe pp) {
+        return pp.kind() == PidProbe.Kind.RETURN && pp.sites().size() == 1;
+    }
+
+    private static List<Long> pcs(PidProbe pp) {
+        List<Long> pcs = new ArrayList<>();
+        for (Instruction i : pp.sites()) pcs.add(i.pc());
+        return pcs;
+    }
+
+    private static void closeLink(AutoCloseable link) {
+        try {
+            link.close();
+        } catch (Exception e) {
+            LOG.debug("uprobe link close failed", e);
+        }
+    }
+
     @Override
     public void disable(Probe probe) {
+        AutoCloseable link = links.remove(probe);
+        if (link != null) {
+            closeLink(link);
+            return;
+        }
         PidProbe pp = (PidProbe) probe.providerArg();
         TracepointHandler h = handlers.remove(probe);
         ProcessState s = processes.get(pp.pid());
@@ -732,6 +1048,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Override
     public void destroy(Probe probe) {
         PidProbe pp = (PidProbe) probe.providerArg();
+        if (pp.pid() == 0) return; // every process's: no process, no fasttrap-max count
         sites.addAndGet(-pp.sites().size());
         ProcessState s = processes.get(pp.pid());
         if (s == null) return;

@@ -61,6 +61,17 @@ final class ProcessState implements TracedTarget {
     final ProcessUnwind unwind = new ProcessUnwind(this);
     /** The view of a hit that other providers get (org.jdtrace.fasttrap.Hit); control thread only. */
     final SiteContext siteContext;
+    /**
+     * Non-null while the kernel's uprobes serve this process's probes (chosen when it is
+     * followed; the process then runs untraced from go() on), null on the ptrace path.
+     */
+    volatile UprobeSites kernel;
+    /** The contexts of hits the kernel captured: drain thread only. */
+    final PidContext kernelContext;
+    final SiteContext kernelSiteContext;
+    private org.jdtrace.provider.fasttrap.internal.proc.HitContext capturedHit;
+    private org.jdtrace.isa.RegisterFile capturedRegs;
+    private CapturedStack capturedStack;
     /** The descriptions provide() accepted for this process, in the order given. */
     final Set<ProbeDescription> descriptions = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
 
@@ -72,7 +83,19 @@ final class ProcessState implements TracedTarget {
         this.ownedByProvider = ownedByProvider;
         this.context = new PidContext(this, isa.abi());
         this.siteContext = new SiteContext(this, isa.abi());
+        this.kernelContext = new PidContext(this, isa.abi());
+        this.kernelSiteContext = new SiteContext(this, isa.abi());
         this.isa = isa;
+    }
+
+    /** A hit the kernel captured, as the context of this process's handlers (drain thread only, nothing allocated after the first). */
+    org.jdtrace.provider.fasttrap.internal.proc.HitContext captured(org.jdtrace.perf.UserHit h, org.jdtrace.isa.Abi abi) {
+        if (capturedHit == null) {
+            capturedHit = org.jdtrace.provider.fasttrap.internal.proc.HitContext.captured(process);
+            capturedStack = new CapturedStack(process.memory());
+        }
+        capturedRegs = abi.fromKernelRegs(h.regs, capturedRegs);
+        return capturedHit.capture(h.tid, capturedRegs, capturedStack.at(h.stackAddr, h.stack), h.time, h.cpu);
     }
 
     /** Why a process became defunct: the only two. */
@@ -150,6 +173,8 @@ final class ProcessState implements TracedTarget {
     @Override
     public Site trace(long pc, SiteHandler handler) throws TracepointRefused {
         if (defunct) throw new TracepointRefused("process " + pid() + " has exec'd or exited");
+        UprobeSites k = kernel;
+        if (k != null) return kernelSite(k, pc, 0, handler);
         byte[] code = new byte[16];
         org.jdtrace.isa.Instruction insn;
         try {
@@ -173,6 +198,11 @@ final class ProcessState implements TracedTarget {
         } catch (TracepointException e) {
             throw new TracepointRefused(e.getMessage());
         }
+        return site(pc, () -> process.disable(pc, h));
+    }
+
+    /** A hold on the site at {@code pc} whose first close() runs {@code undo} (later ones nothing). */
+    private static Site site(long pc, Runnable undo) {
         return new Site() {
             private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
 
@@ -183,9 +213,42 @@ final class ProcessState implements TracedTarget {
 
             @Override
             public void close() {
-                if (open.compareAndSet(true, false)) process.disable(pc, h);
+                if (open.compareAndSet(true, false)) undo.run();
             }
         };
+    }
+
+    /**
+     * On the uprobe path, a site whose semaphore the kernel counts (ref_ctr_offset); null on the
+     * ptrace path, or when the kernel refuses it so (another tracer's uprobe there names no
+     * semaphore, or the semaphore has no place in the file): the caller counts it itself.
+     */
+    @Override
+    public Site traceCounted(long pc, long semaphore, SiteHandler handler) {
+        UprobeSites k = kernel;
+        if (k == null || defunct || semaphore == 0) return null;
+        try {
+            return kernelSite(k, pc, semaphore, handler);
+        } catch (TracepointRefused e) {
+            return null;
+        }
+    }
+
+    /** A site on a kernel uprobe (the kernel decides what it can probe; its refusal is the message). */
+    private Site kernelSite(UprobeSites k, long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
+        AutoCloseable link;
+        try {
+            link = k.attach(this, List.of(pc), semaphore, false, hit -> handler.hit(kernelSiteContext.at(hit)));
+        } catch (UprobeSites.UprobeRefused e) {
+            throw new TracepointRefused(e.getMessage());
+        }
+        return site(pc, () -> {
+            try {
+                link.close();
+            } catch (Exception e) {
+                // the kernel removes the probe with the link's descriptor in any case
+            }
+        });
     }
 
     synchronized List<MappedObject> modules() throws IOException {

@@ -13,7 +13,9 @@ import org.jdtrace.unwind.Unwinder;
 /*
  * What every probe context of a stopped thread of a traced process has in common (the pid and
  * the syscall provider's): identity (pid, tid, ppid, execname from the shared ProcessState),
- * registers, the process's memory, symbols and signals. One instance per traced process and
+ * registers, the process's memory, symbols and signals. A hit the kernel's uprobes captured
+ * (HitContext.captured) has its time, CPU, registers and top of stack from the event; the rest of
+ * memory (copyin, copyinstr) is read when the clause runs, after the event. One instance per traced process and
  * provider, reused for every stop (stops of a process are serialised on its control thread) and
  * valid only while the probe fires. Memory reads that fail become FaultException (dtrace:::ERROR,
  * tracing goes on).
@@ -70,7 +72,15 @@ abstract class ThreadContext implements ProbeContext {
      */
     @Override
     public int cpu() {
-        return Sys.cpu();
+        int c = hit.cpu();
+        return c >= 0 ? c : Sys.cpu();
+    }
+
+    /** A hit the kernel captured carries its time; a ptrace stop is now. */
+    @Override
+    public long timestamp() {
+        long t = hit.time();
+        return t != 0 ? t : System.nanoTime();
     }
 
     /**
@@ -107,7 +117,7 @@ abstract class ThreadContext implements ProbeContext {
 
     @Override
     public String copyinstr(long addr, int max) throws FaultException {
-        String s = hit.memory().readString(addr, max);
+        String s = hit.process().memory().readString(addr, max);
         if (s == null) throw new FaultException(FaultException.Kind.BADADDR, addr);
         return s;
     }
@@ -115,7 +125,7 @@ abstract class ThreadContext implements ProbeContext {
     @Override
     public void copyout(byte[] data, long addr) throws FaultException {
         try {
-            hit.memory().write(addr, data, 0, data.length);
+            hit.process().memory().write(addr, data, 0, data.length);
         } catch (IsaException e) {
             throw new FaultException(FaultException.Kind.BADADDR, addr);
         }

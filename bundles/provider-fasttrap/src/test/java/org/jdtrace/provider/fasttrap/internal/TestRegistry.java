@@ -24,6 +24,8 @@ final class TestRegistry implements ProbeRegistry {
         final String provider, module, function, name;
         final Object arg;
         volatile Consumer<ProbeContext> ecb;
+        /** Probe.pidFilter: -1, or the one pid every ECB of the probe wants. */
+        volatile long pidFilter = -1;
 
         TestProbe(int id, String provider, String module, String function, String name, Object arg) {
             this.id = id;
@@ -41,6 +43,7 @@ final class TestRegistry implements ProbeRegistry {
         @Override public String name() { return name; }
         @Override public Object providerArg() { return arg; }
         @Override public boolean isEnabled() { return ecb != null; }
+        @Override public long pidFilter() { return pidFilter; }
 
         @Override
         public void fire(ProbeContext ctx) {

@@ -37,7 +37,10 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  *
  * Grabbing (-p): every thread in /proc/PID/task is PTRACE_SEIZEd (no EXITKILL) and
  * PTRACE_INTERRUPTed; the scan repeats until it finds no new thread. release() lets it run on
- * as if never traced.
+ * as if never traced. untrace() does the same for a process whose probes the kernel serves
+ * (uprobes) but keeps following it (DETACHED): its memory stays open (/proc/PID/mem needs no
+ * attachment), ended()/awaitExit() poll it (waitpid WNOHANG for a created one, /proc for a
+ * grabbed one) and kill() still ends a created one; no event (exec, exit, clone) is seen.
  *
  * Events (all on the control thread, ControlThread's loop -> dispatch):
  *  - clone: the new thread is traced automatically (TRACECLONE) and followed;
@@ -93,7 +96,8 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  */
 public final class TracedProcess implements AutoCloseable {
 
-    public enum State { STOPPED, RUNNING, DEFUNCT, EXITED, RELEASED }
+    /** DETACHED: running untraced, still followed for the kernel's probes (untrace()). */
+    public enum State { STOPPED, RUNNING, DEFUNCT, EXITED, RELEASED, DETACHED }
 
     private static final int OPTIONS = Sys.PTRACE_O_TRACECLONE | Sys.PTRACE_O_TRACEFORK
             | Sys.PTRACE_O_TRACEVFORK | Sys.PTRACE_O_TRACEEXEC | Sys.PTRACE_O_TRACESYSGOOD;
@@ -447,7 +451,13 @@ public final class TracedProcess implements AutoCloseable {
 
     /** Waits for the process to exit; its wait status, or -1 on timeout. */
     public int awaitExit(long timeout, TimeUnit unit) throws InterruptedException {
-        return gone.await(timeout, unit) ? exitStatus : -1;
+        if (state != State.DETACHED && state != State.RELEASED) return gone.await(timeout, unit) ? exitStatus : -1;
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!ended()) {
+            if (System.nanoTime() > deadline) return -1;
+            Thread.sleep(2);
+        }
+        return exitStatus;
     }
 
     /** The wait status once EXITED (or ended after release, see {@link #ended}), else -1. */
@@ -461,7 +471,7 @@ public final class TracedProcess implements AutoCloseable {
      * reaped here (WNOHANG) and its wait status kept; a grabbed one is gone when /proc says so.
      */
     public boolean ended() {
-        if (state != State.RELEASED) return state == State.EXITED;
+        if (state != State.RELEASED && state != State.DETACHED) return state == State.EXITED;
         if (exitStatus != -1) return true;
         if (created) {
             try {
@@ -1067,9 +1077,29 @@ public final class TracedProcess implements AutoCloseable {
      * detaches every thread: the process runs on as if never traced. Idempotent.
      */
     public void release() {
+        if (state == State.DETACHED) {
+            state = State.RELEASED;
+            mem.close();
+            return;
+        }
         if (state == State.EXITED || state == State.RELEASED) return;
         try {
-            ctl.run(this::detachAll);
+            ctl.run(() -> detachAll(false));
+        } catch (IllegalStateException e) {
+            // the control thread already finished: the process is gone
+        }
+    }
+
+    /**
+     * Untraced from now on (the kernel's uprobes serve its probes): every tracepoint removed,
+     * every thread detached and let run, as release() does, but the process stays followed:
+     * its memory open, ended() and awaitExit() polling it, kill() still reaching a created one.
+     * A process that is not STOPPED or RUNNING is left as it is. Idempotent.
+     */
+    public void untrace() {
+        if (state != State.STOPPED && state != State.RUNNING) return;
+        try {
+            ctl.run(() -> detachAll(true));
         } catch (IllegalStateException e) {
             // the control thread already finished: the process is gone
         }
@@ -1077,6 +1107,22 @@ public final class TracedProcess implements AutoCloseable {
 
     /** Kills the process (a -c target when dtrace ends first) and waits for it. */
     public void kill() {
+        if (state == State.DETACHED && created) {
+            try {
+                sys.kill(pid, Sys.SIGKILL);
+            } catch (SysException e) {
+                // already gone
+            }
+            try {
+                awaitExit(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            state = State.RELEASED;
+            mem.close();
+            return;
+        }
+        if (state == State.DETACHED) release();
         if (state == State.EXITED || state == State.RELEASED) return;
         try {
             sys.kill(pid, Sys.SIGKILL);
@@ -1097,8 +1143,8 @@ public final class TracedProcess implements AutoCloseable {
         else release();
     }
 
-    private void detachAll() {
-        if (state == State.EXITED || state == State.RELEASED) return;
+    private void detachAll(boolean keepFollowing) {
+        if (state == State.EXITED || state == State.RELEASED || state == State.DETACHED) return;
         holding = true;
         for (TState t : threads.values()) {
             if (!t.stopped) sys.ptraceErrno(Sys.PTRACE_INTERRUPT, t.tid, 0, 0);
@@ -1136,8 +1182,12 @@ public final class TracedProcess implements AutoCloseable {
         }
         threads.clear();
         detachWhenStopped(blocked);
-        mem.close();
-        gone.countDown();
+        if (keepFollowing && state == State.RELEASED) {
+            state = State.DETACHED;
+        } else {
+            mem.close();
+            gone.countDown();
+        }
         ctl.finish();
     }
 

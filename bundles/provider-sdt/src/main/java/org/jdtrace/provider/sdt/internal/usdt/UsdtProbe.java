@@ -29,6 +29,8 @@ final class UsdtProbe {
     final List<String> declaredTypes;
     final ArgumentReader reader;
     final List<Site> held = new CopyOnWriteArrayList<>();
+    /** While enabled: the semaphores this provider counted itself (those the kernel does not count for it). */
+    volatile List<Long> counted = List.of();
     volatile boolean gone;
 
     UsdtProbe(UsdtProcess process, TargetObject object, List<SiteSpec> sites, SdtArgument[] args,

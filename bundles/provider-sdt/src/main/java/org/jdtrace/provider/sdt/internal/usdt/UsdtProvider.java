@@ -17,7 +17,10 @@
  *
  * enable: one hold per site on fasttrap's shared tracepoint at that address (one int3 per
  * address, shared with pid probes there), then +1 on every semaphore of the probe (Semaphores).
- * disable: the holds are closed and the semaphores get their 1 back, unless the object or the
+ * On the kernel's uprobes a site is taken with its semaphore (TracedTarget.traceCounted) and the
+ * kernel counts it (ref_ctr_offset: down again when the link closes, even with dtrace killed);
+ * only the semaphores it would not count are ours (UsdtProbe.counted).
+ * disable: the holds are closed and our semaphores get their 1 back, unless the object or the
  * process is gone. The hit (probe context: lock-free, allocation-free): Probe.fire with
  * fasttrap's reused context whose args come from the notes' operand specs through the Abi.
  * argDesc: the types a dtrace -h header declared (its .note.jdtrace notes, see UsdtScan), else
@@ -218,15 +221,24 @@ public final class UsdtProvider implements Provider, TargetListener {
         UsdtProbe u = (UsdtProbe) probe.providerArg();
         if (u.gone || u.process.target.defunct()) return;
         ArgumentReader reader = u.reader;
+        List<Long> ours = new java.util.ArrayList<>();
         try {
             for (UsdtProbe.SiteSpec s : u.sites) {
-                u.held.add(u.process.target.trace(s.pc(), hit -> probe.fire(hit.context(reader))));
+                org.jdtrace.fasttrap.SiteHandler h = hit -> probe.fire(hit.context(reader));
+                // on uprobes the kernel counts the semaphore (ref_ctr_offset): a killed dtrace leaves it right
+                Site site = s.semaphore() == 0 ? null : u.process.target.traceCounted(s.pc(), s.semaphore(), h);
+                if (site == null) {
+                    site = u.process.target.trace(s.pc(), h);
+                    if (s.semaphore() != 0 && !ours.contains(s.semaphore())) ours.add(s.semaphore());
+                }
+                u.held.add(site);
             }
         } catch (TracepointRefused e) {
             closeAll(u);
             throw new ProviderException("failed to enable " + probe.description() + ": " + e.getMessage(), null, e);
         }
-        for (long sem : u.semaphores()) {
+        u.counted = List.copyOf(ours);
+        for (long sem : u.counted) {
             if (!u.process.semaphores.add(sem, 1)) {
                 LOG.warn("pid{}: cannot set the semaphore of {} at 0x{}", u.process.pid(), probe.description(),
                         Long.toHexString(sem));
@@ -240,7 +252,8 @@ public final class UsdtProvider implements Provider, TargetListener {
         if (u.held.isEmpty()) return;
         closeAll(u);
         if (u.gone || u.process.target.defunct()) return;
-        for (long sem : u.semaphores()) u.process.semaphores.add(sem, -1);
+        for (long sem : u.counted) u.process.semaphores.add(sem, -1);
+        u.counted = List.of();
     }
 
     private static void closeAll(UsdtProbe u) {

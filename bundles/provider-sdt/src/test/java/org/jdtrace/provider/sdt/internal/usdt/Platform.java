@@ -30,12 +30,21 @@ final class Platform implements AutoCloseable {
     static final Isa ISA = new Amd64Isa();
 
     final DTraceFramework fw = new DTraceFramework();
-    final PidProvider pid = new PidProvider(ISA, 250_000);
+    final PidProvider pid;
+    /** The kernel's perf events when the pid provider puts probes on uprobes, else null (ptrace). */
+    final org.jdtrace.perf.internal.PerfEventsImpl perf;
     final DTraceService dtrace;
     final DTraceCommandImpl command;
     volatile UsdtProvider usdt;
 
     Platform() {
+        this(false);
+    }
+
+    /** With {@code uprobes}, pid and USDT probes on the kernel's uprobes (perf-events), else on ptrace. */
+    Platform(boolean uprobes) {
+        perf = uprobes ? new org.jdtrace.perf.internal.PerfEventsImpl(ISA) : null;
+        pid = new PidProvider(ISA, 250_000, perf);
         fw.addProvider(new DTraceProvider());
         fw.addProvider(pid);
         DSessionFactoryImpl sessions = new DSessionFactoryImpl();
@@ -129,5 +138,6 @@ final class Platform implements AutoCloseable {
         stopUsdt();
         pid.deactivate();
         fw.deactivate();
+        if (perf != null) perf.close();
     }
 }

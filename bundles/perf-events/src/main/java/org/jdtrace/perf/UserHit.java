@@ -1,0 +1,49 @@
+package org.jdtrace.perf;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One uprobe hit as the BPF program captured it at the event (a flyweight: refilled for the next
+ * record; {@link #stack} valid only during the handler's call). {@link #regs} holds the kernel's
+ * register frame at the hit (struct pt_regs words, pc at the probed instruction); {@link #stack}
+ * the bytes of the user stack from the stack pointer up, as far as they could be read (the
+ * rest zero), for an unwinder: (regs, stack bytes, stack pointer) is all it needs.
+ *
+ * @since 1.4
+ */
+public final class UserHit {
+
+    public long cookie;
+    public int pid;
+    public int tid;
+    public int cpu;
+    /** CLOCK_MONOTONIC nanoseconds at the hit (System.nanoTime's clock, DTrace's timestamp). */
+    public long time;
+    public final long[] regs;
+    public MemorySegment stack = MemorySegment.NULL;
+    /** The user address of {@link #stack}'s first byte (the stack pointer at the hit). */
+    public long stackAddr;
+    final byte[] comm = new byte[16];
+    private String commString;
+
+    public UserHit(int regsWords) {
+        regs = new long[regsWords];
+    }
+
+    /** The hitting thread's name (its comm) at the hit. */
+    public String comm() {
+        if (commString == null) {
+            int n = 0;
+            while (n < comm.length && comm[n] != 0) n++;
+            commString = new String(comm, 0, n, StandardCharsets.UTF_8);
+        }
+        return commString;
+    }
+
+    /** For the service: the comm bytes to refill (the cached string forgotten). */
+    public byte[] commBytes() {
+        commString = null;
+        return comm;
+    }
+}

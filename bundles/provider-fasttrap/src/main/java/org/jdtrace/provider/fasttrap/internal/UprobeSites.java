@@ -1,0 +1,242 @@
+/*
+ * The pid and USDT probes' sites on kernel uprobes (illumos' fasttrap tracepoints, serviced in
+ * the kernel as there): through perf-events' UserProbes, each enabled probe is one uprobe_multi
+ * link on the file of the object that holds its sites, for its process only, with a cookie that
+ * names the probe's slot here. The BPF program captures at the hit the thread, its pt_regs and
+ * STACK_BYTES of its stack (CapturedStack); the drain thread hands each record to its slot's
+ * TracepointHandler with a captured HitContext of the process (one per process, drain thread
+ * only), so PidContext and SiteContext read arguments, uregs and the return value as at a ptrace
+ * stop. The process is never stopped and holds no ptrace attachment while it is traced; the
+ * kernel serves any number of consumers at one address, and removes the probes when the links'
+ * descriptors close, by close() or by the death of the JVM (nothing is left in the process).
+ *
+ * Availability: refusal() opens the capture once to learn whether the kernel allows it; a
+ * refusal (no BPF privilege, no uprobe_multi, no perf events service) is remembered with the
+ * kernel's reason, which PidProvider reports in one warning line before it falls back on ptrace.
+ * The capture (a program, maps, a ring per CPU) is open only while some link is: the first
+ * attach opens it, the last link's close closes it (under this object's lock, `open` counting
+ * the links), so a dtrace run without uprobes holds nothing of it.
+ *
+ * Slots: an AtomicReferenceArray indexed by cookie, published before the link exists and
+ * cleared after it is closed; a record whose slot is empty (the probe disabled since) is
+ * dropped. Cookies are reused once freed (under this object's lock). Kernel drops (a full
+ * ring) are counted and reported as one warning line per drain.
+ */
+package org.jdtrace.provider.fasttrap.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+import org.jdtrace.isa.Abi;
+import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.perf.PerfException;
+import org.jdtrace.perf.UserHit;
+import org.jdtrace.perf.UserProbeHandler;
+import org.jdtrace.perf.UserProbes;
+import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
+import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+final class UprobeSites implements UserProbeHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UprobeSites.class);
+    /** The top of the user stack captured at each hit (ustack's frames, an entry's return address). */
+    static final int STACK_BYTES = 256;
+
+    /** What a slot does with a record: fire its probe (drain thread). */
+    interface HitHandler {
+        void hit(UserHit h);
+    }
+
+    private final PerfEvents perf;
+    private final Abi abi;
+    private UserProbes probes;
+    private String refusal;
+    private boolean tried;
+    /** Links open (attach .. Handle.close); the capture is open while it is not 0. */
+    private int open;
+    private final AtomicReferenceArray<HitHandler> slots = new AtomicReferenceArray<>(UserProbes.COOKIES);
+    private final BitSet used = new BitSet();
+    /** Records lost in the kernel (a full ring), over the capture's life. */
+    final AtomicLong drops = new AtomicLong();
+
+    UprobeSites(PerfEvents perf, Abi abi) {
+        this.perf = perf;
+        this.abi = abi;
+    }
+
+    /** Null when uprobes serve the probes, else why not (the kernel's reason); tried once. */
+    synchronized String refusal() {
+        if (tried) return refusal;
+        tried = true;
+        if (perf == null) return refusal = "no perf events service";
+        if (abi.kernelRegsWords() == 0) return refusal = "no kernel register frame for this ISA";
+        try {
+            capture();
+            if (open == 0) {
+                probes.close();
+                probes = null;
+            }
+        } catch (PerfException e) {
+            refusal = e.getMessage();
+        }
+        return refusal;
+    }
+
+    private UserProbes capture() {
+        assert Thread.holdsLock(this);
+        if (probes == null) probes = perf.userProbes(abi.kernelRegsWords(), abi.kernelRegsSpWord(), STACK_BYTES, this);
+        return probes;
+    }
+
+    /**
+     * Uprobes at process addresses {@code pcs} of {@code s} (all in mapped objects; with
+     * {@code onReturn}, uretprobes of the functions that start there), each hit handed to
+     * {@code handler} with a captured context. Closing the handle removes them.
+     *
+     * @throws UprobeRefused with the kernel's reason (or ours: an address in no object's file)
+     */
+    AutoCloseable attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
+            throws UprobeRefused {
+        Map<String, List<Long>> byFile = new LinkedHashMap<>();
+        Map<String, List<Long>> refs = semaphore == 0 ? null : new LinkedHashMap<>();
+        try {
+            List<MappedObject> objects = s.modules();
+            for (long pc : pcs) {
+                MappedObject o = objects.stream().filter(m -> m.contains(pc)).findFirst().orElse(null);
+                if (o == null || o.path() == null) {
+                    throw new UprobeRefused("0x" + Long.toHexString(pc) + " is in no file of process " + s.pid());
+                }
+                byFile.computeIfAbsent(o.path().toString(), k -> new ArrayList<>()).add(o.elf().fileOffset(pc - o.bias(), 1));
+                // the semaphore lies in the same object (a USDT note's), as a file offset
+                if (refs != null) refs.computeIfAbsent(o.path().toString(), k -> new ArrayList<>()).add(o.elf().fileOffset(semaphore - o.bias(), 2));
+            }
+        } catch (IOException e) {
+            throw new UprobeRefused(e.getMessage());
+        }
+        return attach(byFile, refs, s.pid(), onReturn, h -> handler.hit(s.captured(h, abi)));
+    }
+
+    /**
+     * Uprobes at the file offsets of each file of {@code byFile} (with the semaphores' file offsets
+     * of {@code refCtrs}, the kernel counting them, or null), in process {@code pid} (0: every
+     * process that maps the file, now or later), each record handed to {@code handler}; the
+     * cookie of their slot, for {@link #filter}, is the handle's. Closing the handle removes them.
+     */
+    Handle attach(Map<String, List<Long>> byFile, Map<String, List<Long>> refCtrs, int pid, boolean onReturn, HitHandler handler)
+            throws UprobeRefused {
+        UserProbes u;
+        int cookie;
+        synchronized (this) {
+            if (refusal != null) throw new UprobeRefused(refusal);
+            try {
+                u = capture();
+            } catch (PerfException e) {
+                throw new UprobeRefused(e.getMessage());
+            }
+            cookie = used.nextClearBit(0);
+            if (cookie >= UserProbes.COOKIES) throw new UprobeRefused("more than " + UserProbes.COOKIES + " uprobe probes enabled");
+            used.set(cookie);
+            open++;
+        }
+        slots.set(cookie, handler);
+        u.filter(cookie, 0); // a reused cookie keeps no filter of its last probe
+        List<AutoCloseable> links = new ArrayList<>();
+        try {
+            for (Map.Entry<String, List<Long>> e : byFile.entrySet()) {
+                long[] offsets = e.getValue().stream().mapToLong(Long::longValue).toArray();
+                long[] refs = refCtrs == null ? null : refCtrs.get(e.getKey()).stream().mapToLong(Long::longValue).toArray();
+                links.add(u.attach(e.getKey(), offsets, refs, cookie, pid, onReturn));
+            }
+        } catch (PerfException e) {
+            closeAll(links);
+            slots.set(cookie, null);
+            free(cookie);
+            throw new UprobeRefused(e.getMessage());
+        }
+        return new Handle(cookie, links);
+    }
+
+    /** The links of one attach; close() removes them and frees the slot. */
+    final class Handle implements AutoCloseable {
+        final int cookie;
+        private final List<AutoCloseable> links;
+
+        Handle(int cookie, List<AutoCloseable> links) {
+            this.cookie = cookie;
+            this.links = links;
+        }
+
+        @Override
+        public void close() {
+            closeAll(links);
+            if (slots.getAndSet(cookie, null) != null) free(cookie);
+        }
+    }
+
+    /** Only process {@code pid}'s hits of {@code h} reach the ring (-1 or 0: every process's); dropped in the kernel. */
+    void filter(Handle h, long pid) {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.filter(h.cookie, pid > 0 && pid <= Integer.MAX_VALUE ? (int) pid : 0);
+    }
+
+    /** The slot and its link count go; the last one closes the capture. */
+    private synchronized void free(int cookie) {
+        used.clear(cookie);
+        if (--open == 0 && probes != null) {
+            probes.close();
+            probes = null;
+        }
+    }
+
+    private static void closeAll(List<AutoCloseable> links) {
+        for (AutoCloseable l : links) {
+            try {
+                l.close();
+            } catch (Exception e) {
+                LOG.debug("uprobe link close failed", e);
+            }
+        }
+    }
+
+    /** Drain thread: one captured hit to its probe's handler (dropped when the probe is gone). */
+    @Override
+    public void hit(UserHit h) {
+        if (h.cookie < 0 || h.cookie >= UserProbes.COOKIES) return;
+        HitHandler handler = slots.get((int) h.cookie);
+        if (handler != null) handler.hit(h);
+    }
+
+    @Override
+    public void lost(int cpu, long count) {
+        drops.addAndGet(count);
+        LOG.warn("pid: {} drops on CPU {}", count, cpu);
+    }
+
+    /** Closes the capture and every link (the bundle stops). */
+    synchronized void close() {
+        if (probes != null) probes.close();
+        probes = null;
+        tried = true;
+        refusal = "closed";
+    }
+
+    /** The kernel (or we) would not place a uprobe: the message is one line for the user. */
+    static final class UprobeRefused extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UprobeRefused(String message) {
+            super(message, null, false, false);
+        }
+    }
+}
