@@ -71,6 +71,7 @@ public final class ProcessMemory implements Memory {
     }
 
     /** Reads as many bytes as are readable, up to len; returns the count. */
+    @Override
     public int readSome(long addr, byte[] buf, int off, int len) {
         int n = Sys.current().readMemory(pid, addr, buf, off, len);
         if (n == len) return n;
