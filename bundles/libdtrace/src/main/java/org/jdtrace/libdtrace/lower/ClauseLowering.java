@@ -173,7 +173,14 @@ public final class ClauseLowering {
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
-            case PRINT -> new Ir.Print(exprs.integer(args.get(0)), c.printLayout.size(), state.printLayout(c.printLayout));
+            case PRINT -> {
+                Expr v = args.get(0);
+                int layout = state.printLayout(c.printLayout);
+                if (v.type instanceof DType.Ptr) yield new Ir.Print(exprs.integer(v), c.printLayout.size(), layout, false);
+                if (ExprLowering.byRef(v.type)) yield new Ir.Print(exprs.address(v), v.type.size(), layout, true);
+                yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.PrintValue(exprs.string(v), v.type.size(), layout)
+                        : new Ir.PrintValue(exprs.integer(v), v.type.size(), layout);
+            }
             case TRACEMEM -> new Ir.TraceMem(exprs.integer(args.get(0)), exprs.integer(args.get(1)),
                     args.size() > 2 ? exprs.integer(args.get(2)) : new Ir.Const(-1));
             case STACK, USTACK, JSTACK -> new Ir.Stack(ExprLowering.stackKind(c.function),

@@ -124,6 +124,7 @@ public final class RecordPrinter {
             case Datum.TraceMem m -> {
                 if (m.bytes().length > 0) hexDump(sb, m.bytes());
             }
+            case Datum.Print p when p.object() -> ObjectPrint.print(sb, p.bytes(), state.printLayout(p.layout()));
             case Datum.Print p -> TypeDump.dump(sb, p.addr(), p.bytes(), state.printLayout(p.layout()),
                     state.options.get("printsize"));
             case Datum.Exit e -> { }
