@@ -343,10 +343,14 @@ final class Builtins {
                 }
             }
         } else if (f == DFunction.LLQUANTIZE) {
-            // each parameter has its own tag (dt_cg_agg_llquantize)
+            // each parameter has its own tag (DTrace on Linux's, which its suite checks) and is
+            // named as illumos' dt_compile_agg names it
             String[] tags = {"D_LLQUANT_FACTORTYPE", "D_LLQUANT_LMAGTYPE", "D_LLQUANT_HMAGTYPE", "D_LLQUANT_STEPTYPE"};
             for (int i = 1; i <= 4; i++) {
-                constArg(c, i, tags[i - 1]);
+                if (ConstFold.value(c.args.get(i)) == null) {
+                    throw new DTraceException("llquantize( ) argument #" + i + " (" + DFunction.LLQUANTIZE_PARAMETERS.get(i - 1)
+                            + ") must be an integer constant", tags[i - 1], c.line);
+                }
             }
         }
     }
