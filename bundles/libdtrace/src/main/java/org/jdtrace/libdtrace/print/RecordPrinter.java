@@ -266,22 +266,28 @@ public final class RecordPrinter {
         };
     }
 
+    /** The histogram display options as set now: -x aggzoom, -x encoding=utf8. */
+    private AggregationPrinter.Style histogramStyle() {
+        return new AggregationPrinter.Style(state.options.isSet("aggzoom"), "utf8".equals(state.options.getString("encoding")));
+    }
+
     private void printa(StringBuilder sb, Datum.Printa p) {
         if (p.aggs().length > 1) {
             // printa(@a, @b, ...): one row per key, each aggregation's value in turn
             if (p.format() == null) sb.append('\n');
             long[] normals = java.util.Arrays.stream(p.aggs()).mapToLong(table::normal).toArray();
             AggregationPrinter.printJoined(sb, (PrintfFormat) p.format(), p.aggs(), table.joined(p.aggs()), stackIndent(),
-                    normals);
+                    normals, histogramStyle());
             for (Aggregation a : p.aggs()) table.markPrinted(a);
             return;
         }
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
-                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a));
+                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a), histogramStyle());
             } else {
-                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a), table.normal(a));
+                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a), table.normal(a),
+                        histogramStyle());
             }
             table.markPrinted(a);
         }
@@ -358,7 +364,7 @@ public final class RecordPrinter {
             if (folded && foldable) {
                 for (String line : FlameGraph.fold(a, entries)) sb.append(line).append('\n');
             } else {
-                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a));
+                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a), histogramStyle());
             }
         }
         flush(sb);

@@ -175,6 +175,7 @@ public final class Options {
             case "stdc" -> value != null && (value.equals("a") || value.equals("c") || value.equals("s") || value.equals("t"));
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
             case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
+            case "encoding" -> value != null && (value.equals("ascii") || value.equals("utf8")); // dt_opt_encoding
             default -> true;
         };
     }
