@@ -176,6 +176,7 @@ public final class Options {
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
             case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
             case "encoding" -> value != null && (value.equals("ascii") || value.equals("utf8")); // dt_opt_encoding
+            case "bufresize" -> value != null && (value.equals("auto") || value.equals("manual")); // dt_opt_bufresize
             default -> true;
         };
     }
