@@ -73,6 +73,19 @@ class AggregationPrinterTest {
     }
 
     @Test
+    void aNormalizedStddevIsTheStddevOfTheValuesDividedByTheFactor() {
+        // 10, 20, 60: sqrt(4100 / 3 - 30^2) = 21; normalized by 2 (illumos' dt_stddev: the sum
+        // of squares by 2 twice): sqrt(4100 / 2 / 2 / 3 - (90 / 2 / 3)^2) = sqrt(341 - 225) = 10
+        Aggregation a = state.aggregation("s", AggKind.STDDEV, new int[0], 0, 0, 0);
+        DThread t = state.thread();
+        for (long v : new long[] {10, 20, 60}) t.aggregate(a, v, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14, 1);
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14, 2);
+        assertEquals(String.format(" %16d\n %16d\n", 21, 10), sb.toString());
+    }
+
+    @Test
     void lquantizeAsDtrace() {
         Aggregation a = state.aggregation("g", AggKind.LQUANTIZE, new int[0], 0, 1000, 100);
         DThread t = state.thread();
