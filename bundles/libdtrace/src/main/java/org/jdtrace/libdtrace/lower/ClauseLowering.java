@@ -380,11 +380,11 @@ public final class ClauseLowering {
         if (factor < 2) throw llq("factor (argument #1) must be two or more", "D_LLQUANT_FACTORVAL", line);
         if (low < 0 || low > 0xffff) throw llq16(2, "D_LLQUANT_LMAGVAL", line);
         if (high < 0 || high > 0xffff) throw llq16(3, "D_LLQUANT_HMAGVAL", line);
-        if (high <= low) {
-            // DTrace on Linux refuses a high below the low magnitude (D_LLQUANT_HMAGVAL, which its
-            // suite checks) and takes equal ones; illumos refuses both (D_LLQUANT_MAGRANGE)
+        if (high < low) {
+            // DTrace on Linux refuses a high below the low magnitude (D_LLQUANT_HMAGVAL) and takes
+            // equal ones, both of which its suite checks; illumos refuses both (D_LLQUANT_MAGRANGE)
             throw llq("high magnitude (argument #3) must be greater than low magnitude (argument #2)",
-                    high < low ? "D_LLQUANT_HMAGVAL" : "D_LLQUANT_MAGRANGE", line);
+                    "D_LLQUANT_HMAGVAL", line);
         }
         java.math.BigInteger top = java.math.BigInteger.valueOf(factor).pow((int) high + 1);
         if (top.bitLength() > 63) {
