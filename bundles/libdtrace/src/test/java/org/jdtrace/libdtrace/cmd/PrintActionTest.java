@@ -75,15 +75,22 @@ class PrintActionTest {
             "                                             ...",
             "                                            }") + "\n";
 
-    @Test
-    void printShowsTheObjectMemberByMemberAndPrintsizeCutsIt() throws Exception {
+    /** Runs {@code prog} as a quiet script (-q -s FILE), which must exit 0; returns its output. */
+    private static String quietScript(RealCommand cmd, String prog) throws Exception {
         Path d = Files.createTempFile("print", ".d");
-        try (RealCommand cmd = new RealCommand()) {
-            Files.writeString(d, PROG);
+        try {
+            Files.writeString(d, prog);
             assertEquals(0, cmd.run("-q", "-s", d.toString()), cmd.err());
-            assertEquals(EXPECTED + "\n", cmd.out());
+            return cmd.out();
         } finally {
             Files.delete(d);
+        }
+    }
+
+    @Test
+    void printShowsTheObjectMemberByMemberAndPrintsizeCutsIt() throws Exception {
+        try (RealCommand cmd = new RealCommand()) {
+            assertEquals(EXPECTED + "\n", quietScript(cmd, PROG));
         }
     }
 
@@ -144,11 +151,8 @@ class PrintActionTest {
 
     @Test
     void printOfAValueShowsItsTypeAndValueAsIllumosDoes() throws Exception {
-        Path d = Files.createTempFile("print", ".d");
         try (RealCommand cmd = new RealCommand()) {
-            Files.writeString(d, VALUES);
-            assertEquals(0, cmd.run("-q", "-s", d.toString()), cmd.err());
-            assertEquals(VALUES_SHOWN + "\n", cmd.out());
+            assertEquals(VALUES_SHOWN + "\n", quietScript(cmd, VALUES));
             // not quiet: the values follow the probe's columns, and dtrace ends the record's line
             assertEquals(0, cmd.run("-n", "BEGIN { print((short)-1); print(\"a\\tb\"); exit(0); }"), cmd.err());
             String row = cmd.out().lines().skip(1).findFirst().orElseThrow();
@@ -156,8 +160,6 @@ class PrintActionTest {
             // a string with a character that is not printable is shown as its char[strsize]
             assertTrue(cmd.out().contains("\nstring [ 'a', '\\011', 'b', '\\0', '\\0',"), cmd.out());
             assertTrue(cmd.out().contains("'\\0' ]\n\n"), cmd.out());
-        } finally {
-            Files.delete(d);
         }
     }
 

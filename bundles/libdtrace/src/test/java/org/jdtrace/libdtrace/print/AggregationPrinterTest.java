@@ -40,36 +40,38 @@ class AggregationPrinterTest {
     void zoomedBarsMakeTheLargestBucketNinetyFivePercentOfTheWidth() {
         // dt_quantize_total with aggzoom: total = largest / 0.95, so 3 of (3 / 0.95) is 38
         // columns and 1 is 13 (12.67 rounded), where unzoomed they are 30 and 10 of 40
-        Aggregation a = state.aggregation("z", AggKind.QUANTIZE, new int[0], 0, 0, 0);
-        DThread t = state.thread();
-        t.aggregate(a, 1, 3);
-        t.aggregate(a, 4, 1);
-        StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, a, table.sorted(a), 14, 1, new AggregationPrinter.Style(true, false));
+        Aggregation a = quantized("z", 1, 3, 4, 1);
         assertEquals(HDR + row("0", 0, 0) + row("1", 38, 3) + row("2", 0, 0) + row("4", 13, 1) + row("8", 0, 0) + "\n",
-                sb.toString());
-        sb.setLength(0);
-        AggregationPrinter.printAll(sb, a, table.sorted(a), 14, 1, AggregationPrinter.Style.PLAIN);
+                printed(a, new AggregationPrinter.Style(true, false)));
         assertEquals(HDR + row("0", 0, 0) + row("1", 30, 3) + row("2", 0, 0) + row("4", 10, 1) + row("8", 0, 0) + "\n",
-                sb.toString());
+                printed(a, AggregationPrinter.Style.PLAIN));
+    }
+
+    /** A quantize() aggregation given (value, increment) pairs. */
+    private Aggregation quantized(String name, long... valueIncrement) {
+        Aggregation a = state.aggregation(name, AggKind.QUANTIZE, new int[0], 0, 0, 0);
+        DThread t = state.thread();
+        for (int i = 0; i < valueIncrement.length; i += 2) t.aggregate(a, valueIncrement[i], valueIncrement[i + 1]);
+        return a;
+    }
+
+    private String printed(Aggregation a, AggregationPrinter.Style style) {
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, a, table.sorted(a), 14, 1, style);
+        return sb.toString();
     }
 
     @Test
     void utf8BarsAreWholeBlocksAndOneEighthsBlock() {
         // dt_print_quantline_utf8: 40 * 2 / 3 = 26.67 columns is 26 full blocks and 5/8 (U+258B);
         // 40 / 3 = 13.33 is 13 and 2/8 (U+258E)
-        Aggregation a = state.aggregation("u", AggKind.QUANTIZE, new int[0], 0, 0, 0);
-        DThread t = state.thread();
-        t.aggregate(a, 1, 2);
-        t.aggregate(a, 2, 1);
-        StringBuilder sb = new StringBuilder();
-        AggregationPrinter.printAll(sb, a, table.sorted(a), 14, 1, new AggregationPrinter.Style(false, true));
+        Aggregation a = quantized("u", 1, 2, 2, 1);
         String full = "\u2588";
         assertEquals(HDR
                 + String.format("%16s |%s %-9d\n", "0", " ".repeat(40), 0)
                 + String.format("%16s |%s%s%s %-9d\n", "1", full.repeat(26), "\u258b", " ".repeat(13), 2)
                 + String.format("%16s |%s%s%s %-9d\n", "2", full.repeat(13), "\u258e", " ".repeat(26), 1)
-                + String.format("%16s |%s %-9d\n", "4", " ".repeat(40), 0) + "\n", sb.toString());
+                + String.format("%16s |%s %-9d\n", "4", " ".repeat(40), 0) + "\n", printed(a, new AggregationPrinter.Style(false, true)));
     }
 
     @Test
