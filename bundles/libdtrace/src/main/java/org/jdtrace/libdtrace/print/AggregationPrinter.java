@@ -31,9 +31,16 @@ public final class AggregationPrinter {
 
     private AggregationPrinter() {}
 
-    /** How histograms are drawn: zoomed (-x aggzoom), in UTF-8 blocks (-x encoding=utf8). */
-    public record Style(boolean zoom, boolean utf8) {
+    /**
+     * How histograms are drawn: zoomed (-x aggzoom), in UTF-8 blocks (-x encoding=utf8); packed
+     * one key a line (-x aggpack, PackedHistogram), in UTF-8 blocks or ASCII letters.
+     */
+    public record Style(boolean zoom, boolean utf8, boolean pack, boolean packUtf8) {
         public static final Style PLAIN = new Style(false, false);
+
+        public Style(boolean zoom, boolean utf8) {
+            this(zoom, utf8, false, false);
+        }
     }
 
     /**
@@ -52,6 +59,10 @@ public final class AggregationPrinter {
     /** {@link #printAll(StringBuilder, Aggregation, List, int, long)} with histograms drawn in {@code style}. */
     public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent, long normal,
                                 Style style) {
+        if (style.pack() && PackedHistogram.packs(a)) {
+            PackedHistogram.print(out, a, entries, stackIndent, style.zoom(), style.packUtf8());
+            return;
+        }
         for (Entry e : entries) {
             printKeys(out, a, e.key(), stackIndent);
             printValue(out, a, e.data(), normal, style);
@@ -143,17 +154,19 @@ public final class AggregationPrinter {
     }
 
     static void printKeys(StringBuilder out, Aggregation a, Tuple key, int stackIndent) {
-        for (int i = 0; i < key.size(); i++) {
-            Object k = key.get(i);
-            if (k instanceof StackFrames st) {
-                StackPrinter.print(out, st.frames(), stackIndent);
-            } else if (k instanceof String s) {
-                out.append("  ");
-                PrintfFormat.pad(out, s, 50, true, false);
-            } else {
-                int w = i < a.keySizes.length && a.keySizes[i] > 0 ? a.keySizes[i] : 8;
-                out.append(' ').append(intAtWidth(k instanceof Long l ? l : 0, w, widthOf(w)));
-            }
+        for (int i = 0; i < key.size(); i++) printKey(out, a, key.get(i), i, stackIndent);
+    }
+
+    /** Key {@code i} of an entry, {@code k}, in the default format. */
+    static void printKey(StringBuilder out, Aggregation a, Object k, int i, int stackIndent) {
+        if (k instanceof StackFrames st) {
+            StackPrinter.print(out, st.frames(), stackIndent);
+        } else if (k instanceof String s) {
+            out.append("  ");
+            PrintfFormat.pad(out, s, 50, true, false);
+        } else {
+            int w = i < a.keySizes.length && a.keySizes[i] > 0 ? a.keySizes[i] : 8;
+            out.append(' ').append(intAtWidth(k instanceof Long l ? l : 0, w, widthOf(w)));
         }
     }
 

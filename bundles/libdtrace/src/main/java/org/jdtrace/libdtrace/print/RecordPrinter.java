@@ -266,9 +266,18 @@ public final class RecordPrinter {
         };
     }
 
-    /** The histogram display options as set now: -x aggzoom, -x encoding=utf8. */
+    /**
+     * The histogram display options as set now: -x aggzoom, -x encoding=utf8, -x aggpack (whose
+     * characters are UTF-8 unless encoding is ascii, or unset on a terminal that cannot show them:
+     * TERM sun, sun-color or dumb, as dt_print_packed decides).
+     */
     private AggregationPrinter.Style histogramStyle() {
-        return new AggregationPrinter.Style(state.options.isSet("aggzoom"), "utf8".equals(state.options.getString("encoding")));
+        String encoding = state.options.getString("encoding");
+        String term = System.getenv("TERM");
+        boolean packUtf8 = encoding != null && encoding.equals("utf8") || encoding == null
+                && !(term != null && (term.equals("sun") || term.equals("sun-color") || term.equals("dumb")));
+        return new AggregationPrinter.Style(state.options.isSet("aggzoom"), "utf8".equals(encoding),
+                state.options.isSet("aggpack"), packUtf8);
     }
 
     private void printa(StringBuilder sb, Datum.Printa p) {

@@ -88,6 +88,37 @@ class AggregationPrinterTest {
     }
 
     @Test
+    void packedHistogramsAreOneLineAKeyUnderOneHeader() {
+        // -x aggpack (dt_print_quantize_packed): the buckets of every key from the zero bucket
+        // (no bucket below it) to one above 16..31; a bucket's letter is its share of the key's
+        // total in "__xxxxXX" (2 of 3: 2 * 7 / 3 + 0.5 = 5, 'x'; 1 of 1: 'X'); an int key is 8
+        // columns and one more under "key"; "min" and "max" are at least 4 columns (dt_ndigits)
+        Aggregation a = state.aggregation("p", AggKind.QUANTIZE, new int[] {4}, 0, 0, 0);
+        DThread t = state.thread();
+        t.aggregate(a, Tuple.of(1L), 3, 2);
+        t.aggregate(a, Tuple.of(1L), 20, 1);
+        t.aggregate(a, Tuple.of(22L), 0, 1);
+        assertEquals("\n      key  min .-------. max  | count\n"
+                + "       22    0 :X      : 32   | 1\n"
+                + "        1    0 :  x  x : 32   | 3\n", printed(a, new AggregationPrinter.Style(false, false, true, false)));
+        // in UTF-8 the eighths blocks from U+2581: 2 of 3 is U+2586, 1 of 3 U+2583
+        assertEquals("        1    0 :  \u2586  \u2583 : 32   | 3\n",
+                printed(a, new AggregationPrinter.Style(false, false, true, true)).lines().skip(3).findFirst().orElseThrow()
+                        + "\n");
+        // lquantize(): its whole range, "< base" to ">= limit" (1 of 2: 1 * 7 / 2 + 0.5 = 4, 'x');
+        // a string key is 16 columns
+        Aggregation l = state.aggregation("l", AggKind.LQUANTIZE, new int[] {0}, 0, 10, 2);
+        t.aggregate(l, Tuple.of("abc"), 3, 1);
+        t.aggregate(l, Tuple.of("abc"), -1, 1);
+        assertEquals("\n              key     min .-------. max      | count\n"
+                + "              abc     < 0 :x x    : >= 10    | 2\n",
+                printed(l, new AggregationPrinter.Style(false, false, true, false)));
+        assertEquals(4, PackedHistogram.digits(10));
+        assertEquals(5, PackedHistogram.digits(-1024));
+        assertEquals(6, PackedHistogram.digits(123456));
+    }
+
+    @Test
     void lquantizeAsDtrace() {
         Aggregation a = state.aggregation("g", AggKind.LQUANTIZE, new int[0], 0, 1000, 100);
         DThread t = state.thread();
