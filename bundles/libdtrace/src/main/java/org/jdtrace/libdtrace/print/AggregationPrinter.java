@@ -33,13 +33,18 @@ public final class AggregationPrinter {
 
     /**
      * How histograms are drawn: zoomed (-x aggzoom), in UTF-8 blocks (-x encoding=utf8); packed
-     * one key a line (-x aggpack, PackedHistogram), in UTF-8 blocks or ASCII letters.
+     * one key a line (-x aggpack, PackedHistogram), in UTF-8 blocks or ASCII letters; counts and
+     * sums as one histogram, a bar a key (-x agghist).
      */
-    public record Style(boolean zoom, boolean utf8, boolean pack, boolean packUtf8) {
+    public record Style(boolean zoom, boolean utf8, boolean pack, boolean packUtf8, boolean hist) {
         public static final Style PLAIN = new Style(false, false);
 
         public Style(boolean zoom, boolean utf8) {
-            this(zoom, utf8, false, false);
+            this(zoom, utf8, false, false, false);
+        }
+
+        public Style(boolean zoom, boolean utf8, boolean pack, boolean packUtf8) {
+            this(zoom, utf8, pack, packUtf8, false);
         }
     }
 
@@ -59,6 +64,10 @@ public final class AggregationPrinter {
     /** {@link #printAll(StringBuilder, Aggregation, List, int, long)} with histograms drawn in {@code style}. */
     public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent, long normal,
                                 Style style) {
+        if (style.hist() && (a.kind == AggKind.COUNT || a.kind == AggKind.SUM)) {
+            PackedHistogram.hist(out, a, entries, stackIndent, normal, style);
+            return;
+        }
         if (style.pack() && PackedHistogram.packs(a)) {
             PackedHistogram.print(out, a, entries, stackIndent, style.zoom(), style.packUtf8());
             return;
@@ -252,7 +261,7 @@ public final class AggregationPrinter {
         }
     }
 
-    private record Totals(double total, boolean positives, boolean negatives) {}
+    record Totals(double total, boolean positives, boolean negatives) {}
 
     /** The largest bucket's share of a zoomed bar (DTRACE_AGGZOOM_MAX). */
     private static final double ZOOM_MAX = 0.95;

@@ -9,7 +9,15 @@
  * "vvvvVV" for negative counts), the highest bucket's value, "|" and the sum of the counts.
  * quantize() shows the buckets from one below the lowest non-zero bucket of any key to one above
  * the highest (the zero bucket alone when there is no data); lquantize() always its whole range.
- * Counts are not normalized, as in illumos. Consumer thread only; stateless.
+ * Counts are not normalized, as in illumos.
+ *
+ * -x agghist (hist): a count() or sum() aggregation as one histogram whose buckets are its keys
+ * (dt_aggregate_total, dt_print_quanthdr, dt_print_quantline): the usual header with "key" over
+ * the keys (packed widths as above), then each key and its value's bar, the share of the total
+ * of the values' magnitudes (zoomed: of the largest over 0.95). illumos asserts that only count()
+ * and sum() reach it; avg() and stddev() print as usual here.
+ *
+ * Consumer thread only; stateless.
  */
 package org.jdtrace.libdtrace.print;
 
@@ -84,6 +92,33 @@ final class PackedHistogram {
                 out.append(": ").append(padRight(">= " + (a.lqBase + a.lqLevels * a.lqStep), 8));
             }
             out.append(" | ").append(count).append('\n');
+        }
+    }
+
+    /** -x agghist: the header, then each key and the bar of its value. */
+    static void hist(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent, long normal,
+            AggregationPrinter.Style style) {
+        if (entries.isEmpty()) return;
+        double total = 0;
+        boolean pos = false, neg = false;
+        for (Entry e : entries) {
+            long v = e.data()[0];
+            pos |= v > 0;
+            neg |= v < 0;
+            long m = Math.abs(v);
+            if (style.zoom()) total = Math.max(total, (long) (m * (1 / 0.95)));
+            else total += m;
+        }
+        int keyWidth = 0;
+        for (int i = 0; i < entries.get(0).key().size(); i++) keyWidth += width(a, entries.get(0).key(), i) + 1;
+        out.append('\n').append(pad(keyWidth > 0 ? "key" : "value", keyWidth > 0 ? keyWidth : 16)).append(' ')
+                .append(pad("------------- Distribution -------------", 41)).append(' ').append(padRight("count", 9))
+                .append('\n');
+        AggregationPrinter.Totals t = new AggregationPrinter.Totals(total, pos, neg);
+        for (Entry e : entries) {
+            keys(out, a, e.key(), stackIndent);
+            out.append(' ');
+            AggregationPrinter.quantline(out, e.data()[0], t, normal, style.utf8());
         }
     }
 

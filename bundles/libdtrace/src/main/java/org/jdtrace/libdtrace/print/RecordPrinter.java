@@ -277,7 +277,7 @@ public final class RecordPrinter {
         boolean packUtf8 = encoding != null && encoding.equals("utf8") || encoding == null
                 && !(term != null && (term.equals("sun") || term.equals("sun-color") || term.equals("dumb")));
         return new AggregationPrinter.Style(state.options.isSet("aggzoom"), "utf8".equals(encoding),
-                state.options.isSet("aggpack"), packUtf8);
+                state.options.isSet("aggpack"), packUtf8, state.options.isSet("agghist"));
     }
 
     private void printa(StringBuilder sb, Datum.Printa p) {

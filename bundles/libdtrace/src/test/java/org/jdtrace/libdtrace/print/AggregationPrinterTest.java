@@ -119,6 +119,21 @@ class AggregationPrinterTest {
     }
 
     @Test
+    void agghistDrawsACountAsOneHistogramWhoseBucketsAreItsKeys() {
+        // dt_print_quanthdr with "key" over 17 columns (a string key: 16 and one), then each key
+        // (right-aligned in 16) and its bar: 1 of 3 is 13 columns (13.8), 2 of 3 is 27 (27.2)
+        Aggregation c = state.aggregation("h", AggKind.COUNT, new int[] {0}, 0, 0, 0);
+        DThread t = state.thread();
+        t.aggregate(c, Tuple.of("a"), 0, 1);
+        t.aggregate(c, Tuple.of("b"), 0, 1);
+        t.aggregate(c, Tuple.of("b"), 0, 1);
+        StringBuilder sb = new StringBuilder();
+        AggregationPrinter.printAll(sb, c, table.sorted(c), 14, 1, new AggregationPrinter.Style(false, false, false, false, true));
+        assertEquals(String.format("\n%17s %41s %-9s\n", "key", "------------- Distribution -------------", "count")
+                + " " + row("a", 13, 1) + " " + row("b", 27, 2), sb.toString());
+    }
+
+    @Test
     void lquantizeAsDtrace() {
         Aggregation a = state.aggregation("g", AggKind.LQUANTIZE, new int[0], 0, 1000, 100);
         DThread t = state.thread();
