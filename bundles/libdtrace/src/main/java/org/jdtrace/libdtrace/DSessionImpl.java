@@ -266,6 +266,7 @@ public final class DSessionImpl implements DSession {
     private void checkBufferSizes() throws DTraceException {
         if (epidBodies.isEmpty()) return;
         var o = state.options;
+        allocateBuffers(Runtime.getRuntime().maxMemory());
         long aggsize = o.get("aggsize") & ~7L;
         long endReserve = 0;
         long aggEntry = 0;
@@ -287,6 +288,30 @@ public final class DSessionImpl implements DSession {
         if (o.get("bufsize") < PERF_RECORD_HEADER + largest || aggsize < aggEntry
                 || o.get("dynvarsize") < state.largestDynamicVariable()) {
             throw new DTraceException("Enabling exceeds size of buffer");
+        }
+    }
+
+    /** The buffer options dtrace_state_buffers allocates, in its order. */
+    static final List<String> BUFFERS = List.of("bufsize", "aggsize", "specsize", "dynvarsize");
+
+    /**
+     * dtrace_state_buffers: each buffer is allocated before tracing starts, and one the system
+     * cannot give is ENOMEM; with bufresize=auto (the default) its size is halved until it can be
+     * had (dtrace(1M) then reports "buffer size lowered to ..."), with bufresize=manual the
+     * enabling fails. Here the buffers' records live on the JVM's heap: a buffer (the
+     * speculations' nspec of them together) larger than the heap's limit, {@code heap}, could
+     * never be filled and cannot be had. The message is ENOMEM's strerror on Linux.
+     */
+    void allocateBuffers(long heap) throws DTraceException {
+        var o = state.options;
+        boolean manual = "manual".equals(o.getString("bufresize"));
+        for (String name : BUFFERS) {
+            long size = o.get(name);
+            long count = name.equals("specsize") ? Math.max(1, o.get("nspec")) : 1;
+            if (size == org.jdtrace.libdtrace.rt.Options.UNSET || size <= heap / count) continue;
+            if (manual) throw new DTraceException("Cannot allocate memory");
+            while (size > heap / count) size /= 2;
+            o.set(name, Long.toString(size));
         }
     }
 

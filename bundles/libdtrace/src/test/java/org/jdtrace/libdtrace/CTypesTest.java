@@ -202,6 +202,26 @@ class CTypesTest {
     }
 
     @Test
+    void anonymousStructAndUnionMembersAreReachedThroughTheirEnclosingType() throws Exception {
+        // C11's anonymous members: the anonymous struct and union are laid out as members of
+        // their own (b at 4, c and d sharing 8), and their members are named as the enclosing
+        // type's; the bytes are where offsetof says they are
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                struct r { int a; struct { int b; }; union { int c; int d; }; } var;
+                BEGIN {
+                    var.a = 1; var.b = 2; var.c = 3;
+                    p = (struct r *)alloca(sizeof (struct r));
+                    p->b = 5; p->d = 6;
+                    printf("%d %d %d %d %d %d %d %d\\n", var.a, var.b, var.d, sizeof (var), offsetof(struct r, b),
+                        offsetof(struct r, d), *(int *)((char *)p + offsetof(struct r, b)), *(int *)((char *)p + 8));
+                    exit(0);
+                }
+                """).go();
+        assertEquals("1 2 3 12 4 8 5 6\n\n", r.end(), r.err());
+    }
+
+    @Test
     void aRuntimeIndexOutsideADeclaredArrayIsBadindex() throws Exception {
         // int a[5]; a[i] with i known only at the firing: in [0, 5) it is the element, outside
         // it faults with DTRACEFLT_BADINDEX (11), the index as the fault's value; a struct

@@ -10,6 +10,8 @@ import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.engine.DProgram;
 import org.jdtrace.spi.ProbeDescription;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * D source compiled by a real session and fired through the JVM probe context: the printed
@@ -646,5 +648,36 @@ class DCompilerTest {
                 + "\n\n", r.end());
         DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = llquantize(1, 10, 0, 6, 3); }"));
         assertEquals("D_LLQUANT_STEPVAL", e.tag());
+    }
+
+    /**
+     * llquantize()'s parameters named as illumos' dt_compile_agg names them (factor is argument
+     * #1); tags are DTrace on Linux's where its suite checks them, and illumos' where only
+     * illumos refuses: steps above the factor that do not divide the first power of the factor
+     * reaching them (D_LLQUANT_FACTOREVEN). Equal magnitudes stay Linux's (accepted: its suite's
+     * llquantize_basic uses them), not illumos' D_LLQUANT_MAGRANGE.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "llquantize(1, 10, 4, 3, 10) | D_LLQUANT_HMAGVAL | llquantize( ) high magnitude (argument #3) must be greater than low magnitude (argument #2)",
+        "llquantize(1, 6, 2, 4, 24) | D_LLQUANT_FACTOREVEN | llquantize( ) factor (argument #1) must evenly divide the number of steps per magnitude (argument #4), and the number of steps per magnitude must evenly divide a power of the factor",
+        "llquantize(1, 1, 0, 6, 20) | D_LLQUANT_FACTORVAL | llquantize( ) factor (argument #1) must be two or more",
+        "llquantize(1, 65536, 0, 6, 20) | D_LLQUANT_FACTORVAL | llquantize( ) argument #1 (factor) must be an unsigned 16-bit quantity",
+        "llquantize(1, 10, 0, 6, 65536) | D_LLQUANT_STEPVAL | llquantize( ) argument #4 (linear steps per magnitude) must be an unsigned 16-bit quantity",
+        "llquantize(1, 10, 0, 30, 20) | D_LLQUANT_HMAGVAL | llquantize( ) factor (10) raised to power of high magnitude (30) plus 1 overflows 64-bits",
+    })
+    void llquantizeParametersAreCheckedAsIllumosNamesThem(String call, String tag, String message) {
+        DTraceException e = assertThrows(DTraceException.class, () -> DRun.script("BEGIN { @ = " + call + "; }"));
+        assertEquals(tag, e.tag());
+        assertEquals(message, e.getMessage());
+    }
+
+    @Test
+    void llquantizeMismatchesNameTheParameter() {
+        DTraceException e = assertThrows(DTraceException.class,
+                () -> DRun.script("BEGIN { @ = llquantize(1, 10, 0, 2, 10); @ = llquantize(1, 10, 0, 3, 10); }"));
+        assertEquals("D_LLQUANT_MATCHHMAG", e.tag());
+        assertEquals("llquantize( ) high magnitude (argument #3) doesn't match previous declaration: expected 2, found 3",
+                e.getMessage());
     }
 }

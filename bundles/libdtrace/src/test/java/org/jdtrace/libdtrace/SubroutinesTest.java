@@ -47,6 +47,31 @@ class SubroutinesTest {
     }
 
     @Test
+    void strtollAndLltostrTakeABaseAsIllumosDoes() throws Exception {
+        // dtrace_strtoll: blanks, a sign, a 0x before a hex digit in base 16, then digits below
+        // the base up to the first other character
+        assertEquals("-31 31 35 511 12 5 42 0 0 -1\n\n", quiet("""
+                printf("%d %d %d %d %d %d %d %d %d %d\\n", strtoll("  -0x1f", 16), strtoll("0x1f", 16), strtoll("z", 36),
+                    strtoll("777", 8), strtoll("+12abc"), strtoll("101", 2), strtoll("\\t42"), strtoll("0x", 16),
+                    strtoll("9", 8), strtoll("-1"));"""));
+        // DIF_SUBR_LLTOSTR: base 10 signed, others unsigned; 0x before base 16, 0 before base 8
+        assertEquals("0xff 0x0 010 0 -5 z 101 0xffffffffffffffff -9223372036854775808\n\n", quiet("""
+                printf("%s %s %s %s %s %s %s %s %s\\n", lltostr(255, 16), lltostr(0, 16), lltostr(8, 8), lltostr(0, 8),
+                    lltostr(-5, 10), lltostr(35, 36), lltostr(5, 2), lltostr(-1, 16), lltostr(0x8000000000000000, 10));"""));
+        // a base below 2 or above 36 is an illegal operation (DTRACEFLT_ILLOP, 3): ERROR fires
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                BEGIN { x = strtoll("1", 1); printf("not reached\\n"); }
+                BEGIN { x = strtoll("1", 37); printf("not reached\\n"); }
+                BEGIN { y = lltostr(1, 37); printf("not reached\\n"); }
+                BEGIN { y = lltostr(1, 0); printf("not reached\\n"); }
+                BEGIN { exit(0); }
+                ERROR { printf("ERROR kind=%d\\n", arg4); }
+                """).go();
+        assertEquals("ERROR kind=3\nERROR kind=3\nERROR kind=3\nERROR kind=3\n\n", r.end(), r.err());
+    }
+
+    @Test
     void indexAndRindexWithAndWithoutAStart() throws Exception {
         assertEquals("2 3 3 2 -1 -1 0 5 -1\n\n", quiet("""
                 printf("%d %d %d %d %d %d %d %d %d\\n", index("hello", "l"), rindex("hello", "l"), index("hello", "l", 3),

@@ -113,6 +113,10 @@ public enum DFunction {
 
     public enum Kind { ACTION, DESTRUCTIVE, SUBROUTINE, AGGREGATING, KERNEL }
 
+    /** llquantize()'s parameters after its value (argument #1..#4), as illumos' messages name them. */
+    public static final java.util.List<String> LLQUANTIZE_PARAMETERS =
+            java.util.List.of("factor", "low magnitude", "high magnitude", "linear steps per magnitude");
+
     public final String dname;
     public final Kind kind;
     public final int minArgs;

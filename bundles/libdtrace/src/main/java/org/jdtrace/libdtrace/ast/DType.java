@@ -89,9 +89,19 @@ public sealed interface DType {
         public boolean isComplete() { return members != null; }
         public java.util.List<Member> members() { return members == null ? java.util.List.of() : members; }
 
+        /**
+         * The member named {@code n}: one of this type's own, or one of an anonymous struct or
+         * union member's (C11's anonymous members, as libctf's ctf_member_info finds them), at
+         * its offset in this type.
+         */
         public Member member(String n) {
             for (Member m : members()) {
                 if (n.equals(m.name())) return m;
+            }
+            for (Member m : members()) {
+                if (m.name() == null && m.type() instanceof Sou inner && inner.member(n) instanceof Member im) {
+                    return new Member(im.name(), im.type(), m.offset() + im.offset(), im.bitOffset(), im.bits(), im.size());
+                }
             }
             return null;
         }
@@ -146,7 +156,9 @@ public sealed interface DType {
                 }
                 out.add(new Member(names.get(i), t, (int) off, 0, w, msize));
             }
-            out.removeIf(m -> m.name() == null);
+            // an unnamed bit-field only takes space; an anonymous struct or union stays, its
+            // members found through it (member)
+            out.removeIf(m -> m.name() == null && !(m.type() instanceof Sou));
             members = java.util.List.copyOf(out);
             size = (int) sz;
             align = al;

@@ -15,7 +15,8 @@ import java.util.function.Function;
 public record PrintLayout(Kind kind, String typeName, int size, int bits, boolean signed, int bitShift,
         List<Field> fields, PrintLayout element, int length, Map<Long, String> enumerators) {
 
-    public enum Kind { STRUCT, UNION, ARRAY, INT, ENUM, POINTER, OTHER }
+    /** STRING: D's string, the char[strsize] it stands for (size 0 where strsize is not yet known). */
+    public enum Kind { STRUCT, UNION, ARRAY, INT, ENUM, POINTER, STRING, OTHER }
 
     /** A struct or union member: its name ("" when anonymous) and its bit offset in the whole. */
     public record Field(String name, long bitOffset, PrintLayout layout) {}
@@ -29,8 +30,8 @@ public record PrintLayout(Kind kind, String typeName, int size, int bits, boolea
             case DType.Sou s -> {
                 List<Field> fields = new ArrayList<>();
                 for (DType.Member m : s.members()) {
-                    PrintLayout l = m.isBitfield()
-                            ? bitfield(m.type(), m.size(), m.bits(), m.bitOffset())
+                    PrintLayout l = m.isBitfield() ? bitfield(m.type(), m.size(), m.bits(), m.bitOffset())
+                            : m.type().isString() ? string(m.size())
                             : of(m.type(), enums);
                     fields.add(new Field(m.name() == null ? "" : m.name(), m.offset() * 8L, l));
                 }
@@ -43,6 +44,7 @@ public record PrintLayout(Kind kind, String typeName, int size, int bits, boolea
                     i.size() * 8, true, 0, List.of(), null, 0, Map.copyOf(enums.apply(i.name())));
             case DType.Int i -> new PrintLayout(Kind.INT, i.name(), i.size(), i.size() * 8, i.signed(), 0, List.of(),
                     null, 0, Map.of());
+            case DType.Str str -> string(0);
             case DType.Ptr p -> new PrintLayout(Kind.POINTER, p.ctfName(), 8, 64, false, 0, List.of(), null, 0, Map.of());
             default -> new PrintLayout(Kind.OTHER, t.name(), t.size(), 0, false, 0, List.of(), null, 0, Map.of());
         };
@@ -52,6 +54,11 @@ public record PrintLayout(Kind kind, String typeName, int size, int bits, boolea
     private static PrintLayout bitfield(DType t, int size, int bits, int shift) {
         boolean signed = t instanceof DType.Int i && i.signed();
         return new PrintLayout(Kind.INT, t.name(), size, bits, signed, shift, List.of(), null, 0, Map.of());
+    }
+
+    /** D's string of {@code size} bytes. */
+    private static PrintLayout string(int size) {
+        return new PrintLayout(Kind.STRING, "string", size, 0, false, 0, List.of(), null, size, Map.of());
     }
 
     public boolean isBitfield() {

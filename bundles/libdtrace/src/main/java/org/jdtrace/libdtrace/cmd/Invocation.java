@@ -484,10 +484,16 @@ final class Invocation {
         if (total == 0 && !zdefs) {
             fail(programs.isEmpty() ? "no probes specified" : "no probes matched");
         }
+        String[] sizes = new String[BUFFER_NAMES.length];
+        for (int i = 0; i < sizes.length; i++) sizes[i] = consumer.getOption(BUFFER_OPTIONS[i]);
         try {
             consumer.go(ofp, err);
         } catch (DTraceException e) {
             fail(Diagnostics.goFailure(e));
+        }
+        for (int i = 0; i < sizes.length; i++) {
+            String now = consumer.getOption(BUFFER_OPTIONS[i]);
+            if (now != null && !now.equals(sizes[i])) err.println("dtrace: " + BUFFER_NAMES[i] + " lowered to " + scaled(Long.parseLong(now)));
         }
         quiet = consumer.getOption("quiet") != null;
         if (consumer.getOption("destructive") != null) {
@@ -572,6 +578,19 @@ final class Invocation {
         } catch (IOException e) {
             fail("failed to open output file '" + file + "': " + strerror(e));
         }
+    }
+
+    /** The buffers go() may lower (bufresize=auto), and how dtrace(1M)'s go() names them. */
+    private static final String[] BUFFER_OPTIONS = {"bufsize", "aggsize", "specsize", "dynvarsize"};
+    private static final String[] BUFFER_NAMES = {"buffer size", "aggregation size", "speculation size",
+        "dynamic variable size"};
+
+    /** A size as dtrace(1M) reports a lowered one: 512m when a whole number of its unit, else 1234 bytes. */
+    static String scaled(long n) {
+        int j = 0, mul = 10;
+        for (; (1L << mul) <= n && mul < 63; j++, mul += 10) { }
+        return (n & ((1L << (mul - 10)) - 1)) == 0 ? (n >> (mul - 10)) + String.valueOf(" kmgtpe".charAt(j))
+                : n + " bytes";
     }
 
     private void notice(String msg) {

@@ -238,6 +238,7 @@ public final class ClauseCompiler {
                 usesMemory = true;
                 scan(p.addr());
             }
+            case PrintValue p -> scan(p.value());
             case Spec sp -> {
                 usesSites = true;
                 scan(sp.id());
@@ -518,7 +519,23 @@ public final class ClauseCompiler {
                 c.loadConstant(p.layout());
                 site(c);
                 c.istore(offsetLocal);
-                c.invokestatic(CD_MEM, "print", MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_int, CD_int));
+                c.invokestatic(CD_MEM, p.object() ? "printObject" : "print",
+                        MethodTypeDesc.of(CD_void, CD_THREAD, CD_CTX, CD_long, CD_int, CD_int));
+            }
+            case PrintValue p -> {
+                c.aload(L_THREAD);
+                if (p.value().kind() == VKind.STRING) {
+                    loadState(c);
+                    expr(c, p.value());
+                    c.loadConstant(p.size());
+                    c.loadConstant(p.layout());
+                    c.invokestatic(CD_RT, "printStr", MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_String, CD_int, CD_int));
+                } else {
+                    expr(c, p.value());
+                    c.loadConstant(p.size());
+                    c.loadConstant(p.layout());
+                    c.invokestatic(CD_RT, "printLong", MethodTypeDesc.of(CD_void, CD_THREAD, CD_long, CD_int, CD_int));
+                }
             }
             case Stack u -> {
                 c.aload(L_THREAD);

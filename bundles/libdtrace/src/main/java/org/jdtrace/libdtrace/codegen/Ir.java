@@ -161,8 +161,18 @@ public final class Ir {
     /** tracemem(addr, size, dsize): records the bytes (rt.Mem.tracemem); dsize &lt; 0 when not given. */
     public record TraceMem(Expr addr, Expr size, Expr dsize) implements Stmt {}
 
-    /** print(addr): records the address and the {@code size} bytes there, shown as layout {@code layout} (DState.printLayout). */
-    public record Print(Expr addr, int size, int layout) implements Stmt {}
+    /**
+     * print(addr): records the address and the {@code size} bytes there, shown as layout
+     * {@code layout} (DState.printLayout); {@code object}: print() of the struct, union or array
+     * at addr itself (illumos' form, print.ObjectPrint), not of what a pointer points to.
+     */
+    public record Print(Expr addr, int size, int layout, boolean object) implements Stmt {}
+
+    /**
+     * print(value) of an integer, enum, or string: records its {@code size} bytes (a string's:
+     * strsize when size is 0), shown as layout {@code layout} in illumos' form.
+     */
+    public record PrintValue(Expr value, int size, int layout) implements Stmt {}
 
     /**
      * stack(n), ustack(n), jstack(n) actions: the stack of the firing, {@code frames} deep (0:

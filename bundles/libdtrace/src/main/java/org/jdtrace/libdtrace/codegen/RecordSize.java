@@ -56,7 +56,8 @@ public final class RecordSize {
             case Ir.Setopt so -> 8;
             case Ir.Stack st -> 8L * (frames(st, o) + 1);
             case Ir.TraceMem m -> m.size() instanceof Ir.Const c && c.value() > 0 ? c.value() : 0;
-            case Ir.Print p -> 8L + p.size();
+            case Ir.Print p -> (p.object() ? 0 : 8L) + p.size();
+            case Ir.PrintValue p -> p.size() > 0 ? p.size() : strsize;
             case Ir.If i -> body(i.then(), o) + body(i.otherwise(), o);
             case Ir.Eval e -> 0;
             case Ir.Aggregate a -> 0;

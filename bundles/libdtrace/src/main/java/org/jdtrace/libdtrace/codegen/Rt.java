@@ -167,6 +167,24 @@ public final class Rt {
         t.traceStr(str(st, nonNull(s)), st.options.strsize());
     }
 
+    /**
+     * print() of a string (or char array) of {@code size} bytes, strsize when 0: its bytes up to
+     * the NUL and zeros after, as the char[] it stands for is recorded.
+     */
+    public static void printStr(DThread t, DState st, String s, int size, int layout) {
+        byte[] b = new byte[size > 0 ? size : st.options.strsize()];
+        byte[] v = nonNull(s).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        System.arraycopy(v, 0, b, 0, Math.min(v.length, b.length));
+        t.add(new Datum.Print(0, b, layout, true));
+    }
+
+    /** print() of an integer or enum: its {@code size} bytes, little-endian. */
+    public static void printLong(DThread t, long v, int size, int layout) {
+        byte[] b = new byte[size];
+        for (int i = 0; i < size; i++) b[i] = (byte) (v >>> (8 * i));
+        t.add(new Datum.Print(0, b, layout, true));
+    }
+
     /** A string argument of the printf() under way (DThread.printf): cut to strsize, recorded raw. */
     public static void printfStr(DThread t, DState st, String s) {
         t.argStr(str(st, nonNull(s)), st.options.strsize());

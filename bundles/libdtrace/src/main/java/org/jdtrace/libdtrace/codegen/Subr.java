@@ -160,17 +160,51 @@ public final class Subr {
 
     public static String lltostr(long v) { return Long.toString(v); }
 
-    public static String lltostr(long v, long base) { return Long.toString(v, (int) base); }
+    /**
+     * lltostr(v, base) as illumos' DIF_SUBR_LLTOSTR writes it: a base outside 2..36 is an
+     * illegal operation; base 10 is signed, any other base the value's 64 bits unsigned, base 16
+     * with "0x" before it and base 8 with "0" (lltostr(255, 16) is 0xff, lltostr(8, 8) 010,
+     * lltostr(0, 16) 0x0).
+     */
+    public static String lltostr(long v, long base) {
+        checkBase(base);
+        if (base == 10) return Long.toString(v);
+        String digits = Long.toUnsignedString(v, (int) base);
+        return base == 16 ? "0x" + digits : base == 8 && v != 0 ? "0" + digits : digits;
+    }
 
     public static long strtoll(String s) { return strtoll(s, 10); }
 
+    /**
+     * strtoll(s, base) as illumos' dtrace_strtoll reads it: a base outside 2..36 is an illegal
+     * operation; leading blanks and tabs, then a sign, then (base 16) a "0x" before a hex digit
+     * are passed over, and the digits below the base up to the first other character make the
+     * value (wrapping past 64 bits, as the C code does); no digits is 0.
+     */
     public static long strtoll(String s, long base) {
+        checkBase(base);
         nonNull(s);
-        try {
-            return Long.parseLong(s.trim(), (int) base);
-        } catch (NumberFormatException e) {
-            return 0;
+        int i = 0, n = s.length();
+        while (i < n && (s.charAt(i) == ' ' || s.charAt(i) == '\t')) i++;
+        boolean neg = false;
+        if (i < n && (s.charAt(i) == '-' || s.charAt(i) == '+')) neg = s.charAt(i++) == '-';
+        if (base == 16 && i + 2 < n && s.charAt(i) == '0' && (s.charAt(i + 1) == 'x' || s.charAt(i + 1) == 'X')
+                && Character.digit(s.charAt(i + 2), 16) >= 0 && s.charAt(i + 2) < 0x80) {
+            i += 2;
         }
+        long v = 0;
+        for (; i < n; i++) {
+            char c = s.charAt(i);
+            int d = c < 0x80 ? Character.digit(c, 36) : -1;
+            if (d < 0 || d >= base) break;
+            v = v * base + d;
+        }
+        return neg ? -v : v;
+    }
+
+    /** The bases strtoll and lltostr take (2..36, digits and letters); any other is DTRACEFLT_ILLOP. */
+    private static void checkBase(long base) {
+        if (base <= 1 || base > 36) throw new FaultException(FaultException.Kind.ILLOP, 0);
     }
 
     /** toupper(s): ASCII letters upper-cased, every other byte kept. */

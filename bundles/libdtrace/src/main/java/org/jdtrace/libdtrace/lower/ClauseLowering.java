@@ -173,7 +173,14 @@ public final class ClauseLowering {
             }
             case PRINTA -> printa(c);
             case EXIT -> new Ir.Exit(exprs.integer(args.get(0)));
-            case PRINT -> new Ir.Print(exprs.integer(args.get(0)), c.printLayout.size(), state.printLayout(c.printLayout));
+            case PRINT -> {
+                Expr v = args.get(0);
+                int layout = state.printLayout(c.printLayout);
+                if (v.type instanceof DType.Ptr) yield new Ir.Print(exprs.integer(v), c.printLayout.size(), layout, false);
+                if (ExprLowering.byRef(v.type)) yield new Ir.Print(exprs.address(v), v.type.size(), layout, true);
+                yield ExprLowering.kind(v.type) == VKind.STRING ? new Ir.PrintValue(exprs.string(v), v.type.size(), layout)
+                        : new Ir.PrintValue(exprs.integer(v), v.type.size(), layout);
+            }
             case TRACEMEM -> new Ir.TraceMem(exprs.integer(args.get(0)), exprs.integer(args.get(1)),
                     args.size() > 2 ? exprs.integer(args.get(2)) : new Ir.Const(-1));
             case STACK, USTACK, JSTACK -> new Ir.Stack(ExprLowering.stackKind(c.function),
@@ -275,10 +282,10 @@ public final class ClauseLowering {
             agg = create(v, fn);
         } else if (agg.kind == AggKind.LLQUANTIZE && fn.function == DFunction.LLQUANTIZE) {
             LogLinear p = llquantizeParameters(fn);
-            llmatches(p.factor, agg.llq.factor, "factor (argument #2)", "D_LLQUANT_MATCHFACTOR", fn.line);
-            llmatches(p.low, agg.llq.low, "low magnitude (argument #3)", "D_LLQUANT_MATCHLMAG", fn.line);
-            llmatches(p.high, agg.llq.high, "high magnitude (argument #4)", "D_LLQUANT_MATCHHMAG", fn.line);
-            llmatches(p.nsteps, agg.llq.nsteps, "linear steps (argument #5)", "D_LLQUANT_MATCHSTEPS", fn.line);
+            llmatches(p.factor, agg.llq.factor, 1, "D_LLQUANT_MATCHFACTOR", fn.line);
+            llmatches(p.low, agg.llq.low, 2, "D_LLQUANT_MATCHLMAG", fn.line);
+            llmatches(p.high, agg.llq.high, 3, "D_LLQUANT_MATCHHMAG", fn.line);
+            llmatches(p.nsteps, agg.llq.nsteps, 4, "D_LLQUANT_MATCHSTEPS", fn.line);
         } else if (agg.kind == AggKind.LQUANTIZE && fn.function == DFunction.LQUANTIZE) {
             long[] p = lquantizeParameters(fn);
             matches(p[0], agg.lqBase, "base (argument #2)", "D_LQUANT_MATCHBASE", fn.line);
@@ -369,40 +376,61 @@ public final class ClauseLowering {
         int line = fn.line;
         long factor = constant(fn.args.get(1)), low = constant(fn.args.get(2)), high = constant(fn.args.get(3));
         long steps = constant(fn.args.get(4));
-        if (factor < 2 || factor > 0xffff) {
-            throw llq("factor (argument #2) must be a 16-bit quantity of at least 2", "D_LLQUANT_FACTORVAL", line);
-        }
-        if (low < 0 || low > 0xffff) {
-            throw llq("low magnitude (argument #3) must be an unsigned 16-bit quantity", "D_LLQUANT_LMAGVAL", line);
-        }
-        if (high < 0 || high > 0xffff || high < low) {
-            throw llq("high magnitude (argument #4) must be an unsigned 16-bit quantity not below the low magnitude",
+        if (factor > 0xffff) throw llq16(1, "D_LLQUANT_FACTORVAL", line);
+        if (factor < 2) throw llq("factor (argument #1) must be two or more", "D_LLQUANT_FACTORVAL", line);
+        if (low < 0 || low > 0xffff) throw llq16(2, "D_LLQUANT_LMAGVAL", line);
+        if (high < 0 || high > 0xffff) throw llq16(3, "D_LLQUANT_HMAGVAL", line);
+        if (high < low) {
+            // DTrace on Linux refuses a high below the low magnitude (D_LLQUANT_HMAGVAL) and takes
+            // equal ones, both of which its suite checks; illumos refuses both (D_LLQUANT_MAGRANGE)
+            throw llq("high magnitude (argument #3) must be greater than low magnitude (argument #2)",
                     "D_LLQUANT_HMAGVAL", line);
         }
         java.math.BigInteger top = java.math.BigInteger.valueOf(factor).pow((int) high + 1);
         if (top.bitLength() > 63) {
-            throw llq("high magnitude (argument #4) overflows 64 bits", "D_LLQUANT_HMAGVAL", line);
+            throw llq("factor (" + factor + ") raised to power of high magnitude (" + high + ") plus 1 overflows 64-bits",
+                    "D_LLQUANT_HMAGVAL", line);
         }
         if (steps <= 0) {
-            throw llq("linear steps (argument #5) must be a non-zero positive integer", "D_LLQUANT_STEPTYPE", line);
+            throw llq("argument #4 (linear steps per magnitude) must be a non-zero positive integer", "D_LLQUANT_STEPTYPE",
+                    line);
         }
-        boolean ok = steps <= 0xffff && (steps < factor ? factor % steps == 0
+        if (steps > 0xffff) throw llq16(4, "D_LLQUANT_STEPVAL", line);
+        // DTrace on Linux's rules (its suite checks them): steps below the factor divide it, steps
+        // above it are a multiple of it that divides factor^(low+1) (factor^2 when low is 0)
+        boolean ok = steps < factor ? factor % steps == 0
                 : steps % factor == 0 && java.math.BigInteger.valueOf(factor).pow((int) Math.max(low + 1, 2))
-                        .mod(java.math.BigInteger.valueOf(steps)).signum() == 0);
+                        .mod(java.math.BigInteger.valueOf(steps)).signum() == 0;
         if (!ok) {
-            throw llq("linear steps (argument #5) must evenly divide the factor, or be a multiple of it dividing "
-                    + "each order of magnitude", "D_LLQUANT_STEPVAL", line);
+            throw llq("linear steps per magnitude (argument #4) must evenly divide the factor (argument #1) when below "
+                    + "it, or be a multiple of it that divides the factor to the power of the low magnitude plus one",
+                    "D_LLQUANT_STEPVAL", line);
+        }
+        // and illumos': above the factor, the steps also divide the first power of the factor
+        // that reaches them (llquantize(v, 6, 2, 4, 24): 36 is not a multiple of 24)
+        long power = factor;
+        while (power < steps) power *= factor;
+        if (power % steps != 0) {
+            throw llq("factor (argument #1) must evenly divide the number of steps per magnitude (argument #4), and the "
+                    + "number of steps per magnitude must evenly divide a power of the factor", "D_LLQUANT_FACTOREVEN", line);
         }
         return new LogLinear(factor, low, high, steps);
+    }
+
+    /** illumos' refusal of an llquantize() parameter (argument #i after the value) past 16 bits. */
+    private static DTraceException llq16(int i, String tag, int line) {
+        return llq("argument #" + i + " (" + DFunction.LLQUANTIZE_PARAMETERS.get(i - 1)
+                + ") must be an unsigned 16-bit quantity", tag, line);
     }
 
     private static DTraceException llq(String what, String tag, int line) {
         return new DTraceException("llquantize( ) " + what, tag, line);
     }
 
-    private static void llmatches(long found, long expected, String what, String tag, int line) throws DTraceException {
+    private static void llmatches(long found, long expected, int i, String tag, int line) throws DTraceException {
         if (found != expected) {
-            throw new DTraceException("llquantize( ) " + what + " doesn't match previous declaration: expected "
+            throw new DTraceException("llquantize( ) " + DFunction.LLQUANTIZE_PARAMETERS.get(i - 1) + " (argument #" + i
+                    + ") doesn't match previous declaration: expected "
                     + expected + ", found " + found, tag, line);
         }
     }

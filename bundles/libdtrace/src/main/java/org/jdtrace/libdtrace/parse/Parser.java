@@ -542,7 +542,17 @@ public final class Parser {
                 advance();
                 continue;
             }
+            boolean typedefName = pointers == 0 && tok.is(TokenKind.IDENT) && isTypeName(tok.text())
+                    && !TYPE_KEYWORDS.contains(tok.text());
             String name = identifier();
+            if (typedefName && tok.is(TokenKind.IDENT)) {
+                // dt_decl_spec: a typedef name after a complete type is the declared name, so a
+                // second one is an old-style declaration, or in a typedef a name declared again
+                if (storage == Decl.Storage.TYPEDEF) {
+                    throw new DTraceException("identifier redeclared: " + name, "D_DECL_IDRED", tok.line());
+                }
+                throw new DTraceException("old-style declaration or incorrect type specified", "D_DECL_IDENT", tok.line());
+            }
             if (tok.is(TokenKind.LPAR)) {
                 // a function's prototype ('extern int f(int);'): checked, then without effect
                 functionParameters();
@@ -733,8 +743,18 @@ public final class Parser {
                 continue;
             }
             if (w.equals("struct") || w.equals("union") || w.equals("enum")) {
-                if (!words.isEmpty()) {
-                    throw syntaxError();
+                // dt_decl_spec, then dt_decl_check: a tag after a type name is a second type;
+                // after signed, unsigned or long it is a type those words cannot qualify
+                if (words.stream().anyMatch(x -> !Set.of("signed", "unsigned", "short", "long").contains(x))) {
+                    throw new DTraceException("invalid type combination", "D_DECL_COMBO", tok.line());
+                }
+                if (words.contains("signed") || words.contains("unsigned")) {
+                    throw new DTraceException("invalid type declaration: signed and unsigned may only be used with "
+                            + "integer type", "D_DECL_SIGNINT", tok.line());
+                }
+                if (words.contains("long")) {
+                    throw new DTraceException("invalid type declaration: long and long long may only be used with "
+                            + "integer or floating-point type", "D_DECL_LONGINT", tok.line());
                 }
                 advance();
                 String tag = tok.is(TokenKind.IDENT) ? identifier() : "";

@@ -132,6 +132,21 @@ final class Cfmt {
         return mant + tail;
     }
 
+    /**
+     * %T: a walltimestamp (ns since the epoch) as RFC 822 time, as illumos' pfprint_time822
+     * formats it with strftime's "%a, %d %b %G %T %Z" in the local zone: Fri, 05 Jan 2024
+     * 10:11:12 UTC (%G: the ISO week-based year, which differs from the year in the days around
+     * New Year).
+     */
+    static String time822(long ns) {
+        var t = Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L)).atZone(ZoneId.systemDefault());
+        return String.format(Locale.ROOT, "%s, %02d %s %d %02d:%02d:%02d %s",
+                t.getDayOfWeek().getDisplayName(java.time.format.TextStyle.SHORT, Locale.ROOT), t.getDayOfMonth(),
+                t.getMonth().getDisplayName(java.time.format.TextStyle.SHORT, Locale.ROOT),
+                t.get(java.time.temporal.IsoFields.WEEK_BASED_YEAR), t.getHour(), t.getMinute(), t.getSecond(),
+                java.time.format.DateTimeFormatter.ofPattern("zzz", Locale.ROOT).format(t));
+    }
+
     /** %Y: a walltimestamp (ns since the epoch) as dtrace prints it: 2024 Jan  5 10:11:12. */
     static String walltime(long ns) {
         var t = Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L)).atZone(ZoneId.systemDefault());

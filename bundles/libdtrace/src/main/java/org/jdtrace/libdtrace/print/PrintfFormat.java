@@ -114,6 +114,7 @@ public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat
                 else if (f == '0') zero = true;
                 else if (f == '@') agg = true;
                 else if (f == '?') pointerWidth = true; // a pointer's width, 16 columns on LP64
+                else if (f == '\'') continue; // thousands grouping: none in the C locale dtrace runs in
                 else break;
             }
             int width = -1;
@@ -273,7 +274,7 @@ public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat
                 if (arg instanceof StackFrames st) StackPrinter.conversion(out, st.frames(), width, precision, minus);
                 else pad(out, String.valueOf(arg), width, minus, false);
             }
-            case 'T' -> pad(out, String.valueOf(arg), width, minus, false);
+            case 'T' -> pad(out, Cfmt.time822(toLong(arg)), width, minus, false);
             default -> {
                 int eff = switch (c.length()) {
                     case "hh" -> 1;

@@ -124,6 +124,7 @@ public final class RecordPrinter {
             case Datum.TraceMem m -> {
                 if (m.bytes().length > 0) hexDump(sb, m.bytes());
             }
+            case Datum.Print p when p.object() -> ObjectPrint.print(sb, p.bytes(), state.printLayout(p.layout()));
             case Datum.Print p -> TypeDump.dump(sb, p.addr(), p.bytes(), state.printLayout(p.layout()),
                     state.options.get("printsize"));
             case Datum.Exit e -> { }
@@ -265,22 +266,37 @@ public final class RecordPrinter {
         };
     }
 
+    /**
+     * The histogram display options as set now: -x aggzoom, -x encoding=utf8, -x aggpack (whose
+     * characters are UTF-8 unless encoding is ascii, or unset on a terminal that cannot show them:
+     * TERM sun, sun-color or dumb, as dt_print_packed decides).
+     */
+    private AggregationPrinter.Style histogramStyle() {
+        String encoding = state.options.getString("encoding");
+        String term = System.getenv("TERM");
+        boolean packUtf8 = encoding != null && encoding.equals("utf8") || encoding == null
+                && !(term != null && (term.equals("sun") || term.equals("sun-color") || term.equals("dumb")));
+        return new AggregationPrinter.Style(state.options.isSet("aggzoom"), "utf8".equals(encoding),
+                state.options.isSet("aggpack"), packUtf8, state.options.isSet("agghist"));
+    }
+
     private void printa(StringBuilder sb, Datum.Printa p) {
         if (p.aggs().length > 1) {
             // printa(@a, @b, ...): one row per key, each aggregation's value in turn
             if (p.format() == null) sb.append('\n');
             long[] normals = java.util.Arrays.stream(p.aggs()).mapToLong(table::normal).toArray();
             AggregationPrinter.printJoined(sb, (PrintfFormat) p.format(), p.aggs(), table.joined(p.aggs()), stackIndent(),
-                    normals);
+                    normals, histogramStyle());
             for (Aggregation a : p.aggs()) table.markPrinted(a);
             return;
         }
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
-                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a));
+                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a), histogramStyle());
             } else {
-                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a), table.normal(a));
+                AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a), table.normal(a),
+                        histogramStyle());
             }
             table.markPrinted(a);
         }
@@ -357,7 +373,7 @@ public final class RecordPrinter {
             if (folded && foldable) {
                 for (String line : FlameGraph.fold(a, entries)) sb.append(line).append('\n');
             } else {
-                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a));
+                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a), histogramStyle());
             }
         }
         flush(sb);

@@ -166,13 +166,19 @@ public final class Aggregation {
         return stddev(d, 1);
     }
 
-    /** dt_stddev(data, normal): the sum of squares and the sum divided by the normalization factor first. */
+    /**
+     * dt_stddev(data, normal) as illumos computes it: the sum divided by the normalization
+     * factor, the sum of squares by its square (a normalized stddev is the stddev of the values
+     * divided by it; DTrace on Linux divides the squares once, and no test of its suite
+     * normalizes a stddev).
+     */
     static long stddev(long[] d, long normal) {
         if (d[0] == 0) return 0;
         BigInteger n = BigInteger.valueOf(d[0]);
         BigInteger avg = BigInteger.valueOf(d[1] / normal).divide(n);
+        BigInteger norm = BigInteger.valueOf(normal);
         BigInteger sumsq = BigInteger.valueOf(d[2]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(d[3])))
-                .divide(BigInteger.valueOf(normal));
+                .divide(norm).divide(norm);
         BigInteger diff = sumsq.divide(n).subtract(avg.multiply(avg));
         return diff.signum() <= 0 ? 0 : diff.sqrt().longValue();
     }

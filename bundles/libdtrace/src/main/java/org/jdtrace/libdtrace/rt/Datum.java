@@ -69,9 +69,12 @@ public sealed interface Datum {
         public int size() { return recorded; }
     }
 
-    /** print(addr): the address, the bytes of the type there, and its layout's number (DState.printLayout). */
-    record Print(long addr, byte[] bytes, int layout) implements Datum {
-        public int size() { return 8 + bytes.length; }
+    /**
+     * print(addr): the address, the bytes of the type there, and its layout's number
+     * (DState.printLayout); {@code object}: print() of a value (no address), in illumos' form.
+     */
+    record Print(long addr, byte[] bytes, int layout, boolean object) implements Datum {
+        public int size() { return (object ? 0 : 8) + bytes.length; }
     }
 
     /** exit(status). */

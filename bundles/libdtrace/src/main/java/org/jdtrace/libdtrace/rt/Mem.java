@@ -214,6 +214,15 @@ public final class Mem {
      * later as layout {@code layout} (DState.printLayout). A bad address faults as a load does.
      */
     public static void print(DThread t, ProbeContext ctx, long addr, int size, int layout) {
+        t.add(new Datum.Print(addr, printed(t, ctx, addr, size), layout, false));
+    }
+
+    /** print() of the struct, union or array at addr itself: its bytes, shown in illumos' form. */
+    public static void printObject(DThread t, ProbeContext ctx, long addr, int size, int layout) {
+        t.add(new Datum.Print(addr, printed(t, ctx, addr, size), layout, true));
+    }
+
+    private static byte[] printed(DThread t, ProbeContext ctx, long addr, int size) {
         byte[] b;
         if (!inD(addr)) {
             if (Long.compareUnsigned(addr, 4096) < 0) throw new FaultException(FaultException.Kind.BADADDR, addr);
@@ -223,7 +232,7 @@ public final class Mem {
             int off = check(t, ctx, addr, size, false);
             b = from == null ? new byte[size] : Arrays.copyOfRange(from, off, off + size);
         }
-        t.add(new Datum.Print(addr, b, layout));
+        return b;
     }
 
     // ---- loads and stores ------------------------------------------------------------------

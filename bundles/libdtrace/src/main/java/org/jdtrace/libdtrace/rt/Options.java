@@ -195,6 +195,8 @@ public final class Options {
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
             case "kernelclauses" -> value != null && (value.equals("off") || value.equals("on") || value.equals("force"));
             case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
+            case "encoding" -> value != null && (value.equals("ascii") || value.equals("utf8")); // dt_opt_encoding
+            case "bufresize" -> value != null && (value.equals("auto") || value.equals("manual")); // dt_opt_bufresize
             default -> true;
         };
     }

@@ -50,6 +50,12 @@ final class Builtins {
                 printa(ck, c, formats);
                 return DType.VOID;
             }
+            case PRINT -> {
+                if (!(ck.type(c.args.get(0)) instanceof DType.Ptr)) {
+                    print(ck, c);
+                    return DType.VOID;
+                }
+            }
             case TRACE -> {
                 DType t = ck.type(c.args.get(0));
                 if (t instanceof DType.Void) {
@@ -111,6 +117,32 @@ final class Builtins {
             }
         }
         return f.result;
+    }
+
+    /**
+     * print() of a value that is no pointer, as illumos' dt_action_print takes it: any type with a
+     * size, recorded whole and shown member by member (print.ObjectPrint). An integer literal
+     * keeps DTrace on Linux's answer (its prototype is void *: D_PROTO_ARG), which its test suite
+     * checks (a cast gives a constant its type: {@code print((int)1)} prints); a pointer keeps
+     * Linux's form (TypeDump).
+     */
+    private static void print(Checker ck, Expr.Call c) throws DTraceException {
+        Expr arg = c.args.get(0);
+        DType t = ck.type(arg);
+        if (t instanceof DType.Void) {
+            throw new DTraceException("print( ) may not be applied to a void expression", "D_PRINT_VOID", c.line);
+        }
+        if (t instanceof DType.Agg) {
+            throw new DTraceException("print( ) may not be applied to an aggregation", "D_PRINT_AGG", c.line);
+        }
+        if (arg instanceof Expr.IntLit || t instanceof DType.Stack) {
+            DTraceException e = Checker.protoArg("print( )", 1, "void *", t, c.line);
+            throw new DTraceException(e.getMessage(), "D_PROTO_ARG", c.line);
+        }
+        if (t.size() == 0 && !t.isString() || t instanceof DType.Float) {
+            throw new DTraceException("print( ) applied to void or sizeless type", "D_PRINT_SIZE", c.line);
+        }
+        c.printLayout = org.jdtrace.libdtrace.ast.PrintLayout.of(t, ck::enumerators);
     }
 
     private FormatString printf(Checker ck, Expr.Call c) throws DTraceException {
@@ -311,10 +343,14 @@ final class Builtins {
                 }
             }
         } else if (f == DFunction.LLQUANTIZE) {
-            // each parameter has its own tag (dt_cg_agg_llquantize)
+            // each parameter has its own tag (DTrace on Linux's, which its suite checks) and is
+            // named as illumos' dt_compile_agg names it
             String[] tags = {"D_LLQUANT_FACTORTYPE", "D_LLQUANT_LMAGTYPE", "D_LLQUANT_HMAGTYPE", "D_LLQUANT_STEPTYPE"};
             for (int i = 1; i <= 4; i++) {
-                constArg(c, i, tags[i - 1]);
+                if (ConstFold.value(c.args.get(i)) == null) {
+                    throw new DTraceException("llquantize( ) argument #" + i + " (" + DFunction.LLQUANTIZE_PARAMETERS.get(i - 1)
+                            + ") must be an integer constant", tags[i - 1], c.line);
+                }
             }
         }
     }

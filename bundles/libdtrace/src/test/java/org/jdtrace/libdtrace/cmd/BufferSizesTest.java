@@ -31,6 +31,30 @@ class BufferSizesTest {
         }
     }
 
+    /**
+     * dtrace_state_buffers: a buffer that cannot be had (here: larger than the JVM's heap, where
+     * its records would live) is ENOMEM with bufresize=manual, and halved until it can be had
+     * with bufresize=auto, the default, which dtrace(1M) reports as "buffer size lowered to".
+     */
+    @Test
+    void aBufferThatCannotBeHadIsRefusedWhenManualAndLoweredWhenAuto() {
+        try (RealCommand d = new RealCommand()) {
+            assertEquals(1, d.run("-x", "bufsize=1t", "-x", "bufresize=manual", "-n", "BEGIN { exit(0); }"), d.err());
+            assertEquals(MATCHED + "dtrace: could not enable tracing: Cannot allocate memory\n", d.err());
+            assertEquals(0, d.run("-q", "-x", "bufsize=1t", "-x", "specsize=1t", "-n", "BEGIN { exit(0); }"), d.err());
+            String[] lines = d.err().split("\n");
+            assertEquals(2, lines.length, d.err());
+            // halved from 1t: a power of two, printed in its unit
+            assertTrue(lines[0].matches("dtrace: buffer size lowered to [0-9]+[kmg]"), d.err());
+            assertTrue(lines[1].matches("dtrace: speculation size lowered to [0-9]+[kmg]"), d.err());
+            assertEquals(1, d.run("-x", "bufresize=sometimes", "-n", "BEGIN { exit(0); }"), d.err());
+            assertEquals("dtrace: failed to set -x bufresize: Invalid value for specified option\n", d.err());
+        }
+        assertEquals("512m", Invocation.scaled(512L << 20));
+        assertEquals("1g", Invocation.scaled(1L << 30));
+        assertEquals("3355443200 bytes", Invocation.scaled(3355443200L));
+    }
+
     @Test
     void anAggregationBufferThatCannotHoldOneEntryIsRefusedOnlyWhenTheProgramAggregates() {
         try (RealCommand d = new RealCommand()) {

@@ -1,6 +1,7 @@
 package org.jdtrace.libdtrace.cmd;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +13,12 @@ import org.junit.jupiter.api.Test;
  * bit-field by its value, an enum by its enumerator, an anonymous union as "(union)"); printsize
  * cuts the visit with "..."; a type of size 0 or an argument that is no pointer is refused.
  * alloca's scratch starts at 0x1000000000000000 (rt.Mem's scratch region).
+ *
+ * print() of a value that is no pointer (an integer, a string, an array, a struct, a dynamic
+ * variable) is shown as illumos' dtrace_print shows it (dt_print.c): `type value` at the top,
+ * `type name = value` for each member four columns a level, integers in hex, a char quoted, a
+ * bit-field's width after its name, arrays as `[ e, e ]`, a char array holding a string as that
+ * string; the struct's last `}` ends without a newline (dtrace(1M) ends the line of the record).
  */
 class PrintActionTest {
 
@@ -68,15 +75,103 @@ class PrintActionTest {
             "                                             ...",
             "                                            }") + "\n";
 
-    @Test
-    void printShowsTheObjectMemberByMemberAndPrintsizeCutsIt() throws Exception {
+    /** Runs {@code prog} as a quiet script (-q -s FILE), which must exit 0; returns its output. */
+    private static String quietScript(RealCommand cmd, String prog) throws Exception {
         Path d = Files.createTempFile("print", ".d");
-        try (RealCommand cmd = new RealCommand()) {
-            Files.writeString(d, PROG);
+        try {
+            Files.writeString(d, prog);
             assertEquals(0, cmd.run("-q", "-s", d.toString()), cmd.err());
-            assertEquals(EXPECTED + "\n", cmd.out());
+            return cmd.out();
         } finally {
             Files.delete(d);
+        }
+    }
+
+    @Test
+    void printShowsTheObjectMemberByMemberAndPrintsizeCutsIt() throws Exception {
+        try (RealCommand cmd = new RealCommand()) {
+            assertEquals(EXPECTED + "\n", quietScript(cmd, PROG));
+        }
+    }
+
+    private static final String VALUES = String.join("\n",
+            "enum color { RED, GREEN = 5 };",
+            "struct inner { short s; unsigned int flags : 3; unsigned int mode : 5; };",
+            "struct outer { long long id; char name[6]; struct inner in; union { uint8_t b; uint32_t w; } u;",
+            "\tenum color c; char *p; int arr[3]; struct inner ins[2]; };",
+            "struct outer o;",
+            "BEGIN",
+            "{",
+            "\to.id = -2; o.name[0] = 'j'; o.name[1] = 'd'; o.in.flags = 5; o.u.w = 0x1ff; o.c = GREEN;",
+            "\to.p = (char *)0x1234; o.arr[2] = 7; o.ins[1].s = 3;",
+            "\tprint((char)'a'); print((char)0); print((int)-1); print(\"hello\"); print(o.arr);",
+            "\tself->x = 17; print(self->x); print(o.name); print((uint8_t)3); print(o.c);",
+            "\tprint(o);",
+            "\texit(0);",
+            "}");
+
+    private static final String VALUES_SHOWN = String.join("\n",
+            "char 'a'",
+            "char '\\0'",
+            "int 0xffffffff",
+            "string \"hello\"",
+            "int [3] [ 0, 0, 0x7 ]",
+            "int 0x11",
+            "char [6] \"jd\"",
+            "uint8_t 0x3",
+            "enum color GREEN",
+            "struct outer {",
+            "    long long id = 0xfffffffffffffffe",
+            "    char [6] name = [ \"jd\" ]",
+            "    struct inner in = {",
+            "        short s = 0",
+            "        unsigned int flags :3 = 0x5",
+            "        unsigned int mode :5 = 0",
+            "    }",
+            "    union u = {",
+            "        uint8_t b = 0xff",
+            "        uint32_t w = 0x1ff",
+            "    }",
+            "    enum color c = GREEN",
+            "    char *p = 0x1234",
+            "    int [3] arr = [ 0, 0, 0x7 ]",
+            "    struct inner [2] ins = [ ",
+            "        struct inner {",
+            "            short s = 0",
+            "            unsigned int flags :3 = 0",
+            "            unsigned int mode :5 = 0",
+            "        }, ",
+            "        struct inner {",
+            "            short s = 0x3",
+            "            unsigned int flags :3 = 0",
+            "            unsigned int mode :5 = 0",
+            "        }",
+            "    ]",
+            "}");
+
+    @Test
+    void printOfAValueShowsItsTypeAndValueAsIllumosDoes() throws Exception {
+        try (RealCommand cmd = new RealCommand()) {
+            assertEquals(VALUES_SHOWN + "\n", quietScript(cmd, VALUES));
+            // not quiet: the values follow the probe's columns, and dtrace ends the record's line
+            assertEquals(0, cmd.run("-n", "BEGIN { print((short)-1); print(\"a\\tb\"); exit(0); }"), cmd.err());
+            String row = cmd.out().lines().skip(1).findFirst().orElseThrow();
+            assertEquals(":BEGIN short 0xffff", row.substring(row.indexOf(':')));
+            // a string with a character that is not printable is shown as its char[strsize]
+            assertTrue(cmd.out().contains("\nstring [ 'a', '\\011', 'b', '\\0', '\\0',"), cmd.out());
+            assertTrue(cmd.out().contains("'\\0' ]\n\n"), cmd.out());
+        }
+    }
+
+    @Test
+    void printOfAValueRefusesWhatIllumosRefuses() {
+        try (RealCommand cmd = new RealCommand()) {
+            assertEquals(1, cmd.run("-xerrtags", "-n", "BEGIN { @a = count(); print(@a); }"));
+            assertTrue(cmd.err().contains("[D_PRINT_AGG] print( ) may not be applied to an aggregation"), cmd.err());
+            assertEquals(1, cmd.run("-xerrtags", "-n", "BEGIN { print(trace(1)); }"));
+            assertTrue(cmd.err().contains("[D_PRINT_VOID] print( ) may not be applied to a void expression"), cmd.err());
+            assertEquals(1, cmd.run("-xerrtags", "-n", "struct s; BEGIN { print(*(struct s *)0); }"));
+            assertTrue(cmd.err().contains("[D_PRINT_SIZE] print( ) applied to void or sizeless type"), cmd.err());
         }
     }
 

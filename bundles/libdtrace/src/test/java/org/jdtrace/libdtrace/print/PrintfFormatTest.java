@@ -34,6 +34,23 @@ class PrintfFormatTest {
     }
 
     @Test
+    void timeAsRfc822AndTheGroupingFlag() {
+        // %T: illumos' pfprint_time822, strftime "%a, %d %b %G %T %Z" in the local zone; %G is
+        // the ISO week-based year (2021-01-01 is in week 53 of 2020)
+        java.util.TimeZone saved = java.util.TimeZone.getDefault();
+        try {
+            java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("UTC"));
+            assertEquals("[Fri, 05 Jan 2024 10:11:12 UTC]", f("[%T]", 1704449472_123456789L));
+            assertEquals("[Fri, 01 Jan 2020 00:00:00 UTC]", f("[%T]", 1609459200_000000000L));
+            assertEquals("[2024 Jan  5 10:11:12]", f("[%Y]", 1704449472_123456789L));
+        } finally {
+            java.util.TimeZone.setDefault(saved);
+        }
+        // %'d: thousands grouping, which the C locale dtrace runs in does not have
+        assertEquals("1234567|  1234567", f("%'d|%'9d", 1234567L, 1234567L));
+    }
+
+    @Test
     void stringsAndChars() {
         assertEquals("[  abc][abc  ][ab]", f("[%5s][%-5s][%.2s]", "abc", "abc", "abc"));
         assertEquals("hello|", f("%.0s|", "hello"));
