@@ -273,6 +273,22 @@ class SubroutinesTest {
     }
 
     @Test
+    void percentAInPrintaSymbolisesAnIntegerKeyAtTheFiring() throws Exception {
+        // dt_printf.c: printa's %A is pfprint_uaddr and %a pfprint_addr of the key, as in printf
+        DRun r = DRun.script("""
+                #pragma D option quiet
+                test:::entry { @u[arg0] = count(); @k[arg0, 7] = sum(1); @n[arg0] = count(); }
+                END { printa("%A %@d\\n", @u); printa("%a|%d %@d\\n", @k); printa("%A\\n", @n); printa("%x\\n", @n); }
+                """).go();
+        r.fire(DRun.ENTRY, context(0x401010));
+        r.fire(DRun.ENTRY, context(0x401010));
+        r.fire(DRun.ENTRY, context(0x401020)); // another offset: another key
+        // %a of a user address (no kernel here) and %A of a key that printa also prints with %x: hex
+        assertEquals("hello`main+0x20 1\nhello`main+0x10 2\n0x401020|7 1\n0x401010|7 2\n"
+                + "0x401020\n0x401010\n401020\n401010\n\n", r.end());
+    }
+
+    @Test
     void aSymbolActionIsNotAValue() {
         Exception e = org.junit.jupiter.api.Assertions.assertThrows(org.jdtrace.consumer.DTraceException.class,
                 () -> DRun.script("BEGIN { x = ufunc(0); }"));

@@ -110,6 +110,43 @@ public class KernelEventsTest {
     }
 
     @Test
+    public void printaPercentASymbolisesUserPcKeysAsNmReadsTheBinary() throws Exception {
+        String burn = bin("ft_burn");
+        String[] r = dtrace(120, "-q", "-n",
+                "profile-997 /pid == $target/ { @[arg1] = count(); } END { printa(\"%A %@d\\n\", @); }", "-c", burn + " 2");
+        assertEquals(r[0] + r[1], "0", r[2]);
+        // nm -S: each function symbol's size
+        Process nm = new ProcessBuilder("nm", "-S", "--defined-only", burn).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        started.add(nm);
+        Map<String, Long> sizes = new HashMap<>();
+        for (String l : new String(nm.getInputStream().readAllBytes()).split("\n")) {
+            String[] f = l.trim().split("\\s+");
+            if (f.length == 4 && (f[2].equals("T") || f[2].equals("t"))) {
+                sizes.put(f[3], Long.parseUnsignedLong(f[1], 16));
+            }
+        }
+        assertTrue(nm.waitFor(60, TimeUnit.SECONDS));
+        assertTrue("nm lists hot_a: " + sizes, sizes.containsKey("hot_a"));
+        // ft_burn`function+0xoff: a function nm lists, the offset inside its size
+        Map<String, Long> counts = new HashMap<>();
+        long total = 0;
+        Matcher m = Pattern.compile("(?m)^(\\S+) (\\d+)$").matcher(r[0]);
+        while (m.find()) {
+            long n = Long.parseLong(m.group(2));
+            total += n;
+            Matcher k = Pattern.compile("ft_burn`(\\w+)(?:\\+0x([0-9a-f]+))?").matcher(m.group(1));
+            if (!k.matches()) continue;
+            Long size = sizes.get(k.group(1));
+            assertTrue("nm has " + m.group(1), size != null);
+            long off = k.group(2) == null ? 0 : Long.parseLong(k.group(2), 16);
+            assertTrue(m.group(1) + " lies inside " + k.group(1) + "'s " + size + " bytes", off < size);
+            counts.merge(k.group(1), n, Long::sum);
+        }
+        assertTrue("samples: " + r[0], total > 0);
+        assertTrue("hot_a holds most samples: " + counts + " of " + total, counts.getOrDefault("hot_a", 0L) * 100 / total > 40);
+    }
+
+    @Test
     public void profileSharesOfTheHottestFunctionsAgreeWithPerf() throws Exception {
         String burn = bin("ft_burn");
         String[] r = dtrace(120, "-q", "-n", "profile-997 /pid == $target/ { @[ustack()] = count(); }", "-c", burn + " 3");

@@ -12,11 +12,23 @@
  * line when not quiet) when it has a data-recording action (trace, printf, exit...): a clause
  * that only assigns variables, aggregates, commits or discards writes nothing, as in dtrace, and
  * a clause without statements gets the default action (the probe line).
+ *
+ * printa's %a and %A of an integer key (dt_printf.c's pfprint_addr and pfprint_uaddr) print
+ * the key as a symbol. dtrace looks the address up when it prints; here the process may be
+ * gone by then, so, as printf's %a/%A, the key is symbolised at the firing by sym()'s and
+ * uaddr()'s runtime entries: printaSymbols() reads every printa format of the program before
+ * lowering, and aggregate() keys such a position by its symbol (module`function+0xoff, which
+ * keeps distinct addresses distinct). A position that another printa prints otherwise (%d,
+ * %x ...) stays an integer, which %a/%A print in hex.
  */
 package org.jdtrace.libdtrace.lower;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.Clause;
 import org.jdtrace.libdtrace.ast.DFunction;
@@ -38,6 +50,8 @@ public final class ClauseLowering {
     private final DState state;
     private final ExprLowering exprs;
     private boolean destructive;
+    /** Per aggregation, the %a/%A conversion of each key position every printa gives it, else 0. */
+    private final Map<String, char[]> symbolKeys = new HashMap<>();
 
     public ClauseLowering(DState state) {
         this.state = state;
@@ -52,6 +66,43 @@ public final class ClauseLowering {
         }
         List<Ir.Stmt> body = statements(c.body(), new ActionOrder());
         return new Ir.Clause(pred, body, body.isEmpty() || records(body));
+    }
+
+    /**
+     * Reads the program's printa calls before any clause is lowered: a key position that every
+     * printa of its aggregation converts with %a (or every one with %A) is keyed by its symbol.
+     */
+    public void printaSymbols(Collection<Expr.Call> calls) throws DTraceException {
+        Map<String, char[]> seen = new HashMap<>();
+        for (Expr.Call c : calls) {
+            if (c.function != DFunction.PRINTA) continue;
+            int first = c.args.get(0) instanceof Expr.StrLit ? 1 : 0;
+            char[] conv = first == 1 ? keyConversions(format(c)) : new char[0];
+            for (Expr a : c.args.subList(first, c.args.size())) {
+                if (!(a instanceof Expr.AggRef ar) || ar.var == null) continue;
+                int n = ar.var.keyTypes == null ? 0 : ar.var.keyTypes.size();
+                char[] mine = Arrays.copyOf(conv, n);
+                char[] all = seen.putIfAbsent(ar.var.name, mine);
+                if (all != null) {
+                    for (int i = 0; i < n; i++) if (all[i] != mine[i]) all[i] = 0;
+                }
+            }
+        }
+        seen.forEach((name, conv) -> {
+            for (int i = 0; i < conv.length; i++) if (conv[i] != 'a' && conv[i] != 'A') conv[i] = 0;
+            symbolKeys.put(name, conv);
+        });
+    }
+
+    /** The conversion that takes each key of a printa format: its non-%@ conversions in order. */
+    private static char[] keyConversions(PrintfFormat fmt) {
+        List<Character> keys = new ArrayList<>();
+        for (PrintfFormat.Conversion k : fmt.conversions()) {
+            if (!k.agg()) keys.add(k.conv());
+        }
+        char[] conv = new char[keys.size()];
+        for (int i = 0; i < conv.length; i++) conv[i] = keys.get(i);
+        return conv;
     }
 
     /** True once a lowered clause used a destructive action (tracing then needs -w). */
@@ -238,10 +289,7 @@ public final class ClauseLowering {
         for (int i = 0; i < args.size(); i++) {
             Expr a = args.get(i);
             if ((conv[i] == 'a' || conv[i] == 'A') && ExprLowering.kind(a.type) == VKind.LONG) {
-                // %a (a kernel address) and %A (a user address): symbolised at the firing, by the
-                // runtime entries of sym() and uaddr(), since the process may be gone at drain time
-                DFunction by = conv[i] == 'a' ? DFunction.SYM : DFunction.UADDR;
-                values.add(new Ir.Call(by.entry, List.of(exprs.integer(a)), VKind.STRING));
+                values.add(symbolAt(conv[i], exprs.integer(a)));
                 continue; // widths[i] = 0: a string
             }
             boolean str = ExprLowering.kind(a.type) == VKind.STRING
@@ -250,6 +298,15 @@ public final class ClauseLowering {
             widths[i] = str ? 0 : ExprLowering.isUnsigned(a.type) ? -ExprLowering.width(a.type) : ExprLowering.width(a.type);
         }
         return new Ir.Printf(fmt, values, widths, use);
+    }
+
+    /**
+     * %a (a kernel address) and %A (a user address) of an integer: symbolised at the firing, by
+     * the runtime entries of sym() and uaddr(), since the process may be gone at drain time.
+     */
+    private static Ir.Expr symbolAt(char conv, Ir.Expr address) {
+        DFunction by = conv == 'a' ? DFunction.SYM : DFunction.UADDR;
+        return new Ir.Call(by.entry, List.of(address), VKind.STRING);
     }
 
     private Ir.Stmt printa(Expr.Call c) throws DTraceException {
@@ -294,8 +351,15 @@ public final class ClauseLowering {
         }
         List<Ir.Expr> keys = new ArrayList<>();
         if (ar.keys != null) {
+            char[] sym = symbolKeys.getOrDefault(v.name, new char[0]);
             for (int i = 0; i < ar.keys.size(); i++) {
-                keys.add(exprs.as(ar.keys.get(i), v.keyTypes.get(i)));
+                Expr k = ar.keys.get(i);
+                Ir.Expr key = exprs.as(k, v.keyTypes.get(i));
+                if (i < sym.length && sym[i] != 0 && key.kind() == VKind.LONG) {
+                    // printa's %a/%A of this key: its symbol, taken now as printf's %a/%A take it
+                    key = symbolAt(sym[i], key);
+                }
+                keys.add(key);
             }
         }
         List<Expr> args = fn.args;
