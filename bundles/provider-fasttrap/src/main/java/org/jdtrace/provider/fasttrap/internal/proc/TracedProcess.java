@@ -373,9 +373,16 @@ public final class TracedProcess implements AutoCloseable {
     /** The pc at the temporary int3 at {@code at}: runs its original instruction, int3 back. */
     private void stepOver(String cmd, long at, byte[] orig) {
         mem.writeText(at, orig);
-        sys.ptrace(Sys.PTRACE_SINGLESTEP, pid, 0, 0);
-        int st = waitFor(pid, Sys.__WALL);
-        if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
+        int sig = 0;
+        for (;;) {
+            // a signal that comes first is delivered by the step (which then ends in its handler;
+            // the handler's return meets the int3 again)
+            sys.ptrace(Sys.PTRACE_SINGLESTEP, pid, 0, sig);
+            int st = waitFor(pid, Sys.__WALL);
+            if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
+            sig = Sys.event(st) == 0 ? Sys.stopSig(st) : 0;
+            if (sig == Sys.SIGTRAP) break;
+        }
         if (!mem.writeText(at, breakpoint)) throw new IllegalStateException("cannot reach the stop point of " + cmd);
     }
 
