@@ -1,6 +1,7 @@
 package org.jdtrace.provider.fasttrap.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -45,6 +46,7 @@ class EvaltimeTest {
 
     private Path out;
     private long libcWhileHeld = -1;
+    private boolean libcMappedWhileHeld;
 
     private TargetProcess create(Evaltime at, String... argv) throws Exception {
         out = Files.createTempFile("evaltime", ".out");
@@ -67,6 +69,7 @@ class EvaltimeTest {
         provider.provide(ProbeDescription.parse(pid + ":a.out:main:entry"));
         provider.provide(ProbeDescription.parse(pid + ":libc.so.6::entry"));
         libcWhileHeld = probesIn("libc.so.6");
+        libcMappedWhileHeld = Files.readString(Path.of("/proc", Long.toString(t.pid()), "maps")).contains("/libc.so.6");
         List<Long> args = Collections.synchronizedList(new ArrayList<>());
         registry.enable(registry.probe("a.out", "ft_ctor_work", "entry"), c -> args.add(c.arg(0)));
         registry.enable(registry.probe("a.out", "main", "entry"), c -> mains.incrementAndGet());
@@ -81,6 +84,7 @@ class EvaltimeTest {
         AtomicLong libc = new AtomicLong(), mains = new AtomicLong();
         assertEquals(List.of(1L, 2L), ctorWorkArgs(Evaltime.EXEC, libc, mains));
         assertEquals(0, libcWhileHeld, "libc.so.6 is not mapped at exec: the description matched nothing");
+        assertFalse(libcMappedWhileHeld, "the kernel's /proc/PID/maps: no libc.so.6 at exec");
         assertEquals(1, mains.get(), "a.out`main:entry");
         assertTrue(libc.get() > 0, "libc.so.6 entry probes made once the linker mapped it fired: " + libc.get());
     }
@@ -90,6 +94,7 @@ class EvaltimeTest {
         AtomicLong libc = new AtomicLong(), mains = new AtomicLong();
         assertEquals(List.of(1L, 2L), ctorWorkArgs(Evaltime.PREINIT, libc, mains));
         assertTrue(libcWhileHeld > 1000, "libc.so.6 entry probes at preinit: " + libcWhileHeld);
+        assertTrue(libcMappedWhileHeld, "the kernel's /proc/PID/maps: libc.so.6 at preinit");
         assertEquals(1, mains.get());
         assertTrue(libc.get() > 0);
     }
