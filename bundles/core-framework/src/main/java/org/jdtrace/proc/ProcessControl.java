@@ -18,6 +18,20 @@ public interface ProcessControl {
      */
     TargetProcess create(List<String> argv, Stdio stdio) throws ProcessException;
 
+    /**
+     * dtrace -c -x evaltime=...: as {@link #create(List, Stdio)}, the process held at
+     * {@code at} instead. A provider that cannot stop there refuses (this default: anything
+     * but {@link Evaltime#POSTINIT}, the point create(List, Stdio) holds it at).
+     *
+     * @since 1.1
+     */
+    default TargetProcess create(List<String> argv, Stdio stdio, Evaltime at) throws ProcessException {
+        if (at != Evaltime.POSTINIT) {
+            throw new ProcessException("cannot stop a process at evaltime " + at.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        return create(argv, stdio);
+    }
+
     /** dtrace -p: grabs a running process, held stopped until {@link TargetProcess#go()}. */
     TargetProcess grab(int pid) throws ProcessException;
 
@@ -34,6 +48,18 @@ public interface ProcessControl {
      * @since 1.1
      */
     default void setUprobes(boolean on) {}
+
+    /**
+     * Where a created process is held for its probes to be evaluated (dtrace(1M) -x evaltime):
+     * EXEC right after exec, only the executable and the dynamic linker mapped; PREINIT once the
+     * linker has mapped the libraries, before any initialiser runs; POSTINIT (the default) at the
+     * executable's entry point, the libraries' initialisers run (on Linux the executable's own
+     * constructors run after it, from the C library's start-up); MAIN at the first instruction
+     * of main().
+     *
+     * @since 1.1
+     */
+    enum Evaltime { EXEC, PREINIT, POSTINIT, MAIN }
 
     /** Which standard streams of a created process are pipes (true) or inherited (false). */
     record Stdio(boolean pipeIn, boolean pipeOut, boolean pipeErr) {

@@ -222,10 +222,13 @@ final class Invocation {
                 default -> fail("failed to set -x uprobes: Invalid value for specified option");
             }
         }
+        String evaltime = consumer.getOption("evaltime"); // Options admits dtrace's four words only
+        org.jdtrace.proc.ProcessControl.Evaltime at = evaltime == null ? org.jdtrace.proc.ProcessControl.Evaltime.POSTINIT
+                : org.jdtrace.proc.ProcessControl.Evaltime.valueOf(evaltime.toUpperCase(java.util.Locale.ROOT));
         for (CommandLine.Option o : cl.options) {
             try {
                 if (o.letter() == 'c') {
-                    targets.add(TargetProcess.create(o.arg(), in, out, err, processControl));
+                    targets.add(TargetProcess.create(o.arg(), in, out, err, processControl, at));
                 } else if (o.letter() == 'p') {
                     targets.add(TargetProcess.grab(o.arg(), processControl));
                 } else {

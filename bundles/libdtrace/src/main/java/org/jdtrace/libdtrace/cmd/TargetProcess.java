@@ -58,9 +58,12 @@ final class TargetProcess implements AutoCloseable {
         this.traced = traced;
     }
 
-    /** -c through the pid provider's ProcessControl (null: without it). */
+    /**
+     * -c through the pid provider's ProcessControl (null: without it, when there are no pid
+     * probes for {@code at}, -x evaltime, to matter), held at {@code at}.
+     */
     static TargetProcess create(String command, InputStream in, PrintStream out, PrintStream err,
-            org.jdtrace.proc.ProcessControl control) throws IOException {
+            org.jdtrace.proc.ProcessControl control, org.jdtrace.proc.ProcessControl.Evaltime at) throws IOException {
         if (control == null) {
             return create(command, in, out, err);
         }
@@ -71,7 +74,7 @@ final class TargetProcess implements AutoCloseable {
         org.jdtrace.proc.TargetProcess p;
         try {
             p = control.create(argv, new org.jdtrace.proc.ProcessControl.Stdio(
-                    in != System.in, out != System.out, err != System.err));
+                    in != System.in, out != System.out, err != System.err), at);
         } catch (org.jdtrace.proc.ProcessException e) {
             throw new IOException(e.getMessage());
         }

@@ -190,7 +190,7 @@ public final class Options {
     private static boolean validValue(String name, String value, long v) {
         return switch (name) {
             case "stdc" -> value != null && (value.equals("a") || value.equals("c") || value.equals("s") || value.equals("t"));
-            // dt_opt_evaltime's words; the -c process is stopped at one point whatever it says (README)
+            // dt_opt_evaltime's words: where a -c process is held (ProcessControl.Evaltime)
             case "evaltime" -> value != null && java.util.Set.of("exec", "preinit", "postinit", "main").contains(value);
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
             case "kernelclauses" -> value != null && (value.equals("off") || value.equals("on") || value.equals("force"));

@@ -277,20 +277,30 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     @Override
     public TargetProcess create(List<String> argv, Stdio stdio) throws ProcessException {
-        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null));
+        return create(argv, stdio, Evaltime.POSTINIT);
+    }
+
+    @Override
+    public TargetProcess create(List<String> argv, Stdio stdio, Evaltime at) throws ProcessException {
+        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null), at);
     }
 
     /** As {@link #create(List, Stdio)} with standard output sent to a file (tests, benchmarks). */
     public TargetProcess create(List<String> argv, java.nio.file.Path stdout) throws ProcessException {
-        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout));
+        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), Evaltime.POSTINIT);
     }
 
-    private TargetProcess create(List<String> argv, StdioSpec io) throws ProcessException {
+    /** As {@link #create(List, java.nio.file.Path)}, held at {@code at} (tests). */
+    public TargetProcess create(List<String> argv, java.nio.file.Path stdout, Evaltime at) throws ProcessException {
+        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), at);
+    }
+
+    private TargetProcess create(List<String> argv, StdioSpec io, Evaltime at) throws ProcessException {
         String missing = Executables.problem(argv.isEmpty() ? "" : argv.get(0));
         if (missing != null) throw new ProcessException(missing);
         TracedProcess p;
         try {
-            p = TracedProcess.create(argv, isa, max, io);
+            p = TracedProcess.create(argv, isa, max, io, EvaltimeStops.of(at));
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage());
         }

@@ -12,6 +12,7 @@ import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Isa;
 import org.jdtrace.isa.IsaException;
 import org.jdtrace.provider.fasttrap.internal.proc.HitContext;
+import org.jdtrace.provider.fasttrap.internal.proc.ProcessMemory;
 import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
@@ -36,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * while the thread inside the linker stays stopped, so the probes of a new object exist (and
  * retained enablings fire on them) before dlopen returns, and the probes of an unmapped object
  * are retired before anything else can be mapped there. A process with no dynamic linker (static)
- * has no _r_debug and gets no events. The hold is bounded (HOLD_SECONDS): a listener that cannot
+ * has no _r_debug and gets no events. A process held right after exec (evaltime=exec) has r_brk
+ * still 0: the tracepoint goes on _dl_debug_state, which r_brk will name. The hold is bounded (HOLD_SECONDS): a listener that cannot
  * finish in time goes on while the thread runs, rather than stall the target.
  */
 final class RtldEvents {
@@ -55,9 +57,10 @@ final class RtldEvents {
      */
     static boolean watch(ProcessState s, Isa isa, Runnable listener, Executor worker) {
         TracedProcess p = s.process;
-        long rDebug;
+        long rDebug, debugState;
         try {
             rDebug = rDebug(s.modules());
+            debugState = linkerSymbol(s.modules(), "_dl_debug_state");
         } catch (IOException e) {
             return false;
         }
@@ -67,6 +70,7 @@ final class RtldEvents {
         try {
             p.memory().read(rDebug + R_BRK, word, 0, 8);
             long brk = java.nio.ByteBuffer.wrap(word).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+            if (brk == 0) brk = debugState; // held at exec: r_debug not set up yet
             if (brk == 0 || p.memory().readSome(brk, code, 0, code.length) == 0) return false;
             Instruction insn = isa.decode(code, 0, brk);
             if (isa.displacement(insn) == Isa.Displacement.REFUSE) return false;
@@ -79,12 +83,21 @@ final class RtldEvents {
     }
 
     /** The process address of ld.so's _r_debug, or 0. */
-    private static long rDebug(List<MappedObject> modules) {
+    static long rDebug(List<MappedObject> modules) {
+        return linkerSymbol(modules, "_r_debug");
+    }
+
+    /**
+     * The process address of {@code name} in the dynamic linker's .dynsym (glibc exports
+     * _r_debug and, GLIBC_PRIVATE, _dl_debug_state, r_brk's value before ld.so fills r_debug in),
+     * or 0.
+     */
+    static long linkerSymbol(List<MappedObject> modules, String name) {
         for (MappedObject o : modules.stream().sorted((a, b) -> Boolean.compare(!a.module().startsWith("ld"),
                 !b.module().startsWith("ld"))).toList()) {
             try {
                 Optional<ElfSymbol> sym = o.elf().dynamicSymbols().stream()
-                        .filter(x -> x.name().equals("_r_debug") && x.isDefined()).findFirst();
+                        .filter(x -> x.name().equals(name) && x.isDefined()).findFirst();
                 if (sym.isPresent()) return sym.get().value() + o.bias();
             } catch (ElfException e) {
                 // not this one
@@ -93,16 +106,20 @@ final class RtldEvents {
         return 0;
     }
 
-    /** The handler: control thread, the thread stopped at r_brk. */
-    private static void event(HitContext hit, long rDebug, Runnable listener, Executor worker) {
+    /** Whether r_debug's r_state at {@code rDebug} reads RT_CONSISTENT. */
+    static boolean consistent(ProcessMemory mem, long rDebug) {
         byte[] b = new byte[4];
         try {
-            hit.memory().read(rDebug + R_STATE, b, 0, 4);
+            mem.read(rDebug + R_STATE, b, 0, 4);
         } catch (IsaException e) {
-            return;
+            return false;
         }
-        int state = (b[0] & 0xff) | (b[1] & 0xff) << 8 | (b[2] & 0xff) << 16 | b[3] << 24;
-        if (state != RT_CONSISTENT) return;
+        return ((b[0] & 0xff) | (b[1] & 0xff) << 8 | (b[2] & 0xff) << 16 | b[3] << 24) == RT_CONSISTENT;
+    }
+
+    /** The handler: control thread, the thread stopped at r_brk. */
+    private static void event(HitContext hit, long rDebug, Runnable listener, Executor worker) {
+        if (!consistent(hit.memory(), rDebug)) return;
         if (!hit.process().whileHeld(hit, listener, worker, HOLD_SECONDS, TimeUnit.SECONDS)) {
             LOG.warn("pid{}: the probes of a library loaded or unloaded are still being made; it runs on meanwhile",
                     hit.pid());

@@ -30,10 +30,14 @@ import org.jdtrace.provider.fasttrap.internal.sys.SysException;
  *   /bin/sh -c 'kill -STOP $$; exec "$0" "$@"' cmd args...
  * waits for the shell's self-stop (WUNTRACED), PTRACE_SEIZEs it (TRACEEXEC|CLONE|FORK|VFORK|
  * EXITKILL), sends SIGCONT, and meets the exec event: the new image stopped at the dynamic
- * linker's first instruction. There only the executable and ld.so are mapped, so a temporary
- * int3 at AT_ENTRY (from /proc/PID/auxv) lets the linker map every library first; the byte and
- * the pc are then restored and the process is held (STOPPED) until go(). Probes in libraries
- * therefore match $target as they do in DTrace.
+ * linker's first instruction. There only the executable and ld.so are mapped. A StopPoint
+ * (dtrace -x evaltime) says where to hold it: EXEC holds it right there (moved on to execve's
+ * syscall-exit-stop, so that injected system calls keep their registers); otherwise a temporary
+ * int3 at the StopPoint's address (by default AT_ENTRY, from /proc/PID/auxv) lets it run on until
+ * a hit the StopPoint accepts (a hit it refuses is stepped over: byte restored, one single-step,
+ * int3 back); the byte and the pc are then restored and the process is held (STOPPED) until
+ * go(). At the default point the linker has mapped every library, so probes in libraries match
+ * $target as they do in DTrace.
  *
  * Grabbing (-p): every thread in /proc/PID/task is PTRACE_SEIZEd (no EXITKILL) and
  * PTRACE_INTERRUPTed; the scan repeats until it finds no new thread. release() lets it run on
@@ -184,6 +188,30 @@ public final class TracedProcess implements AutoCloseable {
 
     /** As {@link #create(List, Isa, int)}, with the standard streams as {@code io} says. */
     public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, StdioSpec io) {
+        return create(argv, isa, maxTracepoints, io, StopPoint.ENTRY);
+    }
+
+    /**
+     * Where a created process is held (dtrace -x evaltime). {@link #address} is asked once the
+     * process is stopped after exec (its memory readable): where to run it to, or 0 to hold it
+     * there; {@link #arrived} is asked at each hit there: false lets it run on to the next hit.
+     * Failures are IllegalStateExceptions whose message says what is missing.
+     */
+    public interface StopPoint {
+        long address(int pid, ProcessMemory mem);
+
+        default boolean arrived(ProcessMemory mem) {
+            return true;
+        }
+
+        /** The entry point (AT_ENTRY): libraries mapped and initialised (evaltime=postinit). */
+        StopPoint ENTRY = (pid, mem) -> Auxv.get(pid, Auxv.AT_ENTRY);
+        /** Right after exec (evaltime=exec). */
+        StopPoint EXEC = (pid, mem) -> 0;
+    }
+
+    /** As {@link #create(List, Isa, int, StdioSpec)}, held at {@code stop}. */
+    public static TracedProcess create(List<String> argv, Isa isa, int maxTracepoints, StdioSpec io, StopPoint stop) {
         if (argv.isEmpty()) throw new IllegalArgumentException("no command");
         return onControlThread("jdtrace-pid-" + argv.get(0), ctl -> {
             List<String> sh = new ArrayList<>(List.of("/bin/sh", "-c", "kill -STOP $$; exec \"$0\" \"$@\""));
@@ -214,7 +242,7 @@ public final class TracedProcess implements AutoCloseable {
             tp.stdout = out == null ? null : tp.adopt(out[0], false);
             tp.stderr = err == null ? null : tp.adopt(err[0], false);
             try {
-                tp.startCreated(argv.get(0));
+                tp.startCreated(argv.get(0), stop);
             } catch (RuntimeException e) {
                 try {
                     tp.sys.kill(pid, Sys.SIGKILL);
@@ -276,7 +304,7 @@ public final class TracedProcess implements AutoCloseable {
         return (java.io.InputStream) stderr;
     }
 
-    private void startCreated(String cmd) {
+    private void startCreated(String cmd, StopPoint stop) {
         int st = waitFor(pid, Sys.WUNTRACED);
         if (!Sys.stopped(st)) throw new IllegalStateException("failed to start " + cmd);
         sys.ptrace(Sys.PTRACE_SEIZE, pid, 0, OPTIONS | Sys.PTRACE_O_EXITKILL);
@@ -290,32 +318,76 @@ public final class TracedProcess implements AutoCloseable {
             sys.ptrace(Sys.PTRACE_CONT, pid, 0, inject);
         }
         mem.reopen();
-        // let the dynamic linker map the libraries: run to AT_ENTRY
-        long entry = Auxv.get(pid, Auxv.AT_ENTRY);
-        byte[] orig = new byte[1];
-        if (entry == 0 || mem.readSome(entry, orig, 0, 1) != 1 || !mem.writeText(entry, breakpoint)) {
-            throw new IllegalStateException("cannot reach the entry point of " + cmd);
+        long at = stop.address(pid, mem);
+        if (at != 0) {
+            runTo(cmd, at, stop);
+        } else {
+            leaveExecve(cmd);
+        }
+        TState t = new TState(pid, false);
+        t.stopped = true;
+        threads.put(pid, t);
+    }
+
+    /** Runs the new process to a temporary int3 at {@code at} until {@code stop} accepts a hit. */
+    private void runTo(String cmd, long at, StopPoint stop) {
+        byte[] orig = new byte[breakpoint.length];
+        if (mem.readSome(at, orig, 0, orig.length) != orig.length || !mem.writeText(at, breakpoint)) {
+            throw new IllegalStateException("cannot reach the stop point of " + cmd);
         }
         try {
             sys.ptrace(Sys.PTRACE_CONT, pid, 0, 0);
             for (;;) {
-                st = waitFor(pid, Sys.__WALL);
+                int st = waitFor(pid, Sys.__WALL);
                 if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
                 if (Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SIGTRAP) {
                     sys.getRegs(pid, raw);
-                    if (raw[Sys.RIP] == entry + breakpoint.length) break;
+                    if (raw[Sys.RIP] == at + breakpoint.length) {
+                        raw[Sys.RIP] = at;
+                        sys.setRegs(pid, raw);
+                        if (stop.arrived(mem)) return;
+                        stepOver(cmd, at, orig);
+                        sys.ptrace(Sys.PTRACE_CONT, pid, 0, 0);
+                        continue;
+                    }
                 }
                 int sig = Sys.event(st) == 0 ? Sys.stopSig(st) : 0;
                 sys.ptrace(Sys.PTRACE_CONT, pid, 0, sig);
             }
         } finally {
-            mem.writeText(entry, orig);
+            mem.writeText(at, orig);
         }
-        raw[Sys.RIP] = entry;
-        sys.setRegs(pid, raw);
-        TState t = new TState(pid, false);
-        t.stopped = true;
-        threads.put(pid, t);
+    }
+
+    /**
+     * From the exec event stop (inside execve, whose return value the kernel has yet to store
+     * in rax) to its syscall-exit-stop, the pc still on the linker's first instruction: a system
+     * call injected from there (SyscallInjector) keeps its registers.
+     */
+    private void leaveExecve(String cmd) {
+        sys.ptrace(Sys.PTRACE_SYSCALL, pid, 0, 0);
+        for (;;) {
+            int st = waitFor(pid, Sys.__WALL);
+            if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
+            if (Sys.event(st) == 0 && Sys.stopSig(st) == (Sys.SIGTRAP | 0x80)) return;
+            sys.ptrace(Sys.PTRACE_SYSCALL, pid, 0, Sys.event(st) == 0 ? Sys.stopSig(st) : 0);
+        }
+    }
+
+    /** The pc at the temporary int3 at {@code at}: runs its original instruction, int3 back. */
+    private void stepOver(String cmd, long at, byte[] orig) {
+        mem.writeText(at, orig);
+        int sig = 0;
+        for (;;) {
+            // a signal that comes first is delivered by the step (which then ends in its handler;
+            // the handler's return meets the int3 again)
+            sys.ptrace(Sys.PTRACE_SINGLESTEP, pid, 0, sig);
+            int st = waitFor(pid, Sys.__WALL);
+            if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
+            sig = Sys.event(st) == 0 ? Sys.stopSig(st) : 0;
+            if (sig == Sys.SIGTRAP) break;
+        }
+        if (!mem.writeText(at, breakpoint)) throw new IllegalStateException("cannot reach the stop point of " + cmd);
     }
 
     private static String describeEnd(int st) {
