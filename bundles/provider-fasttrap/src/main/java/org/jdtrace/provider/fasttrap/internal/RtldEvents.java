@@ -107,7 +107,7 @@ final class RtldEvents {
     }
 
     /** Whether r_debug's r_state at {@code rDebug} reads RT_CONSISTENT. */
-    static boolean consistent(ProcessMemory mem, long rDebug) {
+    static boolean consistent(org.jdtrace.isa.Memory mem, long rDebug) {
         byte[] b = new byte[4];
         try {
             mem.read(rDebug + R_STATE, b, 0, 4);
