@@ -72,6 +72,7 @@ class JsdtProviderTest {
 
     private List<ProbeInfo> list(String desc) throws Exception {
         try (Consumer c = dtrace.open()) {
+            c.setOption("zdefs", null); // as dtrace -l: a description that matches nothing lists nothing
             return c.list(c.compileDescription(Consumer.DescriptionKind.NAME, desc));
         }
     }
@@ -162,9 +163,7 @@ class JsdtProviderTest {
         fw.removeProvider(sdt);
         sdt.deactivate();
         assertFalse(ev.isEnabled());
-        // as dtrace -l -n says of a description that matches nothing: no probe is listed
-        Exception gone = assertThrows(Exception.class, () -> list("unitret:::ev"));
-        assertTrue(gone.getMessage().contains("does not match any probes"), gone.getMessage());
+        assertEquals(List.of(), list("unitret:::ev"));
         ev.fire(2);
         sdt = new JsdtProvider(null);
         fw.addProvider(sdt);
