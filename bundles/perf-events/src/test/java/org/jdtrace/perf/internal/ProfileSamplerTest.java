@@ -217,7 +217,12 @@ class ProfileSamplerTest {
             long intoLibjvm = inInner.stream().filter(f -> f.stream().anyMatch(x -> x.startsWith("libjvm.so`"))).count();
             java.util.Map<String, Long> callers = new java.util.TreeMap<>();
             for (java.util.List<String> f : inInner) callers.merge(f.size() > 1 ? f.get(1).replaceAll("\\+0x.*", "") : "-", 1L, Long::sum);
-            assertTrue(callerNamed >= inInner.size() * 0.9, callerNamed + " of " + inInner.size() + " name outer(): " + callers + " " + inInner.get(0));
+            // a caller in code compiled since jcmd last wrote the map (C2 replacing C1 under load) has
+            // no name yet ("null"): such samples are left out, but never most of them; a caller
+            // named is outer()
+            long unnamed = callers.getOrDefault("null", 0L);
+            assertTrue(unnamed * 2 < inInner.size(), unnamed + " of " + inInner.size() + " callers unnamed: " + callers);
+            assertTrue(callerNamed >= (inInner.size() - unnamed) * 0.9, callerNamed + " of " + inInner.size() + " name outer(): " + callers + " " + inInner.get(0));
             assertTrue(intoLibjvm >= inInner.size() * 0.9, intoLibjvm + " of " + inInner.size() + " reach libjvm.so: " + inInner.get(0));
         } finally {
             a.destroyForcibly().waitFor();
