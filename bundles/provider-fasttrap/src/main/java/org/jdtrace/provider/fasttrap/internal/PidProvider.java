@@ -257,7 +257,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      */
     private synchronized UprobeSites kernelSitesForNewProcess() {
         if (!uprobes || perf == null) return null; // off, or embedded without perf events: ptrace
-        if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi());
+        if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi(), () -> registry);
         String why = kernelSites.refusal();
         if (why == null) return kernelSites;
         if (!refusalTold) {

@@ -67,9 +67,13 @@ final class UprobeSites implements UserProbeHandler {
     /** Records lost in the kernel (a full ring), over the capture's life. */
     final AtomicLong drops = new AtomicLong();
 
-    UprobeSites(PerfEvents perf, Abi abi) {
+    /** Where lost records are reported (the provider's registry while it is attached, else null). */
+    private final java.util.function.Supplier<org.jdtrace.spi.ProbeRegistry> registry;
+
+    UprobeSites(PerfEvents perf, Abi abi, java.util.function.Supplier<org.jdtrace.spi.ProbeRegistry> registry) {
         this.perf = perf;
         this.abi = abi;
+        this.registry = registry;
     }
 
     /** Null when uprobes serve the probes, else why not (the kernel's reason); tried once. */
@@ -220,7 +224,9 @@ final class UprobeSites implements UserProbeHandler {
     @Override
     public void lost(int cpu, long count) {
         drops.addAndGet(count);
-        LOG.warn("pid: {} drops on CPU {}", count, cpu);
+        org.jdtrace.spi.ProbeRegistry r = registry.get();
+        if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
+        else LOG.debug("pid: {} drops on CPU {} with no consumer", count, cpu);
     }
 
     /** Closes the capture and every link (the bundle stops). */
