@@ -125,13 +125,9 @@ final class SyscallProgram {
 
     /**
      * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0);
-     * {@code task}: where the thread's time on CPU is (Btf.task), null when unknown (runtime 0).
+     * {@code task}: where the thread's time on CPU is (Btf.task), null when unknown (runtime 0);
+     * {@code clauses}: the clauses the program runs, null for none.
      */
-    static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task) {
-        return enter(tp, maxNr, armedFd, bufFd, eventsFd, parent, task, null);
-    }
-
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
             Btf.Task task, Clauses clauses) {
         BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses);
@@ -166,11 +162,6 @@ final class SyscallProgram {
                 .movImm(R0, 0)
                 .exit();
         return a.code();
-    }
-
-    static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task) {
-        return exit(tp, maxNr, armedFd, bufFd, eventsFd, parent, task, null);
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
