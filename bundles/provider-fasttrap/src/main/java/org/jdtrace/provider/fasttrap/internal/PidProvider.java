@@ -448,15 +448,23 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     /**
      * TracedProcess.grab, waiting up to GRAB_WAIT_NANOS while another tracer holds the process
      * (on the uprobe path another dtrace holds it only while its probes go in, then lets go: two
-     * started at once must not fail); a process nobody traces fails at once.
+     * started at once must not fail); a process nobody traces fails at once, after one more try
+     * (the other tracer may have let go between the refusal and the look at TracerPid).
      */
     private TracedProcess grabWaiting(int pid) {
         long deadline = System.nanoTime() + GRAB_WAIT_NANOS;
+        boolean triedFree = false;
         for (;;) {
             try {
                 return TracedProcess.grab(pid, isa, max);
             } catch (RuntimeException e) {
-                if (!uprobes || perf == null || System.nanoTime() > deadline || !tracedByOther(pid)) throw e;
+                if (!uprobes || perf == null || System.nanoTime() > deadline) throw e;
+                if (!tracedByOther(pid)) {
+                    if (triedFree) throw e;
+                    triedFree = true;
+                    continue;
+                }
+                triedFree = false;
             }
             try {
                 Thread.sleep(20);
