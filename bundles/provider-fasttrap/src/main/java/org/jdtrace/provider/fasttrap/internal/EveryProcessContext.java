@@ -119,22 +119,12 @@ final class EveryProcessContext implements ProbeContext {
 
     @Override
     public long uregs(int reg) throws FaultException {
-        try {
-            return abi.ureg(regs, reg);
-        } catch (IsaException e) {
-            throw new FaultException(FaultException.Kind.ILLOP, 0);
-        }
+        return ThreadContext.ureg(abi, regs, reg);
     }
 
     @Override
     public byte[] copyin(long addr, int len) throws FaultException {
-        byte[] b = new byte[Math.max(0, len)];
-        try {
-            stack.read(addr, b, 0, b.length);
-        } catch (IsaException e) {
-            throw new FaultException(FaultException.Kind.BADADDR, addr);
-        }
-        return b;
+        return ThreadContext.copyin(stack, addr, len);
     }
 
     @Override

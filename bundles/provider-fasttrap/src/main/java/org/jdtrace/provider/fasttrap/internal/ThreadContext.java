@@ -97,8 +97,13 @@ abstract class ThreadContext implements ProbeContext {
 
     @Override
     public long uregs(int reg) throws FaultException {
+        return ureg(abi, hit.regs(), reg);
+    }
+
+    /** uregs[reg] of {@code regs}: a register the ABI does not name is an illegal operation. */
+    static long ureg(org.jdtrace.isa.Abi abi, org.jdtrace.isa.RegisterFile regs, int reg) throws FaultException {
         try {
-            return abi.ureg(hit.regs(), reg);
+            return abi.ureg(regs, reg);
         } catch (IsaException e) {
             throw new FaultException(FaultException.Kind.ILLOP, 0);
         }
@@ -106,9 +111,14 @@ abstract class ThreadContext implements ProbeContext {
 
     @Override
     public byte[] copyin(long addr, int len) throws FaultException {
+        return copyin(hit.memory(), addr, len);
+    }
+
+    /** copyin() from {@code mem}: a read that faults is BADADDR at {@code addr}. */
+    static byte[] copyin(org.jdtrace.isa.Memory mem, long addr, int len) throws FaultException {
         byte[] b = new byte[Math.max(0, len)];
         try {
-            hit.memory().read(addr, b, 0, b.length);
+            mem.read(addr, b, 0, b.length);
         } catch (IsaException e) {
             throw new FaultException(FaultException.Kind.BADADDR, addr);
         }
