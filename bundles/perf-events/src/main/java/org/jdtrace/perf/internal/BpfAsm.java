@@ -16,7 +16,7 @@ final class BpfAsm {
 
     static final int R0 = 0, R1 = 1, R2 = 2, R3 = 3, R4 = 4, R5 = 5, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
     // helper function ids (enum bpf_func_id)
-    static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, GET_CURRENT_PID_TGID = 14, GET_CURRENT_UID_GID = 15,
+    static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, MAP_DELETE_ELEM = 3, GET_CURRENT_PID_TGID = 14, GET_CURRENT_UID_GID = 15,
             GET_CURRENT_COMM = 16, PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_USER = 112,
             PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114, GET_ATTACH_COOKIE = 174;
 

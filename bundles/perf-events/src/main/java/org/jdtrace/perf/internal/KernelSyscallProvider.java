@@ -16,7 +16,15 @@
  * into a per-CPU BPF-output perf event, whose ring the PerfEvents service drains. Strings are thus
  * read while the process still exists: copyinstr(arg1) at syscall::openat:entry returns the string
  * captured for argument 1 (copyinstr of any other address faults: nothing else was captured; so
- * does a string the kernel could not read at the event, a bad address: dtrace:::ERROR, as DTrace).
+ * does a string the kernel could not read, a bad address: dtrace:::ERROR, as DTrace).
+ * A BPF program cannot fault a page in: a string whose page the process has not touched yet (a
+ * path in a mapped file, the loader's) cannot be read at entry. Such an entry record is not sent
+ * then: it waits in the deferred map (an LRU hash, tid -> the record, SyscallProgram.DEFERRED
+ * threads at once) and the return program of the same call, where the kernel has just copied the
+ * string in, reads it again and sends the record as the entry's, ahead of the return's (DEFER in
+ * the call's mask; not execve/execveat, which return in a new address space). Such a firing's
+ * timestamp is therefore the return's (the record's perf time); everything else in it (args,
+ * pid, comm, ppid, vtimestamp) is the entry's. A full map sends the record at entry, unread.
  *
  * Clauses in the kernel (org.jdtrace.spi.KernelClause, ClauseProgram): the programs attached to
  * the tracepoints are trampolines that tail-call the real ones through a prog array (slot 0
@@ -199,7 +207,7 @@ final class KernelSyscallProvider implements Provider {
                             + " (kernelclauses=force)");
                 }
             }
-            if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name());
+            if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name()) | deferrable(c.name());
             arm(probe, c);
         } catch (PerfException e) {
             if (enabled == 0 && kernel != null) {
@@ -392,6 +400,14 @@ final class KernelSyscallProvider implements Provider {
         return out;
     }
 
+    /**
+     * DEFER for a call with string arguments whose return can read them again (SyscallProgram):
+     * all but execve and execveat, whose return (when they succeed) is in a new address space.
+     */
+    private int deferrable(String call) {
+        return stringArgs(call) == 0 || call.equals("execve") || call.equals("execveat") ? 0 : SyscallProgram.DEFER;
+    }
+
     /** Bits 1..4: which of arguments 0..3 the call's tracefs format declares as strings. */
     private int stringArgs(String call) {
         KernelTracepoint tp;
@@ -416,7 +432,7 @@ final class KernelSyscallProvider implements Provider {
      * load() replaces in one map update each.
      */
     private final class Kernel implements RecordHandler {
-        final BpfObject armed, buf, events, progs, zero, drops, enterJump, exitJump;
+        final BpfObject armed, buf, events, progs, zero, drops, deferred, enterJump, exitJump;
         BpfObject enter, exit;
         final EventSet output;
         final AutoCloseable enterEvents, exitEvents;
@@ -428,7 +444,7 @@ final class KernelSyscallProvider implements Provider {
         final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
 
         Kernel() {
-            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, te = null, tx = null;
+            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, te = null, tx = null;
             EventSet out = null;
             AutoCloseable en = null, ex = null;
             abi.syscallNames().forEach((nr, name) -> numbers.computeIfAbsent(name, x -> new ArrayList<>()).add(nr));
@@ -441,6 +457,7 @@ final class KernelSyscallProvider implements Provider {
                 pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 2, "jdtrace_progs");
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
                 d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, ClauseProgram.MAX_CLAUSES, "jdtrace_kdrops");
+                df = perf.map(PerfSys.MAP_LRU_HASH, 4, SyscallProgram.BUF_SIZE, SyscallProgram.DEFERRED, "jdtrace_defer");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
@@ -451,13 +468,14 @@ final class KernelSyscallProvider implements Provider {
                 this.progs = pa;
                 this.zero = z;
                 this.drops = d;
+                this.deferred = df;
                 load(List.of(), List.of(), Map.of());
                 te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
                 tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, te);
                 ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, d, z, pa, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, df, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
             this.enterJump = te;
@@ -477,9 +495,11 @@ final class KernelSyscallProvider implements Provider {
             BpfObject pe = null, px = null;
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers)), "jdtrace_sys_enter");
+                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers), deferred.fd()),
+                        "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers)), "jdtrace_sys_exit");
+                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers), deferred.fd()),
+                        "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
             } catch (RuntimeException e) {
@@ -496,7 +516,7 @@ final class KernelSyscallProvider implements Provider {
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
             for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
-                    events, buf, armed, progs, zero, drops}) {
+                    events, buf, armed, progs, zero, drops, deferred}) {
                 close(c);
             }
         }

@@ -13,6 +13,9 @@
  *   entry: 80 u64 ppid   88 u64 runtime   96 char strings[4][256] (a call with string arguments only)
  *          1120 u32 faults: bit i set when string argument i could not be read (a bad address)
  *   return: 40 u64 ppid  48 u64 runtime
+ * DEFER (bit 6 of an entry's mask): a string argument that faults at entry is read again at the
+ * return of the same call: the entry record waits in the deferred map (tid -> record) and the exit
+ * program sends it, completed, before anything else (deferredEntry).
  * Clauses (ClauseProgram): after the pid filter, bits 16..31 of the mask name the call's clause
  * group, whose code runs the clauses the provider took and decides whether the record is sent.
  *
@@ -33,7 +36,7 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 
 final class SyscallProgram {
 
-    static final int ENTRY = 1, STRING0 = 2, RETURN = 0x80, RETURN_RECORD = 0x100;
+    static final int ENTRY = 1, STRING0 = 2, DEFER = 0x40, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
     static final int ENTRY_PPID = 80, EXIT_PPID = 40, ENTRY_RUNTIME = 88, EXIT_RUNTIME = 48;
     static final int ENTRY_SIZE = 96, EXIT_SIZE = 56;
@@ -42,6 +45,8 @@ final class SyscallProgram {
     static final int ENTRY_STRINGS_SIZE = FAULTS + 8;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
+    /** The deferred map's capacity: threads inside a call whose entry record waits for its return. */
+    static final int DEFERRED = 1024;
 
     private SyscallProgram() {}
 
@@ -51,14 +56,15 @@ final class SyscallProgram {
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
     private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
-            Btf.Task task, Clauses clauses) {
+            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
                 .mov(R7, R0)
                 .ldxDw(R8, R6, tp.offset("id"))
-                .jgtImm(R8, maxNr, "out")
-                .mov(R1, R8)
+                .jgtImm(R8, maxNr, "out");
+        if (bit == RETURN && deferredFd >= 0) deferredEntry(a, tp, armedFd, deferredFd, eventsFd);
+        a.mov(R1, R8)
                 .addImm(R1, bit == RETURN ? maxNr + 1 : 0)
                 .stxW(R10, -4, R1)
                 .ldMap(R1, armedFd)
@@ -91,6 +97,51 @@ final class SyscallProgram {
         if (task != null) a.taskRead(R7, runtime, task.se() + task.runtime(), 8);
         else a.movImm(R1, 0).stxDw(R7, runtime, R1);
         return a;
+    }
+
+    /**
+     * At a call's return, before anything else: the entry record the entry program left in the
+     * deferred map for this thread (a string argument it could not read, DEFER in the entry's
+     * mask) is completed and sent, then removed. Each string argument whose FAULTS bit is set is
+     * read again (the kernel has just copied it in, so its page is resident now; a bad address
+     * still faults and keeps its bit), and the record goes out as an entry record, ahead of the
+     * return's. A record of another call (a thread that left a call without a return event and
+     * whose tid came back) is removed unsent. Uses r9 and the stack at -8..-1; r0..r5 clobbered.
+     */
+    private static void deferredEntry(BpfAsm a, KernelTracepoint tp, int armedFd, int deferredFd, int eventsFd) {
+        a.lookupKey(armedFd, R8)
+                .jeqImm(R0, 0, "nodefer")
+                .ldxW(R1, R0, 0)
+                .jsetImm(R1, DEFER, "defer")
+                .ja("nodefer")
+                .label("defer")
+                .stxW(R10, -8, R7) // the tid (lower half of pid_tgid)
+                .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).call(MAP_LOOKUP_ELEM)
+                .jeqImm(R0, 0, "nodefer")
+                .mov(R9, R0)
+                .ldxW(R1, R9, 8)
+                .jneReg(R1, R8, "defer_done");
+        for (int i = 0; i < STRINGS; i++) {
+            a.ldxW(R1, R9, FAULTS)
+                    .jsetImm(R1, 1 << i, "reread" + i)
+                    .ja("reread_next" + i)
+                    .label("reread" + i)
+                    .mov(R1, R9)
+                    .addImm(R1, ENTRY_SIZE + STRING_SIZE * i)
+                    .movImm(R2, STRING_SIZE)
+                    .ldxDw(R3, R9, 32 + 8 * i)
+                    .call(PROBE_READ_USER_STR)
+                    .jmp(0xc5, R0, 0, 1, "reread_next" + i) // jslt 1: faults still
+                    .ldxW(R1, R9, FAULTS)
+                    .insn(0x57, R1, 0, 0, ~(1 << i)) // and
+                    .stxW(R9, FAULTS, R1)
+                    .label("reread_next" + i);
+        }
+        a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R9).movImm(R5, ENTRY_STRINGS_SIZE)
+                .call(PERF_EVENT_OUTPUT)
+                .label("defer_done")
+                .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).call(MAP_DELETE_ELEM)
+                .label("nodefer");
     }
 
     /**
@@ -129,8 +180,8 @@ final class SyscallProgram {
      * {@code clauses}: the clauses the program runs, null for none.
      */
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses);
+            Btf.Task task, Clauses clauses, int deferredFd) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses, -1, eventsFd);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
@@ -150,6 +201,20 @@ final class SyscallProgram {
                     .stxW(R7, FAULTS, R1)
                     .label("n" + i);
         }
+        if (deferredFd >= 0) {
+            // a string it could not read, of a call whose return can read it: kept for the return
+            a.jsetImm(R9, DEFER, "deferrable")
+                    .ja("send_now")
+                    .label("deferrable")
+                    .ldxW(R1, R7, FAULTS)
+                    .jeqImm(R1, 0, "send_now")
+                    .call(GET_CURRENT_PID_TGID)
+                    .stxW(R10, -8, R0)
+                    .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).mov(R3, R7).movImm(R4, 0) // BPF_ANY
+                    .call(MAP_UPDATE_ELEM)
+                    .jeqImm(R0, 0, "out")
+                    .label("send_now"); // the map refused it: sent now, its faults as they are
+        }
         output(a, eventsFd);
         a.jsetImm(R9, STRING_BITS, "big")
                 .movImm(R5, ENTRY_SIZE)
@@ -165,8 +230,8 @@ final class SyscallProgram {
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses);
+            Btf.Task task, Clauses clauses, int deferredFd) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses, deferredFd, eventsFd);
         a.stW(R7, 12, RETURN_RECORD)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);
