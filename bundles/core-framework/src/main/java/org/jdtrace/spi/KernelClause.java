@@ -17,6 +17,16 @@
  *    that loses the kernel program (the verifier refuses it) calls runInKernel(clause, false)
  *    and the clause runs in the JVM again.
  *
+ * Thread-locals (since 1.10): a thread-local scalar (self->x) that only clauses of this form read
+ * and write lives where those clauses run, in the kernel: the compiler offers such a clause with
+ * its stores ({@code stores}, run in order after the aggregation; a store of 0 deletes the
+ * variable, DTrace's semantics) and reads (ThreadLocal), and marks it {@code whole}: a provider
+ * must take a whole clause (Probe.runInKernel(clause, true), even one without an aggregation) or
+ * refuse the enable (ProviderException); it never runs in the JVM, where its variables do not
+ * exist. A store the provider's per-thread store cannot hold counts in {@code dynvarDrops}
+ * (DTrace's dynamic variable drops). TIMESTAMP is the event's time in the kernel's clock (its
+ * differences are what thread-local clauses use it for).
+ *
  * required (the consumer's -x kernelclauses=force, for tests): a provider that runs clauses in
  * the kernel but cannot take this one's aggregation refuses the enable (ProviderException) instead
  * of leaving the clause to the JVM.
@@ -42,10 +52,31 @@ package org.jdtrace.spi;
 
 import java.util.List;
 
-public record KernelClause(String name, Expr predicate, Aggregation aggregation, boolean required) {
+public record KernelClause(String name, Expr predicate, Aggregation aggregation, boolean required, List<Store> stores,
+        boolean whole, java.util.function.LongConsumer dynvarDrops) {
+
+    /** A clause without thread-locals. */
+    public KernelClause(String name, Expr predicate, Aggregation aggregation, boolean required) {
+        this(name, predicate, aggregation, required, List.of(), false, n -> { });
+    }
 
     /** A kernel-evaluable expression. */
-    public sealed interface Expr permits Const, Str, Var, Arg, Unary, Binary, StrCompare, Cast, Ternary {}
+    public sealed interface Expr permits Const, Str, Var, Arg, Unary, Binary, StrCompare, Cast, Ternary, ThreadLocal {}
+
+    /**
+     * A thread-local integer scalar (self->name) of the calling thread, 0 when unset; {@code id}
+     * tells the program's thread-locals apart (the compiler's slot).
+     *
+     * @since 1.10
+     */
+    public record ThreadLocal(int id, String name) implements Expr {}
+
+    /**
+     * {@code self->name = value} (0 deletes it).
+     *
+     * @since 1.10
+     */
+    public record Store(ThreadLocal variable, Expr value) {}
 
     public record Const(long value) implements Expr {}
 
@@ -53,7 +84,7 @@ public record KernelClause(String name, Expr predicate, Aggregation aggregation,
     public record Str(String value) implements Expr {}
 
     /** What the event knows: the calling thread, its process, the probe, the call's errno. */
-    public enum Variable { PID, TID, PPID, UID, ERRNO, EXECNAME, PROBEFUNC }
+    public enum Variable { PID, TID, PPID, UID, ERRNO, EXECNAME, PROBEFUNC, TIMESTAMP }
 
     public record Var(Variable which) implements Expr {}
 

@@ -69,7 +69,7 @@ public interface Probe {
     }
 
     /**
-     * The provider runs {@code clause} (one of kernelClauses' with an aggregation) in the kernel
+     * The provider runs {@code clause} (one of kernelClauses' with an aggregation, or a whole one) in the kernel
      * for this probe ({@code inKernel} true): its ECB on this probe runs nothing in the JVM; false
      * gives the clause back to the JVM. Ignored for a clause no installed ECB has.
      *

@@ -144,6 +144,8 @@ public final class DCompiler implements FrontEnd {
         List<Statement> statements = new ArrayList<>();
         List<Integer> lines = new ArrayList<>();
         String kernel = options.getString("kernelclauses");
+        java.util.Set<Integer> resident = "off".equals(kernel) ? java.util.Set.of()
+                : KernelForm.residentThreadLocals(state, lowered, program.clauses().stream().map(c -> syscallOnly(c, probeArgs)).toList());
         for (int i = 0; i < lowered.size(); i++) {
             Clause c = program.clauses().get(i);
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
@@ -153,12 +155,31 @@ public final class DCompiler implements FrontEnd {
             // clause twice, as in DTrace
             for (ProbeSpec spec : c.probes()) {
                 org.jdtrace.spi.KernelClause k = "off".equals(kernel) ? null
-                        : KernelForm.of(state, lowered.get(i), c.source(), "force".equals(kernel));
+                        : KernelForm.of(state, lowered.get(i), c.source(), "force".equals(kernel), resident);
                 statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k));
                 lines.add(spec.line());
             }
         }
         return new Compilation(statements, program.options(), lowering.destructive(), attributes, lines);
+    }
+
+    /**
+     * True when every description of {@code c} matches probes now and each of them is a probe of
+     * the kernel's syscall provider (one that fires from what its BPF program recorded), where a
+     * whole clause can run (KernelForm).
+     */
+    private static boolean syscallOnly(Clause c, org.jdtrace.engine.ProbeArgs probeArgs) {
+        if (probeArgs == null) return false;
+        for (ProbeSpec s : c.probes()) {
+            try {
+                int n = probeArgs.argDescs(s.description()).size();
+                java.util.Map<String, java.util.Set<Integer>> kernel = probeArgs.capturedStrings(s.description());
+                if (n == 0 || kernel.size() != n || !kernel.keySet().stream().allMatch(k -> k.startsWith("syscall:"))) return false;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static boolean isScript(String sourceName, List<String> macroArgs) {

@@ -182,7 +182,7 @@ public final class ProbeImpl implements Probe {
     @Override
     public void runInKernel(org.jdtrace.spi.KernelClause clause, boolean inKernel) {
         for (Ecb e : ecbs) {
-            if (e.statement().kernel() == clause && clause.aggregation() != null) e.setInKernel(inKernel);
+            if (e.statement().kernel() == clause && (clause.aggregation() != null || clause.whole())) e.setInKernel(inKernel);
         }
     }
 

@@ -13,7 +13,21 @@
  *
  * The aggregation is offered when the clause is exactly one aggregating action (no record, no
  * other action, no if), its keys and arguments translate as above and its function is one of
- * DTrace's nine; its sink is a new rt.KernelCells of the aggregation. Stateless.
+ * DTrace's nine; its sink is a new rt.KernelCells of the aggregation.
+ *
+ * Thread-locals in the kernel (residentThreadLocals, run once per program): a thread-local
+ * integer scalar lives in the kernel when every clause of the program that mentions it (reads or
+ * writes it) is WHOLE: all its probe descriptions match only probes of the kernel's syscall
+ * provider (ProbeArgs.capturedStrings names each matched probe `syscall:...`), it writes no
+ * record, and its body is at most one aggregating action followed by stores `self->x = E` to
+ * resident thread-locals, its predicate, keys, values and E in the IR above plus resident
+ * thread-locals and `timestamp`. The set is the largest fixed point (a clause that is not whole
+ * gives all the thread-locals it mentions back to the JVM, which may make other clauses not
+ * whole). So each thread-local lives in exactly one place: in the kernel, read and written only
+ * by kernel programs (a whole clause never runs in the JVM: its provider takes it or refuses the
+ * enable), or in the JVM as before; a clause never sees a value from the other side. `timestamp`
+ * in a whole clause is the kernel's clock at the event (bpf_ktime_get_ns), which only whole
+ * clauses see, so its differences are consistent. Stateless.
  */
 package org.jdtrace.libdtrace.codegen;
 
@@ -31,30 +45,119 @@ public final class KernelForm {
 
     /** {@code name}: the clause as its warnings name it (its probe descriptions as written). */
     public static KernelClause of(DState state, Ir.Clause c, String name, boolean required) {
+        return of(state, c, name, required, java.util.Set.of());
+    }
+
+    /**
+     * As above; {@code resident}: the thread-locals that live in the kernel (residentThreadLocals).
+     * A clause that mentions one is whole (see the file comment).
+     */
+    public static KernelClause of(DState state, Ir.Clause c, String name, boolean required, java.util.Set<Integer> resident) {
+        java.util.Set<Integer> mine = threadLocals(c);
+        if (!mine.isEmpty() && resident.containsAll(mine)) {
+            KernelClause w = whole(state, c, name, required, resident);
+            if (w != null) return w;
+        }
         KernelClause.Expr pred = null;
         if (c.predicate() != null) {
             pred = integer(c.predicate());
             if (pred == null) return null;
         }
         KernelClause.Aggregation agg = c.records() || c.body().size() != 1
-                || !(c.body().get(0) instanceof Ir.Aggregate a) ? null : aggregation(state, a);
+                || !(c.body().get(0) instanceof Ir.Aggregate a) ? null : aggregation(state, a, java.util.Set.of());
         if (pred == null && agg == null) return null;
         return new KernelClause(name, pred, agg, required);
     }
 
-    private static KernelClause.Aggregation aggregation(DState state, Ir.Aggregate a) {
+    /** The whole form of {@code c} (see the file comment), or null when it has none. */
+    private static KernelClause whole(DState state, Ir.Clause c, String name, boolean required, java.util.Set<Integer> tls) {
+        if (c.records()) return null;
+        KernelClause.Expr pred = null;
+        if (c.predicate() != null && (pred = integer(c.predicate(), tls)) == null) return null;
+        KernelClause.Aggregation agg = null;
+        List<KernelClause.Store> stores = new ArrayList<>();
+        for (int i = 0; i < c.body().size(); i++) {
+            Ir.Stmt s = c.body().get(i);
+            if (i == 0 && s instanceof Ir.Aggregate a) {
+                if ((agg = aggregation(state, a, tls)) == null) return null;
+            } else if (s instanceof Ir.Eval(Ir.Assign(Ir.Var(Ir.Scope scope, int slot, Ir.VKind kind), Ir.Expr value))
+                    && scope == Ir.Scope.THREAD && kind == Ir.VKind.LONG && tls.contains(slot)) {
+                KernelClause.Expr v = integer(value, tls);
+                if (v == null) return null;
+                stores.add(new KernelClause.Store(new KernelClause.ThreadLocal(slot, state.tlsName(slot)), v));
+            } else {
+                return null;
+            }
+        }
+        return new KernelClause(name, pred, agg, required, List.copyOf(stores), true, state::dynvarDrops);
+    }
+
+    /**
+     * The thread-locals that live in the kernel: the largest set of the program's integer
+     * thread-locals whose every mentioning clause is whole ({@code syscallOnly.get(i)}: clause i's
+     * descriptions match only the kernel's syscall probes); see the file comment.
+     */
+    public static java.util.Set<Integer> residentThreadLocals(DState state, List<Ir.Clause> clauses, List<Boolean> syscallOnly) {
+        java.util.Set<Integer> tls = new java.util.HashSet<>();
+        for (Ir.Clause c : clauses) tls.addAll(threadLocals(c));
+        for (boolean changed = true; changed; ) {
+            changed = false;
+            for (int i = 0; i < clauses.size(); i++) {
+                java.util.Set<Integer> mine = threadLocals(clauses.get(i));
+                if (mine.isEmpty() || !tls.containsAll(mine)) {
+                    changed |= tls.removeAll(mine);
+                    continue;
+                }
+                if (!syscallOnly.get(i) || whole(state, clauses.get(i), "", false, tls) == null) {
+                    tls.removeAll(mine);
+                    changed = true;
+                }
+            }
+        }
+        return tls;
+    }
+
+    /** The thread-local slots {@code c} mentions (any kind; a non-integer one is never resident). */
+    static java.util.Set<Integer> threadLocals(Ir.Clause c) {
+        java.util.Set<Integer> out = new java.util.HashSet<>();
+        java.util.Set<Integer> other = new java.util.HashSet<>();
+        walk(c, out, other);
+        out.addAll(other);
+        return out;
+    }
+
+    /** Every Ir.Var of scope THREAD under {@code node} (records, lists), by slot. */
+    private static void walk(Object node, java.util.Set<Integer> into, java.util.Set<Integer> other) {
+        if (node instanceof Ir.Var v) {
+            if (v.scope() == Ir.Scope.THREAD) into.add(v.slot());
+        } else if (node instanceof List<?> l) {
+            for (Object o : l) walk(o, into, other);
+        } else if (node instanceof Record r) {
+            for (java.lang.reflect.RecordComponent rc : r.getClass().getRecordComponents()) {
+                Class<?> t = rc.getType();
+                if (t.isPrimitive() || t == String.class || t.isEnum()) continue;
+                try {
+                    walk(rc.getAccessor().invoke(r), into, other);
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+    }
+
+    private static KernelClause.Aggregation aggregation(DState state, Ir.Aggregate a, java.util.Set<Integer> tls) {
         Aggregation g = a.agg();
         List<KernelClause.Expr> keys = new ArrayList<>();
         for (Ir.Expr k : a.keys()) {
-            KernelClause.Expr e = k.kind() == Ir.VKind.STRING ? string(k) : k.kind() == Ir.VKind.LONG ? integer(k) : null;
+            KernelClause.Expr e = k.kind() == Ir.VKind.STRING ? string(k) : k.kind() == Ir.VKind.LONG ? integer(k, tls) : null;
             if (e == null) return null;
             keys.add(e);
         }
         KernelClause.Expr value = null, incr = null;
         if (g.kind != AggKind.COUNT) {
-            if (a.value() == null || (value = integer(a.value())) == null) return null;
+            if (a.value() == null || (value = integer(a.value(), tls)) == null) return null;
         }
-        if (a.incr() != null && (incr = integer(a.incr())) == null) return null;
+        if (a.incr() != null && (incr = integer(a.incr(), tls)) == null) return null;
         long[] params = switch (g.kind) {
             case LQUANTIZE -> new long[] {g.lqBase, g.lqStep, g.lqLevels};
             case LLQUANTIZE -> new long[] {g.llq.factor, g.llq.low, g.llq.high, g.llq.nsteps};
@@ -76,7 +179,18 @@ public final class KernelForm {
 
     /** An integer expression the kernel can evaluate, or null. */
     static KernelClause.Expr integer(Ir.Expr e) {
+        return integer(e, java.util.Set.of());
+    }
+
+    /**
+     * As above, in a whole clause ({@code tls}: the resident thread-locals, empty elsewhere):
+     * those thread-locals and timestamp too.
+     */
+    static KernelClause.Expr integer(Ir.Expr e, java.util.Set<Integer> tls) {
         return switch (e) {
+            case Ir.Var v when v.scope() == Ir.Scope.THREAD && v.kind() == Ir.VKind.LONG && tls.contains(v.slot()) ->
+                new KernelClause.ThreadLocal(v.slot(), "");
+            case Ir.BuiltinVar b when b.which() == Ir.Builtin.TIMESTAMP && !tls.isEmpty() -> new KernelClause.Var(Variable.TIMESTAMP);
             case Ir.Const c -> new KernelClause.Const(c.value());
             case Ir.BuiltinVar b -> switch (b.which()) {
                 case ARG0, ARG1, ARG2, ARG3, ARG4, ARG5, ARG6, ARG7, ARG8, ARG9 ->
@@ -89,11 +203,11 @@ public final class KernelForm {
             case Ir.Call c when c.args().isEmpty() && c.name().equals("uid") -> new KernelClause.Var(Variable.UID);
             case Ir.Call c when c.args().isEmpty() && c.name().equals("errno") -> new KernelClause.Var(Variable.ERRNO);
             case Ir.Unary u -> {
-                KernelClause.Expr o = integer(u.operand());
+                KernelClause.Expr o = integer(u.operand(), tls);
                 yield o == null ? null : new KernelClause.Unary(KernelClause.UnOp.valueOf(u.op().name()), o);
             }
             case Ir.Binary b when b.op() != Ir.BinOp.DIV && b.op() != Ir.BinOp.MOD -> {
-                KernelClause.Expr l = integer(b.left()), r = integer(b.right());
+                KernelClause.Expr l = integer(b.left(), tls), r = integer(b.right(), tls);
                 yield l == null || r == null ? null
                         : new KernelClause.Binary(KernelClause.BinOp.valueOf(b.op().name()), l, r, b.unsigned());
             }
@@ -102,11 +216,11 @@ public final class KernelForm {
                 yield l == null || r == null ? null : new KernelClause.StrCompare(KernelClause.BinOp.valueOf(s.op().name()), l, r);
             }
             case Ir.Cast c -> {
-                KernelClause.Expr o = integer(c.operand());
+                KernelClause.Expr o = integer(c.operand(), tls);
                 yield o == null ? null : new KernelClause.Cast(o, c.width(), c.signed());
             }
             case Ir.Ternary t when t.kind() == Ir.VKind.LONG -> {
-                KernelClause.Expr c = integer(t.cond()), th = integer(t.then()), ot = integer(t.otherwise());
+                KernelClause.Expr c = integer(t.cond(), tls), th = integer(t.then(), tls), ot = integer(t.otherwise(), tls);
                 yield c == null || th == null || ot == null ? null : new KernelClause.Ternary(c, th, ot);
             }
             default -> null;

@@ -291,6 +291,12 @@ public final class DState {
         return tlsNames.computeIfAbsent(name, n -> tlsNames.size());
     }
 
+    /** The name of thread-local {@code slot} (without self->), or "" if none has it. */
+    public String tlsName(int slot) {
+        for (Map.Entry<String, Integer> e : tlsNames.entrySet()) if (e.getValue() == slot) return e.getKey();
+        return "";
+    }
+
     public Object tlsGet(long tid, int slot) {
         return tls.get(new TlsKey(tid, slot));
     }
@@ -387,6 +393,11 @@ public final class DState {
     static long dynvarValueBytes(Object v, int strsize) {
         long n = v instanceof String ? strsize + 1 : v instanceof byte[] b ? b.length : 8;
         return (n + 7) & ~7L;
+    }
+
+    /** Stores a provider's kernel could not make (its per-thread map was full): dynamic variable drops. */
+    public void dynvarDrops(long n) {
+        if (n > 0) dynvarDrops.addAndGet(n);
     }
 
     /** Dynamic variable drops since the last call. */

@@ -27,6 +27,19 @@
  * BPF_NOEXIST; an insertion the full map refuses counts one drop in the clause's slot of the drops
  * map (ClauseMap reports it as aggregation drops).
  *
+ * Thread-locals (KernelClause.whole, see libdtrace's KernelForm for which ones live here): one
+ * hash map per provider, {u32 tid, u32 the variable's id} -> u64, holds every thread's
+ * resident thread-locals; a missing key reads 0. A whole clause loads the thread-locals it reads
+ * into stack slots (TLS_BASE - 8 * id) before its predicate, runs predicate and aggregation as
+ * above, then its stores in order: the value into the slot (later stores of the clause see it)
+ * and into the map, or, for 0, the key deleted (DTrace's semantics: assigning 0 frees the
+ * variable). A store the full map refuses adds one to the tls drops array (key 0, an atomic add),
+ * which the provider reports as dynamic variable drops. Only the thread itself touches its keys,
+ * so no two CPUs race on one key. A thread that exits with variables set leaves them in the map
+ * until the provider closes it (as DTrace, whose dynamic variables of a dead thread stay until
+ * zeroed). TIMESTAMP is bpf_ktime_get_ns() once per event (the group's prelude): only whole
+ * clauses read it, so it is never compared with the JVM's timestamps.
+ *
  * Not thread-safe: one instance builds one program.
  */
 package org.jdtrace.perf.internal;
@@ -49,6 +62,9 @@ final class ClauseProgram {
     /** Stack slots (offsets from r10). */
     static final int COMM = -24, PPID = -32, UID = -40, VALUE = -48, INCR = -56;
     static final int MAX_KEY = 128, MAX_VALUE = 1024, MAX_CLAUSES = 64;
+    /** Thread-locals (whole clauses): ids below MAX_TLS, their slots, the map's key and value, the event's time. */
+    static final int MAX_TLS = 16, TLS_BASE = -256, TLS_KEY = -392, TLS_VALUE = -400, TS = -408;
+    static final int GET_KTIME_NS = 5;
     private static final int LAST_REG = R5;
 
     /** How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff). */
@@ -64,10 +80,19 @@ final class ClauseProgram {
     private final BpfAsm a;
     private final Event ev;
     private int labels;
+    /** The thread-locals map and its drops array (-1: none, no whole clause is taken). */
+    private int tlsFd = -1, tlsDropsFd = -1;
 
     ClauseProgram(BpfAsm a, Event ev) {
         this.a = a;
         this.ev = ev;
+    }
+
+    /** The maps whole clauses keep thread-locals in and count their drops in. */
+    ClauseProgram threadLocals(int tlsFd, int tlsDropsFd) {
+        this.tlsFd = tlsFd;
+        this.tlsDropsFd = tlsDropsFd;
+        return this;
     }
 
     // ---- what the kernel can run
@@ -83,7 +108,7 @@ final class ClauseProgram {
             case KernelClause.Const c -> 1;
             case KernelClause.Arg x -> x.index() >= 0 && x.index() < 10 ? 1 : -1;
             case KernelClause.Var v -> switch (v.which()) {
-                case PID, TID, UID, ERRNO -> 1;
+                case PID, TID, UID, ERRNO, TIMESTAMP -> 1;
                 case PPID -> ev.parent() != null ? 1 : -1;
                 default -> -1;
             };
@@ -99,6 +124,7 @@ final class ClauseProgram {
             }
             case KernelClause.StrCompare s -> stringCompare(s, ev) ? 2 : -1;
             case KernelClause.Str s -> -1;
+            case KernelClause.ThreadLocal t -> t.id() >= 0 && t.id() < MAX_TLS ? 1 : -1;
         };
     }
 
@@ -118,6 +144,12 @@ final class ClauseProgram {
     /** True when the clause's aggregation can be kept here. */
     static boolean takes(KernelClause c, Event ev) {
         KernelClause.Aggregation g = c.aggregation();
+        if (c.whole()) {
+            for (KernelClause.Store st : c.stores()) {
+                if (!supports(st.variable(), ev) || !supports(st.value(), ev)) return false;
+            }
+            if (g == null) return c.predicate() == null || supports(c.predicate(), ev);
+        }
         if (g == null || (c.predicate() != null && !supports(c.predicate(), ev))) return false;
         if (words(g) * 8 > MAX_VALUE || keySize(g) > MAX_KEY) return false;
         for (KernelClause.Expr k : g.keys()) {
@@ -176,9 +208,14 @@ final class ClauseProgram {
                 Taken t = c == null ? null : taken.get(c);
                 if (t != null) {
                     uses(c.predicate(), uses);
-                    for (KernelClause.Expr k : c.aggregation().keys()) uses(k, uses);
-                    uses(c.aggregation().value(), uses);
-                    uses(c.aggregation().increment(), uses);
+                    for (KernelClause.Store st : c.stores()) uses(st.value(), uses);
+                    if (c.aggregation() != null) {
+                        for (KernelClause.Expr k : c.aggregation().keys()) uses(k, uses);
+                        uses(c.aggregation().value(), uses);
+                        uses(c.aggregation().increment(), uses);
+                    }
+                } else if (c != null && c.whole()) {
+                    // not taken: it does not run at all (its thread-locals live only here)
                 } else if (c == null || c.predicate() == null || !supports(c.predicate(), ev)) {
                     always = true;
                 } else {
@@ -241,6 +278,7 @@ final class ClauseProgram {
         }
         if (uses.contains(Variable.PPID)) a.parentTgid(R10, PPID, ev.parent());
         if (uses.contains(Variable.UID)) a.call(GET_CURRENT_UID_GID).insn(0xbc, R0, R0, 0, 0).stxDw(R10, UID, R0);
+        if (uses.contains(Variable.TIMESTAMP)) a.call(GET_KTIME_NS).stxDw(R10, TS, R0);
     }
 
     /** One taken clause: predicate, key, value, the map update, the function. */
@@ -248,9 +286,16 @@ final class ClauseProgram {
         KernelClause c = t.clause();
         KernelClause.Aggregation g = c.aggregation();
         String skip = fresh("skip"), have = fresh("have"), again = fresh("again");
+        if (c.whole()) loadThreadLocals(c);
         if (c.predicate() != null) {
             eval(c.predicate(), R1);
-            a.jeqImm(R1, 0, skip);
+            a.jeqImm(R1, 0, c.whole() ? skip + "_all" : skip);
+        }
+        if (g == null) {
+            a.label(skip);
+            stores(c);
+            a.label(skip + "_all");
+            return;
         }
         int key = INCR - keySize(g);
         int off = key;
@@ -288,6 +333,10 @@ final class ClauseProgram {
                 .label(have);
         apply(g, skip);
         a.label(skip);
+        if (c.whole()) {
+            stores(c);
+            a.label(skip + "_all");
+        }
     }
 
     /** r0: the value's words (this CPU's); the function applied (r1..r4 clobbered). */
@@ -385,6 +434,7 @@ final class ClauseProgram {
             case KernelClause.Binary b -> binary(b, reg);
             case KernelClause.StrCompare s -> strCompare(s, reg);
             case KernelClause.Str s -> throw new IllegalArgumentException("a string is no integer");
+            case KernelClause.ThreadLocal t -> a.ldxDw(reg, R10, tlsSlot(t.id()));
         }
     }
 
@@ -394,6 +444,7 @@ final class ClauseProgram {
             case TID -> a.insn(0xbc, reg, R7, 0, 0);
             case PPID -> a.ldxDw(reg, R10, PPID);
             case UID -> a.ldxDw(reg, R10, UID);
+            case TIMESTAMP -> a.ldxDw(reg, R10, TS);
             case ERRNO -> {
                 if (ev.entry()) {
                     a.movImm(reg, 0);
@@ -488,5 +539,78 @@ final class ClauseProgram {
             }
         }
         a.movImm(reg, eq ? 1 : 0).ja(end).label(no).movImm(reg, eq ? 0 : 1).label(end);
+    }
+
+    // ---- thread-locals (whole clauses; see the file comment)
+
+    static int tlsSlot(int id) {
+        return TLS_BASE - 8 * id;
+    }
+
+    /** The slots of the thread-locals {@code c} reads = their values in the map (0 when missing). */
+    private void loadThreadLocals(KernelClause c) {
+        Set<Integer> ids = new java.util.TreeSet<>();
+        reads(c.predicate(), ids);
+        for (KernelClause.Store st : c.stores()) reads(st.value(), ids);
+        if (c.aggregation() != null) {
+            for (KernelClause.Expr k : c.aggregation().keys()) reads(k, ids);
+            reads(c.aggregation().value(), ids);
+            reads(c.aggregation().increment(), ids);
+        }
+        for (int id : ids) {
+            String none = fresh("tls0"), done = fresh("tls");
+            tlsKey(id);
+            a.ldMap(R1, tlsFd).mov(R2, R10).addImm(R2, TLS_KEY).call(MAP_LOOKUP_ELEM)
+                    .jeqImm(R0, 0, none)
+                    .ldxDw(R1, R0, 0).ja(done)
+                    .label(none).movImm(R1, 0)
+                    .label(done).stxDw(R10, tlsSlot(id), R1);
+        }
+    }
+
+    private static void reads(KernelClause.Expr e, Set<Integer> into) {
+        switch (e) {
+            case null -> { }
+            case KernelClause.ThreadLocal t -> into.add(t.id());
+            case KernelClause.Unary u -> reads(u.operand(), into);
+            case KernelClause.Cast c -> reads(c.operand(), into);
+            case KernelClause.Binary b -> {
+                reads(b.left(), into);
+                reads(b.right(), into);
+            }
+            case KernelClause.Ternary t -> {
+                reads(t.cond(), into);
+                reads(t.then(), into);
+                reads(t.otherwise(), into);
+            }
+            default -> { }
+        }
+    }
+
+    /** The stack's map key = {this thread's tid, id}. */
+    private void tlsKey(int id) {
+        a.stxW(R10, TLS_KEY, R7).stW(R10, TLS_KEY + 4, id);
+    }
+
+    /** The clause's stores, in order: slot and map (a value of 0 deletes the key). */
+    private void stores(KernelClause c) {
+        for (KernelClause.Store st : c.stores()) {
+            int id = st.variable().id();
+            String delete = fresh("del"), done = fresh("stored");
+            eval(st.value(), R1);
+            a.stxDw(R10, tlsSlot(id), R1).stxDw(R10, TLS_VALUE, R1);
+            tlsKey(id);
+            a.ldxDw(R1, R10, TLS_VALUE).jeqImm(R1, 0, delete)
+                    .ldMap(R1, tlsFd).mov(R2, R10).addImm(R2, TLS_KEY).mov(R3, R10).addImm(R3, TLS_VALUE)
+                    .movImm(R4, 0) // BPF_ANY
+                    .call(MAP_UPDATE_ELEM)
+                    .jmp(0x65, R0, 0, -1, done) // r0 > -1: stored
+                    .lookupKey0(tlsDropsFd).jeqImm(R0, 0, done)
+                    .movImm(R1, 1).insn(0xdb, R0, R1, 0, 0) // atomic add: a dynamic variable drop
+                    .ja(done)
+                    .label(delete)
+                    .ldMap(R1, tlsFd).mov(R2, R10).addImm(R2, TLS_KEY).call(MAP_DELETE_ELEM)
+                    .label(done);
+        }
     }
 }

@@ -37,6 +37,12 @@
  * the enable. A program the kernel refuses: one warning line naming the clauses, which run in the JVM from
  * then on, and the programs built again without them (predicates alone refused: none at all).
  * The maps are detached (their last values folded in) and closed before the programs go.
+ * Whole clauses (KernelClause.whole: thread-locals that live in the kernel, libdtrace's
+ * KernelForm) are taken with or without an aggregation and keep their variables in one hash map
+ * for the provider (jdtrace_tls, TLS_ENTRIES keys {tid, id}; ClauseProgram); one that cannot run
+ * here fails its enable, one whose program the kernel refuses does not run at all (one warning
+ * line), for its variables exist nowhere else. Stores the full map refused are polled at each
+ * sync and at the close and handed to the clauses' consumers as dynamic variable drops.
  *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
@@ -82,6 +88,8 @@ import org.slf4j.LoggerFactory;
 final class KernelSyscallProvider implements Provider {
 
     static final String NAME = "syscall", MODULE = "vmlinux";
+    /** The thread-locals map's capacity (ClauseProgram): threads times resident variables set at once. */
+    static final int TLS_ENTRIES = 16384;
     private static final Logger LOG = LoggerFactory.getLogger(KernelSyscallProvider.class);
 
     /** A probe's provider argument: the call's number and which end. */
@@ -108,6 +116,8 @@ final class KernelSyscallProvider implements Provider {
     private final Map<KernelClause, ClauseMap> taken = new IdentityHashMap<>();
     /** Clauses whose program the kernel refused: they run in the JVM for the rest of the run. */
     private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The thread-locals drops counter's value at the last poll (pollDynvarDrops). */
+    private long tlsDropsSeen;
     /** Records the rings delivered to the JVM (drain thread; read by tests). */
     volatile long delivered;
 
@@ -131,7 +141,8 @@ final class KernelSyscallProvider implements Provider {
         perf.drain();
         List<ClauseMap> fresh;
         synchronized (this) {
-            fresh = taken.values().stream().filter(m -> m.fresh).toList();
+            fresh = taken.values().stream().filter(m -> m != null && m.fresh).toList();
+            pollDynvarDrops();
         }
         for (ClauseMap m : fresh) m.baseline();
     }
@@ -201,14 +212,17 @@ final class KernelSyscallProvider implements Provider {
         try {
             if (kernel == null) kernel = new Kernel();
             for (KernelClause k : probe.kernelClauses()) {
-                if (k != null && k.required() && k.aggregation() != null && !ClauseProgram.takes(k, kernel.event(c.entry()))) {
+                if (k != null && (k.required() && k.aggregation() != null || k.whole())
+                        && !ClauseProgram.takes(k, kernel.event(c.entry()))) {
                     if (enabled == 0) closeKernel();
                     throw new ProviderException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
-                            + " (kernelclauses=force)");
+                            + (k.whole() ? " (it uses thread-locals that live in the kernel)" : " (kernelclauses=force)"));
                 }
             }
             if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name()) | deferrable(c.name());
-            arm(probe, c);
+            // a probe with kernel clauses is armed at commit, with the programs that run them: armed
+            // now, the programs of before would send every call until then (the batch may take seconds)
+            if (probe.kernelClauses().stream().allMatch(java.util.Objects::isNull)) arm(probe, c);
         } catch (PerfException e) {
             if (enabled == 0 && kernel != null) {
                 kernel.close();
@@ -241,7 +255,9 @@ final class KernelSyscallProvider implements Provider {
 
     /** The kernel side goes: the taken clauses' last values folded in first (KernelCells.detach). */
     private void closeKernel() {
+        pollDynvarDrops();
         for (ClauseMap m : taken.values()) {
+            if (m == null) continue;
             m.clause.aggregation().sink().detach(m);
             m.close();
         }
@@ -295,6 +311,10 @@ final class KernelSyscallProvider implements Provider {
                 next[SyscallProgram.armedKey(nr, end == 0, maxNr)] = id;
                 for (KernelClause c : l) {
                     if (c == null || keep.containsKey(c) || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
+                    if (c.aggregation() == null) { // a whole clause of thread-local stores: no map of its own
+                        keep.put(c, null);
+                        continue;
+                    }
                     ClauseMap m = taken.remove(c);
                     if (m != null) attached.add(m);
                     if (m == null) {
@@ -307,12 +327,13 @@ final class KernelSyscallProvider implements Provider {
             }
         }
         for (ClauseMap gone : taken.values()) {
+            if (gone == null) continue;
             gone.clause.aggregation().sink().detach(gone);
             gone.close();
         }
         taken.clear();
         Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
-        keep.forEach((c, m) -> t.put(c, new ClauseProgram.Taken(c, m.map.fd(), m.slot)));
+        keep.forEach((c, m) -> t.put(c, new ClauseProgram.Taken(c, m == null ? -1 : m.map.fd(), m == null ? -1 : m.slot)));
         try {
             kernel.load(byEnd.get(0), byEnd.get(1), t);
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
@@ -321,7 +342,13 @@ final class KernelSyscallProvider implements Provider {
                     : keep.keySet().stream();
             LOG.warn("syscall: no kernel program for clause {}, which runs in the JVM: {}",
                     named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
+            String whole = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
+                    .collect(java.util.stream.Collectors.joining(", "));
+            if (!whole.isEmpty()) {
+                LOG.warn("syscall: clause {} uses thread-locals that live in the kernel and does not run", whole);
+            }
             for (ClauseMap m : keep.values()) {
+                if (m == null) continue;
                 if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
                 m.close();
             }
@@ -345,20 +372,44 @@ final class KernelSyscallProvider implements Provider {
                 if (p == null) continue;
                 arm(p, (Call) p.providerArg());
                 for (KernelClause c : p.kernelClauses()) {
-                    if (c != null && c.aggregation() != null) p.runInKernel(c, taken.containsKey(c));
+                    // a whole clause never runs in the JVM, where its thread-locals do not exist
+                    if (c != null && (c.aggregation() != null || c.whole())) p.runInKernel(c, taken.containsKey(c) || c.whole());
                 }
             }
         }
-        for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
+        for (ClauseMap m : taken.values()) {
+            if (m != null) m.clause.aggregation().sink().attach(m);
+        }
     }
 
     /** A drops slot no clause in {@code keep} or {@code taken} has, or -1. */
     private int freeSlot(Map<KernelClause, ClauseMap> keep) {
         java.util.BitSet used = new java.util.BitSet();
-        keep.values().forEach(m -> used.set(m.slot));
-        taken.values().forEach(m -> used.set(m.slot));
+        keep.values().forEach(m -> {
+            if (m != null) used.set(m.slot);
+        });
+        taken.values().forEach(m -> {
+            if (m != null) used.set(m.slot);
+        });
         int s = used.nextClearBit(0);
         return s < ClauseProgram.MAX_CLAUSES ? s : -1;
+    }
+
+    /**
+     * The stores the thread-locals map refused since the last poll, handed to the whole clauses'
+     * consumers as dynamic variable drops (each consumer's once).
+     */
+    private void pollDynvarDrops() {
+        assert Thread.holdsLock(this);
+        if (kernel == null) return;
+        long n = kernel.tlsDrops.lookup(0);
+        if (n == Long.MIN_VALUE || n <= tlsDropsSeen) return;
+        long d = n - tlsDropsSeen;
+        tlsDropsSeen = n;
+        Set<java.util.function.LongConsumer> told = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (KernelClause c : taken.keySet()) {
+            if (c.whole() && told.add(c.dynvarDrops())) c.dynvarDrops().accept(d);
+        }
     }
 
     /** The probe's pid filter changed: the kernel sends only that process's calls (or all). */
@@ -432,7 +483,7 @@ final class KernelSyscallProvider implements Provider {
      * load() replaces in one map update each.
      */
     private final class Kernel implements RecordHandler {
-        final BpfObject armed, buf, events, progs, zero, drops, deferred, enterJump, exitJump;
+        final BpfObject armed, buf, events, progs, zero, drops, deferred, tls, tlsDrops, enterJump, exitJump;
         BpfObject enter, exit;
         final EventSet output;
         final AutoCloseable enterEvents, exitEvents;
@@ -444,7 +495,8 @@ final class KernelSyscallProvider implements Provider {
         final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
 
         Kernel() {
-            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, te = null, tx = null;
+            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, tl = null, td = null,
+                    te = null, tx = null;
             EventSet out = null;
             AutoCloseable en = null, ex = null;
             abi.syscallNames().forEach((nr, name) -> numbers.computeIfAbsent(name, x -> new ArrayList<>()).add(nr));
@@ -458,6 +510,8 @@ final class KernelSyscallProvider implements Provider {
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
                 d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, ClauseProgram.MAX_CLAUSES, "jdtrace_kdrops");
                 df = perf.map(PerfSys.MAP_LRU_HASH, 4, SyscallProgram.BUF_SIZE, SyscallProgram.DEFERRED, "jdtrace_defer");
+                tl = perf.map(PerfSys.MAP_HASH, 8, 8, TLS_ENTRIES, "jdtrace_tls");
+                td = perf.map(PerfSys.MAP_ARRAY, 4, 8, 1, "jdtrace_tlsdrops");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
@@ -469,13 +523,15 @@ final class KernelSyscallProvider implements Provider {
                 this.zero = z;
                 this.drops = d;
                 this.deferred = df;
+                this.tls = tl;
+                this.tlsDrops = td;
                 load(List.of(), List.of(), Map.of());
                 te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
                 tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, te);
                 ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, df, d, z, pa, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, td, tl, df, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
             this.enterJump = te;
@@ -495,10 +551,12 @@ final class KernelSyscallProvider implements Provider {
             BpfObject pe = null, px = null;
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers), deferred.fd()),
+                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
+                        deferred.fd()),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers), deferred.fd()),
+                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
+                        deferred.fd()),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
@@ -516,7 +574,7 @@ final class KernelSyscallProvider implements Provider {
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
             for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
-                    events, buf, armed, progs, zero, drops, deferred}) {
+                    events, buf, armed, progs, zero, drops, deferred, tls, tlsDrops}) {
                 close(c);
             }
         }
