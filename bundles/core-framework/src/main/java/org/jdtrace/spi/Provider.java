@@ -119,10 +119,16 @@ public interface Provider {
      * the JVM). Otherwise the probe fires after the event from what the kernel recorded there,
      * and only the user strings of the arguments in the returned set were captured at the event
      * ({@code copyinstr(argN)}); every other read of the process's memory would fault, and the
-     * compiler refuses a clause that makes one (ProbeArgs.capturedStrings).
+     * compiler refuses a clause that makes one (ProbeArgs.capturedStrings). ENTRY_STRINGS in the
+     * set (since 1.10, a return probe): the strings the call's entry passed were captured by
+     * address, so copyinstr() of any expression is allowed (a pointer saved at the entry in
+     * self->p); one that is no such address faults at the firing.
      *
      * @since 1.5
      */
+    /** @since 1.10 see capturedStrings */
+    int ENTRY_STRINGS = -1;
+
     default java.util.Set<Integer> capturedStrings(Probe probe) {
         return null;
     }

@@ -7,7 +7,9 @@
  * probe that would read the process's memory in any other way is refused here, with one line
  * naming the probe and the expression, rather than faulting at every firing:
  *   - copyinstr(E [, n]) where E is not argN or args[N] (casts allowed) of a captured argument:
- *     a pointer saved at an earlier probe (self->p), computed, or read out of other memory;
+ *     a pointer saved at an earlier probe (self->p), computed, or read out of other memory
+ *     (unless the probe captured its call's entry strings by address, Provider.ENTRY_STRINGS:
+ *     then the firing serves such a pointer, or faults);
  *   - copyin and copyinto (only strings are captured), copyout and copyoutstr (the write would
  *     come after the event, into whatever the memory holds by then);
  *   - *E, E->m, E[i], tracemem(E, ..), inet_ntoa(E).. where the pointer E is made from an
@@ -143,7 +145,8 @@ final class CapturedReads {
             case COPYINSTR -> {
                 int arg = argIndex(c.args.get(0));
                 for (Map.Entry<String, Set<Integer>> p : probes().entrySet()) {
-                    if (arg < 0 || !p.getValue().contains(arg)) {
+                    // a return probe that captured its entry's strings by address takes any pointer
+                    if (!p.getValue().contains(arg >= 0 ? arg : org.jdtrace.spi.Provider.ENTRY_STRINGS)) {
                         throw new DTraceException(AstPrinter.print(c) + " reads what " + p.getKey()
                                 + " cannot capture at the event (" + captured(p.getValue()) + ")", null, c.line);
                     }
@@ -173,7 +176,8 @@ final class CapturedReads {
     private static String captured(Set<Integer> args) {
         if (args.isEmpty()) return "it fires after the event and captures no user memory";
         return "it fires after the event and captures only "
-                + String.join(", ", args.stream().sorted().map(i -> "copyinstr(arg" + i + ")").toList());
+                + String.join(", ", args.stream().sorted().map(i -> i == org.jdtrace.spi.Provider.ENTRY_STRINGS
+                        ? "the strings its call's entry passed" : "copyinstr(arg" + i + ")").toList());
     }
 
     /** argN or args[N] (under casts): N, else -1. */

@@ -37,6 +37,11 @@
  * the enable. A program the kernel refuses: one warning line naming the clauses, which run in the JVM from
  * then on, and the programs built again without them (predicates alone refused: none at all).
  * The maps are detached (their last values folded in) and closed before the programs go.
+ * A call whose entry and return probes are both enabled (KEEP in the entry's mask) keeps its
+ * entry record in the deferred map until the return, which sends the entry's args and strings with
+ * its own record (read again there where they faulted at entry): copyinstr() of a pointer the
+ * entry saved (`self->p = arg1` at openat:entry, `copyinstr(self->p)` at its return) is served by
+ * address from them (capturedStrings: ENTRY_STRINGS); any other address faults.
  * Whole clauses (KernelClause.whole: thread-locals that live in the kernel, libdtrace's
  * KernelForm) are taken with or without an aggregation and keep their variables in one hash map
  * for the provider (jdtrace_tls, TLS_ENTRIES keys {tid, id}; ClauseProgram); one that cannot run
@@ -428,6 +433,10 @@ final class KernelSyscallProvider implements Provider {
     private void arm(Probe probe, Call c) {
         int key = SyscallProgram.armedKey(c.number(), c.entry(), maxNr);
         int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16;
+        // KEEP: the return probe is armed too and takes the entry's strings (capturedStrings)
+        if (c.entry() && armed[1][c.number()] != null && (masks[c.number()] & SyscallProgram.DEFER) != 0) {
+            mask |= SyscallProgram.KEEP;
+        }
         kernel.armed.update(key, SyscallProgram.armedValue(mask, probe.pidFilter()));
     }
 
@@ -443,7 +452,11 @@ final class KernelSyscallProvider implements Provider {
     public java.util.Set<Integer> capturedStrings(Probe probe) {
         Call c = (Call) probe.providerArg();
         java.util.Set<Integer> out = new java.util.TreeSet<>();
-        if (!c.entry()) return out;
+        if (!c.entry()) {
+            // the entry's strings, by address, where the entry probe is enabled (KEEP)
+            if (deferrable(c.name()) != 0) out.add(ENTRY_STRINGS);
+            return out;
+        }
         int bits = stringArgs(c.name());
         for (int i = 0; i < SyscallProgram.STRINGS; i++) {
             if ((bits & (SyscallProgram.STRING0 << i)) != 0) out.add(i);
@@ -697,6 +710,19 @@ final class KernelSyscallProvider implements Provider {
                         // the kernel could not read it at the event: DTrace's fault, not an empty string
                         if ((s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, SyscallProgram.FAULTS) & 1 << i) != 0) break;
                         return string(s.raw, SyscallProgram.ENTRY_SIZE + SyscallProgram.STRING_SIZE * i,
+                                Math.min(max, SyscallProgram.STRING_SIZE));
+                    }
+                }
+            }
+            if (!entry && s.raw.byteSize() >= SyscallProgram.EXIT_KEEP_SIZE) {
+                // a KEEP return: the entry's string arguments, by address (self->p saved there)
+                int entryKind = s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, SyscallProgram.EXIT_KIND);
+                int faults = s.raw.get(ValueLayout.JAVA_INT_UNALIGNED, SyscallProgram.EXIT_FAULTS);
+                for (int i = 0; i < SyscallProgram.STRINGS; i++) {
+                    if ((entryKind & (SyscallProgram.STRING0 << i)) != 0
+                            && s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.EXIT_ARGS + 8 * i) == addr) {
+                        if ((faults & 1 << i) != 0) break;
+                        return string(s.raw, SyscallProgram.EXIT_STRINGS + SyscallProgram.STRING_SIZE * i,
                                 Math.min(max, SyscallProgram.STRING_SIZE));
                     }
                 }

@@ -36,13 +36,21 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 
 final class SyscallProgram {
 
-    static final int ENTRY = 1, STRING0 = 2, DEFER = 0x40, RETURN = 0x80, RETURN_RECORD = 0x100;
+    static final int ENTRY = 1, STRING0 = 2, KEEP = 0x20, DEFER = 0x40, RETURN = 0x80, RETURN_RECORD = 0x100;
     static final int STRINGS = 4, STRING_SIZE = 256;
     static final int ENTRY_PPID = 80, EXIT_PPID = 40, ENTRY_RUNTIME = 88, EXIT_RUNTIME = 48;
     static final int ENTRY_SIZE = 96, EXIT_SIZE = 56;
     /** The u32 of a record with strings whose bit i says string argument i's read faulted. */
     static final int FAULTS = ENTRY_SIZE + STRINGS * STRING_SIZE;
     static final int ENTRY_STRINGS_SIZE = FAULTS + 8;
+    /** The u32 of a kept entry record that says it was not sent yet (the deferred map's copy). */
+    static final int PENDING = FAULTS + 4;
+    /**
+     * A return record of a KEEP call: the entry's args[0..3] at EXIT_ARGS, its strings at
+     * EXIT_STRINGS, its faults at EXIT_FAULTS, its mask at EXIT_KIND.
+     */
+    static final int EXIT_ARGS = EXIT_SIZE, EXIT_STRINGS = EXIT_ARGS + 32, EXIT_FAULTS = EXIT_STRINGS + STRINGS * STRING_SIZE,
+            EXIT_KIND = EXIT_FAULTS + 8, EXIT_KEEP_SIZE = EXIT_KIND + 8;
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
     /** The deferred map's capacity: threads inside a call whose entry record waits for its return. */
@@ -112,7 +120,8 @@ final class SyscallProgram {
         a.lookupKey(armedFd, R8)
                 .jeqImm(R0, 0, "nodefer")
                 .ldxW(R1, R0, 0)
-                .jsetImm(R1, DEFER, "defer")
+                .stxW(R10, -16, R1) // the entry's mask, for KEEP below
+                .jsetImm(R1, DEFER | KEEP, "defer")
                 .ja("nodefer")
                 .label("defer")
                 .stxW(R10, -8, R7) // the tid (lower half of pid_tgid)
@@ -137,8 +146,14 @@ final class SyscallProgram {
                     .stxW(R9, FAULTS, R1)
                     .label("reread_next" + i);
         }
-        a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R9).movImm(R5, ENTRY_STRINGS_SIZE)
+        a.ldxW(R1, R9, PENDING)
+                .jeqImm(R1, 0, "sent")
+                .stW(R9, PENDING, 0)
+                .mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R9).movImm(R5, ENTRY_STRINGS_SIZE)
                 .call(PERF_EVENT_OUTPUT)
+                .label("sent")
+                .ldxW(R1, R10, -16)
+                .jsetImm(R1, KEEP, "nodefer") // the return record takes it, then removes it
                 .label("defer_done")
                 .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).call(MAP_DELETE_ELEM)
                 .label("nodefer");
@@ -203,18 +218,29 @@ final class SyscallProgram {
                     .label("n" + i);
         }
         if (deferredFd >= 0) {
-            // a string it could not read, of a call whose return can read it: kept for the return
-            a.jsetImm(R9, DEFER, "deferrable")
-                    .ja("send_now")
+            // a string it could not read, of a call whose return can read it: kept for the return,
+            // unsent (PENDING); the entry of a call whose return wants its strings (KEEP): kept, sent
+            a.stW(R7, PENDING, 0)
+                    .jsetImm(R9, DEFER, "deferrable")
+                    .ja("keep")
                     .label("deferrable")
                     .ldxW(R1, R7, FAULTS)
-                    .jeqImm(R1, 0, "send_now")
+                    .jeqImm(R1, 0, "keep")
+                    .stW(R7, PENDING, 1)
+                    .label("keep")
+                    .ldxW(R1, R7, PENDING)
+                    .jneImm(R1, 0, "stash")
+                    .jsetImm(R9, KEEP, "stash")
+                    .ja("send_now")
+                    .label("stash")
                     .call(GET_CURRENT_PID_TGID)
                     .stxW(R10, -8, R0)
                     .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).mov(R3, R7).movImm(R4, 0) // BPF_ANY
                     .call(MAP_UPDATE_ELEM)
-                    .jeqImm(R0, 0, "out")
-                    .label("send_now"); // the map refused it: sent now, its faults as they are
+                    .jneImm(R0, 0, "send_now") // the map refused it: sent now, its faults as they are
+                    .ldxW(R1, R7, PENDING)
+                    .jneImm(R1, 0, "out")
+                    .label("send_now");
         }
         output(a, eventsFd);
         a.jsetImm(R9, STRING_BITS, "big")
@@ -236,6 +262,34 @@ final class SyscallProgram {
         a.stW(R7, 12, RETURN_RECORD)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);
+        if (deferredFd >= 0) {
+            // KEEP: the entry's args and strings (read again here where they faulted) go with the
+            // return, for copyinstr() of a pointer the entry saved (self->p); then the copy goes
+            a.lookupKey(armedFd, R8)
+                    .jeqImm(R0, 0, "plain")
+                    .ldxW(R1, R0, 0)
+                    .jsetImm(R1, KEEP, "kept")
+                    .ja("plain")
+                    .label("kept")
+                    .call(GET_CURRENT_PID_TGID)
+                    .stxW(R10, -8, R0)
+                    .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).call(MAP_LOOKUP_ELEM)
+                    .jeqImm(R0, 0, "plain")
+                    .mov(R9, R0)
+                    .ldxW(R1, R9, 8)
+                    .jneReg(R1, R8, "kept_done")
+                    .mov(R1, R7).addImm(R1, EXIT_ARGS).movImm(R2, 32).mov(R3, R9).addImm(R3, 32).call(PROBE_READ_KERNEL)
+                    .mov(R1, R7).addImm(R1, EXIT_STRINGS).movImm(R2, STRINGS * STRING_SIZE + 8)
+                    .mov(R3, R9).addImm(R3, ENTRY_SIZE).call(PROBE_READ_KERNEL)
+                    .ldxW(R1, R9, 12).stxW(R7, EXIT_KIND, R1);
+            output(a, eventsFd);
+            a.movImm(R5, EXIT_KEEP_SIZE)
+                    .call(PERF_EVENT_OUTPUT)
+                    .label("kept_done")
+                    .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).call(MAP_DELETE_ELEM)
+                    .ja("out")
+                    .label("plain");
+        }
         output(a, eventsFd);
         a.movImm(R5, EXIT_SIZE)
                 .call(PERF_EVENT_OUTPUT)

@@ -460,9 +460,12 @@ class KernelProvidersTest {
         }
         // refused, one line naming the expression and the probe
         String[][] bad = {
-            {"syscall::openat:entry { self->p = arg1; } syscall::openat:return /self->p/ { trace(copyinstr(self->p)); }",
-                "copyinstr(self->p) reads what syscall:vmlinux:openat:return cannot capture at the event "
+            {"syscall::close:entry { self->p = arg0; } syscall::close:return /self->p/ { trace(copyinstr(self->p)); }",
+                "copyinstr(self->p) reads what syscall:vmlinux:close:return cannot capture at the event "
                 + "(it fires after the event and captures no user memory)"},
+            {"syscall::openat:return { trace(copyinstr(arg0)); }",
+                "copyinstr(arg0) reads what syscall:vmlinux:openat:return cannot capture at the event "
+                + "(it fires after the event and captures only the strings its call's entry passed)"},
             {"syscall::openat:entry { trace(copyinstr(arg0)); }",
                 "copyinstr(arg0) reads what syscall:vmlinux:openat:entry cannot capture at the event "
                 + "(it fires after the event and captures only copyinstr(arg1))"},
@@ -509,6 +512,37 @@ class KernelProvidersTest {
             assertEquals(n, new java.util.HashSet<>(byPath.values()).size(), "each by its own process");
             for (int i = 0; i < n; i++) assertTrue(Files.exists(Path.of(dir + "/new-" + i)), "opened: new-" + i);
             // the loader's paths, in pages as cold, are read at the return as well: no fault at all
+            assertTrue(!r[2].contains("invalid address"), r[2]);
+        } finally {
+            try (var s = Files.list(dir)) {
+                for (Path f : s.toList()) Files.delete(f);
+            }
+            Files.delete(dir);
+        }
+    }
+
+    @Test
+    void aPointerSavedAtEntryIsReadAtTheReturnOfTheSameCall() throws Exception {
+        providers().forEach(fw::addProvider);
+        Path dir = Files.createTempDirectory("jdtrace-savedpath");
+        try {
+            int n = 20;
+            for (int i = 0; i < n; i++) {
+                Files.write(dir.resolve("path" + i), (dir + "/saved-" + i + "\0").getBytes(StandardCharsets.UTF_8));
+            }
+            Process sh = waitingShell("for i in $(seq 0 " + (n - 1) + "); do " + PerfEventsTest.bin("ft_coldpath")
+                    + " " + dir + "/path$i || exit 1; done");
+            String[] r = traceRun(sh, "syscall::openat:entry /ppid == " + sh.pid() + "/ { self->p = arg1; } "
+                    + "syscall::openat:return /self->p/ { printf(\"%d %d %s\\n\", pid, arg0 >= 0, copyinstr(self->p)); self->p = 0; }");
+            java.util.Set<String> seen = new java.util.TreeSet<>();
+            for (String line : r[1].lines().toList()) {
+                String[] f = line.split(" ", 3);
+                if (f.length == 3 && f[2].startsWith(dir + "/saved-")) {
+                    assertEquals("1", f[1], line);
+                    assertTrue(seen.add(f[2]), "once: " + line);
+                }
+            }
+            assertEquals(n, seen.size(), r[1] + r[2]);
             assertTrue(!r[2].contains("invalid address"), r[2]);
         } finally {
             try (var s = Files.list(dir)) {
