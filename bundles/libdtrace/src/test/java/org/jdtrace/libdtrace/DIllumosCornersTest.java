@@ -165,6 +165,34 @@ class DIllumosCornersTest {
     }
 
     /**
+     * dtrace_speculation_commit: a speculation one CPU wrote is free again at its commit; one that
+     * several CPUs wrote stays busy until the consumer's clean, and speculation() meanwhile fails
+     * as "busy" (DTRACEDROP_SPECBUSY), then succeeds.
+     */
+    @Test
+    void aSpeculationSeveralCpusWroteIsBusyUntilTheNextClean() throws Exception {
+        String script = "#pragma D option quiet\n#pragma D option nspec=1\n#pragma D option droptags\n"
+                + "BEGIN { s = speculation(); }\n"
+                + "test:::entry { speculate(s); printf(\"spec %d\\n\", arg0); }\n"
+                + "test:::return { commit(s); }\n"
+                + "test:::return { t = speculation(); printf(\"t=%d\\n\", t); }\n";
+        DRun one = DRun.script(script).go();
+        one.fire(DRun.ENTRY, 1).fire(DRun.ENTRY, 2).fire(DRun.RETURN);
+        assertEquals("spec 1\nspec 2\nt=1", one.end().strip());
+        assertEquals("", one.err());
+
+        DRun many = DRun.script(script).go();
+        many.fire(DRun.ENTRY, 1);
+        many.fire(DRun.ENTRY, org.jdtrace.core.context.JvmProbeContext.current().clear().pinCpu(1).arg(0, 2));
+        many.fire(DRun.RETURN);
+        many.session.drain();
+        assertEquals("dtrace: [DTRACEDROP_SPECBUSY] 1 failed speculation (available buffer(s) still busy)\n",
+                many.err());
+        many.fire(DRun.RETURN); // cleaned: free again
+        assertEquals("spec 1\nspec 2\nt=0\nt=1", many.end().strip());
+    }
+
+    /**
      * illumos' llquantize() checks and the tag each has here: DTrace on Linux's where its suite
      * checks that case (aggs/err.D_LLQUANT_*), illumos' own where only illumos refuses.
      */
