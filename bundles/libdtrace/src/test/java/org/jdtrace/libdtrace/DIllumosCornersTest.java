@@ -193,6 +193,27 @@ class DIllumosCornersTest {
     }
 
     /**
+     * dt_stmt_append: assignments and destructive actions record no data, so they may precede
+     * speculate() and commit() and follow commit(); a speculation that records nothing (a
+     * zero-sized speculation) is no error; exit() may not follow speculate() (D_EXIT_SPEC).
+     */
+    @Test
+    void speculateAndCommitOrderAsIllumosChecksIt() throws Exception {
+        String out = DRun.script("#pragma D option quiet\n#pragma D option destructive\n"
+                + "BEGIN { self->spec = speculation(); speculate(self->spec); }\n"
+                + "BEGIN { this->one = 1; chill(1); speculate(self->spec); }\n"
+                + "BEGIN { speculate(self->spec); printf(\"kept\\n\"); }\n"
+                + "BEGIN { x = 1; commit(self->spec); chill(1); y = 2; }\n"
+                + "BEGIN { printf(\"%d %d\\n\", x, y); }").go().end();
+        assertEquals("kept\n1 2", out.strip());
+        DTraceException e = refused("BEGIN { s = speculation(); speculate(s); exit(0); }");
+        assertEquals("D_EXIT_SPEC", e.tag());
+        assertEquals("exit( ) may not follow speculate( )", e.getMessage());
+        e = refused("BEGIN { s = speculation(); commit(s); trace(1); }");
+        assertEquals("D_DREC_COMM", e.tag());
+    }
+
+    /**
      * illumos' llquantize() checks and the tag each has here: DTrace on Linux's where its suite
      * checks that case (aggs/err.D_LLQUANT_*), illumos' own where only illumos refuses.
      */
