@@ -193,6 +193,22 @@ class DIllumosCornersTest {
     }
 
     /**
+     * A speculative record that does not fit specsize is a speculative drop (DTRACEDROP_SPEC),
+     * not a success: the records before it are committed, it is not.
+     */
+    @Test
+    void aSpeculationLargerThanItsBufferDrops() throws Exception {
+        DRun r = DRun.script("#pragma D option quiet\n#pragma D option specsize=64\n#pragma D option droptags\n"
+                + "BEGIN { s = speculation(); }\n"
+                + "BEGIN { speculate(s); printf(\"%d\\n\", 1); }\n"
+                + "BEGIN { speculate(s); printf(\"%s\\n\", \"a string of far more than sixty-four bytes, which no speculation here holds\"); }\n"
+                + "BEGIN { commit(s); }").go();
+        r.session.drain();
+        assertEquals("dtrace: [DTRACEDROP_SPEC] 1 speculative drop\n", r.err());
+        assertEquals("1", r.end().strip());
+    }
+
+    /**
      * dt_stmt_append: assignments and destructive actions record no data, so they may precede
      * speculate() and commit() and follow commit(); a speculation that records nothing (a
      * zero-sized speculation) is no error; exit() may not follow speculate() (D_EXIT_SPEC).
