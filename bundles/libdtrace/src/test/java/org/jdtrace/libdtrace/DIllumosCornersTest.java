@@ -230,6 +230,31 @@ class DIllumosCornersTest {
     }
 
     /**
+     * The prototype checks of the aggregation and stack actions: illumos' own tag where DTrace on
+     * Linux has the same, D_PROTO_LEN/D_PROTO_ARG where its suite checks those instead
+     * (aggs/err.D_PROTO_*, stack/err.D_PROTO_*, printf/err.D_PROTO_ARG).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "D_TRUNC_PROTO      | @a = count(); trunc(@a, 1, 2)   | D_PROTO_LEN",
+        "D_TRUNC_SCALAR     | @a = count(); trunc(@a, \"x\")  | D_PROTO_ARG",
+        "D_NORMALIZE_PROTO  | @a = count(); normalize(@a)     | D_PROTO_LEN",
+        "D_NORMALIZE_SCALAR | @a = count(); normalize(@a, \"x\") | D_PROTO_ARG",
+        "D_CLEAR_PROTO      | @a = count(); clear(@a, 1)      | D_PROTO_LEN",
+        "D_STACK_PROTO      | stack(1, 2)                     | D_PROTO_LEN",
+        "D_STACK_SIZE       | stack(-1)                       | D_STACK_SIZE",
+        "D_STACK_SIZE       | stack(0)                        | D_STACK_SIZE",
+        "D_USTACK_PROTO     | ustack(1, 2, 3)                 | D_PROTO_LEN",
+        "D_USTACK_STRSIZE   | ustack(1, -1)                   | D_USTACK_STRSIZE",
+        "D_PRINTF_ARG_FMT   | x = \"%d\"; printf(x, 1)        | D_PRINTF_ARG_FMT",
+        "D_PRINTF_ARG_FMT   | printf(1)                       | D_PROTO_ARG",
+    })
+    void prototypeChecksAndTheirTagsHere(String illumos, String statements, String tag) {
+        DTraceException e = refused("BEGIN { " + statements + "; }");
+        assertEquals(tag, e.tag(), "illumos' " + illumos + ": " + e.getMessage());
+    }
+
+    /**
      * illumos' llquantize() checks and the tag each has here: DTrace on Linux's where its suite
      * checks that case (aggs/err.D_LLQUANT_*), illumos' own where only illumos refuses.
      */
