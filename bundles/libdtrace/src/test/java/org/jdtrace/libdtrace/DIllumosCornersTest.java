@@ -65,6 +65,20 @@ class DIllumosCornersTest {
                 e.getMessage().replace("inline i ", "inline p "));
     }
 
+    /**
+     * A typedef of a pointer to a function names a pointer type (kept as void *: D calls nothing
+     * through it), and a string is no value of it (the suite's baddef1 with the kernel's
+     * cyc_func_t, here a type of the program's own; the message names the resolved type).
+     */
+    @Test
+    void anInlineOfAFunctionPointerTypeTakesNoString() throws Exception {
+        DTraceException e = refused("typedef void (*cyc_func_t)(void *);\ninline cyc_func_t i = \"i am a cyclic function\";\nBEGIN { }");
+        assertEquals("D_OP_INCOMPAT", e.tag(), e.getMessage());
+        assertEquals("inline i definition uses incompatible types: \"void *\" = \"string\"", e.getMessage());
+        assertEquals("8 1", run("typedef int (*fn_t)(int);\ninline fn_t f = 0;\n"
+                + "BEGIN { printf(\"%d %d\", sizeof (fn_t), f == 0); }").strip());
+    }
+
     @Test
     void compatibleInlinesCompile() throws Exception {
         assertEquals("1 1 abc 2", run(XLATOR + "int x[2]; inline int *p = 0; inline void *v = &x[0]; inline char *s = \"abc\";\n"
