@@ -131,7 +131,8 @@ public final class DCompiler implements FrontEnd {
             throw new DTraceException("extraneous argument '" + macros.positional().get(last) + "' ($" + last
                     + " is not referenced)", "D_MACRO_UNUSED", (int) source.lines().count());
         }
-        CheckedProgram program = DFrontEnd.analyse(script, registers, probeArgs, options.isSet("zdefs"));
+        CheckedProgram program = DFrontEnd.analyse(script, registers, probeArgs, options.isSet("zdefs"),
+                options.version());
         String amin = options.getString("amin");
         org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes = org.jdtrace.libdtrace.sema.ClauseAttributes.of(
                 program, probeArgs, amin == null ? null : org.jdtrace.spi.Attributes.parse(amin));

@@ -339,7 +339,9 @@ public final class DSessionImpl implements DSession {
         all.sort(Comparator.comparingLong(Record::timestamp).thenComparingLong(Record::seq));
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
-        printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeDrops());
+        printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeFailedBusy(),
+                state.speculations.takeDrops());
+        state.speculations.clean(); // speculations committed from several CPUs are free again
     }
 
     /** Drops a provider reported (kernel ring losses), by CPU, until the next drain prints them. */

@@ -60,6 +60,17 @@ public enum BuiltinVariable implements Symbol {
                 : org.jdtrace.spi.Attributes.STABLE_COMMON;
     }
 
+    /** The D version that introduced the variable (_dtrace_globals[]'s DT_VERS_* column; see ast.DVersion). */
+    public int version() {
+        return this == UCALLER || this == USTACKDEPTH ? DVersion.V1_2 : DVersion.V1_0;
+    }
+
+    /** The variable named {@code name} if the D version {@code version} has it, else null. */
+    public static BuiltinVariable byName(String name, int version) {
+        BuiltinVariable b = byName(name);
+        return b == null || b.version() > version ? null : b;
+    }
+
     /** What dtrace calls the variable in its messages (dt_idkind_name): args and uregs are arrays. */
     public String kindName() {
         return this == ARGS || this == UREGS ? "associative array" : "scalar";

@@ -102,6 +102,33 @@ public enum DFunction {
         };
     }
 
+    /**
+     * The D version that introduced the row (the DT_VERS_* column of _dtrace_globals[]; pcap,
+     * DTrace on Linux's 1.6.4, as illumos' next, 1.7): a program that asks for an older one does
+     * not see it (ast.DVersion).
+     */
+    public int version() {
+        return switch (this) {
+            case FREOPEN, INDEX, RINDEX, STRCHR, STRRCHR, STRSTR, STRTOK, SUBSTR -> DVersion.V1_1;
+            case SYM, FUNC, MOD, USYM, UFUNC, UMOD, UADDR, SETOPT -> DVersion.V1_2;
+            case HTONS, HTONL, HTONLL, NTOHS, NTOHL, NTOHLL -> DVersion.V1_3;
+            case INET_NTOA, INET_NTOA6, INET_NTOP, LINK_NTOP -> DVersion.V1_5;
+            case STDDEV -> DVersion.V1_6;
+            case LLQUANTIZE, PCAP -> DVersion.V1_7;
+            case TOLOWER, TOUPPER -> DVersion.V1_8;
+            case PRINT -> DVersion.V1_9;
+            case GETF -> DVersion.V1_10;
+            case JSON, STRTOLL -> DVersion.V1_11;
+            default -> DVersion.V1_0;
+        };
+    }
+
+    /** The row named {@code name} if the D version {@code version} has it, else null. */
+    public static DFunction byName(String name, int version) {
+        DFunction f = byName(name);
+        return f == null || f.version() > version ? null : f;
+    }
+
     /** What dtrace calls a row of this kind in its messages (dt_idkind_name). */
     public String kindName() {
         return switch (kind) {

@@ -297,7 +297,10 @@ final class Invocation {
         source = blankInterpreterLine(source);
         if (cl.has('C') || consumer.getOption("cpp") != null) {
             try {
-                source = Preprocessor.run(source, path, cl, consumer.getOption("stdc"), consumer.getOption("cppargs"), err);
+                String v = consumer.getOption("version");
+                int version = v == null ? org.jdtrace.libdtrace.ast.DVersion.LATEST : org.jdtrace.libdtrace.ast.DVersion.parse(v);
+                source = Preprocessor.run(source, path, cl, consumer.getOption("stdc"), consumer.getOption("cppargs"),
+                        version, err);
             } catch (Preprocessor.Failure f) {
                 fail("failed to compile script " + s.arg() + ": " + f.getMessage());
             }

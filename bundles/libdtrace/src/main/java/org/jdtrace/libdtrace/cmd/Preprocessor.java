@@ -41,15 +41,17 @@ final class Preprocessor {
     /**
      * @param stdc    the stdc option (a, c, s, t), or null for dtrace's default (a)
      * @param cppargs the cppargs option: more arguments for cpp, split at white space; or null
+     * @param version the D version in force (option version), which __SUNW_D_VERSION gives
      */
-    static String run(String source, Path script, CommandLine cl, String stdc, String cppargs, PrintStream err)
+    static String run(String source, Path script, CommandLine cl, String stdc, String cppargs, int version,
+            PrintStream err)
             throws Failure {
         Path cpp = findCpp();
         if (cpp == null) {
             throw new Failure("cpp(1) is not installed; -C needs it");
         }
         List<String> cmd = new ArrayList<>(List.of(cpp.toString(), "-D__SUNW_D=1",
-                String.format("-D__SUNW_D_VERSION=0x%08x", org.jdtrace.libdtrace.rt.Options.D_VERSION), "-D__SUNW_D_64",
+                String.format("-D__SUNW_D_VERSION=0x%08x", version), "-D__SUNW_D_64",
                 "s".equals(stdc) ? "-traditional-cpp" : "-std=c99", "-fno-show-column"));
         if (cppargs != null) {
             for (String a : cppargs.trim().split("\\s+")) {

@@ -139,8 +139,10 @@ public final class ClauseLowering {
 
     /**
      * dtrace's rules on the order of a clause's actions around speculate() and commit()
-     * (dt_compile's checks): speculate first, commit before any data, no aggregation or
-     * destructive action in a speculative clause, no data after commit.
+     * (dt_stmt_append's checks): speculate first, commit before any data, no aggregation,
+     * destructive action or exit() in a speculative clause, no data after commit. An assignment
+     * (a D expression of void result) and a destructive action record no data: they may come
+     * before speculate() or commit() and after commit().
      */
     private static final class ActionOrder {
         private boolean speculate, commit, data;
@@ -169,11 +171,16 @@ public final class ClauseLowering {
                 }
                 case DISCARD -> { }
                 default -> {
-                    if (c.function.kind == DFunction.Kind.DESTRUCTIVE && speculate) {
+                    boolean destructive = c.function.kind == DFunction.Kind.DESTRUCTIVE;
+                    if (destructive && speculate) {
                         throw order("destructive actions may not follow speculate( )", "D_ACT_SPEC", line);
                     }
+                    if (c.function == DFunction.EXIT && speculate) {
+                        throw order("exit( ) may not follow speculate( )", "D_EXIT_SPEC", line);
+                    }
+                    if (destructive) return; // dt_stmt_append: a destructive action records no data
                     if (commit) throw order("data-recording actions may not follow commit( )", "D_DREC_COMM", line);
-                    data = true;
+                    if (!speculate) data = true;
                 }
             }
         }

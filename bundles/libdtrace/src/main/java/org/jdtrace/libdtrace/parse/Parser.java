@@ -528,14 +528,23 @@ public final class Parser {
             }
             if (tok.is(TokenKind.LPAR)) {
                 // a pointer to a function, '(*name)(params)': an external symbol's declaration,
-                // checked as dtrace checks it and then without effect (no kernel to bind it to)
+                // checked as dtrace checks it and then without effect (no kernel to bind it to);
+                // in a typedef, the name of a pointer type, kept as void * (D calls no function
+                // through a pointer: only its address is a value)
                 advance();
+                int inner = 0;
                 while (tok.is(TokenKind.STAR)) {
+                    inner++;
                     advance();
                 }
-                identifier();
+                String fname = identifier();
                 expect(TokenKind.RPAR);
                 functionParameters();
+                if (storage == Decl.Storage.TYPEDEF && inner > 0) {
+                    typedefs.add(fname);
+                    out.add(new Decl(line, storage, new TypeName("void", inner, List.of()), fname, null, null,
+                            out.isEmpty() ? tagBody : List.of(), null));
+                }
                 if (!tok.is(TokenKind.COMMA)) {
                     return out;
                 }

@@ -19,10 +19,14 @@ final class Cfmt {
         return integer(raw, size, false, conv, width, precision, minus, plus, space, alt, zero);
     }
 
-    /** {@code unsignedType}: %d/%i of a value whose D type is unsigned print it unsigned. */
+    /**
+     * {@code unsignedType}: %d of a value whose D type is unsigned prints it as %u (dt_printf's
+     * pfcheck_dint turns the conversion into 'u': no sign, '+' and ' ' ignored as C ignores them
+     * there); %i is always signed (pfprint_sint), whatever the type.
+     */
     static String integer(long raw, int size, boolean unsignedType, char conv, int width, int precision,
                           boolean minus, boolean plus, boolean space, boolean alt, boolean zero) {
-        boolean signed = (conv == 'd' || conv == 'i') && !unsignedType;
+        boolean signed = conv == 'i' || (conv == 'd' && !unsignedType);
         int bits = size >= 8 || size <= 0 ? 64 : size * 8;
         long v = raw;
         if (bits < 64) {
@@ -34,7 +38,6 @@ final class Cfmt {
         switch (conv) {
             case 'd', 'i' -> {
                 if (!signed) {
-                    sign = plus ? "+" : space ? " " : "";
                     digits = Long.toUnsignedString(v);
                 } else if (v < 0) {
                     sign = "-";

@@ -336,14 +336,18 @@ public final class RecordPrinter {
         err.flush();
     }
 
-    /** dt_handle_status's speculation reports, on stderr. */
-    public void printSpeculationDrops(long failed, long drops) {
+    /** dt_handle_status's speculation reports, on stderr, in its table's order: drops, busy, unavailable. */
+    public void printSpeculationDrops(long failed, long busy, long drops) {
+        if (drops > 0) {
+            err.print("dtrace: " + dropTag("DTRACEDROP_SPEC") + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
+        }
+        if (busy > 0) {
+            err.print("dtrace: " + dropTag("DTRACEDROP_SPECBUSY") + busy + " failed speculation" + (busy > 1 ? "s" : "")
+                    + " (available buffer(s) still busy)\n");
+        }
         if (failed > 0) {
             err.print("dtrace: " + dropTag("DTRACEDROP_SPECUNAVAIL") + failed + " failed speculation" + (failed > 1 ? "s" : "")
                     + " (no speculative buffer available)\n");
-        }
-        if (drops > 0) {
-            err.print("dtrace: " + dropTag("DTRACEDROP_SPEC") + drops + " speculative drop" + (drops > 1 ? "s" : "") + "\n");
         }
         err.flush();
     }

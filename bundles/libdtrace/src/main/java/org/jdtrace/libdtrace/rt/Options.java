@@ -21,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.ast.DVersion;
 import org.jdtrace.time.Rates;
 
 public final class Options {
@@ -111,9 +112,13 @@ public final class Options {
             throw new DTraceException("Insufficient registers to generate code", "D_PRAGMA_OPTSET", -1);
         }
         if (name.equals("version")) {
-            int n = versionNumber(value);
+            // dt_opt_version: EDT_VERSINVAL, EDT_VERSUNDEF, and dt_reduce's EDT_VERSREDUCED (a
+            // version can only be lowered: the identifiers it removed are gone)
+            int n = DVersion.parse(value);
             if (n < 0) throw new DTraceException("Version is not properly formatted or is too large", "D_PRAGMA_OPTSET", -1);
-            if (!VERSIONS.contains(n)) throw new DTraceException("Requested version is not supported by compiler", "D_PRAGMA_OPTSET", -1);
+            if (!DVersion.DEFINED.contains(n)) throw new DTraceException("Requested version is not supported by compiler", "D_PRAGMA_OPTSET", -1);
+            if (n > version) throw new DTraceException("Requested version conflicts with earlier setting", "D_PRAGMA_OPTSET", -1);
+            version = n;
         }
         // print()'s limit: 1 to 64 KiB rounded up to 8, the default for any other (dt_opt_printsize)
         if (name.equals("printsize")) v = v <= 0 || v > 65536 ? PRINTSIZE_DEFAULT : (v + 7) & ~7L;
@@ -159,32 +164,12 @@ public final class Options {
     /** DIF's integer registers (DIF_DIR_NREGS): iregs may not promise more. */
     private static final int DIF_REGISTERS = 8;
 
-    /**
-     * The D versions this compiler accepts for -xversion (libdtrace's _dtrace_versions): every one
-     * up to the language it implements, 1.13 (dtrace -V), as DT_VERSION_NUMBER values.
-     */
-    private static final java.util.Set<Integer> VERSIONS = java.util.Set.of(
-            version(1, 0, 0), version(1, 1, 0), version(1, 2, 0), version(1, 2, 1), version(1, 2, 2),
-            version(1, 3, 0), version(1, 4, 0), version(1, 4, 1), version(1, 5, 0), version(1, 6, 0),
-            version(1, 6, 1), version(1, 6, 2), version(1, 6, 3), version(1, 7, 0), version(1, 7, 1),
-            version(1, 8, 0), version(1, 8, 1), version(1, 9, 0), version(1, 9, 1), version(1, 10, 0),
-            version(1, 11, 0), version(1, 12, 0), version(1, 12, 1), version(1, 13, 0));
-
-    /** The D version this compiler implements, as cpp's __SUNW_D_VERSION gives it. */
-    public static final int D_VERSION = version(1, 13, 0);
-
-    private static int version(int major, int minor, int micro) {
-        return (major & 0xff) << 24 | (minor & 0xfff) << 12 | (micro & 0xfff);
+    /** The D version in force (option version; ast.DVersion): the latest until a program asks for less. */
+    public int version() {
+        return version;
     }
 
-    /** dt_version_str2num: {@code M.m[.u]}, or -1 when malformed or out of range. */
-    static int versionNumber(String s) {
-        if (s == null || !s.matches("\\d{1,9}\\.\\d{1,9}(\\.\\d{1,9})?")) return -1;
-        String[] p = s.split("\\.");
-        int major = Integer.parseInt(p[0]), minor = Integer.parseInt(p[1]), micro = p.length > 2 ? Integer.parseInt(p[2]) : 0;
-        if (major > 0xff || minor > 0xfff || micro > 0xfff) return -1;
-        return version(major, minor, micro);
-    }
+    private int version = DVersion.LATEST;
 
     /** Values with a fixed vocabulary (dt_opt_stdc, dt_opt_evaltime; iregs at least 1; amin as dtrace_str2attr reads it). */
     private static boolean validValue(String name, String value, long v) {

@@ -3,13 +3,20 @@
  * holding the records of clauses that called speculate(id) until commit(id) moves them into the
  * committing thread's principal buffer or discard(id) drops them.
  *
- * States are DTrace's, simplified to the two a consumer can observe: INACTIVE (free for
- * speculation()) and ACTIVE (handed out; records go in). commit and discard make a buffer
- * inactive at once. IDs are 1..nspec; 0 is "no speculation": speculate(0), like speculate() of
+ * States are DTrace's, simplified to those a consumer can observe: INACTIVE (free for
+ * speculation()), ACTIVE (handed out; records go in; ACTIVEONE/ACTIVEMANY by whether the
+ * records came from one CPU or several) and BUSY (DTrace's COMMITTINGMANY/DISCARDING: committed
+ * or discarded while records of several CPUs were in it). commit and discard of a speculation
+ * one CPU wrote make it inactive at once, as dtrace_speculation_commit does on the only CPU
+ * that wrote it; one several CPUs wrote stays busy until the consumer's next clean (each drain
+ * here; dtrace_speculation_clean at cleanrate there), its records all committed at once.
+ * IDs are 1..nspec; 0 is "no speculation": speculate(0), like speculate() of
  * an inactive or unknown ID, abandons the rest of the clause; commit(0)/discard(0) do nothing. An ID above nspec is an illegal operation (a fault);
  * speculating on an inactive buffer drops the data silently, as does a record that would take a
  * buffer past specsize (counted: "N speculative drops"). speculation() with no free buffer
- * returns 0 and counts a failed speculation. Counters are reported and reset at each drain.
+ * returns 0 and counts a failed speculation: "busy" when a busy buffer was among those it
+ * passed (DTRACEDROP_SPECBUSY), else "unavailable" (DTRACEDROP_SPECUNAVAIL), as
+ * dtrace_speculation() attributes it. Counters are reported and reset at each drain.
  *
  * Locking: one monitor; speculation is rare and each operation is short.
  */
@@ -25,7 +32,11 @@ public final class Speculations {
     private List<Record>[] buffers;
     private long[] used;
     private boolean[] active;
+    /** The CPU whose records a buffer holds, -1 for none yet; -2 once records of several came. */
+    private int[] writer;
+    private boolean[] busy;
     private long failed;
+    private long failedBusy;
     private long drops;
 
     Speculations(Options options) {
@@ -39,21 +50,28 @@ public final class Speculations {
             buffers = new List[n];
             used = new long[n];
             active = new boolean[n];
+            writer = new int[n];
+            busy = new boolean[n];
         }
     }
 
     /** speculation(): a free buffer's ID, or 0. */
     public synchronized long allocate() {
         ensure();
+        boolean sawBusy = false;
         for (int i = 0; i < buffers.length; i++) {
-            if (!active[i]) {
+            if (busy[i]) {
+                sawBusy = true;
+            } else if (!active[i]) {
                 active[i] = true;
                 buffers[i] = new ArrayList<>();
                 used[i] = 0;
+                writer[i] = -1;
                 return i + 1;
             }
         }
-        failed++;
+        if (sawBusy) failedBusy++;
+        else failed++;
         return 0;
     }
 
@@ -70,6 +88,7 @@ public final class Speculations {
             return;
         }
         int i = (int) id - 1;
+        writer[i] = writer[i] == -1 || writer[i] == r.cpu() ? r.cpu() : -2;
         if (used[i] + bytes > options.get("specsize")) {
             drops++;
             return;
@@ -102,8 +121,21 @@ public final class Speculations {
         }
         List<Record> out = buffers[i];
         active[i] = false;
+        busy[i] = writer[i] == -2;
         buffers[i] = null;
         return out;
+    }
+
+    /** The consumer's clean (dtrace_speculation_clean): buffers committed or discarded since are free. */
+    public synchronized void clean() {
+        if (busy != null) java.util.Arrays.fill(busy, false);
+    }
+
+    /** Speculations that failed while a buffer was busy, since the last call; resets the count. */
+    public synchronized long takeFailedBusy() {
+        long n = failedBusy;
+        failedBusy = 0;
+        return n;
     }
 
     /** Failed speculations since the last call, and resets the count. */

@@ -10,6 +10,7 @@ import org.jdtrace.libdtrace.ast.BuiltinVariable;
 import org.jdtrace.libdtrace.ast.Clause;
 import org.jdtrace.libdtrace.ast.Constant;
 import org.jdtrace.libdtrace.ast.DFunction;
+import org.jdtrace.libdtrace.ast.DVersion;
 import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Decl;
 import org.jdtrace.libdtrace.ast.Expr;
@@ -93,6 +94,17 @@ final class Checker {
     }
 
     private boolean zdefs;
+
+    /**
+     * The D version the program asked for (option version, ast.DVersion): built-ins introduced
+     * after it are unknown names, as dt_reduce leaves them.
+     */
+    Checker version(int v) {
+        version = v;
+        return this;
+    }
+
+    private int version = DVersion.LATEST;
 
     CheckedProgram check() throws DTraceException {
         // an empty program (no item at all) is the parser's D_EMPTY
@@ -246,7 +258,7 @@ final class Checker {
                     return;
                 }
                 DType vt = type(d.init());
-                if (!assignable(t, d.init(), vt)) throw inlineIncompatible(d, t, vt);
+                if (!argCompatible(t, d.init(), vt)) throw inlineIncompatible(d, t, vt);
                 Long v = ConstFold.value(d.init());
                 if (v == null) {
                     // not a constant: each use stands for the expression (probename, pid != 0, a struct...)
@@ -263,8 +275,8 @@ final class Checker {
                 if (table.containsKey(d.name()) || (scope == Variable.Scope.GLOBAL && constants.containsKey(d.name()))) {
                     throw new DTraceException("identifier redeclared: " + d.name(), "D_DECL_IDRED", d.line());
                 }
-                if (scope == Variable.Scope.GLOBAL && (BuiltinVariable.byName(d.name()) != null
-                        || DFunction.byName(d.name()) != null)) {
+                if (scope == Variable.Scope.GLOBAL && (BuiltinVariable.byName(d.name(), version) != null
+                        || DFunction.byName(d.name(), version) != null)) {
                     throw new DTraceException("identifier redefined: " + d.name(), "D_DECL_IDRED", d.line());
                 }
                 if (d.keys() != null && scope == Variable.Scope.CLAUSE_LOCAL) {
@@ -411,9 +423,7 @@ final class Checker {
                             "D_XLATE_MEMB", t.endLine());
                 }
                 DType vt = type(a.value());
-                boolean ok = m.type().isPointer() && vt.isInteger() ? isNull(a.value())
-                        : assignable(m.type(), vt) || (m.type() instanceof DType.Array && m.type().isCharArrayOrPointer() && vt.isString());
-                if (!ok) {
+                if (!argCompatible(m.type(), a.value(), vt)) {
                     throw new DTraceException("translator member " + a.member() + " definition uses incompatible types: \""
                             + m.type().name() + "\" = \"" + vt.name() + "\"", "D_XLATE_INCOMPAT", t.endLine());
                 }
@@ -453,7 +463,7 @@ final class Checker {
         if (globals.containsKey(name)) {
             return globals.get(name).keyTypes != null ? "associative array " : "scalar ";
         }
-        DFunction f = DFunction.byName(name);
+        DFunction f = DFunction.byName(name, version);
         if (f != null) {
             return switch (f.kind) {
                 case AGGREGATING -> "aggregating function ";
@@ -461,7 +471,7 @@ final class Checker {
                 default -> "function ";
             };
         }
-        BuiltinVariable b = BuiltinVariable.byName(name);
+        BuiltinVariable b = BuiltinVariable.byName(name, version);
         if (b != null) {
             return b.isArray() ? "associative array " : "scalar ";
         }
@@ -508,6 +518,7 @@ final class Checker {
     private void predicate(Clause c) throws DTraceException {
         if (c.predicate() != null) {
             DType t = type(c.predicate());
+            notTranslatedPointer(c.predicate());
             if (!t.isScalar() && !t.isString()) {
                 // dt_compile_one_clause checks it once the whole clause is read: at its end
                 throw new DTraceException("predicate result must be of scalar type", "D_PRED_SCALAR", c.endLine());
@@ -549,6 +560,18 @@ final class Checker {
             aggregation(a, ar);
         } else {
             type(e);
+            notTranslatedPointer(e);
+        }
+    }
+
+    /**
+     * dt_cg: the value of a D expression compiled on its own (a statement, a predicate, an
+     * action's argument, an aggregation's key or value) may not be a translated pointer,
+     * {@code xlate <T *> (e)} that no member access or dereference follows.
+     */
+    private static void notTranslatedPointer(Expr e) throws DTraceException {
+        if (e instanceof Expr.Xlate && e.type instanceof DType.Ptr) {
+            throw new DTraceException("expression cannot evaluate to result of a translated pointer", "D_CG_DYN", e.line);
         }
     }
 
@@ -556,20 +579,21 @@ final class Checker {
 
     private void aggregation(Expr.Assign a, Expr.AggRef ar) throws DTraceException {
         String shown = "@" + ar.name;
-        if (a.op == AssignOp.ASSIGN && a.value instanceof Expr.Call undef && DFunction.byName(undef.name) == null) {
+        if (a.op == AssignOp.ASSIGN && a.value instanceof Expr.Call undef && DFunction.byName(undef.name, version) == null) {
             throw new DTraceException("undefined function name: " + undef.name, "D_FUNC_UNDEF", undef.line);
         }
         if (a.op != AssignOp.ASSIGN || !(a.value instanceof Expr.Call call)
-                || DFunction.byName(call.name) == null
-                || DFunction.byName(call.name).kind != DFunction.Kind.AGGREGATING) {
+                || DFunction.byName(call.name, version) == null
+                || DFunction.byName(call.name, version).kind != DFunction.Kind.AGGREGATING) {
             throw new DTraceException(shown + " must be assigned the result of an aggregating function",
                     "D_AGG_FUNC", a.line);
         }
-        DFunction f = DFunction.byName(call.name);
+        DFunction f = DFunction.byName(call.name, version);
         call.function = f;
         checkCount(call, f);
         for (int i = 0; i < call.args.size(); i++) {
             DType t = type(call.args.get(i));
+            notTranslatedPointer(call.args.get(i));
             if (!t.isScalar() && i == 0) {
                 // dt_cg_agg: the value aggregated is a number
                 throw new DTraceException(f.dname + "( ) argument #1 must be of scalar type", "D_AGG_SCALAR", a.line);
@@ -621,13 +645,13 @@ final class Checker {
 
     /** An aggregation key: stack(), ustack() and jstack() are stacks there, else as {@link #type}. */
     private DType key(Expr k) throws DTraceException {
-        if (k instanceof Expr.Call c && DFunction.byName(c.name) instanceof DFunction f
+        if (k instanceof Expr.Call c && DFunction.byName(c.name, version) instanceof DFunction f
                 && (f == DFunction.STACK || f == DFunction.USTACK || f == DFunction.JSTACK)) {
             call(c, false);
             c.type = DType.STACK;
             return DType.STACK;
         }
-        if (k instanceof Expr.Call c && DFunction.byName(c.name) instanceof DFunction f && f.isSymbol()) {
+        if (k instanceof Expr.Call c && DFunction.byName(c.name, version) instanceof DFunction f && f.isSymbol()) {
             return call(c, false); // the symbol of the address: the key's type is the table's _usymaddr / _symaddr
         }
         return type(k);
@@ -738,7 +762,7 @@ final class Checker {
             id.symbol = param;
             return param.type;
         }
-        BuiltinVariable b = BuiltinVariable.byName(id.name);
+        BuiltinVariable b = BuiltinVariable.byName(id.name, version);
         if (b != null) {
             if (b.access == BuiltinVariable.Access.KERNEL) {
                 throw new DTraceException(b.dname() + " is not available in a user-space DTrace: it is "
@@ -783,7 +807,7 @@ final class Checker {
             type(k);
         }
         if (x.base instanceof Expr.Ident id) {
-            BuiltinVariable b = BuiltinVariable.byName(id.name);
+            BuiltinVariable b = BuiltinVariable.byName(id.name, version);
             if (b != null && b.isArray()) {
                 id.symbol = b;
                 id.type = b.type();
@@ -1087,7 +1111,7 @@ final class Checker {
 
     /** The type of an existing modifiable variable, for ++/-- and compound assignment. */
     private DType lvalueType(Expr o, String op) throws DTraceException {
-        if (o instanceof Expr.Ident id && (BuiltinVariable.byName(id.name) != null || constants.containsKey(id.name))) {
+        if (o instanceof Expr.Ident id && (BuiltinVariable.byName(id.name, version) != null || constants.containsKey(id.name))) {
             type(o);
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
         }
@@ -1097,7 +1121,7 @@ final class Checker {
             type(o);
             throw new DTraceException("operator " + op + " requires modifiable lvalue as an operand", "D_OP_LVAL", o.line);
         }
-        if (o instanceof Expr.Index ix && ix.base instanceof Expr.Ident bid && BuiltinVariable.byName(bid.name) != null) {
+        if (o instanceof Expr.Index ix && ix.base instanceof Expr.Ident bid && BuiltinVariable.byName(bid.name, version) != null) {
             type(o);
             throw new DTraceException("operator " + op + " can only be applied to a writable variable", "D_OP_WRITE", o.line);
         }
@@ -1220,8 +1244,8 @@ final class Checker {
         DType a = type(t.then);
         DType b = type(t.otherwise);
         for (Expr branch : List.of(t.then, t.otherwise)) {
-            if (branch instanceof Expr.Call call && DFunction.byName(call.name) != null
-                    && DFunction.byName(call.name).isAction()) {
+            if (branch instanceof Expr.Call call && DFunction.byName(call.name, version) != null
+                    && DFunction.byName(call.name, version).isAction()) {
                 throw new DTraceException("action cannot be used in a conditional context", "D_OP_ACT", t.line);
             }
         }
@@ -1290,7 +1314,7 @@ final class Checker {
         Expr target = a.target;
         switch (target) {
             case Expr.Ident id -> {
-                if (BuiltinVariable.byName(id.name) != null || constants.containsKey(id.name)) {
+                if (BuiltinVariable.byName(id.name, version) != null || constants.containsKey(id.name)) {
                     throw new DTraceException("operator = can only be applied to a writable variable", "D_OP_WRITE", a.line);
                 }
                 Variable var = globals.get(id.name);
@@ -1326,7 +1350,7 @@ final class Checker {
                 String name = x.base instanceof Expr.Ident id ? id.name : ((Expr.SelfVar) x.base).name;
                 boolean self = x.base instanceof Expr.SelfVar;
                 Map<String, Variable> table = self ? tls : globals;
-                if (!self && (BuiltinVariable.byName(name) != null
+                if (!self && (BuiltinVariable.byName(name, version) != null
                         || (table.get(name) instanceof Variable iv && iv.inlineBody != null))) {
                     throw new DTraceException("operator = can only be applied to a writable variable", "D_OP_WRITE", a.line);
                 }
@@ -1384,7 +1408,7 @@ final class Checker {
         } finally {
             inlineScope.clear();
         }
-        if (!assignable(t, d.init(), vt)) throw inlineIncompatible(d, t, vt);
+        if (!argCompatible(t, d.init(), vt)) throw inlineIncompatible(d, t, vt);
         v.inlineBody = d.init();
         globals.put(d.name(), v);
     }
@@ -1514,6 +1538,33 @@ final class Checker {
         return assignable(to, from) || ((to.isString() || to.isPointer()) && isNull(value));
     }
 
+    /**
+     * dt_node_is_argcompat, which an inline's definition and a translator member's expression
+     * must satisfy (D_OP_INCOMPAT, D_XLATE_INCOMPAT): integers with integers, strings with
+     * strings, char arrays and char pointers, a struct or union with the same one, and otherwise
+     * pointers as dt_node_is_ptrcompat has them: the pointed-to types the same (void * with any),
+     * an array as the pointer to its first element, an integer only as the constant 0.
+     */
+    private static boolean argCompatible(DType to, Expr value, DType from) {
+        if (to.isInteger() && from.isInteger()) return true;
+        if (stringCompatible(to) && stringCompatible(from)) return true;
+        if (to instanceof DType.Stack || to instanceof DType.Agg || to.isSou()) return to.sameAs(from);
+        DType lt = pointee(to), rt = pointee(from);
+        if (lt == null) return to.sameAs(from) || (to.isString() && isNull(value));
+        if (rt == null) return from.isInteger() && isNull(value);
+        return lt.sameAs(rt) || lt instanceof DType.Void || rt instanceof DType.Void;
+    }
+
+    /** dt_node_is_strcompat: a string, or a char array or pointer. */
+    private static boolean stringCompatible(DType t) {
+        return t.isString() || t.isCharArrayOrPointer();
+    }
+
+    /** What a pointer points to, or an array's element (its decayed pointer's target); null for others. */
+    private static DType pointee(DType t) {
+        return t instanceof DType.Ptr p ? p.target() : t instanceof DType.Array a ? a.element() : null;
+    }
+
     private static boolean assignable(DType to, DType from) {
         if (to.isInteger()) {
             return from.isInteger();
@@ -1535,7 +1586,7 @@ final class Checker {
     // ---- calls ----------------------------------------------------------------------------------
 
     private DType call(Expr.Call c, boolean statement) throws DTraceException {
-        DFunction f = DFunction.byName(c.name);
+        DFunction f = DFunction.byName(c.name, version);
         if (f == null) {
             throw new DTraceException("undefined function name: " + c.name, "D_FUNC_UNDEF", c.line);
         }
@@ -1571,6 +1622,9 @@ final class Checker {
         }
         DType t = builtins.check(this, c, formats);
         c.type = t;
+        if (statement && (f.kind == DFunction.Kind.ACTION || f.kind == DFunction.Kind.DESTRUCTIVE)) {
+            for (Expr a : c.args) notTranslatedPointer(a);
+        }
         return t;
     }
 

@@ -80,7 +80,14 @@ public final class DFrontEnd {
      */
     public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers,
             org.jdtrace.engine.ProbeArgs probeArgs, boolean zdefs) throws DTraceException {
-        CheckedProgram checked = new Checker(script, registers).probeArgs(probeArgs).zdefs(zdefs).check();
+        return analyse(script, registers, probeArgs, zdefs, org.jdtrace.libdtrace.ast.DVersion.LATEST);
+    }
+
+    /** As above, for the D version {@code version} (option version): later built-ins are unknown names. */
+    public static CheckedProgram analyse(Script script, java.util.Map<String, Integer> registers,
+            org.jdtrace.engine.ProbeArgs probeArgs, boolean zdefs, int version) throws DTraceException {
+        CheckedProgram checked = new Checker(script, registers).probeArgs(probeArgs).zdefs(zdefs).version(version)
+                .check();
         CapturedReads.check(script, probeArgs); // reads a kernel-event probe cannot answer
         return checked;
     }

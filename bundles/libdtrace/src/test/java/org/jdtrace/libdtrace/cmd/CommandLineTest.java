@@ -54,12 +54,26 @@ class CommandLineTest {
         String src = "#ifdef __STDC__\nstdc VALUE\n#else\ntraditional VALUE\n#endif\n";
         var err = new java.io.ByteArrayOutputStream();
         var ps = new java.io.PrintStream(err, true);
-        assertEquals("\nstdc 5\n", Preprocessor.run(src, null, cl, null, null, ps).replaceAll("\n+", "\n"));
-        assertEquals("\ntraditional 5\n", Preprocessor.run(src, null, cl, "s", null, ps).replaceAll("\n+", "\n"));
-        assertEquals("x 7\n", Preprocessor.run("x Y\n", null, cl, null, "-DY=7 -UZ", ps).replaceAll("\n+", "\n"));
-        assertThrows(Preprocessor.Failure.class, () -> Preprocessor.run("\n#if\n", null, cl, null, null, ps));
+        assertEquals("\nstdc 5\n", Preprocessor.run(src, null, cl, null, null, L, ps).replaceAll("\n+", "\n"));
+        assertEquals("\ntraditional 5\n", Preprocessor.run(src, null, cl, "s", null, L, ps).replaceAll("\n+", "\n"));
+        assertEquals("x 7\n", Preprocessor.run("x Y\n", null, cl, null, "-DY=7 -UZ", L, ps).replaceAll("\n+", "\n"));
+        assertThrows(Preprocessor.Failure.class, () -> Preprocessor.run("\n#if\n", null, cl, null, null, L, ps));
         // the line and no column, as dtrace's cpp messages are: "/dev/stdin:2: error: ..."
         assertTrue(err.toString().startsWith("/dev/stdin:2: error: "), err.toString());
+    }
+
+    private static final int L = org.jdtrace.libdtrace.ast.DVersion.LATEST;
+
+    /** __SUNW_D_VERSION is the D version in force (dt_preproc's -D__SUNW_D_VERSION=0x%08x of dt_vmax). */
+    @Test
+    void preprocessorDefinesTheVersionInForce() throws Exception {
+        CommandLine cl = CommandLine.parse(List.of("-C", "-n", "BEGIN"));
+        var ps = new java.io.PrintStream(new java.io.ByteArrayOutputStream(), true);
+        assertEquals("0x0100d000\n", Preprocessor.run("__SUNW_D_VERSION\n", null, cl, null, null, L, ps)
+                .replaceAll("\n+", "\n").stripLeading());
+        int v1 = org.jdtrace.libdtrace.ast.DVersion.parse("1.0");
+        assertEquals("0x01000000\n", Preprocessor.run("__SUNW_D_VERSION\n", null, cl, null, null, v1, ps)
+                .replaceAll("\n+", "\n").stripLeading());
     }
 
     @Test

@@ -26,8 +26,14 @@ class OptionsTest {
 
     @Test
     void versionStdcAndIregsTakeOnlyWhatLibdtraceTakes() throws DTraceException {
-        o.set("version", "1.6.3");
         o.set("version", "1.13");
+        o.set("version", "1.6.3");
+        assertEquals(org.jdtrace.libdtrace.ast.DVersion.of(1, 6, 3), o.version());
+        o.set("version", "1.6.3");
+        // dt_reduce: a version once lowered stays lowered (EDT_VERSREDUCED)
+        assertEquals("Requested version conflicts with earlier setting",
+                assertThrows(DTraceException.class, () -> o.set("version", "1.13")).getMessage());
+        assertEquals(org.jdtrace.libdtrace.ast.DVersion.of(1, 6, 3), o.version());
         assertEquals("Requested version is not supported by compiler",
                 assertThrows(DTraceException.class, () -> o.set("version", "99.1")).getMessage());
         assertEquals("Requested version is not supported by compiler",
@@ -47,7 +53,7 @@ class OptionsTest {
                 assertThrows(DTraceException.class, () -> o.set("iregs", "9")).getMessage());
         assertEquals("Insufficient registers to generate code",
                 assertThrows(DTraceException.class, () -> o.set("iregs", "4")).getMessage());
-        assertEquals(0x0100d000, Options.D_VERSION, "1.13 as DT_VERSION_NUMBER encodes it");
+        assertEquals(0x0100d000, org.jdtrace.libdtrace.ast.DVersion.LATEST, "1.13 as DT_VERSION_NUMBER encodes it");
     }
 
     @Test
