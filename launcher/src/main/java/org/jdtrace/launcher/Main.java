@@ -290,11 +290,21 @@ public final class Main {
         return c;
     }
 
-    /** The directory holding the launcher jar: lib/, bundles/ and shell/ sit beside it. */
+    /**
+     * The directory holding the launcher jar: lib/, bundles/ and shell/ sit beside it. Found by
+     * the class path the JVM was started with ({@code -jar DIST/jdtrace-launcher.jar}) before the
+     * code source: a class loaded from the AOT cache keeps the code source of the training run,
+     * so a copy of the distribution would otherwise load the original's bundles.
+     */
     private static Path distribution() throws LaunchException {
         String override = System.getProperty("jdtrace.dist");
         if (override != null) {
             return Path.of(override);
+        }
+        String cp = System.getProperty("java.class.path", "");
+        if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
+            Path jar = Path.of(cp).toAbsolutePath().getParent();
+            if (jar != null) return jar;
         }
         try {
             Path jar = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -119,4 +119,36 @@ public class LauncherBundleTest {
         assertEquals(1, p.exitValue());
         assertEquals("dtrace: cannot install bundle /nonexistent/app.jar: No such file\n", read(err));
     }
+
+    /**
+     * A copy of the distribution, run with its own AOT cache, reads its own directory: a class
+     * from the cache keeps the training run's code source, which named the original before.
+     * The copy has no bundles/, so the original's would have made this run succeed.
+     */
+    @Test
+    public void aCopyOfTheDistributionRunsFromItsOwnDirectoryWithTheAotCache() throws Exception {
+        Path dist = Path.of(System.getProperty("jdtrace.dist"));
+        assertTrue("the build leaves an AOT cache", Files.isRegularFile(dist.resolve("dtrace.aot")));
+        Path copy = Files.createTempDirectory("jdtrace-dist-copy");
+        try {
+            for (String f : List.of("jdtrace-launcher.jar", "jvm.options", "dtrace.aot")) {
+                Files.copy(dist.resolve(f), copy.resolve(f));
+            }
+            Path out = tmp();
+            Path err = tmp();
+            Process p = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(),
+                    "@" + copy.resolve("jvm.options"), "-XX:AOTCache=" + copy.resolve("dtrace.aot"),
+                    "-Xlog:aot=off,cds=off", "-jar", copy.resolve("jdtrace-launcher.jar").toString(),
+                    "-n", "BEGIN { exit(0); }")
+                    .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            started.add(p);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(read(err), 1, p.exitValue());
+            assertTrue(read(err), read(err).contains("cannot read " + copy.resolve("bundles")));
+        } finally {
+            try (var files = Files.walk(copy)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(f);
+            }
+        }
+    }
 }
