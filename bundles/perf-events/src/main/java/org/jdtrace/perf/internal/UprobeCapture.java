@@ -58,7 +58,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         BpfObject f = null, b = null, ev = null, prog = null;
         EventSet out = null;
         try {
-            f = perf.map(PerfSys.MAP_ARRAY, 4, 4, COOKIES, "jdtrace_upflt");
+            f = perf.map(PerfSys.MAP_ARRAY, 4, 8, COOKIES, "jdtrace_upflt");
             b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.size(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
             prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd()), "jdtrace_uprobe");
@@ -92,9 +92,21 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         };
     }
 
+    /** Per cookie: the pid filter (low word) and the signal (high word), written together. */
+    private final long[] filterValues = new long[COOKIES];
+
     @Override
-    public void filter(long cookie, int pid) {
-        filters.update((int) cookie, pid == 0 ? 0 : pid + 1L);
+    public synchronized void filter(long cookie, int pid) {
+        int c = (int) cookie;
+        filterValues[c] = (filterValues[c] & ~0xffff_ffffL) | (pid == 0 ? 0 : pid + 1L);
+        filters.update(c, filterValues[c]);
+    }
+
+    @Override
+    public synchronized void signal(long cookie, int signal) {
+        int c = (int) cookie;
+        filterValues[c] = (filterValues[c] & 0xffff_ffffL) | ((long) signal << 32);
+        filters.update(c, filterValues[c]);
     }
 
     @Override
