@@ -107,7 +107,7 @@ final class UprobeSites implements UserProbeHandler {
      *
      * @throws UprobeRefused with the kernel's reason (or ours: an address in no object's file)
      */
-    AutoCloseable attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
+    Handle attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
             throws UprobeRefused {
         Map<String, List<Long>> byFile = new LinkedHashMap<>();
         Map<String, List<Long>> refs = semaphore == 0 ? null : new LinkedHashMap<>();
@@ -151,7 +151,8 @@ final class UprobeSites implements UserProbeHandler {
             open++;
         }
         slots.set(cookie, handler);
-        u.filter(cookie, 0); // a reused cookie keeps no filter of its last probe
+        u.filter(cookie, 0); // a reused cookie keeps no filter or signal of its last probe
+        u.signal(cookie, 0);
         List<AutoCloseable> links = new ArrayList<>();
         try {
             for (Map.Entry<String, List<Long>> e : byFile.entrySet()) {
@@ -192,6 +193,18 @@ final class UprobeSites implements UserProbeHandler {
             u = probes;
         }
         if (u != null) u.filter(h.cookie, pid > 0 && pid <= Integer.MAX_VALUE ? (int) pid : 0);
+    }
+
+    /**
+     * Every hit of {@code h} that reaches the ring also sends {@code signal} to the hitting
+     * process, in the kernel (UserProbes.signal; 0: none): SIGSTOP holds it at the probe.
+     */
+    void signal(Handle h, int signal) {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.signal(h.cookie, signal);
     }
 
     /** The slot and its link count go; the last one closes the capture. */
