@@ -42,7 +42,11 @@ public interface UserProbes extends AutoCloseable {
      */
     void signal(long cookie, int signal);
 
-    /** Records the kernel lost so far (a full ring). */
+    /**
+     * Records the kernel could not write so far (a full ring); those the handler was not told of
+     * yet are reported to it now ({@link UserProbeHandler#lost}, per CPU), as they are when a
+     * later record comes and on close. Call it after a drain to learn of losses at the end.
+     */
     long lost();
 
     /** Closes every link, the program and the ring (its records are read first). Idempotent. */

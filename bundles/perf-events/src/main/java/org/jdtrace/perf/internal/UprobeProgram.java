@@ -16,7 +16,10 @@
  * after the probed instruction, so SIGSTOP holds the process at the probe; the dynamic linker's
  * events and the probes whose clauses must act while the thread waits use it). The
  * record is built in a per-CPU array map's value (the BPF stack is too small for it; uprobe
- * programs run with migration disabled, so the CPU's value is the program's alone). The program
+ * programs run with migration disabled, so the CPU's value is the program's alone). A record the
+ * ring has no room for is counted in a per-CPU u64 (the lost map, key 0), and its signal is not
+ * sent: the kernel's PERF_RECORD_LOST would be written only with the ring's next record, which
+ * may never come (the process ended), and a hold with no record would never be released. The program
  * returns 0 (a uprobe program's return value is ignored).
  */
 package org.jdtrace.perf.internal;
@@ -36,7 +39,7 @@ final class UprobeProgram {
         return REGS + 8 * words + stack;
     }
 
-    static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd) {
+    static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd, int lostFd) {
         if (spWord < 0 || spWord >= words || stack % 8 != 0 || stack < 0 || stack > 4096) {
             throw new IllegalArgumentException("bad capture: " + words + " words, sp word " + spWord + ", " + stack + " stack bytes");
         }
@@ -70,6 +73,16 @@ final class UprobeProgram {
                 .mov(R4, R8)
                 .movImm(R5, size(words, stack))
                 .call(PERF_EVENT_OUTPUT)
+                .jeqImm(R0, 0, "written")
+                // a full ring: counted on this CPU (the ring's own lost record comes only with the
+                // next record written, maybe never), and no signal (no record would release it)
+                .lookupKey0(lostFd)
+                .jeqImm(R0, 0, "out")
+                .ldxDw(R1, R0, 0)
+                .addImm(R1, 1)
+                .stxDw(R0, 0, R1)
+                .ja("out")
+                .label("written")
                 // the cookie's signal, if any (the filter value again: r0..r5 are the call's)
                 .lookupKey(filterFd, R9)
                 .jeqImm(R0, 0, "out")

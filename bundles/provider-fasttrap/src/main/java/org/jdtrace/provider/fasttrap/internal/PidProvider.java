@@ -567,11 +567,14 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Override
     public void sync() {
         PerfEvents p = perf;
-        boolean open;
+        UprobeSites k;
         synchronized (this) {
-            open = kernelSites != null;
+            k = kernelSites;
         }
-        if (p != null && open) p.drain();
+        if (p != null && k != null) {
+            p.drain();
+            k.reportLost(); // losses with no later record to report them
+        }
     }
 
     @Override

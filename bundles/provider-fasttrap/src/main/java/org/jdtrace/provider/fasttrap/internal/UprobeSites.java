@@ -20,7 +20,8 @@
  * Slots: an AtomicReferenceArray indexed by cookie, published before the link exists and
  * cleared after it is closed; a record whose slot is empty (the probe disabled since) is
  * dropped. Cookies are reused once freed (under this object's lock). Kernel drops (a full
- * ring) are counted and reported as one warning line per drain.
+ * ring) are the consumers' drops (ProbeRegistry.lost: dtrace's "N drops on CPU c"), reported as
+ * the capture learns of them and at each sync (reportLost), the losses of the last moments too.
  */
 package org.jdtrace.provider.fasttrap.internal;
 
@@ -240,6 +241,18 @@ final class UprobeSites implements UserProbeHandler {
         org.jdtrace.spi.ProbeRegistry r = registry.get();
         if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
         else LOG.debug("pid: {} drops on CPU {} with no consumer", count, cpu);
+    }
+
+    /**
+     * Reports the records the kernel could not write that nobody was told of yet (losses at the
+     * end of tracing, with no later record to bring the ring's own lost record).
+     */
+    void reportLost() {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.lost();
     }
 
     /** Closes the capture and every link (the bundle stops). */
