@@ -97,7 +97,8 @@ import org.slf4j.LoggerFactory;
  * line; the rest of the enabling goes on. Dynamic linker events on the uprobe path: a uprobe on
  * r_brk whose BPF program stops the process with SIGSTOP at each call; modulesChanged runs while
  * it is stopped, then SIGCONT (RtldEvents.watchOnUprobes says why this and not /proc or perf
- * mmap records). The uprobe path sees exec and exit only as the end of the process.
+ * mmap records); the same watch sees an exec, as the new image's dynamic linker starts. Otherwise
+ * the uprobe path sees exec and exit only as the end of the process.
  *
  * Probes for every process (provider `pid`, pid 0, matched by `pid*`): a library named by its
  * file name (found in this JVM's mappings or the usual directories) is planned as a process's
@@ -335,10 +336,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         p.addListener(new ProcessListener() {
             @Override
             public void exec(TracedProcess process) {
-                s.markDefunct(ProcessState.Death.EXEC);
-                s.refreshModules();
-                tell(l -> l.defunct(s));
-                retireLater(s, false);
+                execd(s);
             }
 
             @Override
@@ -366,9 +364,23 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         if (k == null || s.defunct()) return;
         synchronized (s) {
             if (s.rtldWatch != null) return;
-            AutoCloseable w = RtldEvents.watchOnUprobes(s, k, () -> modulesChanged(s), rtldWorker);
+            AutoCloseable w = RtldEvents.watchOnUprobes(s, k, () -> modulesChanged(s), () -> execd(s), rtldWorker);
             s.rtldWatch = w == null ? ProcessState.NO_WATCH : w;
         }
+    }
+
+    /** The process exec'd (a ptrace exec event, or on uprobes its new image's dynamic linker): its probes retire. */
+    private void execd(ProcessState s) {
+        AutoCloseable watch;
+        synchronized (s) {
+            watch = s.rtldWatch;
+            if (watch != null) s.rtldWatch = ProcessState.NO_WATCH; // the new image's dlopens stop it no more
+        }
+        if (watch != null) closeLink(watch);
+        s.markDefunct(ProcessState.Death.EXEC);
+        s.refreshModules();
+        tell(l -> l.defunct(s));
+        retireLater(s, false);
     }
 
     /** Tells every TargetListener; one that fails is one warning line, the others are told. */

@@ -256,6 +256,19 @@ final class ProcessState implements TracedTarget {
         return modules;
     }
 
+    /**
+     * Whether the process has exec'd since its modules were read (its executable is no longer
+     * mapped where it was: a new address space); false when they were never read.
+     */
+    synchronized boolean execdSince() {
+        List<MappedObject> m = modules;
+        if (m == null) return false;
+        for (MappedObject o : m) {
+            if (o.executable()) return !ProcessModules.stillMaps(pid(), o);
+        }
+        return false;
+    }
+
     /** Re-reads /proc/PID/maps (a library was loaded since). */
     synchronized void refreshModules() {
         List<MappedObject> old = modules;

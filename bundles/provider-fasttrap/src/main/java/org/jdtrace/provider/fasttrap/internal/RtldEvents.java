@@ -61,7 +61,11 @@ import org.slf4j.LoggerFactory;
  * object mapped later, a created one, dtrace's own child, from the start); a dtrace killed in
  * the milliseconds of a hold leaves the process stopped, not dead (kill -CONT resumes it); a
  * process stopped by someone else at that moment is continued. The link closes with the
- * process's state (ProcessState.close) or with a killed JVM's descriptors.
+ * process's state (ProcessState.close) or with a killed JVM's descriptors. The same uprobe
+ * fires in the new image of a process that exec'd (the same ld.so file): its executable is no
+ * longer mapped where it was, and that is the exec the uprobe path otherwise cannot see (the
+ * process untraced): the pid provider retires its probes as at a ptrace exec event. A process
+ * that execs a static executable, or none of whose hits were watched, is seen only at its end.
  */
 final class RtldEvents {
 
@@ -110,7 +114,7 @@ final class RtldEvents {
      * stopped, then SIGCONT. Null (nothing attached) when the process has no _r_debug or the
      * kernel refuses the probe (one debug line: the process's dlopens are then not seen).
      */
-    static AutoCloseable watchOnUprobes(ProcessState s, UprobeSites k, Runnable listener, Executor worker) {
+    static AutoCloseable watchOnUprobes(ProcessState s, UprobeSites k, Runnable listener, Runnable exec, Executor worker) {
         long rDebug, brk;
         try {
             List<MappedObject> modules = s.modules();
@@ -130,7 +134,7 @@ final class RtldEvents {
             UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false,
                     hit -> worker.execute(() -> {
                         synchronized (order) {
-                            heldEvent(s, rDebug, listener);
+                            heldEvent(s, rDebug, listener, exec);
                         }
                     }));
             k.signal(h, Sys.SIGSTOP);
@@ -141,11 +145,17 @@ final class RtldEvents {
         }
     }
 
-    /** Worker thread: the process stopped at r_brk by the kernel; the listener at RT_CONSISTENT, then SIGCONT. */
-    private static void heldEvent(ProcessState s, long rDebug, Runnable listener) {
+    /**
+     * Worker thread: the process stopped at r_brk by the kernel; the listener at RT_CONSISTENT,
+     * {@code exec} instead when this is the dynamic linker of a new image (the process exec'd:
+     * the same ld.so file, so the same uprobe, in a new address space), then SIGCONT.
+     */
+    private static void heldEvent(ProcessState s, long rDebug, Runnable listener, Runnable exec) {
         try {
             if (!s.awaitStopped(TimeUnit.SECONDS.toNanos(HOLD_SECONDS))) return; // gone (or never stopped)
-            if (!s.defunct() && consistent(s.process.memory(), rDebug)) listener.run();
+            if (s.defunct()) return;
+            if (s.execdSince()) exec.run();
+            else if (consistent(s.process.memory(), rDebug)) listener.run();
         } catch (RuntimeException e) {
             LOG.warn("pid{}: the probes of a library loaded or unloaded: {}", s.pid(), e.getMessage());
         } finally {
