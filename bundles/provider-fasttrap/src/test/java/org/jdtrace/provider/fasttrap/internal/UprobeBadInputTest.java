@@ -155,4 +155,38 @@ class UprobeBadInputTest {
             before.destroyForcibly();
         }
     }
+
+    /**
+     * A probe the kernel refuses is refused alone: another tracer holds a uprobe at inc's entry
+     * that counts a semaphore (ref_ctr_offset), and the kernel refuses a second uprobe there that
+     * names none (-EINVAL); enabling inc:entry then warns with the kernel's reason and throws
+     * nothing, and sq:entry, enabled beside it, sees every call.
+     */
+    @Test
+    void aProbeTheKernelRefusesIsRefusedAloneAndTheRestOfTheEnablingGoesOn() throws Exception {
+        String bin = UprobePidProviderTest.bin("ft_count");
+        long incAt, semaphoreAt;
+        try (org.jdtrace.elf.ElfFile elf = org.jdtrace.elf.ElfFile.open(Path.of(bin))) {
+            incAt = elf.fileOffset(elf.symbol("inc").orElseThrow().value(), 1);
+            semaphoreAt = elf.fileOffset(elf.symbol("__data_start").orElseThrow().value(), 2);
+        }
+        PerfEventsImpl other = new PerfEventsImpl(isa); // another tracer
+        try (org.jdtrace.perf.UserProbes theirs = other.userProbes(isa.abi().kernelRegsWords(), isa.abi().kernelRegsSpWord(), 0, h -> { })) {
+            theirs.attach(bin, new long[] {incAt}, new long[] {semaphoreAt}, 1, 0, false);
+            TargetProcess t = create(bin, "1000");
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:inc:entry"));
+            provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:sq:entry"));
+            AtomicLong incs = new AtomicLong(), sqs = new AtomicLong();
+            registry.enable(registry.probe("a.out", "inc", "entry"), c -> incs.incrementAndGet());
+            registry.enable(registry.probe("a.out", "sq", "entry"), c -> sqs.incrementAndGet());
+            t.go();
+            assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+            provider.sync();
+            assertEquals(0, incs.get(), "inc:entry was refused by the kernel");
+            assertEquals(UprobePidProviderTest.calls(1000, false).size(), sqs.get(), "sq:entry saw every call");
+            assertEquals(UprobePidProviderTest.untraced(bin, "1000"), Files.readString(files.get(0)));
+        } finally {
+            other.close();
+        }
+    }
 }
