@@ -79,10 +79,7 @@ class UprobeCaptureTest {
             ProcessBuilder ob = new ProcessBuilder(bin, "1000");
             other = ob.start();
             assertEquals(0, other.waitFor());
-            new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(0, p.exitValue());
-            perf.drain();
+            continueToTheEnd(p);
         } finally {
             p.destroyForcibly();
         }
@@ -119,14 +116,19 @@ class UprobeCaptureTest {
             perf.drain();
             assertEquals(List.of(calls(1000, true).iterator().next()), List.copyOf(inc));
             u.signal(1, 0);
-            new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(0, p.exitValue());
-            perf.drain();
+            continueToTheEnd(p);
         } finally {
             p.destroyForcibly();
         }
         assertEquals(List.copyOf(calls(1000, true)), List.copyOf(inc));
+    }
+
+    /** SIGCONT to the stopped {@code p}, its clean end awaited, and its records drained. */
+    private void continueToTheEnd(Process p) throws Exception {
+        new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        perf.drain();
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.jdtrace.isa.amd64.internal.Amd64Isa;
 import org.jdtrace.perf.internal.PerfEventsImpl;
-import org.jdtrace.proc.ProcessControl;
 import org.jdtrace.proc.TargetProcess;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.ProbeDescription;
@@ -30,27 +29,22 @@ import org.junit.jupiter.api.Test;
  */
 class UprobeBadInputTest {
 
-    private final Amd64Isa isa = new Amd64Isa();
-    private final PerfEventsImpl perf = new PerfEventsImpl(isa);
-    private final PidProvider provider = new PidProvider(isa, 250_000, perf);
-    private final TestRegistry registry = new TestRegistry(provider);
-    private final List<TargetProcess> targets = new ArrayList<>();
+    private final UprobeTestBed bed = new UprobeTestBed();
+    private final Amd64Isa isa = bed.isa;
+    private final PidProvider provider = bed.provider;
+    private final TestRegistry registry = bed.registry;
+    /** The output file of each process create() started, in order. */
     private final List<Path> files = new ArrayList<>();
 
     @AfterEach
     void cleanUp() throws Exception {
-        for (TargetProcess t : targets) t.close();
-        provider.deactivate();
-        perf.close();
-        for (Path f : files) Files.deleteIfExists(f);
+        bed.close();
     }
 
     private TargetProcess create(String... argv) throws Exception {
-        Path out = Files.createTempFile("upbad", ".out");
+        Path out = bed.out();
         files.add(out);
-        TargetProcess t = provider.create(List.of(argv), out);
-        targets.add(t);
-        return t;
+        return bed.create(out, org.jdtrace.proc.ProcessControl.Evaltime.POSTINIT, argv);
     }
 
     /**
@@ -135,8 +129,7 @@ class UprobeBadInputTest {
      */
     @Test
     void aLibraryProbeForEveryProcessCountsProcessesAlreadyRunning() throws Exception {
-        Path out = Files.createTempFile("upbad", ".out");
-        files.add(out);
+        Path out = bed.out();
         ProcessHandle before = UprobePidProviderTest.orphan(out, "FT_STOP=1", UprobePidProviderTest.bin("ft_count"), "1000");
         try {
             UprobePidProviderTest.awaitStopped(before.pid());
