@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * PidProvider.watchLinker watches a grabbed process only once a description could match an
  * object mapped later, a created one, dtrace's own child, from the start); a dtrace killed in
  * the milliseconds of a hold leaves the process stopped, not dead (kill -CONT resumes it); a
- * process stopped by someone else at that moment is continued. The link closes with the
+ * process stopped by someone else at that moment is continued; two dtrace runs watching one
+ * process each stop it, and the first done continues it (the other may miss the new library's
+ * first calls). The link closes with the
  * process's state (ProcessState.close) or with a killed JVM's descriptors. The same uprobe
  * fires in the new image of a process that exec'd (the same ld.so file): its executable is no
  * longer mapped where it was, and that is the exec the uprobe path otherwise cannot see (the
