@@ -221,11 +221,6 @@ final class Invocation {
                 case "off" -> processControl.setUprobes(false);
                 default -> fail("failed to set -x uprobes: Invalid value for specified option");
             }
-        } else if (consumer.getOption("destructive") != null && processControl != null) {
-            // -w: stop(), raise() and copyout() must act at the hit, the thread held there, which
-            // the ptrace path does (on uprobes the clause runs after the thread ran on); -x
-            // uprobes=on keeps uprobes with the actions late (README)
-            processControl.setUprobes(false);
         }
         String evaltime = consumer.getOption("evaltime"); // Options admits dtrace's four words only
         org.jdtrace.proc.ProcessControl.Evaltime at = evaltime == null ? org.jdtrace.proc.ProcessControl.Evaltime.POSTINIT

@@ -92,9 +92,9 @@ import org.slf4j.LoggerFactory;
  * probes go in) and go() detaches every thread (TracedProcess.untrace), so the process runs
  * untraced, others (dtrace, strace, gdb) may attach, and a killed dtrace leaves nothing behind.
  * The choice is made when a process is followed (ProcessState.kernel): ptrace when switched off
- * (-x uprobes=off, -Djdtrace.uprobes=off, and -w: dtrace's command switches it off so that
- * stop(), raise() and copyout() act at the hit, the thread held by ptrace, where on uprobes the
- * clause runs after the thread ran on), when no perf events service is there, or when the
+ * (-x uprobes=off, -Djdtrace.uprobes=off: the way to have stop(), raise() and copyout() act at
+ * the hit, the thread held by ptrace; on uprobes the clause runs after the thread ran on), when
+ * no perf events service is there, or when the
  * kernel refuses (one warning line with its reason). A probe the kernel refuses is one warning
  * line; the rest of the enabling goes on. Dynamic linker events on the uprobe path: a uprobe on
  * r_brk whose BPF program stops the process with SIGSTOP at each call; modulesChanged runs while
