@@ -31,7 +31,22 @@ public interface UserProbes extends AutoCloseable {
     /** Records of {@code cookie}'s probes from process {@code pid} only (0: every process), dropped in the kernel. */
     void filter(long cookie, int pid);
 
-    /** Records the kernel lost so far (a full ring). */
+    /**
+     * Every hit of {@code cookie}'s probes (that its filter lets through) also sends signal
+     * {@code signal} to the hitting process, in the kernel, right after its record is written
+     * (bpf_send_signal; 0: none, the default). The thread takes it on its way back to user mode,
+     * once the probed instruction has run: SIGSTOP holds the process at the probe until the
+     * record has been handled and the caller continues it. A reused cookie starts with none.
+     *
+     * @since 1.5
+     */
+    void signal(long cookie, int signal);
+
+    /**
+     * Records the kernel could not write so far (a full ring); those the handler was not told of
+     * yet are reported to it now ({@link UserProbeHandler#lost}, per CPU), as they are when a
+     * later record comes and on close. Call it after a drain to learn of losses at the end.
+     */
     long lost();
 
     /** Closes every link, the program and the ring (its records are read first). Idempotent. */

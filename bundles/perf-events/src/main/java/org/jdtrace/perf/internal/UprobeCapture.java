@@ -11,8 +11,10 @@
  * instructions back; a USDT semaphore given as ref_ctr_offset is counted down by the kernel).
  *
  * Records are parsed on the drain thread into one UserHit (a flyweight) and handed to the
- * handler; a record too short (never) is skipped. A full ring is the kernel's PERF_RECORD_LOST:
- * counted (lost()) and reported to the handler as drops.
+ * handler; a record too short (never) is skipped. A full ring: the program counts each record it
+ * could not write in a per-CPU map; lost() reads it and reports what is new to the handler as
+ * drops (called by the ring's own PERF_RECORD_LOST, which comes only with a later record, by the
+ * pid provider's sync before END, and on close), so losses at the very end are reported too.
  *
  * Locking: attach/filter/close from any thread (links and maps are the kernel's, their
  * descriptors tracked in a concurrent set); the drain thread alone reads records.
@@ -43,7 +45,9 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private final UserProbeHandler handler;
     private final int words, spWord, stackBytes;
     private final UserHit hit;
-    private final BpfObject filters, buf, events, program;
+    private final BpfObject filters, buf, events, program, lostMap;
+    /** Per possible CPU: the lost map's count already reported to the handler (guarded by lostLock). */
+    private final long[] reported;
     private final EventSet output;
     private final Set<AutoCloseable> links = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -55,21 +59,24 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         this.spWord = spWord;
         this.stackBytes = stackBytes;
         this.hit = new UserHit(words);
-        BpfObject f = null, b = null, ev = null, prog = null;
+        BpfObject f = null, b = null, ev = null, prog = null, l = null;
         EventSet out = null;
         try {
-            f = perf.map(PerfSys.MAP_ARRAY, 4, 4, COOKIES, "jdtrace_upflt");
+            f = perf.map(PerfSys.MAP_ARRAY, 4, 8, COOKIES, "jdtrace_upflt");
             b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.size(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
-            prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd()), "jdtrace_uprobe");
+            l = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, 1, "jdtrace_uplost");
+            prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd(), l.fd()), "jdtrace_uprobe");
             out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                     EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, RING_PAGES, -1, false), this);
             int[] fds = out.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
         } catch (RuntimeException e) {
-            for (AutoCloseable c : new AutoCloseable[] {out, prog, ev, b, f}) quietly(c);
+            for (AutoCloseable c : new AutoCloseable[] {out, prog, l, ev, b, f}) quietly(c);
             throw e;
         }
+        this.lostMap = l;
+        this.reported = new long[ClauseMap.possibleCpus()];
         this.filters = f;
         this.buf = b;
         this.events = ev;
@@ -92,15 +99,55 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         };
     }
 
+    /** Per cookie: the pid filter (low word) and the signal (high word), written together. */
+    private final long[] filterValues = new long[COOKIES];
+
     @Override
-    public void filter(long cookie, int pid) {
-        filters.update((int) cookie, pid == 0 ? 0 : pid + 1L);
+    public synchronized void filter(long cookie, int pid) {
+        int c = (int) cookie;
+        filterValues[c] = (filterValues[c] & ~0xffff_ffffL) | (pid == 0 ? 0 : pid + 1L);
+        filters.update(c, filterValues[c]);
     }
 
     @Override
-    public long lost() {
-        return output.lost();
+    public synchronized void signal(long cookie, int signal) {
+        int c = (int) cookie;
+        filterValues[c] = (filterValues[c] & 0xffff_ffffL) | ((long) signal << 32);
+        filters.update(c, filterValues[c]);
     }
+
+    /**
+     * The records the program could not write so far (its lost map, all CPUs); what the handler
+     * has not been told yet is reported to it now, per CPU.
+     */
+    @Override
+    public long lost() {
+        long[] fresh = new long[reported.length];
+        long sum = 0;
+        synchronized (lostLock) {
+            if (closedLost) return total;
+            byte[] values = new byte[8 * reported.length];
+            if (!lostMap.lookup(new byte[4], values)) return total;
+            java.nio.ByteBuffer v = java.nio.ByteBuffer.wrap(values).order(java.nio.ByteOrder.nativeOrder());
+            for (int cpu = 0; cpu < reported.length; cpu++) {
+                long n = v.getLong(8 * cpu);
+                sum += n;
+                if (n > reported[cpu]) {
+                    fresh[cpu] = n - reported[cpu];
+                    reported[cpu] = n;
+                }
+            }
+            total = sum;
+        }
+        // told outside the lock: the handler may take its registry's (filter() may be called under it)
+        for (int cpu = 0; cpu < fresh.length; cpu++) if (fresh[cpu] > 0) handler.lost(cpu, fresh[cpu]);
+        return sum;
+    }
+
+    private final Object lostLock = new Object();
+    /** Guarded by lostLock. */
+    private long total;
+    private boolean closedLost;
 
     @Override
     public void close() {
@@ -108,8 +155,13 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         closed = true;
         for (AutoCloseable l : links) quietly(l);
         links.clear();
-        // the links first (no new records), then the rings (read on close), then the rest
-        for (AutoCloseable c : new AutoCloseable[] {output, program, events, buf, filters}) quietly(c);
+        // the links first (no new records), then the rings (read on close), the losses, the rest
+        quietly(output);
+        lost();
+        synchronized (lostLock) {
+            closedLost = true;
+        }
+        for (AutoCloseable c : new AutoCloseable[] {program, events, buf, lostMap, filters}) quietly(c);
     }
 
     private static void quietly(AutoCloseable c) {
@@ -138,8 +190,9 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         handler.hit(hit);
     }
 
+    /** The ring's own lost record (the kernel writes it with the next record): the lost map counted them already. */
     @Override
     public void lost(int cpu, long count) {
-        handler.lost(cpu, count);
+        lost();
     }
 }

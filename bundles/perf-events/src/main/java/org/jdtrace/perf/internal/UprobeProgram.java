@@ -9,10 +9,17 @@
  *   32 + 8 * WORDS: STACK bytes of user stack from regs[SP] up (bpf_probe_read_user; zeroes
  *   when the read faults)
  *
- * The filter (an array map indexed by the cookie, u32 values: 0 every process, else the one
- * pid + 1) drops the hits of other processes in the kernel, before anything is written. The
+ * The filter (an array map indexed by the cookie, two u32 per value: at 0 the pid filter, 0 every
+ * process, else the one pid + 1; at 4 a signal number or 0) drops the hits of other processes in
+ * the kernel, before anything is written. A hit that was written and whose cookie names a signal
+ * then sends it to the hitting process (bpf_send_signal: taken on the way back to user mode,
+ * after the probed instruction, so SIGSTOP holds the process at the probe; the dynamic linker's
+ * events and the probes whose clauses must act while the thread waits use it). The
  * record is built in a per-CPU array map's value (the BPF stack is too small for it; uprobe
- * programs run with migration disabled, so the CPU's value is the program's alone). The program
+ * programs run with migration disabled, so the CPU's value is the program's alone). A record the
+ * ring has no room for is counted in a per-CPU u64 (the lost map, key 0), and its signal is not
+ * sent: the kernel's PERF_RECORD_LOST would be written only with the ring's next record, which
+ * may never come (the process ended), and a hold with no record would never be released. The program
  * returns 0 (a uprobe program's return value is ignored).
  */
 package org.jdtrace.perf.internal;
@@ -22,6 +29,8 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 final class UprobeProgram {
 
     static final int PID_TGID = 0, COOKIE = 8, COMM = 16, REGS = 32;
+    /** In the filter map's value: the signal to send at each hit (0: none). */
+    static final int SIGNAL = 4;
 
     private UprobeProgram() {}
 
@@ -30,7 +39,7 @@ final class UprobeProgram {
         return REGS + 8 * words + stack;
     }
 
-    static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd) {
+    static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd, int lostFd) {
         if (spWord < 0 || spWord >= words || stack % 8 != 0 || stack < 0 || stack > 4096) {
             throw new IllegalArgumentException("bad capture: " + words + " words, sp word " + spWord + ", " + stack + " stack bytes");
         }
@@ -64,6 +73,22 @@ final class UprobeProgram {
                 .mov(R4, R8)
                 .movImm(R5, size(words, stack))
                 .call(PERF_EVENT_OUTPUT)
+                .jeqImm(R0, 0, "written")
+                // a full ring: counted on this CPU (the ring's own lost record comes only with the
+                // next record written, maybe never), and no signal (no record would release it)
+                .lookupKey0(lostFd)
+                .jeqImm(R0, 0, "out")
+                .ldxDw(R1, R0, 0)
+                .addImm(R1, 1)
+                .stxDw(R0, 0, R1)
+                .ja("out")
+                .label("written")
+                // the cookie's signal, if any (the filter value again: r0..r5 are the call's)
+                .lookupKey(filterFd, R9)
+                .jeqImm(R0, 0, "out")
+                .ldxW(R1, R0, SIGNAL)
+                .jeqImm(R1, 0, "out")
+                .call(SEND_SIGNAL)
                 .label("out")
                 .movImm(R0, 0)
                 .exit()

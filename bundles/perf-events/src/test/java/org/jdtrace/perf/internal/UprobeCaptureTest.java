@@ -79,10 +79,7 @@ class UprobeCaptureTest {
             ProcessBuilder ob = new ProcessBuilder(bin, "1000");
             other = ob.start();
             assertEquals(0, other.waitFor());
-            new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(0, p.exitValue());
-            perf.drain();
+            continueToTheEnd(p);
         } finally {
             p.destroyForcibly();
         }
@@ -90,6 +87,48 @@ class UprobeCaptureTest {
         assertEquals(calls(1000, false), new TreeSet<>(sq));
         assertEquals(0, others.get());
         assertEquals(0, wrongTid.get());
+    }
+
+    /**
+     * A cookie with SIGSTOP holds the process at each hit, in the kernel: the process is stopped
+     * with exactly one record written (the first call's argument), and with the signal taken off
+     * it runs on to the end, every call recorded.
+     */
+    @Test
+    void aSignalAtTheHitHoldsTheProcessThereUntilContinued() throws Exception {
+        String bin = PerfEventsTest.bin("ft_count");
+        int rdi = 14; // pt_regs' di word
+        java.util.List<Long> inc = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        ProcessBuilder pb = new ProcessBuilder(bin, "1000");
+        pb.environment().put("FT_STOP", "1");
+        Process p = pb.start();
+        try (UserProbes u = perf.userProbes(abi.kernelRegsWords(), abi.kernelRegsSpWord(), 0, hit -> inc.add(hit.regs[rdi]))) {
+            awaitStopped(p.pid());
+            u.attach(bin, new long[] {fileOffset(bin, "inc")}, null, 1, (int) p.pid(), false);
+            u.signal(1, PerfSys.SIGSTOP);
+            new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+            for (int i = 0; i < 1000 && inc.isEmpty(); i++) {
+                Thread.sleep(5);
+                perf.drain();
+            }
+            awaitStopped(p.pid());
+            Thread.sleep(50); // were it not held, it would run on (inc is called 56 times in well under 50 ms)
+            perf.drain();
+            assertEquals(List.of(calls(1000, true).iterator().next()), List.copyOf(inc));
+            u.signal(1, 0);
+            continueToTheEnd(p);
+        } finally {
+            p.destroyForcibly();
+        }
+        assertEquals(List.copyOf(calls(1000, true)), List.copyOf(inc));
+    }
+
+    /** SIGCONT to the stopped {@code p}, its clean end awaited, and its records drained. */
+    private void continueToTheEnd(Process p) throws Exception {
+        new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue());
+        perf.drain();
     }
 
     @Test

@@ -92,10 +92,15 @@ import org.slf4j.LoggerFactory;
  * probes go in) and go() detaches every thread (TracedProcess.untrace), so the process runs
  * untraced, others (dtrace, strace, gdb) may attach, and a killed dtrace leaves nothing behind.
  * The choice is made when a process is followed (ProcessState.kernel): ptrace when switched off
- * (-x uprobes=off, -Djdtrace.uprobes=off), when no perf events service is there, or when the
+ * (-x uprobes=off, -Djdtrace.uprobes=off: the way to have stop(), raise() and copyout() act at
+ * the hit, the thread held by ptrace; on uprobes the clause runs after the thread ran on), when
+ * no perf events service is there, or when the
  * kernel refuses (one warning line with its reason). A probe the kernel refuses is one warning
- * line; the rest of the enabling goes on. The uprobe path has no dynamic linker events (dlopen
- * after the start) and sees exec and exit only as the end of the process.
+ * line; the rest of the enabling goes on. Dynamic linker events on the uprobe path: a uprobe on
+ * r_brk whose BPF program stops the process with SIGSTOP at each call; modulesChanged runs while
+ * it is stopped, then SIGCONT (RtldEvents.watchOnUprobes says why this and not /proc or perf
+ * mmap records); the same watch sees an exec, as the new image's dynamic linker starts. Otherwise
+ * the uprobe path sees exec and exit only as the end of the process.
  *
  * Probes for every process (provider `pid`, pid 0, matched by `pid*`): a library named by its
  * file name (found in this JVM's mappings or the usual directories) is planned as a process's
@@ -333,10 +338,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         p.addListener(new ProcessListener() {
             @Override
             public void exec(TracedProcess process) {
-                s.markDefunct(ProcessState.Death.EXEC);
-                s.refreshModules();
-                tell(l -> l.defunct(s));
-                retireLater(s, false);
+                execd(s);
             }
 
             @Override
@@ -347,9 +349,40 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             }
         });
         if (s.kernel == null) RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
+        else if (p.created()) watchLinker(s);
         for (java.util.function.Consumer<ProcessState> l : trackListeners) l.accept(s);
         tell(l -> l.followed(s));
         return s;
+    }
+
+    /**
+     * On the uprobe path, the dynamic linker's events for {@code s} from now on (once): a created
+     * process (-c) from the start; a grabbed one (-p, pid<N>) only once a description could match
+     * an object mapped later (not a.out's) or another provider follows it, since each event is a
+     * short SIGSTOP that a job-control shell, its parent, sees (RtldEvents).
+     */
+    private void watchLinker(ProcessState s) {
+        UprobeSites k = s.kernel;
+        if (k == null || s.defunct()) return;
+        synchronized (s) {
+            if (s.rtldWatch != null) return;
+            AutoCloseable w = RtldEvents.watchOnUprobes(s, k, () -> modulesChanged(s), () -> execd(s), rtldWorker);
+            s.rtldWatch = w == null ? ProcessState.NO_WATCH : w;
+        }
+    }
+
+    /** The process exec'd (a ptrace exec event, or on uprobes its new image's dynamic linker): its probes retire. */
+    private void execd(ProcessState s) {
+        AutoCloseable watch;
+        synchronized (s) {
+            watch = s.rtldWatch;
+            if (watch != null) s.rtldWatch = ProcessState.NO_WATCH; // the new image's dlopens stop it no more
+        }
+        if (watch != null) closeLink(watch);
+        s.markDefunct(ProcessState.Death.EXEC);
+        s.refreshModules();
+        tell(l -> l.defunct(s));
+        retireLater(s, false);
     }
 
     /** Tells every TargetListener; one that fails is one warning line, the others are told. */
@@ -394,6 +427,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         try {
             ProcessState s = grabForProbes(pid);
             s.countProbe(API_HOLD, 1);
+            watchLinker(s);
             return s;
         } catch (ProviderException e) {
             throw new TracepointRefused(e.getMessage());
@@ -547,11 +581,14 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Override
     public void sync() {
         PerfEvents p = perf;
-        boolean open;
+        UprobeSites k;
         synchronized (this) {
-            open = kernelSites != null;
+            k = kernelSites;
         }
-        if (p != null && open) p.drain();
+        if (p != null && k != null) {
+            p.drain();
+            k.reportLost(); // losses with no later record to report them
+        }
     }
 
     @Override
@@ -583,6 +620,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);
+        if (!desc.module().equals("a.out") && !desc.function().equals("-")) watchLinker(s);
     }
 
     // ------------------------------------------------------------------ every process (pid*)

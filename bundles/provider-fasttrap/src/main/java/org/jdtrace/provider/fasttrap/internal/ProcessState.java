@@ -256,6 +256,19 @@ final class ProcessState implements TracedTarget {
         return modules;
     }
 
+    /**
+     * Whether the process has exec'd since its modules were read (its executable is no longer
+     * mapped where it was: a new address space); false when they were never read.
+     */
+    synchronized boolean execdSince() {
+        List<MappedObject> m = modules;
+        if (m == null) return false;
+        for (MappedObject o : m) {
+            if (o.executable()) return !ProcessModules.stillMaps(pid(), o);
+        }
+        return false;
+    }
+
     /** Re-reads /proc/PID/maps (a library was loaded since). */
     synchronized void refreshModules() {
         List<MappedObject> old = modules;
@@ -331,13 +344,42 @@ final class ProcessState implements TracedTarget {
     long ppid() {
         if (ppid < 0) {
             try {
-                String stat = Files.readString(Path.of("/proc", Integer.toString(pid()), "stat"));
-                ppid = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
+                ppid = Long.parseLong(statFields()[1]);
             } catch (IOException | RuntimeException ex) {
                 return 0;
             }
         }
         return ppid;
+    }
+
+    /** /proc/PID/stat's fields after the command (state first, ppid next, ...). */
+    private String[] statFields() throws IOException {
+        String stat = Files.readString(Path.of("/proc", Integer.toString(pid()), "stat"));
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    }
+
+    /**
+     * Waits up to {@code nanos} for the process to be stopped (state T, or t under another's
+     * ptrace); false when it is gone (or a zombie) or did not stop in time.
+     */
+    boolean awaitStopped(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        for (;;) {
+            String state;
+            try {
+                state = statFields()[0];
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+            if (state.equals("T") || state.equals("t")) return true;
+            if (state.equals("Z") || state.equals("X") || System.nanoTime() > deadline) return false;
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /**
@@ -392,7 +434,24 @@ final class ProcessState implements TracedTarget {
         return t;
     }
 
+    /** The uprobe path's dynamic linker watch (RtldEvents.watchOnUprobes), closed with this state; guarded by this. */
+    AutoCloseable rtldWatch;
+    /** rtldWatch once there is none to make (no dynamic linker, the kernel refused, the state closed). */
+    static final AutoCloseable NO_WATCH = () -> { };
+
     void close() {
+        AutoCloseable w;
+        synchronized (this) {
+            w = rtldWatch;
+            rtldWatch = NO_WATCH; // none after the end
+        }
+        if (w != null) {
+            try {
+                w.close();
+            } catch (Exception e) {
+                // the kernel removes the probe with the link's descriptor in any case
+            }
+        }
         List<MappedObject> m = modules;
         modules = null;
         if (m != null) ProcessModules.close(m);

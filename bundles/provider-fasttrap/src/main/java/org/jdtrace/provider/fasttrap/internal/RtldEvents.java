@@ -16,6 +16,8 @@ import org.jdtrace.provider.fasttrap.internal.proc.ProcessMemory;
 import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
+import org.jdtrace.provider.fasttrap.internal.sys.Sys;
+import org.jdtrace.provider.fasttrap.internal.sys.SysException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +42,32 @@ import org.slf4j.LoggerFactory;
  * has no _r_debug and gets no events. A process held right after exec (evaltime=exec) has r_brk
  * still 0: the tracepoint goes on _dl_debug_state, which r_brk will name. The hold is bounded (HOLD_SECONDS): a listener that cannot
  * finish in time goes on while the thread runs, rather than stall the target.
+ *
+ * On the uprobe path (watchOnUprobes) the process runs untraced, so nothing of ptrace can hold
+ * it. Choices weighed: polling /proc/PID/maps or perf's PERF_RECORD_MMAP2 records of the target
+ * (both see a mapping only after the fact, with dlopen long returned and the library's first
+ * calls gone unseen), uprobes on dlopen/dlclose returns (the same lag), ptrace kept for an r_brk
+ * int3 (a killed dtrace would leave it there: SIGTRAP kills the program at its next dlopen).
+ * Chosen: a kernel uprobe on r_brk for that process whose BPF program, right after writing the
+ * hit's record, sends the process SIGSTOP (UprobeSites.signal; bpf_send_signal): the thread
+ * stops as it returns from _dl_debug_state, the whole process with it. The drain thread hands the
+ * record to the worker, which waits for the stop (/proc/PID/stat), reads r_state, runs the
+ * listener at RT_CONSISTENT (the probes of new objects are uprobes before dlopen returns; those
+ * of objects gone are retired before anything else can be mapped there) and sends SIGCONT,
+ * every time, in a finally. Costs and limits, documented in README: two short stops per
+ * dlopen/dlclose (RT_ADD/RT_DELETE and RT_CONSISTENT, a drain period each); a shell with job
+ * control sees them (a -p target in its foreground may be reported stopped, which is why
+ * PidProvider.watchLinker watches a grabbed process only once a description could match an
+ * object mapped later, a created one, dtrace's own child, from the start); a dtrace killed in
+ * the milliseconds of a hold leaves the process stopped, not dead (kill -CONT resumes it); a
+ * process stopped by someone else at that moment is continued; two dtrace runs watching one
+ * process each stop it, and the first done continues it (the other may miss the new library's
+ * first calls). The link closes with the
+ * process's state (ProcessState.close) or with a killed JVM's descriptors. The same uprobe
+ * fires in the new image of a process that exec'd (the same ld.so file): its executable is no
+ * longer mapped where it was, and that is the exec the uprobe path otherwise cannot see (the
+ * process untraced): the pid provider retires its probes as at a ptrace exec event. A process
+ * that execs a static executable, or none of whose hits were watched, is seen only at its end.
  */
 final class RtldEvents {
 
@@ -79,6 +107,65 @@ final class RtldEvents {
         } catch (IsaException | TracepointException e) {
             LOG.debug("pid{}: no dynamic linker events: {}", s.pid(), e.getMessage());
             return false;
+        }
+    }
+
+    /**
+     * The uprobe path's watch (see above): a uprobe on r_brk in {@code s}'s process that stops it
+     * at each call, {@code listener} run on {@code worker} at each RT_CONSISTENT while it is
+     * stopped, then SIGCONT. Null (nothing attached) when the process has no _r_debug or the
+     * kernel refuses the probe (one debug line: the process's dlopens are then not seen).
+     */
+    static AutoCloseable watchOnUprobes(ProcessState s, UprobeSites k, Runnable listener, Runnable exec, Executor worker) {
+        long rDebug, brk;
+        try {
+            List<MappedObject> modules = s.modules();
+            rDebug = rDebug(modules);
+            if (rDebug == 0) return null;
+            byte[] word = new byte[8];
+            s.process.memory().read(rDebug + R_BRK, word, 0, 8);
+            brk = java.nio.ByteBuffer.wrap(word).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+            if (brk == 0) brk = linkerSymbol(modules, "_dl_debug_state"); // held at exec
+            if (brk == 0) return null;
+        } catch (IOException | IsaException e) {
+            LOG.debug("pid{}: no dynamic linker events: {}", s.pid(), e.getMessage());
+            return null;
+        }
+        Object order = new Object(); // one event at a time, in the order the process made them
+        try {
+            UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false,
+                    hit -> worker.execute(() -> {
+                        synchronized (order) {
+                            heldEvent(s, rDebug, listener, exec);
+                        }
+                    }));
+            k.signal(h, Sys.SIGSTOP);
+            return h;
+        } catch (UprobeSites.UprobeRefused e) {
+            LOG.debug("pid{}: no dynamic linker events: {}", s.pid(), e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Worker thread: the process stopped at r_brk by the kernel; the listener at RT_CONSISTENT,
+     * {@code exec} instead when this is the dynamic linker of a new image (the process exec'd:
+     * the same ld.so file, so the same uprobe, in a new address space), then SIGCONT.
+     */
+    private static void heldEvent(ProcessState s, long rDebug, Runnable listener, Runnable exec) {
+        try {
+            if (!s.awaitStopped(TimeUnit.SECONDS.toNanos(HOLD_SECONDS))) return; // gone (or never stopped)
+            if (s.defunct()) return;
+            if (s.execdSince()) exec.run();
+            else if (consistent(s.process.memory(), rDebug)) listener.run();
+        } catch (RuntimeException e) {
+            LOG.warn("pid{}: the probes of a library loaded or unloaded: {}", s.pid(), e.getMessage());
+        } finally {
+            try {
+                Sys.current().kill(s.pid(), Sys.SIGCONT);
+            } catch (SysException e) {
+                // it ended meanwhile
+            }
         }
     }
 

@@ -20,7 +20,8 @@
  * Slots: an AtomicReferenceArray indexed by cookie, published before the link exists and
  * cleared after it is closed; a record whose slot is empty (the probe disabled since) is
  * dropped. Cookies are reused once freed (under this object's lock). Kernel drops (a full
- * ring) are counted and reported as one warning line per drain.
+ * ring) are the consumers' drops (ProbeRegistry.lost: dtrace's "N drops on CPU c"), reported as
+ * the capture learns of them and at each sync (reportLost), the losses of the last moments too.
  */
 package org.jdtrace.provider.fasttrap.internal;
 
@@ -107,7 +108,7 @@ final class UprobeSites implements UserProbeHandler {
      *
      * @throws UprobeRefused with the kernel's reason (or ours: an address in no object's file)
      */
-    AutoCloseable attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
+    Handle attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
             throws UprobeRefused {
         Map<String, List<Long>> byFile = new LinkedHashMap<>();
         Map<String, List<Long>> refs = semaphore == 0 ? null : new LinkedHashMap<>();
@@ -151,7 +152,8 @@ final class UprobeSites implements UserProbeHandler {
             open++;
         }
         slots.set(cookie, handler);
-        u.filter(cookie, 0); // a reused cookie keeps no filter of its last probe
+        u.filter(cookie, 0); // a reused cookie keeps no filter or signal of its last probe
+        u.signal(cookie, 0);
         List<AutoCloseable> links = new ArrayList<>();
         try {
             for (Map.Entry<String, List<Long>> e : byFile.entrySet()) {
@@ -194,6 +196,18 @@ final class UprobeSites implements UserProbeHandler {
         if (u != null) u.filter(h.cookie, pid > 0 && pid <= Integer.MAX_VALUE ? (int) pid : 0);
     }
 
+    /**
+     * Every hit of {@code h} that reaches the ring also sends {@code signal} to the hitting
+     * process, in the kernel (UserProbes.signal; 0: none): SIGSTOP holds it at the probe.
+     */
+    void signal(Handle h, int signal) {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.signal(h.cookie, signal);
+    }
+
     /** The slot and its link count go; the last one closes the capture. */
     private synchronized void free(int cookie) {
         used.clear(cookie);
@@ -227,6 +241,18 @@ final class UprobeSites implements UserProbeHandler {
         org.jdtrace.spi.ProbeRegistry r = registry.get();
         if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
         else LOG.debug("pid: {} drops on CPU {} with no consumer", count, cpu);
+    }
+
+    /**
+     * Reports the records the kernel could not write that nobody was told of yet (losses at the
+     * end of tracing, with no later record to bring the ring's own lost record).
+     */
+    void reportLost() {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.lost();
     }
 
     /** Closes the capture and every link (the bundle stops). */

@@ -121,6 +121,14 @@ final class TestRegistry implements ProbeRegistry {
         }
     }
 
+    /** Firings the provider reported lost (ProbeRegistry.lost), over all CPUs. */
+    final java.util.concurrent.atomic.AtomicLong lost = new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public void lost(int cpu, long count) {
+        lost.addAndGet(count);
+    }
+
     TestProbe probe(String module, String function, String name) {
         return probes.stream().filter(p -> p.module.equals(module) && p.function.equals(function) && p.name.equals(name))
                 .findFirst().orElseThrow(() -> new AssertionError("no probe " + module + ":" + function + ":" + name));

@@ -27,6 +27,27 @@ public final class ProcessModules {
 
     private ProcessModules() {}
 
+    /**
+     * Whether process {@code pid} still maps {@code o} where it did (a private mapping of its
+     * path starting at its lowest address): false after an exec (a new address space, laid out
+     * afresh), when it is gone, or when the object was unmapped.
+     */
+    public static boolean stillMaps(int pid, MappedObject o) {
+        String start = Long.toHexString(o.start()) + "-";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(pid), "maps"))) {
+                if (!line.startsWith(start)) continue;
+                String[] f = line.trim().split("\\s+", 6);
+                if (f.length == 6 && f[1].length() >= 4 && f[1].charAt(3) == 'p' && o.path() != null && f[5].equals(o.path().toString())) {
+                    return true;
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        return false;
+    }
+
     public static List<MappedObject> read(int pid) throws IOException {
         Path proc = Path.of("/proc", Integer.toString(pid));
         Path exe;
