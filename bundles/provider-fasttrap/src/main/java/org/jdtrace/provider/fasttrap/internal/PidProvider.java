@@ -480,13 +480,10 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     /** Whether another process ptraces {@code pid} now (/proc/PID/status' TracerPid). */
     private static boolean tracedByOther(int pid) {
         try {
-            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Integer.toString(pid), "status"))) {
-                if (l.startsWith("TracerPid:")) return !l.substring(10).strip().equals("0");
-            }
+            return org.jdtrace.proc.Procfs.status(pid).tracerPid() != 0;
         } catch (IOException e) {
             return false;
         }
-        return false;
     }
 
     /** Lets a held process run: on the uprobe path untraced from now on (ptrace only for the start). */

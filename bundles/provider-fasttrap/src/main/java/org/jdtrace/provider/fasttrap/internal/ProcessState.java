@@ -1,8 +1,6 @@
 package org.jdtrace.provider.fasttrap.internal;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -319,7 +317,7 @@ final class ProcessState implements TracedTarget {
         String e = execname;
         if (e == null) {
             try {
-                e = Files.readString(Path.of("/proc", Integer.toString(pid()), "comm")).strip();
+                e = org.jdtrace.proc.Procfs.comm(pid());
             } catch (IOException ex) {
                 e = "";
             }
@@ -331,8 +329,7 @@ final class ProcessState implements TracedTarget {
     long ppid() {
         if (ppid < 0) {
             try {
-                String stat = Files.readString(Path.of("/proc", Integer.toString(pid()), "stat"));
-                ppid = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
+                ppid = org.jdtrace.proc.Procfs.stat(pid()).ppid();
             } catch (IOException | RuntimeException ex) {
                 return 0;
             }

@@ -1,5 +1,6 @@
 package org.jdtrace.provider.fasttrap.internal.proc;
 
+import org.jdtrace.proc.Procfs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -277,7 +278,7 @@ public final class TracedProcess implements AutoCloseable {
 
     private java.io.Closeable adopt(int fd, boolean write) {
         // a Java stream on our end of the pipe: open it again through /proc/self/fd, close the raw fd
-        String path = "/proc/self/fd/" + fd;
+        String path = Procfs.file(Procfs.self(), "fd/" + fd).toString();
         try {
             return write ? new java.io.FileOutputStream(path) : new java.io.FileInputStream(path);
         } catch (IOException e) {
@@ -404,7 +405,7 @@ public final class TracedProcess implements AutoCloseable {
 
     /** Grabs the running process {@code pid} (dtrace -p): every thread stopped until go(). */
     public static TracedProcess grab(int pid, Isa isa, int maxTracepoints) {
-        if (!Files.isDirectory(Path.of("/proc", Integer.toString(pid)))) {
+        if (!Files.isDirectory(Procfs.dir(pid))) {
             throw new IllegalArgumentException("failed to grab pid " + pid + ": No such process");
         }
         return onControlThread("jdtrace-pid-" + pid, ctl -> {
@@ -437,7 +438,7 @@ public final class TracedProcess implements AutoCloseable {
     }
 
     private List<Integer> tasks() {
-        try (Stream<Path> s = Files.list(Path.of("/proc", Integer.toString(pid), "task"))) {
+        try (Stream<Path> s = Files.list(Procfs.file(pid, "task"))) {
             return s.map(p -> Integer.parseInt(p.getFileName().toString())).sorted().toList();
         } catch (IOException e) {
             return List.of();
@@ -557,7 +558,7 @@ public final class TracedProcess implements AutoCloseable {
                 // reaped elsewhere: fall back on /proc
             }
         }
-        return !Files.exists(Path.of("/proc", Integer.toString(pid)));
+        return !Files.exists(Procfs.dir(pid));
     }
 
     private ControlThread.Dispatcher dispatcher() {
@@ -646,10 +647,9 @@ public final class TracedProcess implements AutoCloseable {
 
     private static int tgidOf(int tid) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(tid), "status"))) {
-                if (line.startsWith("Tgid:")) return Integer.parseInt(line.substring(5).trim());
-            }
-        } catch (IOException | NumberFormatException e) {
+            long tgid = Procfs.status(tid).tgid();
+            if (tgid > 0) return (int) tgid;
+        } catch (IOException e) {
             // gone
         }
         return -1;
@@ -893,12 +893,8 @@ public final class TracedProcess implements AutoCloseable {
     /** Whether {@code sig} is pending for thread {@code tid} (its own pending set, SigPnd). */
     private boolean sigPending(int tid, int sig) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(pid), "task",
-                    Integer.toString(tid), "status"))) {
-                if (line.startsWith("SigPnd:")) {
-                    return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (sig - 1))) != 0;
-                }
-            }
+            String pending = Procfs.status(pid, tid).get("SigPnd");
+            if (pending != null) return (Long.parseUnsignedLong(pending, 16) & (1L << (sig - 1))) != 0;
         } catch (IOException | NumberFormatException e) {
             // gone
         }
