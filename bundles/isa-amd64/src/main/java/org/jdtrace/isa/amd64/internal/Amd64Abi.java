@@ -172,6 +172,17 @@ final class Amd64Abi implements Abi {
         return regs.raw()[Amd64Registers.RAX];
     }
 
+    @Override
+    public void setSyscall(RegisterFile regs, long number, long... args) {
+        if (args.length > SYSCALL_ARG_SLOTS.length) {
+            throw new IllegalArgumentException("a system call takes at most " + SYSCALL_ARG_SLOTS.length + " arguments");
+        }
+        long[] r = regs.raw();
+        r[Amd64Registers.RAX] = number;
+        r[Amd64Registers.ORIG_RAX] = -1;
+        for (int i = 0; i < args.length; i++) r[SYSCALL_ARG_SLOTS[i]] = args[i];
+    }
+
     /*
      * perf_regs.h for x86-64: AX BX CX DX SI DI BP SP IP FLAGS CS SS (bits 0-11), DS ES FS GS (12-15,
      * refused by the kernel in 64-bit mode), R8..R15 (16-23). PERF_SLOT gives each sampled
