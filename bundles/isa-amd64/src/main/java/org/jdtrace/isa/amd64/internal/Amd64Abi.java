@@ -28,7 +28,7 @@ import org.jdtrace.isa.SdtArgument;
  * R_PS, R_R0, R_R1 alias R_EIP, R_EBP, R_ESP, R_EFL, R_EAX, R_EBX. Numbers past 25 are out of
  * bounds (the D compiler refuses a constant one past the largest number uregNames() gives).
  * callingThreadUreg reads the same numbering from the calling thread's own registers
- * (ThreadContext: getcontext(3)), for probes that fire in the thread that runs their clauses.
+ * (CallingThreadRegisters: getcontext(3)), for probes that fire in the thread that runs their clauses.
  *
  * System calls (the syscall provider): the number is orig_rax at a syscall stop, the arguments
  * rdi rsi rdx r10 r8 r9, the result rax (a negative errno on failure); names from Amd64Syscalls.
@@ -49,7 +49,7 @@ final class Amd64Abi implements Abi {
 
     private static final Map<String, Integer> NAMES;
 
-    private final ThreadContext threadContext = new ThreadContext();
+    private final CallingThreadRegisters callingThread = new CallingThreadRegisters();
 
     static {
         Map<String, Integer> m = new LinkedHashMap<>();
@@ -107,10 +107,10 @@ final class Amd64Abi implements Abi {
         return slot < 0 ? 0 : regs.raw()[slot];
     }
 
-    /** The calling thread's registers (getcontext); see ThreadContext. */
+    /** The calling thread's registers (getcontext); see CallingThreadRegisters. */
     @Override
     public long callingThreadUreg(int number) throws IsaException {
-        return ureg(threadContext.read(), number);
+        return ureg(callingThread.read(), number);
     }
 
     @Override
