@@ -87,7 +87,7 @@ class CfiUstackGdbTest {
         assertTrue(expected.size() > 5, "gdb saw " + expected);
 
         // ours
-        TargetProcess t = provider.create(List.of("/usr/bin/sort", "-n", nums.toString()),
+        TargetProcess t = provider.control().create(List.of("/usr/bin/sort", "-n", nums.toString()),
                 org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:malloc:entry"));

@@ -51,7 +51,7 @@ class EvaltimeTest {
     private TargetProcess create(Evaltime at, String... argv) throws Exception {
         out = Files.createTempFile("evaltime", ".out");
         files.add(out);
-        TargetProcess t = provider.create(List.of(argv), out, at);
+        TargetProcess t = provider.control().create(List.of(argv), out, at);
         targets.add(t);
         return t;
     }

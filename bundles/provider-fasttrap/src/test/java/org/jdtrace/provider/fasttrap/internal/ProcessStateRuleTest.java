@@ -33,7 +33,7 @@ class ProcessStateRuleTest {
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     ProcessStateRuleTest() {
-        provider.addTargetListener(new TargetListener() {
+        provider.control().addTargetListener(new TargetListener() {
             @Override
             public void followed(TracedTarget t) {
                 events.add("followed");
@@ -57,13 +57,13 @@ class ProcessStateRuleTest {
     }
 
     private TargetProcess create(String... argv) throws Exception {
-        TargetProcess t = provider.create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        TargetProcess t = provider.control().create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         return t;
     }
 
     private ProcessState state(TargetProcess t) {
-        return provider.targets().stream().filter(s -> s.pid() == t.pid()).findFirst().orElseThrow();
+        return provider.control().targets().stream().filter(s -> s.pid() == t.pid()).findFirst().orElseThrow();
     }
 
     @Test
