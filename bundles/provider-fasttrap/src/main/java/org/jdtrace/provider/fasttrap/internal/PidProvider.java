@@ -114,12 +114,11 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
         this(isa, processes, null);
     }
 
-    /** For tests and embedding without DS: probes on ptrace, processes in a table of its own. */
-    public PidProvider(Isa isa, int max) {
-        this(isa, max, null);
-    }
-
-    /** For tests and embedding without DS: probes on the kernel's uprobes through {@code perf} when not null. */
+    /**
+     * For tests and embedding without DS, processes in a table of its own: probes on the kernel's
+     * uprobes through {@code perf}, on ptrace when it is null. (No other two-argument
+     * constructor: SCR picks the constructor to inject by its number of arguments.)
+     */
     public PidProvider(Isa isa, int max, PerfEvents perf) {
         this(isa, null, new ProcessControlImpl(isa, max, perf));
     }

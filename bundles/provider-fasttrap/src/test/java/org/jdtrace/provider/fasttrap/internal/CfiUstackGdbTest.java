@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CfiUstackGdbTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class EvaltimeTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
     private final List<Path> files = new ArrayList<>();

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /** The pid provider on real processes, through the provider SPI. */
 class PidProviderTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
 
@@ -400,7 +400,7 @@ class PidProviderTest {
     /** 30 rounds: ft_threads' 8 threads hit tick's entry, the provider deactivates (its probes retired first or not). */
     private void teardownAmidHits(boolean retireFirst) throws Exception {
         for (int round = 0; round < 30; round++) {
-            PidProvider p = new PidProvider(new Amd64Isa(), 250_000);
+            PidProvider p = new PidProvider(new Amd64Isa(), 250_000, null);
             TestRegistry reg = new TestRegistry(p);
             Path out = Files.createTempFile("pp", ".out");
             try {

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SyscallProviderTest {
 
     private final Amd64Isa isa = new Amd64Isa();
-    private final PidProvider pid = new PidProvider(isa, 250_000);
+    private final PidProvider pid = new PidProvider(isa, 250_000, null);
     private final TestRegistry pidRegistry = new TestRegistry(pid);
     private final SyscallProvider provider = new SyscallProvider(isa, pid.control());
     private final TestRegistry registry = new TestRegistry(provider);
