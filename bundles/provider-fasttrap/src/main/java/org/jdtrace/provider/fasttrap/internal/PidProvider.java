@@ -40,10 +40,10 @@ import org.slf4j.LoggerFactory;
  * their functions (.symtab else .dynsym, IFUNCs resolved), matches the globs, analyses each
  * function with Isa.analyze and creates probes under the provider name pid<PID>: entry,
  * return (every return site; none for a function that never returns, whose probe never
- * fires) and one per instruction offset named in lower-case hex. A
- * process named this way that nobody created or grabbed is grabbed (ProcessTable.grabForProbes,
- * as dtrace does) and let go untouched when its last probe goes. A function that cannot be instrumented is skipped
- * with one warning line.
+ * fires) and one per instruction offset named in lower-case hex. A process named this way that
+ * nobody created or grabbed is grabbed (ProcessTable.grabForProbes, as dtrace does) and let go
+ * untouched when its last probe goes. A function that cannot be instrumented is skipped with one
+ * warning line.
  *
  * A description it cannot honour is a ProviderException with libdtrace's words and D_* tag (a
  * bad pid D_PROC_BADPID, a process it cannot grab D_PROC_GRAB, no such function D_PROC_FUNC,
@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * for a process is remembered in its ProcessState, those that matched nothing included (dtrace
  * -Z keeps them). A tracepoint at the dynamic linker's r_brk (RtldEvents, planted when the
  * process is first followed) reports each consistent state with the thread that called dlopen or
- * dlclose held; modulesChanged then re-reads the maps, plans the remembered descriptions for the
+ * dlclose held; ProcessControlImpl re-reads the maps and calls objectsChanged, which plans the
+ * remembered descriptions for the
  * new objects only and creates their probes through the registry (which enables them for the
  * retained enablings at once, before dlopen returns), and retires the probes of objects that are
  * gone after dropping their tracepoints unwritten (the memory is unmapped). That work runs on a
@@ -87,6 +88,7 @@ import org.slf4j.LoggerFactory;
  * object with bias 0; its probes are uprobes on the file in any process that maps it, now or
  * later (EveryProcessContext), with the probe's pid filter (/pid == N/) applied in the kernel
  * (filterChanged). Only on uprobes.
+ *
  * The processes themselves (creating, grabbing, following, the uprobe-or-ptrace choice, the
  * release of every process at deactivation) are ProcessControlImpl's; this component only names,
  * creates, enables and retires probes, and is only the Provider service.
