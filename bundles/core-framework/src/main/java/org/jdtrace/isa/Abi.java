@@ -86,6 +86,32 @@ public interface Abi {
     }
 
     /**
+     * The number of the system call the kernel names {@code name} ({@code mmap}), or -1 when
+     * {@link #syscallNames()} has none of that name.
+     *
+     * @since 1.5
+     */
+    default long syscallNumberOf(String name) {
+        for (java.util.Map.Entry<Integer, String> e : syscallNames().entrySet()) {
+            if (e.getValue().equals(name)) return e.getKey();
+        }
+        return -1;
+    }
+
+    /**
+     * Sets {@code regs} up so that the ISA's system call instruction ({@link Isa#syscallInstruction()})
+     * makes call {@code number} with {@code args} (at most 6; amd64: rax, then rdi rsi rdx r10 r8
+     * r9), and so that a thread stopped inside an interrupted call does not have the kernel's
+     * restart logic applied to these registers (amd64: orig_rax = -1). The result is read with
+     * {@link #syscallReturn} once the call has run.
+     *
+     * @since 1.5
+     */
+    default void setSyscall(RegisterFile regs, long number, long... args) {
+        throw new UnsupportedOperationException("no system call convention for this ISA");
+    }
+
+    /**
      * The perf_event_attr.sample_regs_user mask (perf_regs.h) under which a kernel sample carries
      * what {@link #fromPerfRegs} needs; 0 when this ISA has none.
      *

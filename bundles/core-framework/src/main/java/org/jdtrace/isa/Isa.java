@@ -24,6 +24,16 @@ public interface Isa {
     /** The breakpoint instruction's bytes ({@code 0xCC}). */
     byte[] breakpoint();
 
+    /**
+     * The bytes of the instruction that enters the kernel for a system call (amd64: {@code syscall},
+     * 0f 05), which a tracer places in a stopped process to run a call there (Abi#setSyscall).
+     *
+     * @since 1.5
+     */
+    default byte[] syscallInstruction() {
+        throw new UnsupportedOperationException("no system call instruction for " + name());
+    }
+
     /** The pc a thread reports after it trapped on a breakpoint planted at {@code pc}. */
     long pcAfterBreakpoint(long pc);
 

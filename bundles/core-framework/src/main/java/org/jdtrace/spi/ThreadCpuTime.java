@@ -14,8 +14,6 @@ package org.jdtrace.spi;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 public final class ThreadCpuTime {
 
@@ -31,9 +29,8 @@ public final class ThreadCpuTime {
     /** Thread {@code tid} of process {@code pid}'s time on CPU, 0 when it is gone (or not ours to read). */
     public static long of(long pid, long tid) {
         if (pid <= 0 || tid <= 0) return 0;
-        // read to the end (a /proc file's reported size is not its length)
-        try (var in = Files.newInputStream(Path.of("/proc", Long.toString(pid), "task", Long.toString(tid), "schedstat"))) {
-            String s = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        try {
+            String s = org.jdtrace.proc.Procfs.read(org.jdtrace.proc.Procfs.taskFile(pid, tid, "schedstat"));
             int sp = s.indexOf(' ');
             return Long.parseLong(sp < 0 ? s.strip() : s.substring(0, sp));
         } catch (IOException | RuntimeException e) {

@@ -42,7 +42,7 @@ public final class JvmProbeContext implements ProbeContext {
 
     private static String execname0() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/comm")).strip();
+            return org.jdtrace.proc.Procfs.comm(org.jdtrace.proc.Procfs.self());
         } catch (java.io.IOException | RuntimeException e) {
             String cmd = ProcessHandle.current().info().command().orElse("java");
             return cmd.substring(cmd.lastIndexOf('/') + 1);

@@ -30,6 +30,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jdtrace.proc.TargetProcess;
 import org.jdtrace.consumer.Consumer;
 import org.jdtrace.consumer.DTrace;
 import org.jdtrace.consumer.DTraceCommand;
@@ -64,7 +65,7 @@ final class Invocation {
 
     private CommandLine cl;
     private Consumer consumer;
-    private final List<TargetProcess> targets = new ArrayList<>();
+    private final Targets targets;
     private PrintStream ofp;
     private boolean quiet;
 
@@ -74,6 +75,7 @@ final class Invocation {
     Invocation(DTrace dtrace, List<String> argv, InputStream in, PrintStream out, PrintStream err,
             DTraceCommand.Interrupt interrupt, org.jdtrace.proc.ProcessControl processControl) {
         this.processControl = processControl;
+        this.targets = new Targets(processControl);
         this.dtrace = dtrace;
         this.argv = argv;
         this.in = in;
@@ -228,9 +230,9 @@ final class Invocation {
         for (CommandLine.Option o : cl.options) {
             try {
                 if (o.letter() == 'c') {
-                    targets.add(TargetProcess.create(o.arg(), in, out, err, processControl, at));
+                    targets.create(o.arg(), in, out, err, at);
                 } else if (o.letter() == 'p') {
-                    targets.add(TargetProcess.grab(o.arg(), processControl));
+                    targets.grab(o.arg());
                 } else {
                     continue;
                 }
@@ -239,9 +241,9 @@ final class Invocation {
                         : e.getMessage());
             }
         }
-        if (!targets.isEmpty()) {
+        if (!targets.processes().isEmpty()) {
             // $target is the first process's pid, as dtrace's.
-            setOption("target", Long.toString(targets.get(0).pid()), "$target");
+            setOption("target", Long.toString(targets.processes().get(0).pid()), "$target");
         }
     }
 
@@ -505,9 +507,7 @@ final class Invocation {
         if (consumer.getOption("destructive") != null) {
             notice("allowing destructive actions");
         }
-        for (TargetProcess t : targets) {
-            t.resume();
-        }
+        targets.goAll();
         consume();
         return consumer.exitStatus();
     }
@@ -546,7 +546,7 @@ final class Invocation {
     }
 
     private void watch() {
-        List<TargetProcess> live = new ArrayList<>(targets);
+        List<TargetProcess> live = new ArrayList<>(targets.processes());
         while (!Thread.currentThread().isInterrupted()) {
             boolean intr = interrupt.requested();
             if (intr) {
@@ -554,12 +554,12 @@ final class Invocation {
             }
             for (var it = live.iterator(); it.hasNext(); ) {
                 TargetProcess t = it.next();
-                if (!t.alive()) {
+                if (t.exited()) {
                     notice("pid " + t.pid() + " has exited");
                     it.remove();
                 }
             }
-            if (intr || (!targets.isEmpty() && live.isEmpty())) {
+            if (intr || (!targets.processes().isEmpty() && live.isEmpty())) {
                 consumer.stop();
                 return;
             }
@@ -635,9 +635,7 @@ final class Invocation {
                 err.println("dtrace: failed to close the consumer: " + e);
             }
         }
-        for (TargetProcess t : targets) {
-            t.close();
-        }
+        targets.close();
         if (ofp != null && ofp != out) {
             ofp.close();
         }

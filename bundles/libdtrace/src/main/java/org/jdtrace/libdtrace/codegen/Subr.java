@@ -19,7 +19,6 @@
  */
 package org.jdtrace.libdtrace.codegen;
 
-import java.util.Locale;
 import org.jdtrace.libdtrace.rt.DState;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.ProbeContext;
@@ -404,16 +403,14 @@ public final class Subr {
     }
 
     /** uid: the real user id of the firing process (/proc/pid/status), 0 when it is gone. */
-    public static long uid(ProbeContext ctx) { return status(ctx.pid(), "Uid:"); }
+    public static long uid(ProbeContext ctx) { return status(ctx.pid(), "Uid"); }
 
     /** gid: the real group id of the firing process. */
-    public static long gid(ProbeContext ctx) { return status(ctx.pid(), "Gid:"); }
+    public static long gid(ProbeContext ctx) { return status(ctx.pid(), "Gid"); }
 
     private static long status(long pid, String field) {
         try {
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith(field)) return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]);
-            }
+            return org.jdtrace.proc.Procfs.status(pid).number(field, 0);
         } catch (java.io.IOException | RuntimeException e) {
             // the process is gone: as for an unreadable field
         }
@@ -428,7 +425,7 @@ public final class Subr {
 
     private static String link(long pid, String name) {
         try {
-            return java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/" + pid + "/" + name)).toString();
+            return java.nio.file.Files.readSymbolicLink(org.jdtrace.proc.Procfs.file(pid, name)).toString();
         } catch (java.io.IOException | RuntimeException e) {
             return null;
         }

@@ -56,19 +56,20 @@ public record Macros(List<String> positional, Map<String, String> named, boolean
     private static Map<String, String> credentials() {
         Map<String, String> m = new java.util.HashMap<>();
         try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-            m.put("pgid", f[2]);
-            m.put("sid", f[3]);
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
-                String[] w = line.split("\\s+");
-                if (w[0].equals("Uid:") && w.length > 2) {
-                    m.put("uid", w[1]);
-                    m.put("euid", w[2]);
-                } else if (w[0].equals("Gid:") && w.length > 2) {
-                    m.put("gid", w[1]);
-                    m.put("egid", w[2]);
-                }
+            long self = org.jdtrace.proc.Procfs.self();
+            org.jdtrace.proc.Procfs.Stat stat = org.jdtrace.proc.Procfs.stat(self);
+            if (stat.text(6) != null) {
+                m.put("pgid", stat.text(5));
+                m.put("sid", stat.text(6));
+            }
+            org.jdtrace.proc.Procfs.Status status = org.jdtrace.proc.Procfs.status(self);
+            if (status.get("Uid") != null) {
+                m.put("uid", Long.toString(status.uid(0)));
+                m.put("euid", Long.toString(status.uid(1)));
+            }
+            if (status.get("Gid") != null) {
+                m.put("gid", Long.toString(status.gid(0)));
+                m.put("egid", Long.toString(status.gid(1)));
             }
         } catch (java.io.IOException | RuntimeException e) {
             // not Linux's /proc: only the macros above

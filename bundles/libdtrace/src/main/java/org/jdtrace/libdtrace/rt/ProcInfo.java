@@ -23,10 +23,10 @@
 package org.jdtrace.libdtrace.rt;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jdtrace.proc.Procfs;
 import org.jdtrace.spi.ProbeContext;
 
 public final class ProcInfo {
@@ -161,12 +161,16 @@ public final class ProcInfo {
 
         @Override
         public long ppid() {
-            return field(statFields(Path.of("/proc", Long.toString(pid), "stat")), 4);
+            return Procfs.ppid(pid);
         }
 
         @Override
         public String execname() {
-            return text(Path.of("/proc", Long.toString(pid), "comm")).strip();
+            try {
+                return Procfs.comm(pid);
+            } catch (IOException | RuntimeException e) {
+                return "";
+            }
         }
 
         @Override
@@ -206,9 +210,19 @@ public final class ProcInfo {
     // ---- /proc ---------------------------------------------------------------------------------
 
     static Proc readProc(long pid, long now) {
-        String[] stat = statFields(Path.of("/proc", Long.toString(pid), "stat"));
-        String status = text(Path.of("/proc", Long.toString(pid), "status"));
-        byte[] cmd = bytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+        Procfs.Stat stat = stat(pid, -1);
+        Procfs.Status status;
+        try {
+            status = Procfs.status(pid);
+        } catch (IOException | RuntimeException e) {
+            status = Procfs.Status.parse("");
+        }
+        byte[] cmd;
+        try {
+            cmd = Procfs.cmdline(pid);
+        } catch (IOException | RuntimeException e) {
+            cmd = new byte[0];
+        }
         int argc = 0;
         StringBuilder args = new StringBuilder();
         for (int i = 0; i < cmd.length; i++) {
@@ -220,26 +234,24 @@ public final class ProcInfo {
             }
         }
         String psargs = args.length() > 79 ? args.substring(0, 79) : args.toString();
-        byte[] elf = head(Path.of("/proc", Long.toString(pid), "exe"));
+        byte[] elf = head(Procfs.file(pid, "exe"));
         int model = elf.length > 4 && elf[4] == 1 ? ILP32 : LP64;
         long pageKb = 4;
         // the initial stack as the kernel lays it out (startstack, /proc/PID/stat's 28th field):
         // argc, then the argv[] pointers and a NULL, then envp[]: pr_argv and pr_envp are the
         // addresses of those vectors in the process, as procfs gives them
         int pointer = model == ILP32 ? 4 : 8;
-        long start = field(stat, 28);
+        long start = stat.field(28);
         long argv = start == 0 ? 0 : start + pointer;
-        return new Proc(pid, now, (int) field(stat, 5), (int) field(stat, 6), (int) status(status, "Uid:", 0),
-                (int) status(status, "Uid:", 1), (int) status(status, "Gid:", 0), (int) status(status, "Gid:", 1),
-                (int) status(status, "Threads:", 0), field(stat, 23) / 1024, field(stat, 24) * pageKb,
-                field(stat, 7), psargs, argc, model, argv, argv == 0 ? 0 : argv + (long) pointer * (argc + 1));
+        return new Proc(pid, now, (int) stat.field(5), (int) stat.field(6), (int) status.uid(0),
+                (int) status.uid(1), (int) status.gid(0), (int) status.gid(1),
+                (int) status.number("Threads", 0), stat.field(23) / 1024, stat.field(24) * pageKb,
+                stat.field(7), psargs, argc, model, argv, argv == 0 ? 0 : argv + (long) pointer * (argc + 1));
     }
 
     static Lwp readLwp(long pid, long tid, long now) {
-        Path task = Path.of("/proc", Long.toString(pid), "task", Long.toString(tid));
-        String[] stat = statFields(task.resolve("stat"));
-        String state = stat.length > 3 ? stat[3] : "";
-        char sname = state.isEmpty() ? 'S' : state.charAt(0);
+        Procfs.Stat stat = stat(pid, tid);
+        char sname = stat.state() == 0 ? 'S' : stat.state();
         // Solaris's thread states: SSLEEP 1, SRUN 2, SZOMB 3, SSTOP 4, SIDL 5, SONPROC 6
         int s = switch (sname) {
             case 'R' -> 2;
@@ -255,55 +267,21 @@ public final class ProcInfo {
             case 5 -> 'I';
             default -> 'S';
         };
-        String comm = text(task.resolve("comm")).strip();
-        return new Lwp(tid, now, s, shown, (int) field(stat, 19) + 20, (int) field(stat, 18), (int) field(stat, 39), comm);
-    }
-
-    /** /proc/.../stat's fields, numbered from 1 as proc(5) numbers them (the comm may hold blanks). */
-    private static String[] statFields(Path p) {
-        String s = text(p);
-        int close = s.lastIndexOf(')');
-        if (close < 0) return new String[0];
-        String[] rest = s.substring(close + 1).trim().split(" ");
-        String[] out = new String[rest.length + 3];
-        out[1] = s.substring(0, Math.max(0, s.indexOf(' ')));
-        out[2] = s.substring(s.indexOf('(') + 1, close);
-        System.arraycopy(rest, 0, out, 3, rest.length);
-        return out;
-    }
-
-    private static long field(String[] f, int n) {
+        String comm;
         try {
-            return n < f.length && f[n] != null ? Long.parseLong(f[n]) : 0;
-        } catch (NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    /** The {@code index}th number after {@code key} on its line of /proc/PID/status. */
-    private static long status(String status, String key, int index) {
-        for (String line : status.split("\n")) {
-            if (line.startsWith(key)) {
-                String[] w = line.substring(key.length()).trim().split("\\s+");
-                try {
-                    return index < w.length ? Long.parseLong(w[index]) : 0;
-                } catch (NumberFormatException e) {
-                    return 0;
-                }
-            }
-        }
-        return 0;
-    }
-
-    private static String text(Path p) {
-        return new String(bytes(p), StandardCharsets.ISO_8859_1);
-    }
-
-    private static byte[] bytes(Path p) {
-        try {
-            return Files.readAllBytes(p);
+            comm = Procfs.comm(pid, tid);
         } catch (IOException | RuntimeException e) {
-            return new byte[0]; // the process is gone, or not ours to read: zeros, as for a zombie
+            comm = "";
+        }
+        return new Lwp(tid, now, s, shown, (int) stat.field(19) + 20, (int) stat.field(18), (int) stat.field(39), comm);
+    }
+
+    /** The process's (tid -1) or thread's stat; no fields (zeros) when it is gone or not ours to read. */
+    private static Procfs.Stat stat(long pid, long tid) {
+        try {
+            return tid == -1 ? Procfs.stat(pid) : Procfs.stat(pid, tid);
+        } catch (IOException | RuntimeException e) {
+            return Procfs.Stat.parse("");
         }
     }
 

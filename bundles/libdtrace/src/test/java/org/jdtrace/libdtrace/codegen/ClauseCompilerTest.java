@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 class ClauseCompilerTest {
 
     /** The probe context of the calling Java thread, as the JVM-side providers give it. */
-    record ThreadContext(long[] args, int cpu) implements ProbeContext {
+    record FixedContext(long[] args, int cpu) implements ProbeContext {
         public long arg(int i) { return i < args.length ? args[i] : 0; }
         public long pid() { return ProcessHandle.current().pid(); }
         public long ppid() { return ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(0L); }
@@ -44,7 +44,7 @@ class ClauseCompilerTest {
 
     private static final Probe BEGIN = new SimpleProbe(1, "dtrace", "", "", "BEGIN");
     private static final Probe END = new SimpleProbe(2, "dtrace", "", "", "END");
-    private static final ProbeContext CTX = new ThreadContext(new long[] {7, 3}, 0);
+    private static final ProbeContext CTX = new FixedContext(new long[] {7, 3}, 0);
 
     private final DSessionImpl session = (DSessionImpl) new DSessionFactoryImpl().create();
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -122,7 +122,7 @@ class ClauseCompilerTest {
                 new Trace(new Binary(BinOp.DIV, new Const(1), new Binary(BinOp.SUB, new BuiltinVar(Builtin.ARG1), new Const(3), false), false), 8));
         begin();
         DFault first = assertThrows(DFault.class, () -> b.fire(CTX, BEGIN, 1));
-        DFault second = assertThrows(DFault.class, () -> b.fire(new ThreadContext(new long[] {8, 3}, 0), BEGIN, 1));
+        DFault second = assertThrows(DFault.class, () -> b.fire(new FixedContext(new long[] {8, 3}, 0), BEGIN, 1));
         assertEquals(1, first.action);
         assertEquals(2, second.action);
         assertTrue(first.offset > 0 && second.offset > first.offset, first.offset + " " + second.offset);

@@ -6,8 +6,7 @@
  */
 package org.jdtrace.perf.internal;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import org.jdtrace.proc.Procfs;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -25,12 +24,8 @@ final class Comms {
         if (g != null) return g;
         int t = tid;
         try {
-            for (String l : ProcFiles.read(Path.of("/proc/" + tid + "/status")).split("\n")) {
-                if (l.startsWith("Tgid:")) {
-                    t = Integer.parseInt(l.substring(5).strip());
-                    break;
-                }
-            }
+            long group = Procfs.status(tid).tgid();
+            if (group > 0) t = (int) group;
         } catch (Exception e) {
             // gone: a thread's own id is its best guess
         }
@@ -49,7 +44,7 @@ final class Comms {
         String c = byTid.get(tid);
         if (c != null) return c;
         try {
-            c = ProcFiles.read(Path.of("/proc/" + tid + "/comm")).strip();
+            c = Procfs.comm(tid);
         } catch (Exception e) {
             return dflt;
         }
@@ -61,7 +56,7 @@ final class Comms {
         String c = byTid.get(tid);
         if (c != null) return c;
         try {
-            c = ProcFiles.read(Path.of("/proc/" + pid + "/task/" + tid + "/comm")).strip();
+            c = Procfs.comm(pid, tid);
         } catch (Exception e) {
             c = pid == 0 ? "sched" : "<unknown>";
         }

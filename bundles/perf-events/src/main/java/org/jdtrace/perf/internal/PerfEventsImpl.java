@@ -40,7 +40,6 @@
 package org.jdtrace.perf.internal;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -427,7 +426,7 @@ public final class PerfEventsImpl implements PerfEvents {
         try {
             // "0-1" or "0,2-3"
             int n = 0;
-            for (String part : ProcFiles.read(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
+            for (String part : org.jdtrace.proc.Procfs.read(Path.of("/sys/devices/system/cpu/online")).strip().split(",")) {
                 String[] r = part.split("-");
                 n = Math.max(n, Integer.parseInt(r[r.length - 1]) + 1);
             }
@@ -439,7 +438,7 @@ public final class PerfEventsImpl implements PerfEvents {
 
     private static int readInt(String path, int dflt) {
         try {
-            return Integer.parseInt(ProcFiles.read(Path.of(path)).strip());
+            return Integer.parseInt(org.jdtrace.proc.Procfs.read(Path.of(path)).strip());
         } catch (Exception e) {
             return dflt;
         }

@@ -444,9 +444,8 @@ public final class PerfSys {
     /** Effective uid 0, from /proc/self/status ("Uid: real effective saved fs"): no downcall. */
     public static boolean root() {
         try {
-            for (String line : ProcFiles.read(java.nio.file.Path.of("/proc/self/status")).split("\n")) {
-                if (line.startsWith("Uid:")) return line.substring(4).trim().split("\\s+")[1].equals("0");
-            }
+            var status = org.jdtrace.proc.Procfs.status(org.jdtrace.proc.Procfs.self());
+            return status.get("Uid") != null && status.uid(1) == 0;
         } catch (Exception e) {
             // not Linux's /proc: not root as far as we can tell
         }

@@ -26,8 +26,6 @@
  */
 package org.jdtrace.perf.internal;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 
 import org.jdtrace.isa.Abi;
@@ -111,9 +109,7 @@ class SampleContext implements ProbeContext {
         try {
             // after the event: a process gone since gives 0 (syscall and the captured proc probes
             // read it in the kernel at the event instead)
-            for (String l : Files.readAllLines(Path.of("/proc/" + pid() + "/status"))) {
-                if (l.startsWith("PPid:")) return Long.parseLong(l.substring(5).strip());
-            }
+            return org.jdtrace.proc.Procfs.status(pid()).ppid();
         } catch (Exception e) {
             // gone
         }

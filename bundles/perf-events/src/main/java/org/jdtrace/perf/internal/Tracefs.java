@@ -34,10 +34,10 @@ final class Tracefs {
     private KernelTracepoint read(String category, String name) {
         Path dir = root().resolve("events").resolve(category).resolve(name);
         try {
-            int id = Integer.parseInt(ProcFiles.read(dir.resolve("id")).strip());
+            int id = Integer.parseInt(org.jdtrace.proc.Procfs.read(dir.resolve("id")).strip());
             Map<String, int[]> fields = new LinkedHashMap<>();
             Map<String, String> types = new LinkedHashMap<>();
-            Matcher m = FIELD.matcher(ProcFiles.read(dir.resolve("format")));
+            Matcher m = FIELD.matcher(org.jdtrace.proc.Procfs.read(dir.resolve("format")));
             while (m.find()) {
                 String decl = m.group(1).strip();
                 String field = decl.replaceAll("\\[.*\\]$", "");

@@ -37,6 +37,7 @@ import org.jdtrace.elf.ElfFile;
 import org.jdtrace.elf.ElfSegment;
 import org.jdtrace.elf.SymbolTable;
 import org.jdtrace.proc.PerfMap;
+import org.jdtrace.proc.Procfs;
 import org.jdtrace.unwind.CallFrameInfo;
 import org.jdtrace.unwind.Unwinder;
 
@@ -187,18 +188,15 @@ final class UserSymbols {
     }
 
     private static void refresh(int pid, Proc p) {
-        List<String[]> lines = new ArrayList<>();
+        List<Procfs.Mapping> lines = new ArrayList<>();
         Map<String, Long> base = new HashMap<>();
         long vdsoAt = 0;
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
-                String[] f = line.trim().split("\\s+", 6);
-                if (f.length < 6) continue;
-                long start = Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16);
-                if (f[5].equals("[vdso]")) vdsoAt = start;
-                if (!f[5].startsWith("/")) continue;
-                base.merge(f[5], start, Math::min);
-                if (f[1].length() >= 3 && f[1].charAt(2) == 'x') lines.add(f);
+            for (Procfs.Mapping f : Procfs.maps(pid)) {
+                if (f.path().equals("[vdso]")) vdsoAt = f.start();
+                if (!f.fileBacked()) continue;
+                base.merge(f.path(), f.start(), Math::min);
+                if (f.executable()) lines.add(f);
             }
         } catch (Exception e) {
             // gone, or not ours to read: keep what we had
@@ -206,11 +204,9 @@ final class UserSymbols {
             return;
         }
         List<Mapping> out = new ArrayList<>();
-        for (String[] f : lines) {
-            String[] se = f[0].split("-");
-            out.add(new Mapping(Long.parseUnsignedLong(se[0], 16), Long.parseUnsignedLong(se[1], 16),
-                    Long.parseUnsignedLong(f[2], 16), f[5].replace(" (deleted)", ""), f[3] + ":" + f[4] + ":" + f[5],
-                    base.get(f[5])));
+        for (Procfs.Mapping f : lines) {
+            out.add(new Mapping(f.start(), f.end(), f.offset(), f.path().replace(" (deleted)", ""),
+                    f.dev() + ":" + f.inode() + ":" + f.path(), base.get(f.path())));
         }
         p.maps = List.copyOf(out);
         p.vdso = vdsoAt;
@@ -219,7 +215,7 @@ final class UserSymbols {
 
     private static ObjectInfo read(int pid, Mapping m) {
         Path path = Path.of(m.file);
-        Path viaProc = Path.of("/proc/" + pid + "/map_files/" + Long.toHexString(m.start) + "-" + Long.toHexString(m.end));
+        Path viaProc = Procfs.file(pid, "map_files/" + Long.toHexString(m.start) + "-" + Long.toHexString(m.end));
         try {
             // kept open: the CallFrameInfo reads the file's mapping for as long as it is cached
             ElfFile elf = ElfFile.open(Files.isRegularFile(path) ? path : viaProc);
@@ -235,13 +231,12 @@ final class UserSymbols {
         if (v != null) return v;
         v = NO_VDSO;
         try {
-            for (String l : Files.readAllLines(Path.of("/proc/self/maps"))) {
-                if (!l.endsWith("[vdso]")) continue;
-                String[] se = l.substring(0, l.indexOf(' ')).split("-");
-                long start = Long.parseUnsignedLong(se[0], 16), end = Long.parseUnsignedLong(se[1], 16);
+            for (Procfs.Mapping l : Procfs.maps(Procfs.self())) {
+                if (!l.path().equals("[vdso]")) continue;
+                long start = l.start(), end = l.end();
                 if (end - start > VDSO_MAX) break;
                 byte[] image = new byte[(int) (end - start)];
-                try (java.io.RandomAccessFile mem = new java.io.RandomAccessFile("/proc/self/mem", "r")) {
+                try (java.io.RandomAccessFile mem = new java.io.RandomAccessFile(Procfs.file(Procfs.self(), "mem").toFile(), "r")) {
                     mem.seek(start);
                     mem.readFully(image);
                 }

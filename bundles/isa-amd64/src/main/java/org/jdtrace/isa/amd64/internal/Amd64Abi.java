@@ -28,7 +28,7 @@ import org.jdtrace.isa.SdtArgument;
  * R_PS, R_R0, R_R1 alias R_EIP, R_EBP, R_ESP, R_EFL, R_EAX, R_EBX. Numbers past 25 are out of
  * bounds (the D compiler refuses a constant one past the largest number uregNames() gives).
  * callingThreadUreg reads the same numbering from the calling thread's own registers
- * (ThreadContext: getcontext(3)), for probes that fire in the thread that runs their clauses.
+ * (CallingThreadRegisters: getcontext(3)), for probes that fire in the thread that runs their clauses.
  *
  * System calls (the syscall provider): the number is orig_rax at a syscall stop, the arguments
  * rdi rsi rdx r10 r8 r9, the result rax (a negative errno on failure); names from Amd64Syscalls.
@@ -49,7 +49,7 @@ final class Amd64Abi implements Abi {
 
     private static final Map<String, Integer> NAMES;
 
-    private final ThreadContext threadContext = new ThreadContext();
+    private final CallingThreadRegisters callingThread = new CallingThreadRegisters();
 
     static {
         Map<String, Integer> m = new LinkedHashMap<>();
@@ -107,10 +107,10 @@ final class Amd64Abi implements Abi {
         return slot < 0 ? 0 : regs.raw()[slot];
     }
 
-    /** The calling thread's registers (getcontext); see ThreadContext. */
+    /** The calling thread's registers (getcontext); see CallingThreadRegisters. */
     @Override
     public long callingThreadUreg(int number) throws IsaException {
-        return ureg(threadContext.read(), number);
+        return ureg(callingThread.read(), number);
     }
 
     @Override
@@ -170,6 +170,17 @@ final class Amd64Abi implements Abi {
     @Override
     public long syscallReturn(RegisterFile regs) {
         return regs.raw()[Amd64Registers.RAX];
+    }
+
+    @Override
+    public void setSyscall(RegisterFile regs, long number, long... args) {
+        if (args.length > SYSCALL_ARG_SLOTS.length) {
+            throw new IllegalArgumentException("a system call takes at most " + SYSCALL_ARG_SLOTS.length + " arguments");
+        }
+        long[] r = regs.raw();
+        r[Amd64Registers.RAX] = number;
+        r[Amd64Registers.ORIG_RAX] = -1;
+        for (int i = 0; i < args.length; i++) r[SYSCALL_ARG_SLOTS[i]] = args[i];
     }
 
     /*

@@ -19,6 +19,7 @@ import org.osgi.service.component.annotations.Component;
 public final class Amd64Isa implements Isa {
 
     private static final byte[] INT3 = {(byte) 0xCC};
+    private static final byte[] SYSCALL = {0x0f, 0x05};
 
     private final FunctionAnalyzer analyzer = new FunctionAnalyzer();
     private final Amd64Abi abi = new Amd64Abi();
@@ -47,6 +48,11 @@ public final class Amd64Isa implements Isa {
     @Override
     public byte[] breakpoint() {
         return INT3.clone();
+    }
+
+    @Override
+    public byte[] syscallInstruction() {
+        return SYSCALL.clone();
     }
 
     @Override

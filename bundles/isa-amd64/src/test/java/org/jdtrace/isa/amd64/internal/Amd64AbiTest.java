@@ -230,6 +230,41 @@ class Amd64AbiTest {
     }
 
     /**
+     * A call set up by setSyscall reads back through the entry-side accessors as the kernel
+     * would see it (number in rax, orig_rax -1 against restart); the number of a name is the one
+     * unistd_64.h gives (the outside reference, when the header is installed); the instruction
+     * is the decoder's SYSCALL.
+     */
+    @Test
+    void setSyscallPutsTheNumberAndArgumentsWhereTheSyscallInstructionTakesThem() throws Exception {
+        Amd64Registers r = new Amd64Registers();
+        Arrays.fill(r.raw(), 0x5a5a);
+        abi.setSyscall(r, abi.syscallNumberOf("mmap"), 10, 20, 30, 40, 50, 60);
+        assertEquals(abi.syscallNumberOf("mmap"), r.raw()[Amd64Registers.RAX]);
+        assertEquals(-1, abi.syscallNumber(r), "orig_rax: no restart of an interrupted call");
+        for (int i = 0; i < 6; i++) assertEquals(10 * (i + 1), abi.syscallArgument(r, i));
+        assertEquals(0x5a5a, r.raw()[Amd64Registers.RCX], "other registers untouched");
+        assertThrows(IllegalArgumentException.class, () -> abi.setSyscall(r, 0, 1, 2, 3, 4, 5, 6, 7));
+        assertEquals(-1, abi.syscallNumberOf("no_such_call"));
+        Path header = Path.of("/usr/include/x86_64-linux-gnu/asm/unistd_64.h");
+        if (java.nio.file.Files.isRegularFile(header)) {
+            for (String line : java.nio.file.Files.readAllLines(header)) {
+                String[] w = line.trim().split("\\s+");
+                if (w.length == 3 && w[0].equals("#define") && w[1].startsWith("__NR_")) {
+                    assertEquals(Long.parseLong(w[2]), abi.syscallNumberOf(w[1].substring(5)), w[1]);
+                }
+            }
+        } else {
+            assertEquals(9, abi.syscallNumberOf("mmap"));
+            assertEquals(11, abi.syscallNumberOf("munmap"));
+        }
+        Amd64Isa isa = new Amd64Isa();
+        byte[] call = isa.syscallInstruction();
+        assertEquals(org.jdtrace.isa.Instruction.Kind.SYSCALL, isa.decode(call, 0, 0x1000).kind());
+        assertEquals(call.length, isa.decode(call, 0, 0x1000).length());
+    }
+
+    /**
      * The calling thread's registers (getcontext): the pc in an executable mapping of this
      * process, the stack and frame pointers in a writable one, as /proc/self/maps gives them;
      * two reads on the same thread a few frames apart keep the stack pointer within a page or so.

@@ -1,11 +1,10 @@
 package org.jdtrace.provider.fasttrap.internal;
 
+import org.jdtrace.proc.Procfs;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 import org.jdtrace.isa.Abi;
 import org.jdtrace.isa.IsaException;
@@ -59,7 +58,7 @@ final class EveryProcessContext implements ProbeContext {
     }
 
     private int readLive(long addr, byte[] buf, int off, int len) {
-        try (RandomAccessFile mem = new RandomAccessFile("/proc/" + hit.pid + "/mem", "r")) {
+        try (RandomAccessFile mem = new RandomAccessFile(Procfs.file(hit.pid, "mem").toFile(), "r")) {
             return Math.max(0, mem.getChannel().read(ByteBuffer.wrap(buf, off, len), addr));
         } catch (IOException | RuntimeException e) {
             return 0;
@@ -89,12 +88,7 @@ final class EveryProcessContext implements ProbeContext {
 
     @Override
     public long ppid() {
-        try {
-            String stat = Files.readString(Path.of("/proc", Integer.toString(hit.pid), "stat"));
-            return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
+        return Procfs.ppid(hit.pid);
     }
 
     @Override

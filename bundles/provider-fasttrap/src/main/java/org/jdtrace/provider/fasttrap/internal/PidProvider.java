@@ -5,26 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
 import org.jdtrace.elf.ElfException;
-import org.jdtrace.fasttrap.Fasttrap;
-import org.jdtrace.fasttrap.TargetListener;
-import org.jdtrace.fasttrap.TracedTarget;
-import org.jdtrace.fasttrap.TracepointRefused;
 import org.jdtrace.isa.FunctionAnalysis;
 import org.jdtrace.isa.Instruction;
 import org.jdtrace.isa.Isa;
 import org.jdtrace.isa.IsaException;
-import org.jdtrace.proc.ProcessControl;
-import org.jdtrace.proc.ProcessException;
-import org.jdtrace.proc.TargetProcess;
-import org.jdtrace.provider.fasttrap.internal.proc.ProcessListener;
-import org.jdtrace.provider.fasttrap.internal.proc.StdioSpec;
 import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
@@ -40,13 +28,8 @@ import org.jdtrace.spi.Provider;
 import org.jdtrace.spi.ProviderException;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.metatype.annotations.AttributeDefinition;
-import org.osgi.service.metatype.annotations.Designate;
-import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,10 +40,10 @@ import org.slf4j.LoggerFactory;
  * their functions (.symtab else .dynsym, IFUNCs resolved), matches the globs, analyses each
  * function with Isa.analyze and creates probes under the provider name pid<PID>: entry,
  * return (every return site; none for a function that never returns, whose probe never
- * fires) and one per instruction offset named in lower-case hex. A
- * process named this way that nobody created or grabbed is grabbed here (as dtrace does) and
- * released when the component goes away. A function that cannot be instrumented is skipped
- * with one warning line.
+ * fires) and one per instruction offset named in lower-case hex. A process named this way that
+ * nobody created or grabbed is grabbed (ProcessTable.grabForProbes, as dtrace does) and let go
+ * untouched when its last probe goes. A function that cannot be instrumented is skipped with one
+ * warning line.
  *
  * A description it cannot honour is a ProviderException with libdtrace's words and D_* tag (a
  * bad pid D_PROC_BADPID, a process it cannot grab D_PROC_GRAB, no such function D_PROC_FUNC,
@@ -72,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * for a process is remembered in its ProcessState, those that matched nothing included (dtrace
  * -Z keeps them). A tracepoint at the dynamic linker's r_brk (RtldEvents, planted when the
  * process is first followed) reports each consistent state with the thread that called dlopen or
- * dlclose held; modulesChanged then re-reads the maps, plans the remembered descriptions for the
+ * dlclose held; ProcessControlImpl re-reads the maps and calls objectsChanged, which plans the
+ * remembered descriptions for the
  * new objects only and creates their probes through the registry (which enables them for the
  * retained enablings at once, before dlopen returns), and retires the probes of objects that are
  * gone after dropping their tracepoints unwritten (the memory is unmapped). That work runs on a
@@ -83,7 +67,9 @@ import org.slf4j.LoggerFactory;
  *
  * enable/disable add or remove this probe's handler on each of its tracepoints (shared,
  * reference counted in TracedProcess). Exec and exit retire pid<PID> from a separate thread
- * (never from the control thread, which the framework may be waiting for).
+ * (never from the control thread, which the framework may be waiting for): ProcessControlImpl,
+ * which owns every traced process (-c, -p, USDT's and these), tells this provider through
+ * ProcessTable.ProbeOwner (retire, objectsChanged).
  *
  * Two paths, one provider (the user sees the same probes). By default a process's probes are
  * the kernel's uprobes (UprobeSites, through perf-events' UserProbes: one uprobe_multi link per
@@ -108,453 +94,73 @@ import org.slf4j.LoggerFactory;
  * later (EveryProcessContext), with the probe's pid filter (/pid == N/) applied in the kernel
  * (filterChanged). Only on uprobes.
  *
- * Deactivation (the bundle or the ISA service stops) releases every process: every int3
- * removed, scratch unmapped, every thread detached, every uprobe link closed.
- *
- * It is also the Fasttrap service (org.jdtrace.fasttrap) through which provider-sdt's USDT
- * probes share these processes and their tracepoints: its TargetListeners hear of each process
- * followed (track), of each dynamic linker change (modulesChanged, the thread held), of exec
- * and exit (the only ways to defunct, ProcessState.markDefunct) and, before any release or
- * kill, `releasing`, so that they undo their writes while the process is still traced.
+ * The processes themselves (creating, grabbing, following, the uprobe-or-ptrace choice, the
+ * release of every process at deactivation) are ProcessControlImpl's; this component only names,
+ * creates, enables and retires probes, and is only the Provider service.
  */
-@Component(service = {Provider.class, ProcessControl.class, ProcessTable.class, Fasttrap.class}, property = "provider.name=pid",
-        configurationPid = "org.jdtrace.fasttrap", configurationPolicy = ConfigurationPolicy.OPTIONAL)
-@Designate(ocd = PidProvider.Config.class)
-public final class PidProvider implements Provider, ProcessControl, ProcessTable, Fasttrap {
-
-    @ObjectClassDefinition(name = "jdtrace pid provider", description = "fasttrap limits")
-    public @interface Config {
-        @AttributeDefinition(description = "maximum number of pid tracepoints (dtrace -x fasttrap-max)")
-        int fasttrap$_$max() default 250_000;
-    }
+@Component(service = Provider.class, property = "provider.name=pid")
+public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
 
     private static final Logger LOG = LoggerFactory.getLogger(PidProvider.class);
     private static final Pattern PID_PROVIDER = Pattern.compile("pid([0-9]+)");
     private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]+");
 
-    @Reference(target = "(isa=amd64)")
-    private Isa isa;
-
-    /** The kernel's perf events and BPF: pid and USDT probes on uprobes when present (UprobeSites). */
-    private volatile PerfEvents perf;
-
-    @Reference(cardinality = org.osgi.service.component.annotations.ReferenceCardinality.OPTIONAL,
-            policy = org.osgi.service.component.annotations.ReferencePolicy.DYNAMIC, unbind = "unbindPerf")
-    void bindPerf(PerfEvents p) {
-        perf = p;
-    }
-
-    /** The perf events service goes (its bundle stops; it closed every link): the next process starts afresh. */
-    synchronized void unbindPerf(PerfEvents p) {
-        if (perf != p) return;
-        perf = null;
-        if (kernelSites != null) kernelSites.close();
-        kernelSites = null;
-        refusalTold = false;
-    }
-
-    /** Whether probes go on kernel uprobes when the kernel allows (-x uprobes=off, -Djdtrace.uprobes=off: ptrace). */
-    private volatile boolean uprobes = !"off".equals(System.getProperty("jdtrace.uprobes"));
-    private UprobeSites kernelSites;
-    private boolean refusalTold;
+    private final Isa isa;
+    /** Every traced process: ProcessControlImpl's table. */
+    private final ProcessTable processes;
+    /** The table this provider made for itself (tests and embedding without DS), else null. */
+    private final ProcessControlImpl own;
     private final Map<Probe, AutoCloseable> links = new ConcurrentHashMap<>();
 
     private volatile ProbeRegistry registry;
-    private volatile int max = 250_000;
-    private final Map<Integer, ProcessState> processes = new ConcurrentHashMap<>();
     private final Map<Probe, TracepointHandler> handlers = new ConcurrentHashMap<>();
-    private final List<java.util.function.Consumer<ProcessState>> trackListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final List<TargetListener> targetListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicLong sites = new AtomicLong();
-    private final ExecutorService retirer = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "jdtrace-pid-retire");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ExecutorService rtldWorker = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "jdtrace-pid-rtld");
-        t.setDaemon(true);
-        return t;
-    });
-
-    public PidProvider() {}
-
-    /** For tests and embedding without DS: probes on ptrace. */
-    public PidProvider(Isa isa, int max) {
-        this(isa, max, null);
-    }
-
-    /** For tests and embedding without DS: probes on the kernel's uprobes through {@code perf} when not null. */
-    public PidProvider(Isa isa, int max, PerfEvents perf) {
-        this.isa = isa;
-        this.max = max;
-        this.perf = perf;
-    }
-
-    /** SIGTERM, Ctrl-C or System.exit with processes still traced: release them on the way out. */
-    private final Thread shutdownHook = new Thread(this::releaseAll, "jdtrace-pid-shutdown");
 
     @Activate
-    void activate(Config config) {
-        configure(config);
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    public PidProvider(@Reference(target = "(isa=amd64)") Isa isa, @Reference ProcessTable processes) {
+        this(isa, processes, null);
     }
 
-    @Modified
-    void configure(Config config) {
-        max = config.fasttrap$_$max();
+    /**
+     * For tests and embedding without DS, processes in a table of its own: probes on the kernel's
+     * uprobes through {@code perf}, on ptrace when it is null. (No other two-argument
+     * constructor: SCR picks the constructor to inject by its number of arguments.)
+     */
+    public PidProvider(Isa isa, int max, PerfEvents perf) {
+        this(isa, null, new ProcessControlImpl(isa, max, perf));
+    }
+
+    private PidProvider(Isa isa, ProcessTable processes, ProcessControlImpl own) {
+        this.isa = isa;
+        this.own = own;
+        this.processes = own != null ? own : processes;
+        this.processes.setProbeOwner(this);
+    }
+
+    /** The process control of a provider made without DS (its -c, -p, Fasttrap); null under DS. */
+    public ProcessControlImpl control() {
+        return own;
     }
 
     @Deactivate
     public void deactivate() {
-        releaseAll();
-        synchronized (this) {
-            if (kernelSites != null) kernelSites.close();
-            kernelSites = null;
-        }
+        processes.setProbeOwner(null);
         for (MappedObject o : everyProcessObjects.values()) o.elf().close();
         everyProcessObjects.clear();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            // shutting down already, or never registered (constructed without DS)
-        }
-        retirer.shutdown();
-        rtldWorker.shutdown();
+        if (own != null) own.deactivate();
     }
 
-    private void releaseAll() {
-        for (ProcessState s : List.copyOf(processes.values())) {
-            releasing(s);
-            try {
-                s.process.release();
-            } catch (RuntimeException e) {
-                LOG.warn("pid{}: release failed: {}", s.pid(), e.getMessage());
-            }
-            s.close();
-        }
-        processes.clear();
-    }
+    // ------------------------------------------------------------------ ProbeOwner
 
-    /** Tracepoints planted in process {@code pid} now (the rtld one included), -1 if not followed. */
-    int tracepointCount(int pid) {
-        ProcessState s = processes.get(pid);
-        return s == null ? -1 : s.process.tracepointCount();
-    }
-
-    public int fasttrapMax() {
-        return max;
+    @Override
+    public ProbeRegistry registry() {
+        return registry;
     }
 
     @Override
-    public void setFasttrapMax(int max) {
-        this.max = max;
-    }
-
-    @Override
-    public void setUprobes(boolean on) {
-        this.uprobes = on;
-    }
-
-    /**
-     * The uprobe sites for a process followed now, or null for the ptrace path: uprobes switched
-     * off, or refused by the kernel (told once, in one warning line with the kernel's reason).
-     */
-    private synchronized UprobeSites kernelSitesForNewProcess() {
-        if (!uprobes || perf == null) return null; // off, or embedded without perf events: ptrace
-        if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi(), () -> registry);
-        String why = kernelSites.refusal();
-        if (why == null) return kernelSites;
-        if (!refusalTold) {
-            refusalTold = true;
-            LOG.warn("pid probes use ptrace: the kernel refuses uprobes ({})", why);
-        }
-        kernelSites = null; // the next process tries again (a perf events service may come)
-        return null;
-    }
-
-    /** Drops recorded by the kernel's uprobe rings so far (tests). */
-    synchronized long uprobeDrops() {
-        return kernelSites == null ? 0 : kernelSites.drops.get();
-    }
-
-    // ------------------------------------------------------------------ ProcessControl
-
-    @Override
-    public TargetProcess create(List<String> argv, Stdio stdio) throws ProcessException {
-        return create(argv, stdio, Evaltime.POSTINIT);
-    }
-
-    @Override
-    public TargetProcess create(List<String> argv, Stdio stdio, Evaltime at) throws ProcessException {
-        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null), at);
-    }
-
-    /** As {@link #create(List, Stdio)} with standard output sent to a file (tests, benchmarks). */
-    public TargetProcess create(List<String> argv, java.nio.file.Path stdout) throws ProcessException {
-        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), Evaltime.POSTINIT);
-    }
-
-    /** As {@link #create(List, java.nio.file.Path)}, held at {@code at} (tests). */
-    public TargetProcess create(List<String> argv, java.nio.file.Path stdout, Evaltime at) throws ProcessException {
-        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), at);
-    }
-
-    private TargetProcess create(List<String> argv, StdioSpec io, Evaltime at) throws ProcessException {
-        String missing = Executables.problem(argv.isEmpty() ? "" : argv.get(0));
-        if (missing != null) throw new ProcessException(missing);
-        TracedProcess p;
-        try {
-            p = TracedProcess.create(argv, isa, max, io, EvaltimeStops.of(at));
-        } catch (RuntimeException e) {
-            throw new ProcessException(e.getMessage());
-        }
-        return target(track(p, false));
-    }
-
-    @Override
-    public TargetProcess grab(int pid) throws ProcessException {
-        ProcessState s = processes.get(pid);
-        if (s != null) return target(s);
-        TracedProcess p;
-        try {
-            p = grabWaiting(pid);
-        } catch (RuntimeException e) {
-            throw new ProcessException(e.getMessage().startsWith("failed") ? e.getMessage()
-                    : "failed to grab pid " + pid + ": " + e.getMessage());
-        }
-        return target(track(p, false));
-    }
-
-    private ProcessState track(TracedProcess p, boolean owned) {
-        ProcessState s = new ProcessState(p, owned, isa);
-        s.kernel = kernelSitesForNewProcess();
-        // read now: on the uprobe path clauses run after the event, maybe once the process is reaped
-        if (s.kernel != null) {
-            s.execname();
-            s.ppid();
-        }
-        processes.put(p.pid(), s);
-        p.addListener(new ProcessListener() {
-            @Override
-            public void exec(TracedProcess process) {
-                execd(s);
-            }
-
-            @Override
-            public void exited(TracedProcess process, int status) {
-                s.markDefunct(ProcessState.Death.EXIT);
-                tell(l -> l.defunct(s));
-                retireLater(s, true);
-            }
-        });
-        if (s.kernel == null) RtldEvents.watch(s, isa, () -> modulesChanged(s), rtldWorker);
-        else if (p.created()) watchLinker(s);
-        for (java.util.function.Consumer<ProcessState> l : trackListeners) l.accept(s);
-        tell(l -> l.followed(s));
-        return s;
-    }
-
-    /**
-     * On the uprobe path, the dynamic linker's events for {@code s} from now on (once): a created
-     * process (-c) from the start; a grabbed one (-p, pid<N>) only once a description could match
-     * an object mapped later (not a.out's) or another provider follows it, since each event is a
-     * short SIGSTOP that a job-control shell, its parent, sees (RtldEvents).
-     */
-    private void watchLinker(ProcessState s) {
-        UprobeSites k = s.kernel;
-        if (k == null || s.defunct()) return;
-        synchronized (s) {
-            if (s.rtldWatch != null) return;
-            AutoCloseable w = RtldEvents.watchOnUprobes(s, k, () -> modulesChanged(s), () -> execd(s), rtldWorker);
-            s.rtldWatch = w == null ? ProcessState.NO_WATCH : w;
-        }
-    }
-
-    /** The process exec'd (a ptrace exec event, or on uprobes its new image's dynamic linker): its probes retire. */
-    private void execd(ProcessState s) {
-        AutoCloseable watch;
-        synchronized (s) {
-            watch = s.rtldWatch;
-            if (watch != null) s.rtldWatch = ProcessState.NO_WATCH; // the new image's dlopens stop it no more
-        }
-        if (watch != null) closeLink(watch);
-        s.markDefunct(ProcessState.Death.EXEC);
-        s.refreshModules();
-        tell(l -> l.defunct(s));
-        retireLater(s, false);
-    }
-
-    /** Tells every TargetListener; one that fails is one warning line, the others are told. */
-    private void tell(java.util.function.Consumer<TargetListener> event) {
-        for (TargetListener l : targetListeners) {
-            try {
-                event.accept(l);
-            } catch (RuntimeException e) {
-                LOG.warn("fasttrap listener {} failed: {}", l, e.toString());
-                LOG.debug("listener failure", e);
-            }
-        }
-    }
-
-    /** Before a release or kill: the listeners undo their writes while the process is still traced. */
-    private void releasing(ProcessState s) {
-        if (!s.defunct()) tell(l -> l.releasing(s));
-    }
-
-    // ------------------------------------------------------------------ Fasttrap
-
-    @Override
-    public java.util.Collection<ProcessState> targets() {
-        return List.copyOf(processes.values());
-    }
-
-    @Override
-    public void addTargetListener(TargetListener l) {
-        targetListeners.add(l);
-    }
-
-    @Override
-    public void removeTargetListener(TargetListener l) {
-        targetListeners.remove(l);
-    }
-
-    /** A holder of a process through the API counts as a probe provider of it (ProcessState.countProbe). */
-    private static final String API_HOLD = " fasttrap-api";
-
-    @Override
-    public TracedTarget follow(int pid) throws TracepointRefused {
-        try {
-            ProcessState s = grabForProbes(pid);
-            s.countProbe(API_HOLD, 1);
-            watchLinker(s);
-            return s;
-        } catch (ProviderException e) {
-            throw new TracepointRefused(e.getMessage());
-        }
-    }
-
-    @Override
-    public void unfollow(TracedTarget t) {
-        if (!(t instanceof ProcessState s)) return;
-        s.countProbe(API_HOLD, -1);
-        letGoIfUnused(s);
-    }
-
-    /** A process grabbed only for probes, none left: released untouched. */
-    private void letGoIfUnused(ProcessState s) {
-        if (s.ownedByProvider && !s.hasProbes() && !s.defunct() && processes.get(s.pid()) == s) {
-            releasing(s);
-            s.process.release();
-            processes.remove(s.pid(), s);
-            s.close();
-        }
-    }
-
-    // ------------------------------------------------------------------ ProcessTable
-
-    @Override
-    public java.util.Collection<ProcessState> processes() {
-        return List.copyOf(processes.values());
-    }
-
-    @Override
-    public void addTrackListener(java.util.function.Consumer<ProcessState> l) {
-        trackListeners.add(l);
-    }
-
-    @Override
-    public void removeTrackListener(java.util.function.Consumer<ProcessState> l) {
-        trackListeners.remove(l);
-    }
-
-    private void retireLater(ProcessState s, boolean forget) {
-        retirer.execute(() -> {
-            ProbeRegistry r = registry;
-            if (r != null) r.retire("pid" + s.pid());
-            if (forget) {
-                processes.remove(s.pid(), s);
-                s.close();
-            }
-        });
-    }
-
-    /**
-     * TracedProcess.grab, waiting up to GRAB_WAIT_NANOS while another tracer holds the process
-     * (on the uprobe path another dtrace holds it only while its probes go in, then lets go: two
-     * started at once must not fail); a process nobody traces fails at once, after one more try
-     * (the other tracer may have let go between the refusal and the look at TracerPid).
-     */
-    private TracedProcess grabWaiting(int pid) {
-        long deadline = System.nanoTime() + GRAB_WAIT_NANOS;
-        boolean triedFree = false;
-        for (;;) {
-            try {
-                return TracedProcess.grab(pid, isa, max);
-            } catch (RuntimeException e) {
-                if (!uprobes || perf == null || System.nanoTime() > deadline) throw e;
-                if (!tracedByOther(pid)) {
-                    if (triedFree) throw e;
-                    triedFree = true;
-                    continue;
-                }
-                triedFree = false;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting to grab pid " + pid);
-            }
-        }
-    }
-
-    private static final long GRAB_WAIT_NANOS = 10_000_000_000L;
-
-    /** Whether another process ptraces {@code pid} now (/proc/PID/status' TracerPid). */
-    private static boolean tracedByOther(int pid) {
-        try {
-            for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Integer.toString(pid), "status"))) {
-                if (l.startsWith("TracerPid:")) return !l.substring(10).strip().equals("0");
-            }
-        } catch (IOException e) {
-            return false;
-        }
-        return false;
-    }
-
-    /** Lets a held process run: on the uprobe path untraced from now on (ptrace only for the start). */
-    private static void letRun(ProcessState s) {
-        if (s.kernel != null) s.process.untrace();
-        else s.process.go();
-    }
-
-    private TargetProcess target(ProcessState s) {
-        TracedProcess p = s.process;
-        return new TargetProcess() {
-            @Override public int pid() { return p.pid(); }
-            @Override public boolean created() { return p.created(); }
-            @Override public void go() { letRun(s); }
-            @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
-            @Override public boolean exited() { return p.ended(); }
-            @Override public int exitStatus() { return p.exitStatus(); }
-            @Override public java.io.OutputStream stdin() { return p.stdin(); }
-            @Override public java.io.InputStream stdout() { return p.stdout(); }
-            @Override public java.io.InputStream stderr() { return p.stderr(); }
-            @Override public void release() { end(s, false); }
-            @Override public void kill() { end(s, true); }
-            @Override public void close() { end(s, p.created()); }
-        };
-    }
-
-    private void end(ProcessState s, boolean kill) {
-        releasing(s);
+    public void retire(ProcessState s) {
         ProbeRegistry r = registry;
         if (r != null) r.retire("pid" + s.pid());
-        if (kill) s.process.kill();
-        else s.process.release();
-        processes.remove(s.pid(), s);
-        s.close();
     }
 
     // ------------------------------------------------------------------ Provider
@@ -580,15 +186,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
      */
     @Override
     public void sync() {
-        PerfEvents p = perf;
-        UprobeSites k;
-        synchronized (this) {
-            k = kernelSites;
-        }
-        if (p != null && k != null) {
-            p.drain();
-            k.reportLost(); // losses with no later record to report them
-        }
+        processes.drainUprobes();
     }
 
     @Override
@@ -616,11 +214,11 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             if (desc.provider().startsWith(EVERY_PROCESS)) provideEveryProcess(reg, desc);
             return;
         }
-        ProcessState s = grabForProbes(pid);
+        ProcessState s = processes.grabForProbes(pid);
         if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);
-        if (!desc.module().equals("a.out") && !desc.function().equals("-")) watchLinker(s);
+        if (!desc.module().equals("a.out") && !desc.function().equals("-")) processes.watchLinker(s);
     }
 
     // ------------------------------------------------------------------ every process (pid*)
@@ -694,7 +292,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     /** One link for a probe of every process; its pid filter (/pid == N/) applied in the kernel. */
     private void enableEveryProcess(Probe probe, PidProbe pp) {
-        UprobeSites k = kernelSitesForNewProcess();
+        UprobeSites k = processes.kernelSites();
         MappedObject o = everyProcessObjects.get(probe.module());
         if (pp.sites().isEmpty() || o == null) return;
         if (k == null) {
@@ -717,31 +315,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
 
     @Override
     public void filterChanged(Probe probe) {
-        UprobeSites k;
-        synchronized (this) {
-            k = kernelSites;
-        }
+        UprobeSites k = processes.openKernelSites();
         if (k != null && links.get(probe) instanceof UprobeSites.Handle h && ((PidProbe) probe.providerArg()).pid() == 0) {
             k.filter(h, probe.pidFilter());
-        }
-    }
-
-    /** The process a description names: the one followed, else grabbed (owned) and let run. */
-    private synchronized ProcessState grabForProbes(int pid) {
-        ProcessState s = processes.get(pid);
-        if (s != null) return s;
-        if (pid == ProcessHandle.current().pid()) {
-            throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
-        }
-        try {
-            TracedProcess p = grabWaiting(pid);
-            s = track(p, true);
-            letRun(s);
-            return s;
-        } catch (RuntimeException e) {
-            String msg = String.valueOf(e.getMessage());
-            throw new ProviderException(msg.startsWith("failed to grab") ? msg
-                    : "failed to grab pid " + pid + ": " + msg, "D_PROC_GRAB", e);
         }
     }
 
@@ -752,6 +328,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         for (Creation c : todo) {
             if (reg.lookup(provider, c.module, c.function, c.name) == null) fresh += c.probe.sites().size();
         }
+        int max = processes.fasttrapMax();
         if (sites.get() + fresh > max) {
             throw new ProviderException("failed to create probes for " + desc + ": " + fresh
                     + " more tracepoints exceed fasttrap-max (" + max + "); raise it with -x fasttrap-max=N",
@@ -767,26 +344,15 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             if (c.alias != null) reg.alias(p, c.alias); // pid$1::_go:entry is the probe of go
         }
     }
-
     /**
-     * The dynamic linker mapped or unmapped objects (RtldEvents; a worker thread, the thread in
-     * the linker held): the probes of the objects gone are retired, their tracepoints dropped
-     * without a write first; the remembered descriptions are planned for the new objects.
+     * The dynamic linker mapped or unmapped objects (ProcessControlImpl tells, on a worker thread,
+     * the thread in the linker held, the tracepoints in objects gone already forgotten): the
+     * probes of the objects gone are retired; the remembered descriptions are planned for the new
+     * objects.
      */
-    private void modulesChanged(ProcessState s) {
-        if (s.defunct()) return;
-        ProcessState.ModuleChange change;
-        try {
-            change = s.rescan();
-        } catch (IOException e) {
-            LOG.warn("pid{}: cannot read the modules: {}", s.pid(), e.getMessage());
-            return;
-        }
+    @Override
+    public void objectsChanged(ProcessState s, ProcessState.ModuleChange change) {
         ProbeRegistry reg = registry;
-        for (MappedObject o : change.removed()) s.process.forgetRange(o.start(), o.end());
-        if (!change.added().isEmpty() || !change.removed().isEmpty()) {
-            tell(l -> l.objectsChanged(s, change.added(), change.removed()));
-        }
         if (reg == null) return;
         if (!change.removed().isEmpty()) {
             List<Probe> gone = reg.probes("pid" + s.pid()).stream()
@@ -1025,7 +591,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
             enableEveryProcess(probe, pp);
             return;
         }
-        ProcessState s = processes.get(pp.pid());
+        ProcessState s = processes.process(pp.pid());
         if (s == null || s.defunct()) return;
         UprobeSites k = s.kernel;
         if (k != null) {
@@ -1096,7 +662,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         }
         PidProbe pp = (PidProbe) probe.providerArg();
         TracepointHandler h = handlers.remove(probe);
-        ProcessState s = processes.get(pp.pid());
+        ProcessState s = processes.process(pp.pid());
         if (h == null || s == null) return;
         for (Instruction i : pp.sites()) s.process.disable(i.pc(), h);
     }
@@ -1106,9 +672,9 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         PidProbe pp = (PidProbe) probe.providerArg();
         if (pp.pid() == 0) return; // every process's: no process, no fasttrap-max count
         sites.addAndGet(-pp.sites().size());
-        ProcessState s = processes.get(pp.pid());
+        ProcessState s = processes.process(pp.pid());
         if (s == null) return;
         s.countProbe(probe.provider(), -1);
-        letGoIfUnused(s); // grabbed only for these probes: let it go untouched
+        processes.letGoIfUnused(s); // grabbed only for these probes: let it go untouched
     }
 }

@@ -1,8 +1,6 @@
 package org.jdtrace.provider.fasttrap.internal;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -332,7 +330,7 @@ final class ProcessState implements TracedTarget {
         String e = execname;
         if (e == null) {
             try {
-                e = Files.readString(Path.of("/proc", Integer.toString(pid()), "comm")).strip();
+                e = org.jdtrace.proc.Procfs.comm(pid());
             } catch (IOException ex) {
                 e = "";
             }
@@ -344,18 +342,12 @@ final class ProcessState implements TracedTarget {
     long ppid() {
         if (ppid < 0) {
             try {
-                ppid = Long.parseLong(statFields()[1]);
+                ppid = org.jdtrace.proc.Procfs.stat(pid()).ppid();
             } catch (IOException | RuntimeException ex) {
                 return 0;
             }
         }
         return ppid;
-    }
-
-    /** /proc/PID/stat's fields after the command (state first, ppid next, ...). */
-    private String[] statFields() throws IOException {
-        String stat = Files.readString(Path.of("/proc", Integer.toString(pid()), "stat"));
-        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     }
 
     /**
@@ -365,14 +357,14 @@ final class ProcessState implements TracedTarget {
     boolean awaitStopped(long nanos) {
         long deadline = System.nanoTime() + nanos;
         for (;;) {
-            String state;
+            char state;
             try {
-                state = statFields()[0];
+                state = org.jdtrace.proc.Procfs.stat(pid()).state();
             } catch (IOException | RuntimeException e) {
                 return false;
             }
-            if (state.equals("T") || state.equals("t")) return true;
-            if (state.equals("Z") || state.equals("X") || System.nanoTime() > deadline) return false;
+            if (state == 'T' || state == 't') return true;
+            if (state == 'Z' || state == 'X' || System.nanoTime() > deadline) return false;
             try {
                 Thread.sleep(1);
             } catch (InterruptedException e) {

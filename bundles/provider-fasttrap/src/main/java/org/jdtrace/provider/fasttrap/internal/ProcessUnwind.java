@@ -15,8 +15,6 @@
 package org.jdtrace.provider.fasttrap.internal;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -103,10 +101,9 @@ final class ProcessUnwind implements Unwinder.Modules {
             if (vdsoRange != null) return vdsoRange.length == 3 ? vdsoRange : null;
             long[] range = new long[0];
             try {
-                for (String l : Files.readAllLines(Path.of("/proc", Integer.toString(state.pid()), "maps"))) {
-                    if (!l.endsWith("[vdso]")) continue;
-                    String[] se = l.substring(0, l.indexOf(' ')).split("-");
-                    long start = Long.parseUnsignedLong(se[0], 16), end = Long.parseUnsignedLong(se[1], 16);
+                for (org.jdtrace.proc.Procfs.Mapping l : org.jdtrace.proc.Procfs.maps(state.pid())) {
+                    if (!l.path().equals("[vdso]")) continue;
+                    long start = l.start(), end = l.end();
                     if (end - start > (1 << 20)) break;
                     byte[] image = new byte[(int) (end - start)];
                     if (state.process.memory().readSome(start, image, 0, image.length) != image.length) break;

@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * every time, in a finally. Costs and limits, documented in README: two short stops per
  * dlopen/dlclose (RT_ADD/RT_DELETE and RT_CONSISTENT, a drain period each); a shell with job
  * control sees them (a -p target in its foreground may be reported stopped, which is why
- * PidProvider.watchLinker watches a grabbed process only once a description could match an
+ * ProcessControlImpl.watchLinker watches a grabbed process only once a description could match an
  * object mapped later, a created one, dtrace's own child, from the start); a dtrace killed in
  * the milliseconds of a hold leaves the process stopped, not dead (kill -CONT resumes it); a
  * process stopped by someone else at that moment is continued; two dtrace runs watching one

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CfiUstackGdbTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
 
@@ -87,7 +87,7 @@ class CfiUstackGdbTest {
         assertTrue(expected.size() > 5, "gdb saw " + expected);
 
         // ours
-        TargetProcess t = provider.create(List.of("/usr/bin/sort", "-n", nums.toString()),
+        TargetProcess t = provider.control().create(List.of("/usr/bin/sort", "-n", nums.toString()),
                 org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:malloc:entry"));

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class EvaltimeTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
     private final List<Path> files = new ArrayList<>();
@@ -51,7 +51,7 @@ class EvaltimeTest {
     private TargetProcess create(Evaltime at, String... argv) throws Exception {
         out = Files.createTempFile("evaltime", ".out");
         files.add(out);
-        TargetProcess t = provider.create(List.of(argv), out, at);
+        TargetProcess t = provider.control().create(List.of(argv), out, at);
         targets.add(t);
         return t;
     }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /** The pid provider on real processes, through the provider SPI. */
 class PidProviderTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
 
@@ -38,7 +38,7 @@ class PidProviderTest {
     }
 
     private TargetProcess create(String... argv) throws Exception {
-        TargetProcess t = provider.create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        TargetProcess t = provider.control().create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         return t;
     }
@@ -77,17 +77,17 @@ class PidProviderTest {
             TargetProcess t = createWithStdout(out, bin("ft_threads"), "30000");
             provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
             provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:0"));
-            int tracepoints = provider.tracepointCount(t.pid());
+            int tracepoints = provider.control().tracepointCount(t.pid());
             AtomicLong entries = new AtomicLong(), zeros = new AtomicLong();
             registry.enable(registry.probe("a.out", "tick", "entry"), c -> entries.incrementAndGet());
             registry.enable(registry.probe("a.out", "tick", "0"), c -> zeros.incrementAndGet());
-            assertEquals(tracepoints + 1, provider.tracepointCount(t.pid()), "one int3 for both probes");
+            assertEquals(tracepoints + 1, provider.control().tracepointCount(t.pid()), "one int3 for both probes");
             t.go();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (entries.get() < 1000 && System.nanoTime() < deadline) Thread.sleep(2);
             registry.retire(List.of(registry.probe("a.out", "tick", "entry")));
             long entriesThen = entries.get(), zerosThen = zeros.get();
-            assertEquals(tracepoints + 1, provider.tracepointCount(t.pid()), "the offset probe keeps the int3");
+            assertEquals(tracepoints + 1, provider.control().tracepointCount(t.pid()), "the offset probe keeps the int3");
             assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
             assertEquals(entriesThen, entries.get(), "the retired probe fires no more");
             assertEquals(240_000, zeros.get(), "the offset probe fired at every call, before and after");
@@ -138,7 +138,7 @@ class PidProviderTest {
 
     @Test
     void fasttrapMaxRefusesWholeDescription() throws Exception {
-        provider.setFasttrapMax(20);
+        provider.control().setFasttrapMax(20);
         TargetProcess t = create(bin("ft_mix"), "1");
         ProviderException e = assertThrows(ProviderException.class,
                 () -> provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out::")));
@@ -325,7 +325,7 @@ class PidProviderTest {
     }
 
     private TargetProcess createWithStdout(Path out, String... argv) throws Exception {
-        TargetProcess t = provider.create(List.of(argv), out);
+        TargetProcess t = provider.control().create(List.of(argv), out);
         targets.add(t);
         return t;
     }
@@ -400,11 +400,11 @@ class PidProviderTest {
     /** 30 rounds: ft_threads' 8 threads hit tick's entry, the provider deactivates (its probes retired first or not). */
     private void teardownAmidHits(boolean retireFirst) throws Exception {
         for (int round = 0; round < 30; round++) {
-            PidProvider p = new PidProvider(new Amd64Isa(), 250_000);
+            PidProvider p = new PidProvider(new Amd64Isa(), 250_000, null);
             TestRegistry reg = new TestRegistry(p);
             Path out = Files.createTempFile("pp", ".out");
             try {
-                TargetProcess t = p.create(List.of(bin("ft_threads"), "3000"), out);
+                TargetProcess t = p.control().create(List.of(bin("ft_threads"), "3000"), out);
                 p.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
                 AtomicLong hits = new AtomicLong();
                 for (TestRegistry.TestProbe probe : reg.probes) reg.enable(probe, c -> hits.incrementAndGet());

@@ -27,13 +27,13 @@ import org.junit.jupiter.api.Test;
  */
 class ProcessStateRuleTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
     private final List<String> events = new CopyOnWriteArrayList<>();
 
     ProcessStateRuleTest() {
-        provider.addTargetListener(new TargetListener() {
+        provider.control().addTargetListener(new TargetListener() {
             @Override
             public void followed(TracedTarget t) {
                 events.add("followed");
@@ -57,13 +57,13 @@ class ProcessStateRuleTest {
     }
 
     private TargetProcess create(String... argv) throws Exception {
-        TargetProcess t = provider.create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        TargetProcess t = provider.control().create(List.of(argv), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         return t;
     }
 
     private ProcessState state(TargetProcess t) {
-        return provider.targets().stream().filter(s -> s.pid() == t.pid()).findFirst().orElseThrow();
+        return provider.control().targets().stream().filter(s -> s.pid() == t.pid()).findFirst().orElseThrow();
     }
 
     @Test

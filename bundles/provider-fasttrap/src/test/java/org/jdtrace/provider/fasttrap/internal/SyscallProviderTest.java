@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 class SyscallProviderTest {
 
     private final Amd64Isa isa = new Amd64Isa();
-    private final PidProvider pid = new PidProvider(isa, 250_000);
+    private final PidProvider pid = new PidProvider(isa, 250_000, null);
     private final TestRegistry pidRegistry = new TestRegistry(pid);
-    private final SyscallProvider provider = new SyscallProvider(isa, pid);
+    private final SyscallProvider provider = new SyscallProvider(isa, pid.control());
     private final TestRegistry registry = new TestRegistry(provider);
     private final List<TargetProcess> targets = new ArrayList<>();
 
@@ -43,7 +43,7 @@ class SyscallProviderTest {
     private TargetProcess create(String... args) throws Exception {
         List<String> argv = new ArrayList<>(List.of(Path.of("../../fixtures/target/bin/ft_sys").toAbsolutePath().normalize().toString()));
         argv.addAll(List.of(args));
-        TargetProcess t = pid.create(argv, tmp.resolve("out"));
+        TargetProcess t = pid.control().create(argv, tmp.resolve("out"));
         targets.add(t);
         return t;
     }
@@ -160,7 +160,7 @@ class SyscallProviderTest {
         AtomicLong n = new AtomicLong();
         TestRegistry.TestProbe p = probe("getppid", "entry");
         registry.enable(p, c -> n.incrementAndGet());
-        ProcessState s = pid.processes().iterator().next();
+        ProcessState s = pid.control().processes().iterator().next();
         assertTrue(s.process.tracingSyscalls());
         t.go();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -221,7 +221,7 @@ class SyscallProviderTest {
 
     @Test
     void everyThreadIsFollowed() throws Exception {
-        TargetProcess t = pid.create(List.of(Path.of("../../fixtures/target/bin/ft_threads").toAbsolutePath().normalize().toString(),
+        TargetProcess t = pid.control().create(List.of(Path.of("../../fixtures/target/bin/ft_threads").toAbsolutePath().normalize().toString(),
                 "20000"), tmp.resolve("out"));
         targets.add(t);
         java.util.Set<Long> exits = java.util.concurrent.ConcurrentHashMap.newKeySet();

@@ -75,7 +75,7 @@ class UprobeBadInputTest {
         long calls = UprobePidProviderTest.calls(n, true).size();
         assertTrue(registry.lost.get() > 0, "the ring was full: drops " + registry.lost.get() + ", fired " + fired.get());
         assertEquals(calls, fired.get() + registry.lost.get(), "each hit fired or counted as a drop");
-        assertEquals(registry.lost.get(), provider.uprobeDrops());
+        assertEquals(registry.lost.get(), provider.control().uprobeDrops());
         assertEquals(UprobePidProviderTest.untraced(UprobePidProviderTest.bin("ft_count"), Integer.toString(n)),
                 Files.readString(files.get(0)));
     }

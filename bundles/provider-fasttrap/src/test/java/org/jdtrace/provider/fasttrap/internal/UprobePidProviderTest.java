@@ -57,7 +57,7 @@ class UprobePidProviderTest {
 
     @Test
     void entryReturnAndOffsetProbesSeeEveryCallWithItsRegistersAndTheProcessRunsUntraced() throws Exception {
-        TargetProcess t = provider.create(List.of(bin("ft_count"), "1000"), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        TargetProcess t = provider.control().create(List.of(bin("ft_count"), "1000"), org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
         targets.add(t);
         String p = "pid" + t.pid();
         provider.provide(ProbeDescription.parse(p + ":a.out:main:entry"));
@@ -100,7 +100,7 @@ class UprobePidProviderTest {
         assertTrue(retSites.stream().allMatch(x -> x == ret), "arg0 at return is the return site's offset " + ret);
         assertEquals(squares.size(), offsets.get());
         assertEquals(0, wrong.get(), firstWrong.toString());
-        assertEquals(0, provider.uprobeDrops());
+        assertEquals(0, provider.control().uprobeDrops());
     }
 
     /**
@@ -131,7 +131,7 @@ class UprobePidProviderTest {
                 counts.add(n);
                 grabs.add(Thread.ofPlatform().start(() -> {
                     try {
-                        TargetProcess t = pp.grab((int) proc.pid());
+                        TargetProcess t = pp.control().grab((int) proc.pid());
                         pp.provide(ProbeDescription.parse("pid" + proc.pid() + ":a.out:inc:entry"));
                         reg.enable(reg.probe("a.out", "inc", "entry"), c -> n.incrementAndGet());
                         t.go();

@@ -32,7 +32,7 @@ final class UprobeTestBed implements AutoCloseable {
 
     /** {@code argv} created held at {@code at}, its standard output into {@code out}. */
     TargetProcess create(Path out, Evaltime at, String... argv) throws Exception {
-        TargetProcess t = provider.create(List.of(argv), out, at);
+        TargetProcess t = provider.control().create(List.of(argv), out, at);
         targets.add(t);
         return t;
     }

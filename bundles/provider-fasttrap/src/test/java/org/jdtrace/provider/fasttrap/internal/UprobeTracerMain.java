@@ -20,7 +20,7 @@ public final class UprobeTracerMain {
         PidProvider provider = new PidProvider(isa, 250_000, new PerfEventsImpl(isa));
         TestRegistry registry = new TestRegistry(provider);
         int pid = Integer.parseInt(args[0]);
-        TargetProcess t = provider.grab(pid);
+        TargetProcess t = provider.control().grab(pid);
         provider.provide(ProbeDescription.parse("pid" + pid + ":a.out:" + args[1] + ":"));
         TestRegistry.TestProbe entry = registry.probe("a.out", args[1], "entry");
         TestRegistry.TestProbe ret = registry.probe("a.out", args[1], "return");

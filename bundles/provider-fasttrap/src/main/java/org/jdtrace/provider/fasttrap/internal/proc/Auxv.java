@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 /** The ELF auxiliary vector of a process, from /proc/PID/auxv. */
 final class Auxv {
@@ -16,7 +15,7 @@ final class Auxv {
     /** The value of {@code type}, or 0 when absent or unreadable. */
     static long get(int pid, int type) {
         try {
-            ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(Path.of("/proc", Integer.toString(pid), "auxv")))
+            ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(org.jdtrace.proc.Procfs.file(pid, "auxv")))
                     .order(ByteOrder.LITTLE_ENDIAN);
             while (b.remaining() >= 16) {
                 long t = b.getLong();

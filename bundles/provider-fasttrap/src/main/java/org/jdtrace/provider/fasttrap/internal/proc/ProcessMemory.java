@@ -3,7 +3,6 @@ package org.jdtrace.provider.fasttrap.internal.proc;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import org.jdtrace.isa.IsaException;
@@ -37,7 +36,7 @@ public final class ProcessMemory implements Memory {
     synchronized void reopen() {
         close();
         try {
-            mem = FileChannel.open(Path.of("/proc", Integer.toString(pid), "mem"),
+            mem = FileChannel.open(org.jdtrace.proc.Procfs.file(pid, "mem"),
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
             mem = null;

@@ -1,5 +1,6 @@
 package org.jdtrace.provider.fasttrap.internal.proc;
 
+import org.jdtrace.proc.Procfs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -144,7 +145,8 @@ public final class TracedProcess implements AutoCloseable {
     private final Set<Integer> earlyChildren = new HashSet<>();
     private boolean holding = true;
     private final RegisterFile regs;
-    private final long[] raw = new long[Sys.NREGS];
+    /** The registers of the thread run to its start point (creation only). */
+    private final RegisterFile startRegs;
     private final HitContext hit;
     /** PTRACE_CONT, or PTRACE_SYSCALL while a syscall handler is set. */
     private int resumeRequest = Sys.PTRACE_CONT;
@@ -161,14 +163,15 @@ public final class TracedProcess implements AutoCloseable {
         this.pid = pid;
         this.created = created;
         this.ctl = ctl;
-        this.isa = isa;
+        this.isa = java.util.Objects.requireNonNull(isa, "isa");
         this.maxTracepoints = maxTracepoints;
         this.sys = Sys.current();
         this.mem = new ProcessMemory(pid);
-        this.regs = isa == null ? null : isa.newRegisterFile();
+        this.regs = isa.newRegisterFile();
+        this.startRegs = isa.newRegisterFile();
         this.hit = new HitContext(this);
-        this.breakpoint = isa == null ? new byte[] {(byte) 0xcc} : isa.breakpoint();
-        this.scratch = new ScratchSpace(isa == null ? 64 : isa.outOfLineMaxSize(), this::mapScratch);
+        this.breakpoint = isa.breakpoint();
+        this.scratch = new ScratchSpace(isa.outOfLineMaxSize(), this::mapScratch);
     }
 
     // ------------------------------------------------------------------ creation
@@ -277,7 +280,7 @@ public final class TracedProcess implements AutoCloseable {
 
     private java.io.Closeable adopt(int fd, boolean write) {
         // a Java stream on our end of the pipe: open it again through /proc/self/fd, close the raw fd
-        String path = "/proc/self/fd/" + fd;
+        String path = Procfs.file(Procfs.self(), "fd/" + fd).toString();
         try {
             return write ? new java.io.FileOutputStream(path) : new java.io.FileInputStream(path);
         } catch (IOException e) {
@@ -341,10 +344,10 @@ public final class TracedProcess implements AutoCloseable {
                 int st = waitFor(pid, Sys.__WALL);
                 if (!Sys.stopped(st)) throw new IllegalStateException("failed to execute " + cmd + ": " + describeEnd(st));
                 if (Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SIGTRAP) {
-                    sys.getRegs(pid, raw);
-                    if (raw[Sys.RIP] == at + breakpoint.length) {
-                        raw[Sys.RIP] = at;
-                        sys.setRegs(pid, raw);
+                    sys.getRegs(pid, startRegs.raw());
+                    if (startRegs.pc() == at + breakpoint.length) {
+                        startRegs.setPc(at);
+                        sys.setRegs(pid, startRegs.raw());
                         if (stop.arrived(mem)) return;
                         stepOver(cmd, at, orig);
                         sys.ptrace(Sys.PTRACE_CONT, pid, 0, 0);
@@ -404,7 +407,7 @@ public final class TracedProcess implements AutoCloseable {
 
     /** Grabs the running process {@code pid} (dtrace -p): every thread stopped until go(). */
     public static TracedProcess grab(int pid, Isa isa, int maxTracepoints) {
-        if (!Files.isDirectory(Path.of("/proc", Integer.toString(pid)))) {
+        if (!Files.isDirectory(Procfs.dir(pid))) {
             throw new IllegalArgumentException("failed to grab pid " + pid + ": No such process");
         }
         return onControlThread("jdtrace-pid-" + pid, ctl -> {
@@ -437,7 +440,7 @@ public final class TracedProcess implements AutoCloseable {
     }
 
     private List<Integer> tasks() {
-        try (Stream<Path> s = Files.list(Path.of("/proc", Integer.toString(pid), "task"))) {
+        try (Stream<Path> s = Files.list(Procfs.file(pid, "task"))) {
             return s.map(p -> Integer.parseInt(p.getFileName().toString())).sorted().toList();
         } catch (IOException e) {
             return List.of();
@@ -557,7 +560,7 @@ public final class TracedProcess implements AutoCloseable {
                 // reaped elsewhere: fall back on /proc
             }
         }
-        return !Files.exists(Path.of("/proc", Integer.toString(pid)));
+        return !Files.exists(Procfs.dir(pid));
     }
 
     private ControlThread.Dispatcher dispatcher() {
@@ -646,10 +649,9 @@ public final class TracedProcess implements AutoCloseable {
 
     private static int tgidOf(int tid) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(tid), "status"))) {
-                if (line.startsWith("Tgid:")) return Integer.parseInt(line.substring(5).trim());
-            }
-        } catch (IOException | NumberFormatException e) {
+            long tgid = Procfs.status(tid).tgid();
+            if (tgid > 0) return (int) tgid;
+        } catch (IOException e) {
             // gone
         }
         return -1;
@@ -731,18 +733,17 @@ public final class TracedProcess implements AutoCloseable {
 
     private void trap(TState t) {
         int tid = t.tid;
-        long[] r = regs != null ? regs.raw() : raw;
-        sys.getRegs(tid, r);
-        long bp = r[Sys.RIP] - breakpoint.length;
+        sys.getRegs(tid, regs.raw());
+        long bp = regs.pc() - breakpoint.length;
         Tracepoint tp = tracepoints.get(bp);
         if (tp == null) {
-            strayTrap(t, r, bp);
+            strayTrap(t, regs, bp);
             return;
         }
         if (holding) {
             // tearing down: let the thread run the original instruction once it is put back
-            r[Sys.RIP] = bp;
-            sys.setRegs(tid, r);
+            regs.setPc(bp);
+            sys.setRegs(tid, regs.raw());
             t.stopped = true;
             return;
         }
@@ -769,7 +770,7 @@ public final class TracedProcess implements AutoCloseable {
             // cannot happen for an analysed instruction unless memory went away: run it in line
             regs.setPc(bp);
         }
-        sys.setRegs(tid, r);
+        sys.setRegs(tid, regs.raw());
         t.stopped = false;
         sys.ptraceErrno(resumeRequest, tid, 0, 0);
     }
@@ -860,12 +861,12 @@ public final class TracedProcess implements AutoCloseable {
         if (sys.ptraceErrno(Sys.PTRACE_CONT, t.tid, 0, 0) != 0) return true;
         int st = waitFor(t.tid, Sys.__WALL);
         if (Sys.stopped(st) && Sys.event(st) == 0 && Sys.stopSig(st) == Sys.SIGTRAP) {
-            long[] r = new long[Sys.NREGS];
-            sys.getRegs(t.tid, r);
-            long bp = r[Sys.RIP] - breakpoint.length;
+            RegisterFile r = isa.newRegisterFile();
+            sys.getRegs(t.tid, r.raw());
+            long bp = r.pc() - breakpoint.length;
             if (isOurTrap(t, bp)) {
-                r[Sys.RIP] = bp;
-                sys.setRegs(t.tid, r);
+                r.setPc(bp);
+                sys.setRegs(t.tid, r.raw());
             } else {
                 t.pendingSig = Sys.SIGTRAP;
             }
@@ -893,23 +894,19 @@ public final class TracedProcess implements AutoCloseable {
     /** Whether {@code sig} is pending for thread {@code tid} (its own pending set, SigPnd). */
     private boolean sigPending(int tid, int sig) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(pid), "task",
-                    Integer.toString(tid), "status"))) {
-                if (line.startsWith("SigPnd:")) {
-                    return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (sig - 1))) != 0;
-                }
-            }
+            String pending = Procfs.status(pid, tid).get("SigPnd");
+            if (pending != null) return (Long.parseUnsignedLong(pending, 16) & (1L << (sig - 1))) != 0;
         } catch (IOException | NumberFormatException e) {
             // gone
         }
         return false;
     }
 
-    private void strayTrap(TState t, long[] r, long bp) {
+    private void strayTrap(TState t, RegisterFile r, long bp) {
         if (isOurTrap(t, bp)) {
             // our int3, removed while this trap was in flight: run the restored instruction
-            r[Sys.RIP] = bp;
-            sys.setRegs(t.tid, r);
+            r.setPc(bp);
+            sys.setRegs(t.tid, r.raw());
             resume(t, 0);
             return;
         }
@@ -1031,7 +1028,7 @@ public final class TracedProcess implements AutoCloseable {
      */
     private long mapScratch(long hint) {
         return ctl.call(() -> withStoppedThread(tid ->
-                SyscallInjector.mmapScratch(sys, mem, pid, tid, hint, ScratchSpace.REGION_SIZE)), true);
+                SyscallInjector.mmapScratch(isa, sys, mem, pid, tid, hint, ScratchSpace.REGION_SIZE)), true);
     }
 
     /**
@@ -1238,7 +1235,7 @@ public final class TracedProcess implements AutoCloseable {
                 int tid = injector.tid;
                 for (ScratchSpace.Region r : regions) {
                     try {
-                        SyscallInjector.munmap(sys, mem, pid, tid, r.base(), r.size());
+                        SyscallInjector.munmap(isa, sys, mem, pid, tid, r.base(), r.size());
                     } catch (RuntimeException e) {
                         // leave it mapped: harmless
                     }
@@ -1294,32 +1291,32 @@ public final class TracedProcess implements AutoCloseable {
      * tracing).
      */
     private void leaveScratch(TState t) {
-        long[] r = new long[Sys.NREGS];
-        sys.getRegs(t.tid, r);
-        long rip = r[Sys.RIP];
+        RegisterFile r = isa.newRegisterFile();
+        sys.getRegs(t.tid, r.raw());
+        long rip = r.pc();
         if (!scratch.contains(rip)) return;
         long owner = scratch.ownerOf(rip);
         long slot = scratch.slotOf(owner);
         Instruction insn = slotInstructions.get(owner);
         if (insn != null && rip == slot) {
-            r[Sys.RIP] = owner;
-            sys.setRegs(t.tid, r);
+            r.setPc(owner);
+            sys.setRegs(t.tid, r.raw());
             return;
         }
         if (insn != null && rip == slot + insn.length()) {
             byte[] head = new byte[insn.length()];
             if (mem.readSome(slot, head, 0, head.length) == head.length && Arrays.equals(head, insn.bytes())) {
-                r[Sys.RIP] = owner + insn.length();
-                sys.setRegs(t.tid, r);
+                r.setPc(owner + insn.length());
+                sys.setRegs(t.tid, r.raw());
                 return;
             }
         }
-        for (int i = 0; i < 64 && scratch.contains(r[Sys.RIP]); i++) {
+        for (int i = 0; i < 64 && scratch.contains(r.pc()); i++) {
             sys.ptrace(Sys.PTRACE_SINGLESTEP, t.tid, 0, 0);
             int st = waitFor(t.tid, Sys.__WALL);
             if (!Sys.stopped(st)) return;
             if (Sys.event(st) == 0 && Sys.stopSig(st) != Sys.SIGTRAP) t.pendingSig = Sys.stopSig(st);
-            sys.getRegs(t.tid, r);
+            sys.getRegs(t.tid, r.raw());
         }
     }
 }

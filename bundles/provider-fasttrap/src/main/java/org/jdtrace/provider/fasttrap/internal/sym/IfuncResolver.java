@@ -61,10 +61,8 @@ final class IfuncResolver {
         if (addr.isEmpty()) return false;
         long a = addr.get().address();
         try {
-            for (String line : Files.readAllLines(java.nio.file.Path.of("/proc/self/maps"))) {
-                if (!line.endsWith("[vdso]")) continue;
-                String[] range = line.substring(0, line.indexOf(' ')).split("-");
-                return a >= Long.parseUnsignedLong(range[0], 16) && a < Long.parseUnsignedLong(range[1], 16);
+            for (org.jdtrace.proc.Procfs.Mapping m : org.jdtrace.proc.Procfs.maps(org.jdtrace.proc.Procfs.self())) {
+                if (m.path().equals("[vdso]")) return a >= m.start() && a < m.end();
             }
         } catch (IOException | RuntimeException e) {
             // no answer: not the vDSO as far as we know

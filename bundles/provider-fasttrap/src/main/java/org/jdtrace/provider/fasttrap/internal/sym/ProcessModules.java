@@ -1,5 +1,6 @@
 package org.jdtrace.provider.fasttrap.internal.sym;
 
+import org.jdtrace.proc.Procfs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,12 +34,10 @@ public final class ProcessModules {
      * afresh), when it is gone, or when the object was unmapped.
      */
     public static boolean stillMaps(int pid, MappedObject o) {
-        String start = Long.toHexString(o.start()) + "-";
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Integer.toString(pid), "maps"))) {
-                if (!line.startsWith(start)) continue;
-                String[] f = line.trim().split("\\s+", 6);
-                if (f.length == 6 && f[1].length() >= 4 && f[1].charAt(3) == 'p' && o.path() != null && f[5].equals(o.path().toString())) {
+            for (Procfs.Mapping m : Procfs.maps(pid)) {
+                if (m.start() == o.start() && m.perms().length() >= 4 && m.perms().charAt(3) == 'p'
+                        && o.path() != null && m.path().equals(o.path().toString())) {
                     return true;
                 }
             }
@@ -49,25 +48,21 @@ public final class ProcessModules {
     }
 
     public static List<MappedObject> read(int pid) throws IOException {
-        Path proc = Path.of("/proc", Integer.toString(pid));
         Path exe;
         try {
-            exe = Files.readSymbolicLink(proc.resolve("exe"));
+            exe = Files.readSymbolicLink(Procfs.file(pid, "exe"));
         } catch (IOException e) {
             exe = null;
         }
         Map<String, long[]> ranges = new LinkedHashMap<>(); // path -> {start, end, firstStart, firstOffset}
-        for (String line : Files.readAllLines(proc.resolve("maps"))) {
-            String[] f = line.trim().split("\\s+", 6);
+        for (Procfs.Mapping m : Procfs.maps(pid)) {
             // private mappings only: the loader maps objects MAP_PRIVATE; a shared one is
             // somebody reading the file (our own ElfFile maps it MAP_SHARED in this JVM)
-            if (f.length < 6 || !f[5].startsWith("/") || f[1].length() < 4 || f[1].charAt(3) != 'p') continue;
-            String[] se = f[0].split("-");
-            long start = Long.parseUnsignedLong(se[0], 16), end = Long.parseUnsignedLong(se[1], 16);
-            long off = Long.parseUnsignedLong(f[2], 16);
-            long[] r = ranges.get(f[5]);
+            if (!m.fileBacked() || !m.isPrivate()) continue;
+            long start = m.start(), end = m.end();
+            long[] r = ranges.get(m.path());
             if (r == null) {
-                ranges.put(f[5], new long[] {start, end, start, off});
+                ranges.put(m.path(), new long[] {start, end, start, m.offset()});
             } else {
                 r[0] = Math.min(r[0], start);
                 r[1] = Math.max(r[1], end);

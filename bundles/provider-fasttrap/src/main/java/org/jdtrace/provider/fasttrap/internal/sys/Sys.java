@@ -66,10 +66,11 @@ public final class Sys {
     /** si_code of a SIGTRAP raised by an int3 instruction. */
     public static final int SI_KERNEL = 0x80;
 
-    /** struct user_regs_struct word indexes (amd64). */
-    public static final int R15 = 0, R14 = 1, R13 = 2, R12 = 3, RBP = 4, RBX = 5, R11 = 6,
-            R10 = 7, R9 = 8, R8 = 9, RAX = 10, RCX = 11, RDX = 12, RSI = 13, RDI = 14,
-            ORIG_RAX = 15, RIP = 16, CS = 17, EFLAGS = 18, RSP = 19, SS = 20, NREGS = 27;
+    /**
+     * Words of the PTRACE_GETREGS buffer: more than any ISA's register file (amd64's
+     * user_regs_struct has 27). Which word is which register is the ISA's (RegisterFile.raw()).
+     */
+    private static final int REGS_BUFFER_WORDS = 64;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
@@ -128,7 +129,7 @@ public final class Sys {
 
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment state = arena.allocate(STATE);
-    private final MemorySegment regs = arena.allocate(8L * NREGS, 8);
+    private final MemorySegment regs = arena.allocate(8L * REGS_BUFFER_WORDS, 8);
     private final MemorySegment word = arena.allocate(8, 8);
     private final MemorySegment iov = arena.allocate(32, 8);
     private MemorySegment buf = arena.allocate(4096, 8);
@@ -189,13 +190,17 @@ public final class Sys {
         }
     }
 
+    /** PTRACE_GETREGS into {@code out}, an ISA's RegisterFile.raw() (its length is the layout's). */
     public void getRegs(int tid, long[] out) {
+        assert out.length <= REGS_BUFFER_WORDS;
         ptrace(PTRACE_GETREGS, tid, 0, regs.address());
-        MemorySegment.copy(regs, JAVA_LONG, 0, out, 0, NREGS);
+        MemorySegment.copy(regs, JAVA_LONG, 0, out, 0, out.length);
     }
 
+    /** PTRACE_SETREGS from {@code in}, an ISA's RegisterFile.raw(). */
     public void setRegs(int tid, long[] in) {
-        MemorySegment.copy(in, 0, regs, JAVA_LONG, 0, NREGS);
+        assert in.length <= REGS_BUFFER_WORDS;
+        MemorySegment.copy(in, 0, regs, JAVA_LONG, 0, in.length);
         ptrace(PTRACE_SETREGS, tid, 0, regs.address());
     }
 

@@ -107,7 +107,7 @@ class InstructionCountTest {
             sys.ptrace(Sys.PTRACE_SEIZE, pid, 0, Sys.PTRACE_O_EXITKILL);
             Ranges ranges = null;
             Map<String, Long> counts = new TreeMap<>();
-            long[] regs = new long[Sys.NREGS];
+            org.jdtrace.isa.RegisterFile regs = Fixtures.ISA.newRegisterFile();
             for (;;) {
                 long w = sys.waitpid(pid, Sys.__WALL);
                 if (w == -1) continue;
@@ -119,8 +119,8 @@ class InstructionCountTest {
                 }
                 if (ranges == null) ranges = Ranges.of(pid);
                 int sig = Sys.event(st) == 0 && Sys.stopSig(st) != Sys.SIGTRAP ? Sys.stopSig(st) : 0;
-                sys.getRegs(pid, regs);
-                String at = ranges.name(regs[Sys.RIP]); // the instruction the next step executes
+                sys.getRegs(pid, regs.raw());
+                String at = ranges.name(regs.pc()); // the instruction the next step executes
                 if (at != null && sig == 0) counts.merge(at, 1L, Long::sum);
                 sys.ptrace(Sys.PTRACE_SINGLESTEP, pid, 0, sig);
             }

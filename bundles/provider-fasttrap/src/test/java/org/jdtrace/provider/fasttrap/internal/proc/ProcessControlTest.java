@@ -28,7 +28,7 @@ class ProcessControlTest {
     }
 
     private TracedProcess create(String... argv) {
-        TracedProcess p = TracedProcess.create(List.of(argv), null, 1000);
+        TracedProcess p = TracedProcess.create(List.of(argv), Fixtures.ISA, 1000);
         traced.add(p);
         return p;
     }
@@ -97,7 +97,7 @@ class ProcessControlTest {
     void grabAndReleaseLeavesProcessRunning() throws Exception {
         int pid = orphan("while :; do sleep 0.05; done");
         Thread.sleep(200);
-        TracedProcess p = TracedProcess.grab(pid, null, 1000);
+        TracedProcess p = TracedProcess.grab(pid, Fixtures.ISA, 1000);
         traced.add(p);
         assertEquals(TracedProcess.State.STOPPED, p.state());
         assertTrue(!Files.readString(Path.of("/proc/" + pid + "/status")).contains("TracerPid:\t0\n"));

@@ -51,12 +51,12 @@ final class Platform implements AutoCloseable {
         set(sessions, "isa", ISA);
         dtrace = new DTraceService(fw, sessions);
         command = new DTraceCommandImpl(dtrace);
-        set(command, "processControl", pid);
+        set(command, "processControl", pid.control());
         startUsdt();
     }
 
     void startUsdt() {
-        usdt = new UsdtProvider(pid, ISA);
+        usdt = new UsdtProvider(pid.control(), ISA);
         fw.addProvider(usdt);
     }
 

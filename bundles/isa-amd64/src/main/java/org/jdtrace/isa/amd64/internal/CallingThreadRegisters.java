@@ -35,7 +35,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import org.jdtrace.isa.IsaException;
 
-final class ThreadContext {
+final class CallingThreadRegisters {
 
     private static final long BUFFER = 1024;
     private static final long GREGS = 40;
@@ -49,7 +49,7 @@ final class ThreadContext {
     private final ThreadLocal<Buffers> buffers = ThreadLocal.withInitial(
             () -> new Buffers(Arena.ofAuto().allocate(BUFFER, 16), new Amd64Registers()));
 
-    ThreadContext() {
+    CallingThreadRegisters() {
         Linker linker = Linker.nativeLinker();
         this.getcontext = linker.defaultLookup().find("getcontext")
                 .map(a -> linker.downcallHandle(a, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS)))
