@@ -3,7 +3,8 @@
  * ClauseProgram lays it out, value ClauseProgram.words), read for the consumer as a
  * KernelClause.Source: fold() walks the map, sums each key's words over the CPUs (MIN and MAX: the
  * extreme of the CPUs that saw a value) and hands the consumer what changed since the previous
- * fold (deltas; MIN and MAX the extreme so far), keys decoded as the JVM would have made them
+ * fold (deltas; MIN and MAX the extreme so far; STDDEV's sum of squares a 128-bit number, carried
+ * and borrowed across its two words), keys decoded as the JVM would have made them
  * (execname a String up to its NUL, probefunc the call's name, integers as Longs). The drops slot
  * (the clause's index in the program's drops map) is reported the same way.
  *
@@ -32,8 +33,13 @@ import org.jdtrace.spi.KernelClause;
 
 final class ClauseMap implements KernelClause.Source, AutoCloseable {
 
-    /** The keys one clause's map holds (more are aggregation drops). */
+    /** The keys one clause's map holds (more are aggregation drops), for values up to 1 KB. */
     static final int ENTRIES = 10240;
+
+    /** The keys a map of {@code valueBytes} values holds: ENTRIES, fewer for bigger values (10 MB a CPU). */
+    static int entries(int valueBytes) {
+        return valueBytes <= 1024 ? ENTRIES : ENTRIES * 1024 / valueBytes;
+    }
 
     final KernelClause clause;
     final BpfObject map;
@@ -55,7 +61,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         this.cpus = possibleCpus();
         this.keySize = ClauseProgram.keySize(clause.aggregation());
         this.words = ClauseProgram.words(clause.aggregation());
-        this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, ENTRIES, "jdtrace_agg");
+        this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, entries(words * 8), "jdtrace_agg");
     }
 
     /**
@@ -98,7 +104,10 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         lastDrops = d;
     }
 
-    /** The CPUs' copies merged: sums, or for MIN/MAX {n, the extreme of the copies with n > 0}. */
+    /**
+     * The CPUs' copies merged: sums (STDDEV's squares with the carry), or for MIN/MAX {n, the
+     * extreme of the copies with n > 0}.
+     */
     private long[] sum(KernelClause.Function f, ByteBuffer v) {
         long[] s = new long[words];
         boolean minmax = f == KernelClause.Function.MIN || f == KernelClause.Function.MAX;
@@ -111,6 +120,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
                 s[0] += n;
             } else {
                 for (int i = 0; i < words; i++) s[i] += v.getLong(base + 8 * i);
+                if (f == KernelClause.Function.STDDEV && Long.compareUnsigned(s[3], v.getLong(base + 24)) < 0) s[2]++;
             }
         }
         return s;
@@ -129,6 +139,10 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
                 for (int i = 0; i < d.length; i++) {
                     if (before != null) d[i] -= before[i];
                     any |= d[i] != 0;
+                }
+                if (g.function() == KernelClause.Function.STDDEV && before != null
+                        && Long.compareUnsigned(now[3], before[3]) < 0) {
+                    d[2]--; // the low word's borrow
                 }
                 return any ? d : null;
             }

@@ -78,6 +78,25 @@ class KernelClausesTest {
     }
 
     @Test
+    void stddevAndLlquantizeGiveTheJvmsBytes() throws Exception {
+        // the values returned (as above): stddev's squares past 64 bits and below 0, llquantize's
+        // buckets on both sides of 0, its ends, an increment; normalize and trunc at END
+        String out = same(5, (a, b) -> {
+            String ret = "syscall:::return /pid == " + a + " && probefunc != \"mmap\" && probefunc != \"brk\""
+                    + " && probefunc != \"set_tid_address\"/";
+            return ret + " { @sd[probefunc] = stddev(arg0); } "
+                + ret + " { @sq = stddev((arg0 & 0xfff) << 45); } "
+                + ret + " { @sn[errno != 0] = stddev(-(arg0 & 0xffff) * 1000003 - 0x7fffffff); } "
+                + ret + " { @ll = llquantize(arg0, 10, 0, 6, 20); } "
+                + ret + " { @lw[probefunc == \"getppid\"] = llquantize((arg0 & 0xfff) * 997 - 2000000, 10, 1, 6, 10, 3); } "
+                + ret + " { @l2 = llquantize(-arg0, 2, 0, 8, 2); } "
+                + "END { normalize(@sn, 3); trunc(@lw, 1); }";
+        });
+        // getppid's value is this JVM's pid: above 2^9
+        assertTrue(out.contains("  getppid  ") && out.contains("<= -512 |"), out);
+    }
+
+    @Test
     void integerOperatorsCastsAndShiftsComputeWhatTheJvmComputes() throws Exception {
         // write's arg2 is 7, then 15: keys made of D's operators on it, in the kernel and in the JVM
         String out = same(5, (a, b) -> "syscall::write:entry /pid == " + a + "/ { @k[(char) (arg2 * 37), (arg2 - 100) >> 2,"
@@ -111,15 +130,16 @@ class KernelClausesTest {
 
     @Test
     void whatTheKernelCannotKeepRunsInTheJvmAndForceMakesThatAnError() throws Exception {
-        // stddev is not kept in the kernel: on the JVM path either way, the same bytes
-        BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { @ = stddev(pid - " + a + "); }"
+        // an llquantize of 1,263 buckets is not kept in the kernel: on the JVM path either way, the same bytes
+        String big = "llquantize(arg0, 10, 2, 8, 100)";
+        BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { @ = " + big + "; }"
                 + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
         Object[] off = h.countWhileTwoRun(N, OFF, p);
         Object[] on = h.countWhileTwoRun(N, List.of(), p);
         assertEquals(off[0], on[0]);
         assertTrue((Long) on[1] >= N, "the JVM judged every call: " + on[1]);
         h.providers().forEach(h.fw::addProvider);
-        String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", "syscall::getppid:entry { @ = stddev(arg0); }");
+        String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", "syscall::getppid:entry { @ = " + big + "; }");
         assertEquals("1", r[0]);
         assertEquals("dtrace: could not enable tracing: clause syscall::getppid:entry cannot run in the kernel at"
                 + " syscall:vmlinux:getppid:entry (kernelclauses=force)\n", r[2]);
