@@ -326,6 +326,10 @@ public final class DSessionImpl implements DSession {
         Map<Integer, Long> drops = new HashMap<>();
         List<Record> all = new ArrayList<>();
         state.drainBuffers(all, drops);
+        synchronized (refusedClauses) {
+            refusals.forEach(printer::printWarning);
+            refusals.clear();
+        }
         synchronized (lost) {
             lost.forEach((cpu, n) -> drops.merge(cpu, n, Long::sum));
             lost.clear();
@@ -340,6 +344,18 @@ public final class DSessionImpl implements DSession {
         printer.print(all);
         if (!drops.isEmpty()) printer.printDrops(drops);
         printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeDrops());
+    }
+
+    /** Clauses whose kernel program was refused, each warned of once; the warnings not printed yet. */
+    private final java.util.Set<String> refusedClauses = new java.util.HashSet<>();
+    private final List<String> refusals = new ArrayList<>();
+
+    /** One warning line per clause, printed with the next drain, before its records. */
+    @Override
+    public void kernelRefused(String clause, String reason) {
+        synchronized (refusedClauses) {
+            if (refusedClauses.add(clause)) refusals.add("clause " + clause + " runs in the JVM: " + reason);
+        }
     }
 
     /** Drops a provider reported (kernel ring losses), by CPU, until the next drain prints them. */

@@ -26,8 +26,10 @@
  * aggregations ClauseProgram can keep are taken (a ClauseMap each, attached to the clause's sink,
  * Probe.runInKernel), and the record of a call is sent only when some ECB in the JVM may want it.
  * A clause of kernelclauses=force (KernelClause.required) that ClauseProgram cannot take fails
- * the enable. A program the kernel refuses: one warning line naming the clauses, which run in the JVM from
- * then on, and the programs built again without them (predicates alone refused: none at all).
+ * the enable. A program the kernel refuses (or one too big to encode): each clause it had is
+ * reported through Probe.kernelRefused (its consumer prints one `dtrace:` warning line, or fails
+ * under kernelclauses=force); they run in the JVM from then on, and the programs are built again
+ * without them (predicates alone refused: none at all).
  * The maps are detached (their last values folded in) and closed before the programs go.
  *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
@@ -98,7 +100,10 @@ final class KernelSyscallProvider implements Provider {
     private boolean dirty;
     /** The clauses the programs run now, with their maps. */
     private final Map<KernelClause, ClauseMap> taken = new IdentityHashMap<>();
-    /** Clauses whose program the kernel refused: they run in the JVM for the rest of the run. */
+    /**
+     * Clauses whose program the kernel refused: they run in the JVM for the rest of the run, their
+     * predicates too (no longer in any program).
+     */
     private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** Records the rings delivered to the JVM (drain thread; read by tests). */
     volatile long delivered;
@@ -259,8 +264,8 @@ final class KernelSyscallProvider implements Provider {
     /**
      * Builds the two programs for the armed probes' kernel clauses (ClauseProgram), swaps them in
      * through the prog array, re-arms every call with its group, and tells the probes which
-     * clauses now run in the kernel. A program the kernel refuses: one warning line naming the
-     * clauses it took, which then run in the JVM, and the programs built again without them.
+     * clauses now run in the kernel. A program the kernel refuses: its clauses reported
+     * (Probe.kernelRefused), run in the JVM from then on, and the programs built again without them.
      */
     private void rebuild() {
         assert Thread.holdsLock(this);
@@ -276,7 +281,8 @@ final class KernelSyscallProvider implements Provider {
             for (int nr = 0; nr <= maxNr; nr++) {
                 Probe p = now[end][nr];
                 if (p == null) continue;
-                List<KernelClause> l = p.kernelClauses();
+                // a refused clause has no kernel form any more: its events always reach the JVM
+                List<KernelClause> l = p.kernelClauses().stream().map(c -> c != null && refused.contains(c) ? null : c).toList();
                 if (l.stream().allMatch(java.util.Objects::isNull)) continue;
                 int id = ids.computeIfAbsent(l, x -> {
                     int g = nextGroup;
@@ -308,16 +314,19 @@ final class KernelSyscallProvider implements Provider {
         try {
             kernel.load(byEnd.get(0), byEnd.get(1), t);
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
-            java.util.stream.Stream<KernelClause> named = keep.isEmpty()
+            List<KernelClause> named = keep.isEmpty()
                     ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
-                    : keep.keySet().stream();
-            LOG.warn("syscall: no kernel program for clause {}, which runs in the JVM: {}",
-                    named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
+                            .distinct().toList()
+                    : List.copyOf(keep.keySet());
+            String reason = e instanceof PerfException ? "the kernel refused its program: " + e.getMessage()
+                    : "its program is too big for BPF: " + e.getMessage();
+            for (KernelClause c : named) refusedAt(now, c, reason);
             for (ClauseMap m : keep.values()) {
                 if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
                 m.close();
             }
             if (keep.isEmpty()) {
+                refused.addAll(named);
                 kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
                 byEnd = List.of(List.of(), List.of());
                 java.util.Arrays.fill(next, 0);
@@ -342,6 +351,18 @@ final class KernelSyscallProvider implements Provider {
             }
         }
         for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
+    }
+
+    /** Probe.kernelRefused on the first armed probe listing {@code clause}: its consumer is told once. */
+    private static void refusedAt(Probe[][] armed, KernelClause clause, String reason) {
+        for (Probe[] end : armed) {
+            for (Probe p : end) {
+                if (p != null && p.kernelClauses().stream().anyMatch(c -> c == clause)) {
+                    p.kernelRefused(clause, reason);
+                    return;
+                }
+            }
+        }
     }
 
     /** A drops slot no clause in {@code keep} or {@code taken} has, or -1. */

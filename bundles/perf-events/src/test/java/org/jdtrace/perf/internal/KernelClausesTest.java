@@ -158,9 +158,9 @@ class KernelClausesTest {
     }
 
     @Test
-    void aProgramTheKernelRefusesLeavesItsClausesToTheJvm() throws Exception {
+    void aProgramTooBigForBpfLeavesItsClausesToTheJvmWithOneWarning() throws Exception {
         // 12 clauses of 300-term predicates at one probe: their program is too big for BPF's
-        // 16-bit jumps (or the verifier): one warning, the clauses run in the JVM, the same bytes
+        // 16-bit jumps: one warning line, the clauses run in the JVM, the same bytes
         BiFunction<Long, Long, String> p = (a, b) -> {
             StringBuilder big = new StringBuilder("pid == " + a + " && (tid == pid");
             for (int i = 0; i < 300; i++) big.append(" || arg0 == ").append(1000 + i);
@@ -168,9 +168,42 @@ class KernelClausesTest {
             for (int k = 0; k < 12; k++) prog.append("syscall::getppid:entry /").append(big).append(")/ { @c").append(k).append(" = count(); } ");
             return prog.toString();
         };
-        Object[] r = bothWays(p);
-        assertEquals(r[0], r[1]);
-        assertTrue(((String) r[0]).contains(N + "\n"), (String) r[0]);
-        assertTrue((Long) r[3] >= N, "every call judged in the JVM: " + r[3]);
+        refusedRunsInTheJvm(p, "its program is too big for BPF: jump to ");
+    }
+
+    @Test
+    void aProgramTheVerifierRefusesLeavesItsClausesToTheJvmWithOneWarning() throws Exception {
+        // getppid's value (this JVM's pid) bit by bit: 22 branches whose sides the verifier keeps
+        // apart (lquantize compares the sum), 2^22 paths, past its million instructions
+        BiFunction<Long, Long, String> p = (a, b) -> {
+            StringBuilder sum = new StringBuilder("0");
+            for (int i = 0; i < 22; i++) sum.append(" + (arg0 & ").append(1 << i).append(" ? ").append(1 << i).append(" : 0)");
+            return "syscall::getppid:return /pid == " + a + "/ { @ = lquantize(" + sum + ", 0, 100, 1); }";
+        };
+        refusedRunsInTheJvm(p, "the kernel refused its program: bpf program jdtrace_sys_exit failed: ");
+    }
+
+    /**
+     * {@code program} runs in the JVM after one warning line whose reason starts with
+     * {@code reason}, with the bytes of kernelclauses=off; under kernelclauses=force the refusal
+     * is an error.
+     */
+    private void refusedRunsInTheJvm(BiFunction<Long, Long, String> program, String reason) throws Exception {
+        BiFunction<Long, Long, String> p = (a, b) -> program.apply(a, b) + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        Object[] off = h.countWhileTwoRun(N, OFF, p);
+        Object[] on = h.countWhileTwoRun(N, List.of(), p);
+        assertEquals(off[0], on[0]);
+        assertTrue(((String) on[0]).contains(" " + N), (String) on[0]);
+        assertTrue((Long) on[1] >= N, "every call judged in the JVM: " + on[1]);
+        assertEquals("", off[2]);
+        String err = (String) on[2];
+        String clause = p.apply(1L, 2L).substring(0, p.apply(1L, 2L).indexOf(' '));
+        assertTrue(err.startsWith("dtrace: clause " + clause + " runs in the JVM: " + reason)
+                && err.lines().count() == 1, err);
+        h.providers().forEach(h.fw::addProvider);
+        String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", p.apply(1L, 2L));
+        assertEquals("1", r[0], r[2]);
+        assertTrue(r[2].startsWith("dtrace: could not enable tracing: clause " + clause + ": " + reason)
+                && r[2].endsWith(" (kernelclauses=force)\n") && r[2].lines().count() == 1, r[2]);
     }
 }
