@@ -111,5 +111,14 @@ public record KernelClause(String name, Expr predicate, Aggregation aggregation,
 
         /** Updates the provider could not store (a full map): DTrace's aggregation drops. */
         void drops(long count);
+
+        /**
+         * As {@link #drops(long)}, of updates made on {@code cpu}: dtrace prints drops by CPU.
+         *
+         * @since 1.10
+         */
+        default void drops(int cpu, long count) {
+            drops(count);
+        }
     }
 }

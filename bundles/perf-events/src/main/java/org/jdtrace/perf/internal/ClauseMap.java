@@ -6,7 +6,8 @@
  * fold (deltas; MIN and MAX the extreme so far; STDDEV's sum of squares a 128-bit number, carried
  * and borrowed across its two words), keys decoded as the JVM would have made them
  * (execname a String up to its NUL, probefunc the call's name, integers as Longs). The drops slot
- * (the clause's index in the program's drops map) is reported the same way.
+ * (the clause's index in the program's drops map, a per-CPU array) is reported the same way, by
+ * the CPU whose insertion the full map refused.
  *
  * Events counted before the consumer went live (the program runs from the batch of enables, BEGIN
  * fires after) are left out: the provider's sync() as the consumer goes live takes the map's
@@ -49,7 +50,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     private final Map<Integer, String> names;
     private final int keySize, words;
     private final Map<ByteBuffer, long[]> last = new HashMap<>();
-    private long lastDrops;
+    private final long[] lastDrops;
     /** Nothing handed to the consumer yet: the first sync() takes what the map holds as its baseline. */
     volatile boolean fresh = true;
 
@@ -59,6 +60,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         this.drops = drops;
         this.names = names;
         this.cpus = possibleCpus();
+        this.lastDrops = new long[cpus];
         this.keySize = ClauseProgram.keySize(clause.aggregation());
         this.words = ClauseProgram.words(clause.aggregation());
         this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, entries(words * 8), "jdtrace_agg");
@@ -94,14 +96,15 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
             last.put(k, now);
             if (out != null) folder.add(decode(g.keys(), key), out);
         }
-        long d = 0;
         byte[] dv = new byte[cpus * 8];
         if (drops.lookup(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(slot).array(), dv)) {
             ByteBuffer b = ByteBuffer.wrap(dv).order(ByteOrder.LITTLE_ENDIAN);
-            for (int c = 0; c < cpus; c++) d += b.getLong(8 * c);
+            for (int c = 0; c < cpus; c++) {
+                long d = b.getLong(8 * c);
+                if (d > lastDrops[c]) folder.drops(c, d - lastDrops[c]);
+                lastDrops[c] = d;
+            }
         }
-        if (d > lastDrops) folder.drops(d - lastDrops);
-        lastDrops = d;
     }
 
     /**
