@@ -25,7 +25,8 @@
  * clauses: probes with the same clause list share a group (bits 16..31 of their armed mask), the
  * aggregations ClauseProgram can keep are taken (a ClauseMap each, attached to the clause's sink,
  * Probe.runInKernel), and the record of a call is sent only when some ECB in the JVM may want it.
- * A clause of kernelclauses=force (KernelClause.required) that ClauseProgram cannot take fails
+ * A call is armed only then, with its group, never at enable(): a machine-wide probe armed
+ * without its group would send every call while the rest of the batch is enabled. A clause of kernelclauses=force (KernelClause.required) that ClauseProgram cannot take fails
  * the enable. A program the kernel refuses (or one too big to encode): each clause it had is
  * reported through Probe.kernelRefused (its consumer prints one `dtrace:` warning line, or fails
  * under kernelclauses=force); they run in the JVM from then on, and the programs are built again
@@ -205,7 +206,9 @@ final class KernelSyscallProvider implements Provider {
                 }
             }
             if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name());
-            arm(probe, c);
+            // armed at commit, with its clause group (rebuild): armed now, without its group, it
+            // would send every call to the JVM until then, a flood that overflows the rings while
+            // the other probes of the batch are enabled
         } catch (PerfException e) {
             if (enabled == 0 && kernel != null) {
                 kernel.close();

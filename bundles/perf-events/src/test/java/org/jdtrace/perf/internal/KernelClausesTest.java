@@ -146,6 +146,24 @@ class KernelClausesTest {
     }
 
     @Test
+    void aMachineWideCountWhileCallsFloodSendsNothingToTheJvm() throws Exception {
+        // a process calling getppid as fast as it can all along, tracing enabled meanwhile: the
+        // calls are armed with their clause at the batch's commit, never one by one before it,
+        // so no record is sent, none is lost ('drops on CPU'), and the process is counted
+        h.providers().forEach(h.fw::addProvider);
+        Process busy = h.waitingShell("exec " + PerfEventsTest.bin("ft_sys") + " 2000000000");
+        busy.getOutputStream().write('\n');
+        busy.getOutputStream().flush();
+        String[] r = h.run("-q", "-n", "syscall:::entry { @[execname] = count(); } "
+                + "tick-2s { printa(\"%s %@d\\n\", @); exit(0); }");
+        assertTrue(busy.isAlive(), "the process ran all along");
+        assertEquals("0", r[0], r[2]);
+        assertEquals("", r[2], "no drops, no warning");
+        long n = r[1].lines().filter(l -> l.startsWith("ft_sys ")).mapToLong(l -> Long.parseLong(l.substring(7))).sum();
+        assertTrue(n > 10_000, r[1]);
+    }
+
+    @Test
     void aFullKernelMapCountsAggregationDrops() throws Exception {
         // 12,000 lseek offsets, each a key: the map holds ClauseMap.ENTRIES, the rest are drops
         h.providers().forEach(h.fw::addProvider);
