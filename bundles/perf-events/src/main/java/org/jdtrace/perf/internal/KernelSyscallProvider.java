@@ -37,6 +37,11 @@
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
  * errno. pid, tid, execname are the calling thread's at the event.
  *
+ * Drops: a record the full ring refuses is counted by the program (SyscallProgram.LOST_SLOT of
+ * the drops map, by CPU) and reported (ProbeRegistry.lost) when the ring tells of a loss and at
+ * each sync(): the ring's own PERF_RECORD_LOST comes only with a later record, never after a
+ * traced process's last calls.
+ *
  * Lifetime: the maps, programs and events exist only while at least one probe is enabled (the
  * first enable opens them, the last disable closes them; detach closes them too). A kernel refusal
  * (BPF verifier, permission) is a ProviderException with the kernel's reason.
@@ -128,9 +133,12 @@ final class KernelSyscallProvider implements Provider {
     public void sync() {
         perf.drain();
         List<ClauseMap> fresh;
+        Kernel k;
         synchronized (this) {
             fresh = taken.values().stream().filter(m -> m.fresh).toList();
+            k = kernel;
         }
+        if (k != null) k.reportLost(); // drops no later record would tell of
         for (ClauseMap m : fresh) m.baseline();
     }
 
@@ -464,7 +472,7 @@ final class KernelSyscallProvider implements Provider {
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
                 pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 2, "jdtrace_progs");
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
-                d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, ClauseProgram.MAX_CLAUSES, "jdtrace_kdrops");
+                d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, SyscallProgram.LOST_SLOT + 1, "jdtrace_kdrops");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
@@ -547,10 +555,33 @@ final class KernelSyscallProvider implements Provider {
             if (p != null) p.fire(ctx.at(s, entry, kind));
         }
 
+        /** The ring's PERF_RECORD_LOST: the programs counted those records already (reportLost). */
         @Override
         public void lost(int cpu, long count) {
+            reportLost();
+        }
+
+        private final long[] lastLost = new long[ClauseMap.possibleCpus()];
+
+        /**
+         * The records a full ring refused since the last report, counted by the programs by CPU
+         * (SyscallProgram.LOST_SLOT), told to the consumers: dtrace: N drops on CPU c.
+         */
+        synchronized void reportLost() {
+            byte[] v = new byte[8 * lastLost.length];
+            try {
+                if (!drops.lookup(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .putInt(SyscallProgram.LOST_SLOT).array(), v)) return;
+            } catch (RuntimeException closed) { // the provider closed the kernel side meanwhile
+                return;
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             ProbeRegistry r = registry;
-            if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
+            for (int cpu = 0; cpu < lastLost.length; cpu++) {
+                long n = b.getLong(8 * cpu);
+                if (n > lastLost[cpu] && r != null) r.lost(cpu, n - lastLost[cpu]);
+                lastLost[cpu] = n;
+            }
         }
     }
 

@@ -164,6 +164,24 @@ class KernelClausesTest {
     }
 
     @Test
+    void everyCallIsCountedOrReportedAsADropOnTheJvmPath() throws Exception {
+        // 200,000 calls in a burst, each sent to the JVM: a full ring's losses are drops, even
+        // those of the process's last calls, after which no record comes to tell of them
+        int n = 200_000;
+        Object[] r = h.countWhileTwoRun(n, OFF, (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { @ = count(); } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); } END { printa(\"%@d\\n\", @); }");
+        long counted = Long.parseLong(((String) r[0]).strip());
+        long drops = 0;
+        for (String l : ((String) r[2]).lines().toList()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("dtrace: (\\d+) drops? on CPU \\d+").matcher(l);
+            assertTrue(m.matches(), (String) r[2]);
+            drops += Long.parseLong(m.group(1));
+        }
+        // the drops count B's records too (the ring is every call's): at least A's lost ones
+        assertTrue(counted <= n && counted + drops >= n, counted + " counted, " + drops + " dropped");
+    }
+
+    @Test
     void aFullKernelMapCountsAggregationDrops() throws Exception {
         // 12,000 lseek offsets, each a key: the map holds ClauseMap.ENTRIES, the rest are drops
         h.providers().forEach(h.fw::addProvider);
