@@ -65,6 +65,15 @@ public interface DSession {
      */
     default void lost(int cpu, long count) {}
 
+    /**
+     * A provider could not run {@code clause} (as its statement names it) in the kernel after all
+     * (Probe.kernelRefused): it runs in the JVM. One warning line per clause, {@code reason} its
+     * cause.
+     *
+     * @since 1.5
+     */
+    default void kernelRefused(String clause, String reason) {}
+
     /** A fault happened in an ECB: record it for the default ERROR report. */
     void fault(int epid, Probe probe, DFault fault);
 

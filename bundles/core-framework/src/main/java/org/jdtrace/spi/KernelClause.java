@@ -40,7 +40,9 @@
  * the consumer keeps them: COUNT {n}, SUM {s}, MIN {m}, MAX {m}, AVG {n, s}, STDDEV
  * {n, s, sumsq high, sumsq low}, QUANTIZE 127 power-of-two buckets (bucket 63 counts 0),
  * LQUANTIZE {below base, levels.., at or above limit} (parameters base, step, levels), LLQUANTIZE
- * as the consumer's LogLinear (parameters factor, low, high, nsteps). Words other than MIN's and
+ * as the consumer's LogLinear (parameters factor, low, high, nsteps, then, since 1.10, the lowest
+ * value of each bucket but the first, ascending: a value's bucket is the number of them <= it;
+ * absent when the layout has no such list). Words other than MIN's and
  * MAX's are what was added since the previous add() of the same key (deltas); MIN and MAX give the
  * extreme so far. add() runs on the consumer's thread, inside Source.fold.
  *
@@ -140,5 +142,14 @@ public record KernelClause(String name, Expr predicate, Aggregation aggregation,
 
         /** Updates the provider could not store (a full map): DTrace's aggregation drops. */
         void drops(long count);
+
+        /**
+         * As {@link #drops(long)}, of updates made on {@code cpu}: dtrace prints drops by CPU.
+         *
+         * @since 1.10
+         */
+        default void drops(int cpu, long count) {
+            drops(count);
+        }
     }
 }

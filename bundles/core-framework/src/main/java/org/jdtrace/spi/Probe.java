@@ -77,6 +77,18 @@ public interface Probe {
      */
     default void runInKernel(KernelClause clause, boolean inKernel) {}
 
+    /**
+     * The kernel would not run the program the provider made with {@code clause} (one of
+     * kernelClauses'): the verifier refused it, or it could not be encoded. The clause runs in the
+     * JVM from now on (a taken one is given back with runInKernel false). {@code reason} says
+     * why, in one line. The clause's consumer prints one warning line naming the clause, or, for a
+     * required clause (kernelclauses=force), fails its enabling with the reason. Call it once per
+     * clause, on any probe with an ECB of the clause's statement.
+     *
+     * @since 1.10
+     */
+    default void kernelRefused(KernelClause clause, String reason) {}
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

@@ -326,6 +326,10 @@ public final class DSessionImpl implements DSession {
         Map<Integer, Long> drops = new HashMap<>();
         List<Record> all = new ArrayList<>();
         state.drainBuffers(all, drops);
+        synchronized (refusedClauses) {
+            refusals.forEach(printer::printWarning);
+            refusals.clear();
+        }
         synchronized (lost) {
             lost.forEach((cpu, n) -> drops.merge(cpu, n, Long::sum));
             lost.clear();
@@ -342,6 +346,18 @@ public final class DSessionImpl implements DSession {
         printer.printSpeculationDrops(state.speculations.takeFailed(), state.speculations.takeFailedBusy(),
                 state.speculations.takeDrops());
         state.speculations.clean(); // speculations committed from several CPUs are free again
+    }
+
+    /** Clauses whose kernel program was refused, each warned of once; the warnings not printed yet. */
+    private final java.util.Set<String> refusedClauses = new java.util.HashSet<>();
+    private final List<String> refusals = new ArrayList<>();
+
+    /** One warning line per clause, printed with the next drain, before its records. */
+    @Override
+    public void kernelRefused(String clause, String reason) {
+        synchronized (refusedClauses) {
+            if (refusedClauses.add(clause)) refusals.add("clause " + clause + " runs in the JVM: " + reason);
+        }
     }
 
     /** Drops a provider reported (kernel ring losses), by CPU, until the next drain prints them. */

@@ -42,6 +42,11 @@ final class ConsumerState extends EcbOwner {
     }
 
     @Override
+    public void kernelRefused(String clause, String reason) {
+        session.kernelRefused(clause, reason);
+    }
+
+    @Override
     protected void created(Ecb ecb) {
         session.ecbCreated(ecb.epid(), ecb.probe(), ecb.statement());
     }

@@ -48,6 +48,9 @@ public abstract class EcbOwner {
     /** Firings of an enabled probe were lost before they ran (ProbeRegistry.lost): drops on {@code cpu}. */
     public void lost(int cpu, long count) {}
 
+    /** The kernel refused the program of {@code clause} (its name): it runs in the JVM (Probe.kernelRefused). */
+    public void kernelRefused(String clause, String reason) {}
+
     /** An ECB was created (dtrace's epid-to-probe table is told). */
     protected void created(Ecb ecb) {}
 

@@ -186,6 +186,24 @@ public final class ProbeImpl implements Probe {
         }
     }
 
+    /**
+     * Tells the owner of each ECB of {@code clause}'s statement here, once each: a failed enabling
+     * for a required clause, else its warning (framework lock held: providers call it from commit).
+     */
+    @Override
+    public void kernelRefused(org.jdtrace.spi.KernelClause clause, String reason) {
+        java.util.Set<org.jdtrace.core.ecb.EcbOwner> told = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Ecb e : ecbs) {
+            if (e.statement().kernel() != clause || !told.add(e.owner())) continue;
+            if (clause.required()) {
+                e.owner().enableFailed(e, new org.jdtrace.spi.ProviderException("clause " + clause.name() + ": " + reason
+                        + " (kernelclauses=force)"));
+            } else {
+                e.owner().kernelRefused(clause.name(), reason);
+            }
+        }
+    }
+
     /** The ECBs installed now (a snapshot). */
     public Ecb[] ecbs() {
         return ecbs;

@@ -160,11 +160,19 @@ public final class KernelForm {
         if (a.incr() != null && (incr = integer(a.incr(), tls)) == null) return null;
         long[] params = switch (g.kind) {
             case LQUANTIZE -> new long[] {g.lqBase, g.lqStep, g.lqLevels};
-            case LLQUANTIZE -> new long[] {g.llq.factor, g.llq.low, g.llq.high, g.llq.nsteps};
+            case LLQUANTIZE -> llquantize(g);
             default -> new long[0];
         };
         return new KernelClause.Aggregation(g.name, KernelClause.Function.valueOf(g.kind.name()), List.copyOf(keys),
                 value, incr, params, g.identity().length, state.kernelCells(g));
+    }
+
+    /** factor, low, high, nsteps, then the buckets' bounds (LogLinear.bounds; none when it has none). */
+    private static long[] llquantize(Aggregation g) {
+        long[] b = g.llq.bounds();
+        long[] p = java.util.Arrays.copyOf(new long[] {g.llq.factor, g.llq.low, g.llq.high, g.llq.nsteps}, 4 + (b == null ? 0 : b.length));
+        if (b != null) System.arraycopy(b, 0, p, 4, b.length);
+        return p;
     }
 
     /** A string operand: a constant, execname or probefunc; null otherwise. */

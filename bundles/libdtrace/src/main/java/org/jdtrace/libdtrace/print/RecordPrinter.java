@@ -329,6 +329,12 @@ public final class RecordPrinter {
         err.flush();
     }
 
+    /** A warning of the consumer's own: {@code dtrace: line}. */
+    public void printWarning(String line) {
+        err.print("dtrace: " + line + "\n");
+        err.flush();
+    }
+
     /** Aggregation drops on one CPU: an aggregation buffer (aggsize) too small for a new key. */
     public void printAggregationDrops(int cpu, long n) {
         err.print("dtrace: " + dropTag("DTRACEDROP_AGGREGATION") + n + " aggregation drop" + (n > 1 ? "s" : "")

@@ -503,10 +503,7 @@ public final class DState {
             long n = t.aggDrops.getAndSet(0);
             if (n > 0) m.merge(t.lastCpu, n, Long::sum);
         }
-        for (KernelCells k : kernelCells) {
-            long n = k.drops.getAndSet(0);
-            if (n > 0) m.merge(0, n, Long::sum); // a kernel map is every CPU's: counted on CPU 0
-        }
+        for (KernelCells k : kernelCells) k.takeDrops().forEach((cpu, n) -> m.merge(cpu, n, Long::sum));
         return m;
     }
 

@@ -17,7 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jdtrace.spi.KernelClause;
 
 public final class KernelCells implements KernelClause.Sink, KernelClause.Folder {
@@ -26,7 +25,8 @@ public final class KernelCells implements KernelClause.Sink, KernelClause.Folder
     private final List<KernelClause.Source> sources = new CopyOnWriteArrayList<>();
     private final Map<Tuple, long[]> cells = new HashMap<>();
     private int gen;
-    final AtomicLong drops = new AtomicLong();
+    /** Aggregation drops by CPU, until DState.takeAggregationDrops takes them. */
+    private final Map<Integer, Long> drops = new java.util.TreeMap<>();
 
     KernelCells(Aggregation agg) {
         this.agg = agg;
@@ -73,6 +73,22 @@ public final class KernelCells implements KernelClause.Sink, KernelClause.Folder
 
     @Override
     public void drops(long count) {
-        drops.addAndGet(count);
+        drops(0, count);
+    }
+
+    @Override
+    public void drops(int cpu, long count) {
+        synchronized (drops) {
+            drops.merge(cpu, count, Long::sum);
+        }
+    }
+
+    /** The drops by CPU since the last call. */
+    Map<Integer, Long> takeDrops() {
+        synchronized (drops) {
+            Map<Integer, Long> m = new java.util.TreeMap<>(drops);
+            drops.clear();
+            return m;
+        }
     }
 }

@@ -93,6 +93,26 @@ public final class LogLinear {
         return i > z ? starts[i - z - 1] : -starts[z - 1 - i];
     }
 
+    /**
+     * The lowest value of each bucket but the first, ascending: bucket(v) is the number of them
+     * that are <= v (a kernel program's search, org.jdtrace.spi.KernelClause); null when two
+     * buckets start at the same value (parameters whose orders overflow a long).
+     */
+    public long[] bounds() {
+        int z = zero(), n = buckets();
+        long[] b = new long[n - 1];
+        for (int i = 1; i < n; i++) {
+            // a negative bucket's values run from the next start's negation (exclusive) up to its own
+            if (i < z) b[i - 1] = -(z - i == starts.length ? max : starts[z - i]) + 1;
+            else if (i == z) b[i - 1] = -starts[0] + 1;
+            else b[i - 1] = i == n - 1 ? max : starts[i - z - 1];
+        }
+        for (int i = 1; i < b.length; i++) {
+            if (b[i] <= b[i - 1]) return null;
+        }
+        return b;
+    }
+
     public boolean sameAs(LogLinear o) {
         return factor == o.factor && low == o.low && high == o.high && nsteps == o.nsteps;
     }

@@ -3,9 +3,11 @@
  * ClauseProgram lays it out, value ClauseProgram.words), read for the consumer as a
  * KernelClause.Source: fold() walks the map, sums each key's words over the CPUs (MIN and MAX: the
  * extreme of the CPUs that saw a value) and hands the consumer what changed since the previous
- * fold (deltas; MIN and MAX the extreme so far), keys decoded as the JVM would have made them
+ * fold (deltas; MIN and MAX the extreme so far; STDDEV's sum of squares a 128-bit number, carried
+ * and borrowed across its two words), keys decoded as the JVM would have made them
  * (execname a String up to its NUL, probefunc the call's name, integers as Longs). The drops slot
- * (the clause's index in the program's drops map) is reported the same way.
+ * (the clause's index in the program's drops map, a per-CPU array) is reported the same way, by
+ * the CPU whose insertion the full map refused.
  *
  * Events counted before the consumer went live (the program runs from the batch of enables, BEGIN
  * fires after) are left out: the provider's sync() as the consumer goes live takes the map's
@@ -32,8 +34,13 @@ import org.jdtrace.spi.KernelClause;
 
 final class ClauseMap implements KernelClause.Source, AutoCloseable {
 
-    /** The keys one clause's map holds (more are aggregation drops). */
+    /** The keys one clause's map holds (more are aggregation drops), for values up to 1 KB. */
     static final int ENTRIES = 10240;
+
+    /** The keys a map of {@code valueBytes} values holds: ENTRIES, fewer for bigger values (10 MB a CPU). */
+    static int entries(int valueBytes) {
+        return valueBytes <= 1024 ? ENTRIES : ENTRIES * 1024 / valueBytes;
+    }
 
     final KernelClause clause;
     final BpfObject map;
@@ -43,7 +50,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     private final Map<Integer, String> names;
     private final int keySize, words;
     private final Map<ByteBuffer, long[]> last = new HashMap<>();
-    private long lastDrops;
+    private final long[] lastDrops;
     /** Nothing handed to the consumer yet: the first sync() takes what the map holds as its baseline. */
     volatile boolean fresh = true;
 
@@ -53,9 +60,10 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         this.drops = drops;
         this.names = names;
         this.cpus = possibleCpus();
+        this.lastDrops = new long[cpus];
         this.keySize = ClauseProgram.keySize(clause.aggregation());
         this.words = ClauseProgram.words(clause.aggregation());
-        this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, ENTRIES, "jdtrace_agg");
+        this.map = perf.map(PerfSys.MAP_PERCPU_HASH, keySize, words * 8, entries(words * 8), "jdtrace_agg");
     }
 
     /**
@@ -88,17 +96,21 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
             last.put(k, now);
             if (out != null) folder.add(decode(g.keys(), key), out);
         }
-        long d = 0;
         byte[] dv = new byte[cpus * 8];
         if (drops.lookup(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(slot).array(), dv)) {
             ByteBuffer b = ByteBuffer.wrap(dv).order(ByteOrder.LITTLE_ENDIAN);
-            for (int c = 0; c < cpus; c++) d += b.getLong(8 * c);
+            for (int c = 0; c < cpus; c++) {
+                long d = b.getLong(8 * c);
+                if (d > lastDrops[c]) folder.drops(c, d - lastDrops[c]);
+                lastDrops[c] = d;
+            }
         }
-        if (d > lastDrops) folder.drops(d - lastDrops);
-        lastDrops = d;
     }
 
-    /** The CPUs' copies merged: sums, or for MIN/MAX {n, the extreme of the copies with n > 0}. */
+    /**
+     * The CPUs' copies merged: sums (STDDEV's squares with the carry), or for MIN/MAX {n, the
+     * extreme of the copies with n > 0}.
+     */
     private long[] sum(KernelClause.Function f, ByteBuffer v) {
         long[] s = new long[words];
         boolean minmax = f == KernelClause.Function.MIN || f == KernelClause.Function.MAX;
@@ -111,6 +123,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
                 s[0] += n;
             } else {
                 for (int i = 0; i < words; i++) s[i] += v.getLong(base + 8 * i);
+                if (f == KernelClause.Function.STDDEV && Long.compareUnsigned(s[3], v.getLong(base + 24)) < 0) s[2]++;
             }
         }
         return s;
@@ -129,6 +142,10 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
                 for (int i = 0; i < d.length; i++) {
                     if (before != null) d[i] -= before[i];
                     any |= d[i] != 0;
+                }
+                if (g.function() == KernelClause.Function.STDDEV && before != null
+                        && Long.compareUnsigned(now[3], before[3]) < 0) {
+                    d[2]--; // the low word's borrow
                 }
                 return any ? d : null;
             }

@@ -22,8 +22,10 @@
  *
  * A map value's words (internal; ClauseMap turns them into the consumer's): COUNT {n}, SUM {s},
  * MIN and MAX {n, m} (n tells a CPU's copy that never saw a value from one holding 0), AVG {n, s},
- * QUANTIZE 127 buckets, LQUANTIZE levels + 2 buckets. STDDEV and LLQUANTIZE are not taken (their
- * clauses run in the JVM). A new key is inserted from a zeroed per-CPU scratch value with
+ * STDDEV {n, s, sum of squares high, low} (the square's 128 bits from 32-bit halves, the low word's
+ * carry into the high one), QUANTIZE 127 buckets, LQUANTIZE levels + 2 buckets, LLQUANTIZE the
+ * consumer's buckets (the bucket found by a binary search, unrolled, over the bounds the consumer
+ * gives: KernelClause's parameters). A new key is inserted from a zeroed per-CPU scratch value with
  * BPF_NOEXIST; an insertion the full map refuses counts one drop in the clause's slot of the drops
  * map (ClauseMap reports it as aggregation drops).
  *
@@ -61,7 +63,7 @@ final class ClauseProgram {
     static final int GET_CURRENT_UID_GID = 15, TAIL_CALL = 12;
     /** Stack slots (offsets from r10). */
     static final int COMM = -24, PPID = -32, UID = -40, VALUE = -48, INCR = -56;
-    static final int MAX_KEY = 128, MAX_VALUE = 1024, MAX_CLAUSES = 64;
+    static final int MAX_KEY = 128, MAX_VALUE = 4096, MAX_CLAUSES = 64;
     /** Thread-locals (whole clauses): ids below MAX_TLS, their slots, the map's key and value, the event's time. */
     static final int MAX_TLS = 16, TLS_BASE = -256, TLS_KEY = -392, TLS_VALUE = -400, TS = -408;
     static final int GET_KTIME_NS = 5;
@@ -167,8 +169,10 @@ final class ClauseProgram {
             case COUNT, SUM -> 1;
             case MIN, MAX, AVG -> 2;
             case QUANTIZE -> 127;
+            case STDDEV -> 4;
             case LQUANTIZE -> (int) Math.min(Integer.MAX_VALUE / 16, g.parameters()[2] + 2);
-            default -> MAX_VALUE; // STDDEV, LLQUANTIZE: too big to take
+            // the bounds of its buckets given (KernelClause), else too big to take
+            case LLQUANTIZE -> g.parameters().length > 4 && g.parameters().length - 3 == g.dataWords() ? g.dataWords() : MAX_VALUE;
         };
     }
 
@@ -376,8 +380,60 @@ final class ClauseProgram {
                         .label(idx);
                 bump(R1, (int) levels + 1, skip);
             }
-            default -> throw new IllegalArgumentException("not kept in the kernel: " + g.function());
+            case STDDEV -> stddev();
+            case LLQUANTIZE -> {
+                long[] p = g.parameters();
+                String idx = fresh("idx");
+                a.ldxDw(R2, R10, VALUE);
+                search(p, 4, 4, p.length, idx);
+                a.label(idx);
+                bump(R1, p.length - 4, skip);
+            }
         }
+    }
+
+    /**
+     * r1 = lo - first + the number of bounds p[lo..hi) <= r2 (signed), for r2 >= p[lo - 1] and
+     * r2 < p[hi]; then to {@code done}. A binary search unrolled into the program.
+     */
+    private void search(long[] p, int first, int lo, int hi, String done) {
+        if (lo == hi) {
+            a.movImm(R1, lo - first).ja(done);
+            return;
+        }
+        int mid = (lo + hi) >>> 1;
+        String below = fresh("below");
+        a.ldImm64(R3, p[mid]).jmp(0xcd, R2, R3, 0, below); // jslt
+        search(p, first, mid + 1, hi, done);
+        a.label(below);
+        search(p, first, lo, mid, done);
+    }
+
+    /**
+     * stddev's words {n, s, sum of squares high, low} (r0) updated with the value (as the
+     * consumer's Aggregation.apply: the square of |v| in 128 bits); r1..r5 clobbered.
+     */
+    private void stddev() {
+        String pos = fresh("pos");
+        a.ldxDw(R2, R10, VALUE)
+                .ldxDw(R1, R0, 0).addImm(R1, 1).stxDw(R0, 0, R1)
+                .ldxDw(R1, R0, 8).insn(0x0f, R1, R2, 0, 0).stxDw(R0, 8, R1)
+                .jmp(0x65, R2, 0, -1, pos).insn(0x87, R2, 0, 0, 0).label(pos) // |v|, unsigned
+                .mov(R3, R2).insn(0x77, R3, 0, 0, 32) // r3 = high half
+                .insn(0x67, R2, 0, 0, 32).insn(0x77, R2, 0, 0, 32) // r2 = low half
+                .mov(R4, R2).insn(0x2f, R4, R2, 0, 0) // r4 = low * low: the square's low word so far
+                .mov(R5, R3).insn(0x2f, R5, R3, 0, 0) // r5 = high * high: its high word
+                .insn(0x2f, R2, R3, 0, 0); // r2 = low * high, added twice at bit 32
+        for (int i = 0; i < 2; i++) {
+            String nc = fresh("nc");
+            a.mov(R3, R2).insn(0x67, R3, 0, 0, 32).insn(0x0f, R4, R3, 0, 0)
+                    .jmp(0x3d, R4, R3, 0, nc).addImm(R5, 1).label(nc) // jge: no carry
+                    .mov(R3, R2).insn(0x77, R3, 0, 0, 32).insn(0x0f, R5, R3, 0, 0);
+        }
+        String nc = fresh("nc");
+        a.ldxDw(R1, R0, 24).insn(0x0f, R1, R4, 0, 0).stxDw(R0, 24, R1)
+                .jmp(0x3d, R1, R4, 0, nc).addImm(R5, 1).label(nc)
+                .ldxDw(R1, R0, 16).insn(0x0f, R1, R5, 0, 0).stxDw(R0, 16, R1);
     }
 
     /** words[r] += incr, r checked against {@code max} for the verifier. */

@@ -33,9 +33,12 @@
  * clauses: probes with the same clause list share a group (bits 16..31 of their armed mask), the
  * aggregations ClauseProgram can keep are taken (a ClauseMap each, attached to the clause's sink,
  * Probe.runInKernel), and the record of a call is sent only when some ECB in the JVM may want it.
- * A clause of kernelclauses=force (KernelClause.required) that ClauseProgram cannot take fails
- * the enable. A program the kernel refuses: one warning line naming the clauses, which run in the JVM from
- * then on, and the programs built again without them (predicates alone refused: none at all).
+ * A call is armed only then, with its group, never at enable(): a machine-wide probe armed
+ * without its group would send every call while the rest of the batch is enabled. A clause of kernelclauses=force (KernelClause.required) that ClauseProgram cannot take fails
+ * the enable. A program the kernel refuses (or one too big to encode): each clause it had is
+ * reported through Probe.kernelRefused (its consumer prints one `dtrace:` warning line, or fails
+ * under kernelclauses=force); they run in the JVM from then on, and the programs are built again
+ * without them (predicates alone refused: none at all).
  * The maps are detached (their last values folded in) and closed before the programs go.
  * A call whose entry and return probes are both enabled (KEEP in the entry's mask) keeps its
  * entry record in the deferred map until the return, which sends the entry's args and strings with
@@ -52,6 +55,11 @@
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
  * errno. pid, tid, execname are the calling thread's at the event.
+ *
+ * Drops: a record the full ring refuses is counted by the program (SyscallProgram.LOST_SLOT of
+ * the drops map, by CPU) and reported (ProbeRegistry.lost) when the ring tells of a loss and at
+ * each sync(): the ring's own PERF_RECORD_LOST comes only with a later record, never after a
+ * traced process's last calls.
  *
  * Lifetime: the maps, programs and events exist only while at least one probe is enabled (the
  * first enable opens them, the last disable closes them; detach closes them too). A kernel refusal
@@ -119,7 +127,10 @@ final class KernelSyscallProvider implements Provider {
     private boolean dirty;
     /** The clauses the programs run now, with their maps. */
     private final Map<KernelClause, ClauseMap> taken = new IdentityHashMap<>();
-    /** Clauses whose program the kernel refused: they run in the JVM for the rest of the run. */
+    /**
+     * Clauses whose program the kernel refused: they run in the JVM for the rest of the run, their
+     * predicates too (no longer in any program).
+     */
     private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     /** The thread-locals drops counter's value at the last poll (pollDynvarDrops). */
     private long tlsDropsSeen;
@@ -145,10 +156,13 @@ final class KernelSyscallProvider implements Provider {
     public void sync() {
         perf.drain();
         List<ClauseMap> fresh;
+        Kernel k;
         synchronized (this) {
             fresh = taken.values().stream().filter(m -> m != null && m.fresh).toList();
             pollDynvarDrops();
+            k = kernel;
         }
+        if (k != null) k.reportLost(); // drops no later record would tell of
         for (ClauseMap m : fresh) m.baseline();
     }
 
@@ -225,9 +239,9 @@ final class KernelSyscallProvider implements Provider {
                 }
             }
             if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name()) | deferrable(c.name());
-            // a probe with kernel clauses is armed at commit, with the programs that run them: armed
-            // now, the programs of before would send every call until then (the batch may take seconds)
-            if (probe.kernelClauses().stream().allMatch(java.util.Objects::isNull)) arm(probe, c);
+            // armed at commit, with its clause group (rebuild): armed now, without its group, it
+            // would send every call to the JVM until then, a flood that overflows the rings while
+            // the other probes of the batch are enabled
         } catch (PerfException e) {
             if (enabled == 0 && kernel != null) {
                 kernel.close();
@@ -288,8 +302,8 @@ final class KernelSyscallProvider implements Provider {
     /**
      * Builds the two programs for the armed probes' kernel clauses (ClauseProgram), swaps them in
      * through the prog array, re-arms every call with its group, and tells the probes which
-     * clauses now run in the kernel. A program the kernel refuses: one warning line naming the
-     * clauses it took, which then run in the JVM, and the programs built again without them.
+     * clauses now run in the kernel. A program the kernel refuses: its clauses reported
+     * (Probe.kernelRefused), run in the JVM from then on, and the programs built again without them.
      */
     private void rebuild() {
         assert Thread.holdsLock(this);
@@ -305,7 +319,8 @@ final class KernelSyscallProvider implements Provider {
             for (int nr = 0; nr <= maxNr; nr++) {
                 Probe p = now[end][nr];
                 if (p == null) continue;
-                List<KernelClause> l = p.kernelClauses();
+                // a refused clause has no kernel form any more: its events always reach the JVM
+                List<KernelClause> l = p.kernelClauses().stream().map(c -> c != null && refused.contains(c) ? null : c).toList();
                 if (l.stream().allMatch(java.util.Objects::isNull)) continue;
                 int id = ids.computeIfAbsent(l, x -> {
                     int g = nextGroup;
@@ -342,11 +357,13 @@ final class KernelSyscallProvider implements Provider {
         try {
             kernel.load(byEnd.get(0), byEnd.get(1), t);
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
-            java.util.stream.Stream<KernelClause> named = keep.isEmpty()
+            List<KernelClause> named = keep.isEmpty()
                     ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
-                    : keep.keySet().stream();
-            LOG.warn("syscall: no kernel program for clause {}, which runs in the JVM: {}",
-                    named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
+                            .distinct().toList()
+                    : List.copyOf(keep.keySet());
+            String reason = e instanceof PerfException ? "the kernel refused its program: " + e.getMessage()
+                    : "its program is too big for BPF: " + e.getMessage();
+            for (KernelClause c : named) refusedAt(now, c, reason);
             String whole = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
                     .collect(java.util.stream.Collectors.joining(", "));
             if (!whole.isEmpty()) {
@@ -358,6 +375,7 @@ final class KernelSyscallProvider implements Provider {
                 m.close();
             }
             if (keep.isEmpty()) {
+                refused.addAll(named);
                 kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
                 byEnd = List.of(List.of(), List.of());
                 java.util.Arrays.fill(next, 0);
@@ -384,6 +402,18 @@ final class KernelSyscallProvider implements Provider {
         }
         for (ClauseMap m : taken.values()) {
             if (m != null) m.clause.aggregation().sink().attach(m);
+        }
+    }
+
+    /** Probe.kernelRefused on the first armed probe listing {@code clause}: its consumer is told once. */
+    private static void refusedAt(Probe[][] armed, KernelClause clause, String reason) {
+        for (Probe[] end : armed) {
+            for (Probe p : end) {
+                if (p != null && p.kernelClauses().stream().anyMatch(c -> c == clause)) {
+                    p.kernelRefused(clause, reason);
+                    return;
+                }
+            }
         }
     }
 
@@ -521,7 +551,7 @@ final class KernelSyscallProvider implements Provider {
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
                 pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 2, "jdtrace_progs");
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
-                d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, ClauseProgram.MAX_CLAUSES, "jdtrace_kdrops");
+                d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, SyscallProgram.LOST_SLOT + 1, "jdtrace_kdrops");
                 df = perf.map(PerfSys.MAP_LRU_HASH, 4, SyscallProgram.BUF_SIZE, SyscallProgram.DEFERRED, "jdtrace_defer");
                 tl = perf.map(PerfSys.MAP_HASH, 8, 8, TLS_ENTRIES, "jdtrace_tls");
                 td = perf.map(PerfSys.MAP_ARRAY, 4, 8, 1, "jdtrace_tlsdrops");
@@ -614,10 +644,33 @@ final class KernelSyscallProvider implements Provider {
             if (p != null) p.fire(ctx.at(s, entry, kind));
         }
 
+        /** The ring's PERF_RECORD_LOST: the programs counted those records already (reportLost). */
         @Override
         public void lost(int cpu, long count) {
+            reportLost();
+        }
+
+        private final long[] lastLost = new long[ClauseMap.possibleCpus()];
+
+        /**
+         * The records a full ring refused since the last report, counted by the programs by CPU
+         * (SyscallProgram.LOST_SLOT), told to the consumers: dtrace: N drops on CPU c.
+         */
+        synchronized void reportLost() {
+            byte[] v = new byte[8 * lastLost.length];
+            try {
+                if (!drops.lookup(java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                        .putInt(SyscallProgram.LOST_SLOT).array(), v)) return;
+            } catch (RuntimeException closed) { // the provider closed the kernel side meanwhile
+                return;
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             ProbeRegistry r = registry;
-            if (r != null) r.lost(cpu, count); // dtrace: N drops on CPU c, from each consumer
+            for (int cpu = 0; cpu < lastLost.length; cpu++) {
+                long n = b.getLong(8 * cpu);
+                if (n > lastLost[cpu] && r != null) r.lost(cpu, n - lastLost[cpu]);
+                lastLost[cpu] = n;
+            }
         }
     }
 

@@ -180,6 +180,20 @@ final class SyscallProgram {
         a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R7);
     }
 
+    /** The drops map's slot that counts records a full ring refused (after the clauses' slots). */
+    static final int LOST_SLOT = ClauseProgram.MAX_CLAUSES;
+
+    /**
+     * After bpf_perf_event_output: a record the full ring refused counted in this CPU's
+     * LOST_SLOT (the ring's own PERF_RECORD_LOST comes only with a later record, which may never
+     * come: a traced process's last calls would be lost unseen).
+     */
+    private static void countLost(BpfAsm a, Clauses clauses) {
+        if (clauses == null) return;
+        a.jeqImm(R0, 0, "out").stW(R10, -4, LOST_SLOT).ldMap(R1, clauses.dropsFd()).mov(R2, R10).addImm(R2, -4)
+                .call(MAP_LOOKUP_ELEM).jeqImm(R0, 0, "out").ldxDw(R1, R0, 0).addImm(R1, 1).stxDw(R0, 0, R1);
+    }
+
     /** The armed map's key of a call's entry or return. */
     static int armedKey(int nr, boolean entry, int maxNr) {
         return entry ? nr : nr + maxNr + 1;
@@ -249,8 +263,9 @@ final class SyscallProgram {
                 .label("big")
                 .movImm(R5, ENTRY_STRINGS_SIZE)
                 .label("send")
-                .call(PERF_EVENT_OUTPUT)
-                .label("out")
+                .call(PERF_EVENT_OUTPUT);
+        countLost(a, clauses);
+        a.label("out")
                 .movImm(R0, 0)
                 .exit();
         return a.code();
@@ -292,8 +307,9 @@ final class SyscallProgram {
         }
         output(a, eventsFd);
         a.movImm(R5, EXIT_SIZE)
-                .call(PERF_EVENT_OUTPUT)
-                .label("out")
+                .call(PERF_EVENT_OUTPUT);
+        countLost(a, clauses);
+        a.label("out")
                 .movImm(R0, 0)
                 .exit();
         return a.code();

@@ -303,7 +303,7 @@ class KernelProvidersTest {
 
     /**
      * Runs {@code script} (after dtrace {@code options}) while two processes make N getppid calls
-     * each; returns {dtrace's output, the records the syscall rings delivered to the JVM}.
+     * each; returns {dtrace's output, the records the syscall rings delivered to the JVM, its stderr}.
      */
     Object[] countWhileTwoRun(int n, List<String> options, java.util.function.BiFunction<Long, Long, String> script)
             throws Exception {
@@ -329,7 +329,7 @@ class KernelProvidersTest {
         String[] r = trace.get();
         ps.forEach(fw::removeProvider);
         assertEquals("0", r[0], r[2]);
-        return new Object[] {r[1].replace("ready\n", ""), sys.delivered - before};
+        return new Object[] {r[1].replace("ready\n", ""), sys.delivered - before, r[2]};
     }
 
     @Test
