@@ -31,6 +31,28 @@ public interface UserProbes extends AutoCloseable {
     /** Records of {@code cookie}'s probes from process {@code pid} only (0: every process), dropped in the kernel. */
     void filter(long cookie, int pid);
 
+    /**
+     * The clauses the kernel may run at the hits of {@code cookie}'s probe (its
+     * Probe.kernelClauses, read at {@link #commit}): predicates that decide in the kernel whether
+     * a hit's record is sent at all, and aggregations kept in BPF maps, folded into the consumer's
+     * at each snapshot (the probe is told through Probe.runInKernel). Argument i is word
+     * {@code argWords[i]} of the captured register frame (-1: not there, and a clause that reads it
+     * runs in the JVM); {@code function} is the probe's probefunc. Null {@code probe}: none (the
+     * cookie's hits are all sent). Takes effect at {@link #commit}.
+     *
+     * @since 1.5
+     */
+    default void clauses(long cookie, org.jdtrace.spi.Probe probe, int[] argWords, String function) {}
+
+    /** The program is built anew when {@link #clauses} changed since (the provider's batch is done). @since 1.5 */
+    default void commit() {}
+
+    /**
+     * Aggregations made since the last call start from what their maps hold now (the consumer goes
+     * live: what was counted while the probes went in is not its own). @since 1.5
+     */
+    default void sync() {}
+
     /** Records the kernel lost so far (a full ring). */
     long lost();
 

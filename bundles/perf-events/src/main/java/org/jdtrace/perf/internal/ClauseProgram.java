@@ -51,9 +51,22 @@ final class ClauseProgram {
     static final int MAX_KEY = 128, MAX_VALUE = 1024, MAX_CLAUSES = 64;
     private static final int LAST_REG = R5;
 
-    /** How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff). */
+    /**
+     * How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff);
+     * or, when {@code args} is not null (a uprobe's, UprobeProgram), argument i at context offset
+     * args[i] (-1: not in the context, the clause runs in the JVM) and errno 0.
+     */
     record Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader,
-            Map<String, List<Integer>> numbers) {}
+            Map<String, List<Integer>> numbers, int[] args) {
+        Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader, Map<String, List<Integer>> numbers) {
+            this(entry, argsOff, retOff, parent, leader, numbers, null);
+        }
+
+        /** Whether argument {@code i} can be read at the event. */
+        boolean hasArg(int i) {
+            return i >= 0 && i < 10 && (args == null || i < args.length && args[i] >= 0);
+        }
+    }
 
     /** A taken clause in a program: its map, its drops slot and its layout. */
     record Taken(KernelClause clause, int mapFd, int slot) {}
@@ -62,12 +75,18 @@ final class ClauseProgram {
     record Group(int id, List<KernelClause> clauses) {}
 
     private final BpfAsm a;
-    private final Event ev;
+    /** The event of the group being built (UprobeProgram's groups each have their own: event()). */
+    private Event ev;
     private int labels;
 
     ClauseProgram(BpfAsm a, Event ev) {
         this.a = a;
         this.ev = ev;
+    }
+
+    /** The groups built from now on read their arguments as {@code e} says (one program, several layouts). */
+    void event(Event e) {
+        ev = e;
     }
 
     // ---- what the kernel can run
@@ -81,7 +100,7 @@ final class ClauseProgram {
     private static int depth(KernelClause.Expr e, Event ev) {
         return switch (e) {
             case KernelClause.Const c -> 1;
-            case KernelClause.Arg x -> x.index() >= 0 && x.index() < 10 ? 1 : -1;
+            case KernelClause.Arg x -> ev.hasArg(x.index()) ? 1 : -1;
             case KernelClause.Var v -> switch (v.which()) {
                 case PID, TID, UID, ERRNO -> 1;
                 case PPID -> ev.parent() != null ? 1 : -1;
@@ -355,7 +374,8 @@ final class ClauseProgram {
                 else a.ldImm64(reg, c.value());
             }
             case KernelClause.Arg x -> {
-                if (ev.entry() && x.index() < 6) a.ldxDw(reg, R6, ev.argsOff() + 8 * x.index());
+                if (ev.args() != null) a.ldxDw(reg, R6, ev.args()[x.index()]);
+                else if (ev.entry() && x.index() < 6) a.ldxDw(reg, R6, ev.argsOff() + 8 * x.index());
                 else if (!ev.entry() && x.index() < 2) a.ldxDw(reg, R6, ev.retOff());
                 else a.movImm(reg, 0);
             }

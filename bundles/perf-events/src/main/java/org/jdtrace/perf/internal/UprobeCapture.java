@@ -10,6 +10,12 @@
  * leaves nothing (the descriptors die with it, the kernel removes the probes and puts the
  * instructions back; a USDT semaphore given as ref_ctr_offset is counted down by the kernel).
  *
+ * The links run a trampoline that tail-calls the real program through a one-slot prog array
+ * (SyscallProgram.trampoline): UprobeClauses rebuilds that program when the kernel clauses of the
+ * cookies change (UserProbes.clauses, at commit) and load() swaps it in with one map update, no
+ * hit seen twice or missed. The filter map's value per cookie is {pid filter, clause group}, both
+ * kept here (pids, groups) and written together.
+ *
  * Records are parsed on the drain thread into one UserHit (a flyweight) and handed to the
  * handler; a record too short (never) is skipped. A full ring is the kernel's PERF_RECORD_LOST:
  * counted (lost()) and reported to the handler as drops.
@@ -43,10 +49,16 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private final UserProbeHandler handler;
     private final int words, spWord, stackBytes;
     private final UserHit hit;
-    private final BpfObject filters, buf, events, program;
+    private final BpfObject filters, buf, events, progs, trampoline;
+    /** The program the trampoline tail-calls now (load() replaces it). */
+    private BpfObject program;
     private final EventSet output;
     private final Set<AutoCloseable> links = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Per cookie: the pid filter (0 every process, else pid + 1) and the clause group (0 none); under filterLock. */
+    private final int[] pids = new int[COOKIES], groups = new int[COOKIES];
+    private final Object filterLock = new Object();
+    private final UprobeClauses clauses;
 
     UprobeCapture(PerfEventsImpl perf, int words, int spWord, int stackBytes, UserProbeHandler handler) {
         this.perf = perf;
@@ -55,26 +67,73 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         this.spWord = spWord;
         this.stackBytes = stackBytes;
         this.hit = new UserHit(words);
-        BpfObject f = null, b = null, ev = null, prog = null;
+        BpfObject f = null, b = null, ev = null, pa = null, prog = null, tr = null;
         EventSet out = null;
         try {
-            f = perf.map(PerfSys.MAP_ARRAY, 4, 4, COOKIES, "jdtrace_upflt");
+            f = perf.map(PerfSys.MAP_ARRAY, 4, 8, COOKIES, "jdtrace_upflt");
             b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.size(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
+            pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 1, "jdtrace_upprogs");
             prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd()), "jdtrace_uprobe");
+            pa.update(0, prog.fd());
+            tr = perf.uprobeProgram(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_uprobe");
             out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                     EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, RING_PAGES, -1, false), this);
             int[] fds = out.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
         } catch (RuntimeException e) {
-            for (AutoCloseable c : new AutoCloseable[] {out, prog, ev, b, f}) quietly(c);
+            for (AutoCloseable c : new AutoCloseable[] {out, tr, prog, pa, ev, b, f}) quietly(c);
             throw e;
         }
         this.filters = f;
         this.buf = b;
         this.events = ev;
+        this.progs = pa;
         this.program = prog;
+        this.trampoline = tr;
         this.output = out;
+        this.clauses = new UprobeClauses(perf, new UprobeClauses.Target() {
+            @Override
+            public void load(UprobeProgram.Clauses c) {
+                swap(c);
+            }
+
+            @Override
+            public void groups(java.util.Map<Integer, Integer> groupOf) {
+                synchronized (filterLock) {
+                    for (int cookie = 0; cookie < COOKIES; cookie++) {
+                        int g = groupOf.getOrDefault(cookie, 0);
+                        if (groups[cookie] != g) {
+                            groups[cookie] = g;
+                            writeFilter(cookie);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /** The program with these clauses (null: none) built, loaded and swapped in; the old one closed. */
+    private void swap(UprobeProgram.Clauses c) {
+        BpfObject p = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, filters.fd(), buf.fd(), events.fd(), c),
+                "jdtrace_uprobe");
+        BpfObject old;
+        synchronized (filterLock) {
+            try {
+                progs.update(0, p.fd());
+            } catch (RuntimeException e) {
+                p.close();
+                throw e;
+            }
+            old = program;
+            program = p;
+        }
+        quietly(old);
+    }
+
+    private void writeFilter(int cookie) {
+        assert Thread.holdsLock(filterLock);
+        filters.update(cookie, (pids[cookie] & 0xffffffffL) | (long) groups[cookie] << 32);
     }
 
     @Override
@@ -84,7 +143,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         if (offsets.length == 0) throw new IllegalArgumentException("no offset");
         long[] cookies = new long[offsets.length];
         java.util.Arrays.fill(cookies, cookie);
-        AutoCloseable link = perf.uprobeLink(program, path, offsets, refCtrOffsets, cookies, pid, onReturn);
+        AutoCloseable link = perf.uprobeLink(trampoline, path, offsets, refCtrOffsets, cookies, pid, onReturn);
         links.add(link);
         return () -> {
             links.remove(link);
@@ -94,7 +153,32 @@ final class UprobeCapture implements UserProbes, RecordHandler {
 
     @Override
     public void filter(long cookie, int pid) {
-        filters.update((int) cookie, pid == 0 ? 0 : pid + 1L);
+        synchronized (filterLock) {
+            pids[(int) cookie] = pid == 0 ? 0 : pid + 1;
+            writeFilter((int) cookie);
+        }
+    }
+
+    @Override
+    public void clauses(long cookie, org.jdtrace.spi.Probe probe, int[] argWords, String function) {
+        if (cookie < 0 || cookie >= COOKIES) throw new IllegalArgumentException("cookie " + cookie);
+        if (probe == null) {
+            synchronized (filterLock) { // the cookie's hits are sent from now on, whatever its old group ran
+                groups[(int) cookie] = 0;
+                writeFilter((int) cookie);
+            }
+        }
+        clauses.register((int) cookie, probe, argWords, function);
+    }
+
+    @Override
+    public void commit() {
+        if (!closed) clauses.commit();
+    }
+
+    @Override
+    public void sync() {
+        clauses.sync();
     }
 
     @Override
@@ -108,8 +192,9 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         closed = true;
         for (AutoCloseable l : links) quietly(l);
         links.clear();
+        clauses.close(); // the taken maps' last values folded into the consumer's aggregations
         // the links first (no new records), then the rings (read on close), then the rest
-        for (AutoCloseable c : new AutoCloseable[] {output, program, events, buf, filters}) quietly(c);
+        for (AutoCloseable c : new AutoCloseable[] {output, trampoline, program, progs, events, buf, filters}) quietly(c);
     }
 
     private static void quietly(AutoCloseable c) {

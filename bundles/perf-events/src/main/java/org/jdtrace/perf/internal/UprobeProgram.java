@@ -9,13 +9,26 @@
  *   32 + 8 * WORDS: STACK bytes of user stack from regs[SP] up (bpf_probe_read_user; zeroes
  *   when the read faults)
  *
- * The filter (an array map indexed by the cookie, u32 values: 0 every process, else the one
- * pid + 1) drops the hits of other processes in the kernel, before anything is written. The
+ * The filter (an array map indexed by the cookie, u64 values: the low u32 0 for every process,
+ * else the one pid + 1; the high u32 the cookie's clause group, 0 none) drops the hits of other
+ * processes in the kernel, before anything is written. Clauses (ClauseProgram, UprobeClauses):
+ * the cookie's group runs the clauses taken for its probe (r6 ctx, r7 pid_tgid, r8 the cookie,
+ * which is what probefunc compares and keys as, r9 the group in bits 16..31) and decides whether
+ * the record is sent at all; group 0 and a group this program does not know (one swapped in just
+ * before the filter was rewritten) send it. Each group reads its probe's arguments from the words
+ * of pt_regs its Event names (an entry's, a return's, a USDT site's). The
  * record is built in a per-CPU array map's value (the BPF stack is too small for it; uprobe
  * programs run with migration disabled, so the CPU's value is the program's alone). The program
- * returns 0 (a uprobe program's return value is ignored).
+ * returns 0 (a uprobe program's return value is ignored). The links run a trampoline that
+ * tail-calls this program through a prog array, so that it can be rebuilt and swapped in one map
+ * update when the clauses change (SyscallProgram.trampoline).
  */
 package org.jdtrace.perf.internal;
+
+import java.util.List;
+import java.util.Map;
+
+import org.jdtrace.spi.KernelClause;
 
 import static org.jdtrace.perf.internal.BpfAsm.*;
 
@@ -30,7 +43,17 @@ final class UprobeProgram {
         return REGS + 8 * words + stack;
     }
 
+    /** One group's clauses: its probes' argument layout and the clauses taken for them. */
+    record Group(ClauseProgram.Group group, ClauseProgram.Event event, Map<KernelClause, ClauseProgram.Taken> taken) {}
+
+    /** The clauses of a program: its groups, the zeroed scratch value and the drops map. */
+    record Clauses(List<Group> groups, int zeroFd, int dropsFd) {}
+
     static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd) {
+        return build(words, spWord, stack, filterFd, bufFd, eventsFd, null);
+    }
+
+    static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd, Clauses clauses) {
         if (spWord < 0 || spWord >= words || stack % 8 != 0 || stack < 0 || stack > 4096) {
             throw new IllegalArgumentException("bad capture: " + words + " words, sp word " + spWord + ", " + stack + " stack bytes");
         }
@@ -40,10 +63,24 @@ final class UprobeProgram {
                 .mov(R7, R0)
                 .mov(R1, R6)
                 .call(GET_ATTACH_COOKIE)
-                .mov(R9, R0)
-                .lookupKey(filterFd, R9)
+                .mov(R8, R0)
+                .lookupKey(filterFd, R8)
                 .jeqImm(R0, 0, "out")
-                .pidFilter(R0, 0, R7, "out")
+                .pidFilter(R0, 0, R7, "out");
+        if (clauses != null && !clauses.groups().isEmpty()) {
+            a.ldxW(R9, R0, 4).insn(0x67, R9, 0, 0, 16); // the group, in bits 16..31 as ClauseProgram reads it
+            a.mov(R1, R9).rshImm(R1, 16);
+            for (Group g : clauses.groups()) a.jeqImm(R1, g.group().id(), "ugroup" + g.group().id());
+            a.ja("record");
+            ClauseProgram cp = new ClauseProgram(a, null);
+            for (Group g : clauses.groups()) {
+                a.label("ugroup" + g.group().id());
+                cp.event(g.event());
+                cp.groups(List.of(g.group()), g.taken(), clauses.zeroFd(), clauses.dropsFd(), "record", "out");
+            }
+        }
+        a.label("record")
+                .mov(R9, R8)
                 .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .mov(R8, R0)

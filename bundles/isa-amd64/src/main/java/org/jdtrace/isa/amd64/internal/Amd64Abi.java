@@ -240,6 +240,16 @@ final class Amd64Abi implements Abi {
     }
 
     @Override
+    public int kernelRegsArgumentWord(int index) {
+        return index >= 0 && index < ARG_REGS.length ? Amd64Registers.slotOf(ARG_REGS[index]) : -1;
+    }
+
+    @Override
+    public int kernelRegsReturnWord() {
+        return Amd64Registers.RAX;
+    }
+
+    @Override
     public RegisterFile fromKernelRegs(long[] words, RegisterFile reuse) {
         RegisterFile r = reuse != null ? reuse : new Amd64Registers();
         long[] raw = r.raw();
