@@ -151,6 +151,18 @@ public interface Abi {
         return -1;
     }
 
+    /**
+     * Where SystemTap SDT argument {@code arg} lies in that frame when it is a register operand:
+     * {@code word | bytes << 8 | (signed ? 1 << 16 : 0)} (its value is the word's low
+     * {@code bytes} bytes, sign- or zero-extended), -1 when it is not in a register (memory, a
+     * constant, ah/bh/ch/dh) or the ISA has no such frame.
+     *
+     * @since 1.5
+     */
+    default int kernelRegsSdtArgument(SdtArgument arg) {
+        return -1;
+    }
+
     /** The word of that frame holding a function's (first) return value, -1 when none. @since 1.5 */
     default int kernelRegsReturnWord() {
         return -1;

@@ -54,12 +54,13 @@ final class ClauseProgram {
     /**
      * How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff);
      * or, when {@code args} is not null (a uprobe's, UprobeProgram), argument i at context offset
-     * args[i] (-1: not in the context, the clause runs in the JVM) and errno 0.
+     * args[i] (-1: not in the context, the clause runs in the JVM), its low |argBytes[i]| bytes
+     * extended (negative: signed; a USDT register operand), and errno 0.
      */
     record Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader,
-            Map<String, List<Integer>> numbers, int[] args) {
+            Map<String, List<Integer>> numbers, int[] args, int[] argBytes) {
         Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader, Map<String, List<Integer>> numbers) {
-            this(entry, argsOff, retOff, parent, leader, numbers, null);
+            this(entry, argsOff, retOff, parent, leader, numbers, null, null);
         }
 
         /** Whether argument {@code i} can be read at the event. */
@@ -374,7 +375,11 @@ final class ClauseProgram {
                 else a.ldImm64(reg, c.value());
             }
             case KernelClause.Arg x -> {
-                if (ev.args() != null) a.ldxDw(reg, R6, ev.args()[x.index()]);
+                if (ev.args() != null) {
+                    a.ldxDw(reg, R6, ev.args()[x.index()]);
+                    int bytes = ev.argBytes()[x.index()], bits = 64 - 8 * Math.abs(bytes);
+                    if (bits > 0) a.insn(0x67, reg, 0, 0, bits).insn(bytes < 0 ? 0xc7 : 0x77, reg, 0, 0, bits);
+                }
                 else if (ev.entry() && x.index() < 6) a.ldxDw(reg, R6, ev.argsOff() + 8 * x.index());
                 else if (!ev.entry() && x.index() < 2) a.ldxDw(reg, R6, ev.retOff());
                 else a.movImm(reg, 0);

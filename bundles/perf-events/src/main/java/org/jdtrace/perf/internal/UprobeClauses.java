@@ -94,11 +94,16 @@ final class UprobeClauses {
         dirty = true;
     }
 
-    private ClauseProgram.Event event(int[] words, Map<String, List<Integer>> numbers) {
-        int[] offsets = new int[words.length];
-        for (int i = 0; i < words.length; i++) offsets[i] = words[i] < 0 ? -1 : 8 * words[i];
+    /** The event of arguments at {@code places} (UserProbes.argument's encoding, -1 none). */
+    private ClauseProgram.Event event(int[] places, Map<String, List<Integer>> numbers) {
+        int[] offsets = new int[places.length], bytes = new int[places.length];
+        for (int i = 0; i < places.length; i++) {
+            int p = places[i], n = p >> 8 & 0xff;
+            offsets[i] = p < 0 || (n != 1 && n != 2 && n != 4 && n != 8) ? -1 : 8 * (p & 0xff);
+            bytes[i] = (p >> 16 & 1) != 0 ? -n : n;
+        }
         // entry = true: errno reads 0 at a uprobe, as the JVM's pid context gives it
-        return new ClauseProgram.Event(true, 0, 0, parent, leader, numbers, offsets);
+        return new ClauseProgram.Event(true, 0, 0, parent, leader, numbers, offsets, bytes);
     }
 
     /** The program is built anew when the clauses changed since the last build. */

@@ -600,11 +600,15 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         int[] w = new int[10];
         java.util.Arrays.fill(w, -1);
         if (pp.kind() == PidProbe.Kind.RETURN) {
-            w[1] = abi.kernelRegsReturnWord();
+            w[1] = place(abi.kernelRegsReturnWord());
         } else {
-            for (int i = 0; i < w.length; i++) w[i] = abi.kernelRegsArgumentWord(i);
+            for (int i = 0; i < w.length; i++) w[i] = place(abi.kernelRegsArgumentWord(i));
         }
         return w;
+    }
+
+    private static int place(int word) {
+        return word < 0 ? -1 : org.jdtrace.perf.UserProbes.argument(word, 8, false);
     }
 
     /** Registers the probe's kernel clauses with its link; a clause of kernelclauses=force it cannot take fails the enable. */

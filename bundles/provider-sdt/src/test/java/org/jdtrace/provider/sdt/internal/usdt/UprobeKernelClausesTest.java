@@ -84,4 +84,19 @@ class UprobeKernelClausesTest {
         for (long i = 0; i < 2000; i++) if (i % 9 == 3 && (i & 1) == 0) sum += i * i;
         assertTrue(out.startsWith("\n" + String.format("%17d", sum)) || out.contains(" " + sum + "\n"), out);
     }
+
+    /**
+     * USDT probes: arguments in registers, narrowed as their notes say (tick's arg0 is
+     * {@code -4@%ecx}, -i sign-extended from 32 bits), the semaphore-guarded probe included.
+     */
+    @Test
+    void usdtProbesRunTheirClausesInTheKernelWithTheNotesArgumentWidths() throws Exception {
+        String out = same("jdt$target:::tick { @q = quantize(arg0); }"
+                + " jdt$target:::tick /arg0 < -100/ { @c[arg1 & 7] = count(); }"
+                + " jdt$target:::tick { @w[probefunc, execname] = count(); }"
+                + " jdt$target:::expensive-sum { @s = sum(arg0); }"
+                + " jdt$target:::expensive-sum /arg0 > 1000/ { @m = max(arg0); }", Platform.bin("ft_usdt") + " 300");
+        assertTrue(out.contains("work  ft_usdt  300\n") || out.matches("(?s).*work\s+ft_usdt\s+300\n.*"), out);
+        assertTrue(out.contains("-256 |"), "negative arguments sign-extended: " + out);
+    }
 }
