@@ -57,6 +57,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private volatile boolean closed;
     /** Per cookie: the pid filter (0 every process, else pid + 1) and the clause group (0 none); under filterLock. */
     private final int[] pids = new int[COOKIES], groups = new int[COOKIES];
+    /** Per cookie: the words of the registers whose user strings its clauses read (null: none); under filterLock. */
+    private final int[][] strings = new int[COOKIES][];
     private final Object filterLock = new Object();
     private final UprobeClauses clauses;
 
@@ -71,7 +73,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         EventSet out = null;
         try {
             f = perf.map(PerfSys.MAP_ARRAY, 4, 8, COOKIES, "jdtrace_upflt");
-            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.size(words, stackBytes), 1, "jdtrace_upbuf");
+            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.sizeWithStrings(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
             pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 1, "jdtrace_upprogs");
             prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd()), "jdtrace_uprobe");
@@ -133,7 +135,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
 
     private void writeFilter(int cookie) {
         assert Thread.holdsLock(filterLock);
-        filters.update(cookie, (pids[cookie] & 0xffffffffL) | (long) groups[cookie] << 32);
+        filters.update(cookie, (pids[cookie] & 0xffffffffL)
+                | UprobeProgram.high(groups[cookie], strings[cookie] == null ? new int[0] : strings[cookie]) << 32);
     }
 
     @Override
@@ -165,10 +168,21 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         if (probe == null) {
             synchronized (filterLock) { // the cookie's hits are sent from now on, whatever its old group ran
                 groups[(int) cookie] = 0;
+                strings[(int) cookie] = null;
                 writeFilter((int) cookie);
             }
         }
         clauses.register((int) cookie, probe, argWords, function);
+        if (probe != null) {
+            // copyinstr(argN) of its clauses: argument N's register read as a string at the hit
+            int[] w = probe.userStrings().stream().filter(n -> n >= 0 && n < argWords.length)
+                    .mapToInt(n -> argWords[n]).filter(p -> p >= 0 && (p >> 8 & 0xff) == 8)
+                    .map(p -> p & 0xff).distinct().limit(UprobeProgram.STRINGS).toArray();
+            synchronized (filterLock) {
+                strings[(int) cookie] = w.length == 0 ? null : w;
+                writeFilter((int) cookie);
+            }
+        }
     }
 
     @Override
@@ -220,6 +234,9 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         for (int i = 0; i < words; i++) hit.regs[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.REGS + 8L * i);
         hit.stack = stackBytes == 0 ? MemorySegment.NULL : r.asSlice(UprobeProgram.REGS + 8L * words, stackBytes);
         hit.stackAddr = stackBytes == 0 ? 0 : hit.regs[spWord];
+        hit.strings = r.byteSize() >= UprobeProgram.sizeWithStrings(words, stackBytes)
+                ? r.asSlice(UprobeProgram.size(words, stackBytes), 8 + UprobeProgram.STRINGS * UprobeProgram.STRING_SIZE)
+                : MemorySegment.NULL;
         handler.hit(hit);
     }
 

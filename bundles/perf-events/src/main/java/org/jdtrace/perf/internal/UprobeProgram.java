@@ -8,9 +8,14 @@
  *   32 u64 regs[WORDS]: the context's struct pt_regs, word by word (pc at the probed instruction)
  *   32 + 8 * WORDS: STACK bytes of user stack from regs[SP] up (bpf_probe_read_user; zeroes
  *   when the read faults)
+ *   then, only for a cookie that names strings: u8 word[3] (word + 1 of the register each string
+ *   address was in, 0 none), u8 faults (bit k: string k could not be read), 4 bytes pad, and
+ *   char string[3][256] (bpf_probe_read_user_str at the hit: copyinstr(argN) of the clauses,
+ *   Probe.userStrings)
  *
  * The filter (an array map indexed by the cookie, u64 values: the low u32 0 for every process,
- * else the one pid + 1; the high u32 the cookie's clause group, 0 none) drops the hits of other
+ * else the one pid + 1; the high u32 the cookie's clause group in bits 0..15, 0 none, and in bits
+ * 16.., 5 bits each, word + 1 of the registers whose user strings are read: STRINGS) drops the hits of other
  * processes in the kernel, before anything is written. Clauses (ClauseProgram, UprobeClauses):
  * the cookie's group runs the clauses taken for its probe (r6 ctx, r7 pid_tgid, r8 the cookie,
  * which is what probefunc compares and keys as, r9 the group in bits 16..31) and decides whether
@@ -35,12 +40,28 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 final class UprobeProgram {
 
     static final int PID_TGID = 0, COOKIE = 8, COMM = 16, REGS = 32;
+    /** Strings a hit can carry, their size, and the stack slot the filter's high word waits in. */
+    static final int STRINGS = 3, STRING_SIZE = 256, HIGH_SLOT = -504;
 
     private UprobeProgram() {}
 
     /** The record's size for {@code words} registers and {@code stack} bytes of stack. */
     static int size(int words, int stack) {
         return REGS + 8 * words + stack;
+    }
+
+    /** The size of a record with strings. */
+    static int sizeWithStrings(int words, int stack) {
+        return size(words, stack) + 8 + STRINGS * STRING_SIZE;
+    }
+
+    /** The filter value's high u32: the group and the string registers' words (-1: none). */
+    static long high(int group, int[] stringWords) {
+        long v = group & 0xffff;
+        for (int k = 0; k < STRINGS && k < stringWords.length; k++) {
+            if (stringWords[k] >= 0) v |= (long) (stringWords[k] + 1 & 31) << (16 + 5 * k);
+        }
+        return v;
     }
 
     /** One group's clauses: its probes' argument layout and the clauses taken for them. */
@@ -66,9 +87,11 @@ final class UprobeProgram {
                 .mov(R8, R0)
                 .lookupKey(filterFd, R8)
                 .jeqImm(R0, 0, "out")
-                .pidFilter(R0, 0, R7, "out");
+                .pidFilter(R0, 0, R7, "out")
+                .ldxW(R1, R0, 4).stxW(R10, HIGH_SLOT, R1);
         if (clauses != null && !clauses.groups().isEmpty()) {
-            a.ldxW(R9, R0, 4).insn(0x67, R9, 0, 0, 16); // the group, in bits 16..31 as ClauseProgram reads it
+            // the group, in bits 16..31 as ClauseProgram reads it
+            a.ldxW(R9, R0, 4).insn(0x57, R9, 0, 0, 0xffff).insn(0x67, R9, 0, 0, 16);
             a.mov(R1, R9).rshImm(R1, 16);
             for (Group g : clauses.groups()) a.jeqImm(R1, g.group().id(), "ugroup" + g.group().id());
             a.ja("record");
@@ -95,11 +118,31 @@ final class UprobeProgram {
                     .ldxDw(R3, R6, 8 * spWord)
                     .call(PROBE_READ_USER);
         }
-        return a.mov(R1, R6)
+        // the strings the cookie's clauses read (copyinstr of an argument register), if any
+        int base = size(words, stack);
+        a.movImm(R7, base)
+                .ldxW(R1, R10, HIGH_SLOT).rshImm(R1, 16).jeqImm(R1, 0, "send")
+                .movImm(R7, sizeWithStrings(words, stack))
+                .movImm(R1, 0).stxDw(R8, base, R1);
+        for (int k = 0; k < STRINGS; k++) {
+            String skip = "str" + k;
+            a.ldxW(R1, R10, HIGH_SLOT).rshImm(R1, 16 + 5 * k).insn(0x57, R1, 0, 0, 31).jeqImm(R1, 0, skip)
+                    .jgtImm(R1, words, skip)
+                    .insn(0x73, R8, R1, base + k, 0) // stxb: word + 1
+                    .addImm(R1, -1).insn(0x67, R1, 0, 0, 3)
+                    .mov(R3, R8).addImm(R3, REGS).insn(0x0f, R3, R1, 0, 0).ldxDw(R3, R3, 0)
+                    .mov(R1, R8).addImm(R1, base + 8 + STRING_SIZE * k).movImm(R2, STRING_SIZE)
+                    .call(PROBE_READ_USER_STR)
+                    .jmp(0x65, R0, 0, 0, skip) // jsgt 0: read
+                    .insn(0x71, R1, R8, base + 3, 0).insn(0x47, R1, 0, 0, 1 << k).insn(0x73, R8, R1, base + 3, 0)
+                    .label(skip);
+        }
+        return a.label("send")
+                .mov(R1, R6)
                 .ldMap(R2, eventsFd)
                 .mov32Imm(R3, -1) // BPF_F_CURRENT_CPU
                 .mov(R4, R8)
-                .movImm(R5, size(words, stack))
+                .mov(R5, R7)
                 .call(PERF_EVENT_OUTPUT)
                 .label("out")
                 .movImm(R0, 0)

@@ -95,7 +95,7 @@ final class ProcessState implements TracedTarget {
             capturedStack = new CapturedStack(process.memory());
         }
         capturedRegs = abi.fromKernelRegs(h.regs, capturedRegs);
-        return capturedHit.capture(h.tid, capturedRegs, capturedStack.at(h.stackAddr, h.stack), h.time, h.cpu);
+        return capturedHit.capture(h.tid, capturedRegs, capturedStack.at(h), h.time, h.cpu);
     }
 
     /** Why a process became defunct: the only two. */

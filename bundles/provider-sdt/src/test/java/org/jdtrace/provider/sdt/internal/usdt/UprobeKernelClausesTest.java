@@ -86,6 +86,29 @@ class UprobeKernelClausesTest {
     }
 
     /**
+     * copyinstr(argN) at a uprobe hit reads the string at the hit, in the kernel (issue 20 item 2):
+     * ft_mix calls upper_rev("the quick brown fox", buf) and exits at once, long before the drain
+     * thread hands the record to the clause, when the process's memory can no longer be read; the
+     * strings are those the ptrace path reads with the thread stopped at the hit. The first call
+     * is left out: the literal's page is first touched by that call, and the kernel cannot fault a
+     * page in at a uprobe (the clause then reads the live memory, as before).
+     */
+    @Test
+    void copyinstrOfAnArgumentIsReadAtTheHitInTheKernel() throws Exception {
+        String script = "pid$target:a.out:upper_rev:entry /n++ > 0/ { printf(\"[%s]\\n\", copyinstr(arg0)); }";
+        Platform.Run r = platform.run("-q", "-n", script, "-c", Platform.bin("ft_mix") + " 4");
+        assertEquals(0, r.await(), r.toString());
+        assertTrue(r.out().contains("[the quick brown fox]\n[the quick brown fox]\n[the quick brown fox]\n"), r.toString());
+        assertTrue(!r.err().contains("error"), r.toString());
+        try (Platform ptrace = new Platform(false)) {
+            Platform.Run p = ptrace.run("-q", "-n", script, "-c", Platform.bin("ft_mix") + " 4");
+            assertEquals(0, p.await(), p.toString());
+            assertEquals(p.out().lines().filter(l -> l.startsWith("[")).toList(),
+                    r.out().lines().filter(l -> l.startsWith("[")).toList());
+        }
+    }
+
+    /**
      * USDT probes: arguments in registers, narrowed as their notes say (tick's arg0 is
      * {@code -4@%ecx}, -i sign-extended from 32 bits), the semaphore-guarded probe included.
      */
