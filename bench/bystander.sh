@@ -61,10 +61,16 @@ run() { # name, command...: appends "bystander-seconds hits" to $TMP/name
   [[ -n $l ]] || { echo "bystander.sh: $name: no BYSTANDER line" >&2; cat "$TMP/err" >&2; exit 1; }
   echo "$l" | awk '{ print $2, $4 }' >>"$TMP/$name"
 }
-for ((r = 0; r < RUNS; r++)); do
-  run untraced "$TMP/bystander" "$WORK" "$PACE_US"
-  run uprobes "$ROOT/bin/dtrace" -q -n "$SCRIPT" -c "$TMP/bystander $WORK $PACE_US"
-  run ptrace "$ROOT/bin/dtrace" -q -x uprobes=off -n "$SCRIPT" -c "$TMP/bystander $WORK $PACE_US"
+one() { # one run of the named way
+  case $1 in
+    untraced) run untraced "$TMP/bystander" "$WORK" "$PACE_US" ;;
+    uprobes) run uprobes "$ROOT/bin/dtrace" -q -n "$SCRIPT" -c "$TMP/bystander $WORK $PACE_US" ;;
+    ptrace) run ptrace "$ROOT/bin/dtrace" -q -x uprobes=off -n "$SCRIPT" -c "$TMP/bystander $WORK $PACE_US" ;;
+  esac
+}
+ways=(untraced uprobes ptrace)
+for ((r = 0; r < RUNS; r++)); do # the order rotates from run to run (none always follows a JVM's exit)
+  for ((i = 0; i < 3; i++)); do one "${ways[(r + i) % 3]}"; done
 done
 median() { cut -d' ' -f"$2" "$TMP/$1" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 base=$(median untraced 1)
