@@ -7,10 +7,12 @@
 #   untraced,
 #   traced on uprobes:    dtrace -n 'pid$target:a.out:work:entry { @ = count(); }' -c ...
 #   traced on ptrace:     the same with -x uprobes=off,
-# each RUNS times (default 5), interleaved; prints the medians, each as a ratio to the untraced
-# time, and the work() calls the hot thread made a second under each (what the tracer let it do).
-# The bystander is slowed only by what the tracing takes from it: a stop of its own, or the CPU
-# the tracer (a JVM serving ptrace stops) or the hot thread's traps take on a 2-CPU machine.
+# each RUNS times (default 5), the order rotating; prints the medians of the bystander's wall time
+# (as a ratio to the untraced one), of its own CPU time, and of the times it was put to sleep
+# (getrusage(RUSAGE_THREAD)'s voluntary context switches: a thread that only computes sleeps only
+# when something stops it, as a ptrace stop of the whole process would), and the work() calls the
+# hot thread made a second under each (what the tracer let it do). On a loaded machine the wall
+# time mostly measures the load (the two CPUs shared with everything else); the sleeps do not.
 # PIN=1 runs every command on CPUs 0-1 (taskset).
 set -euo pipefail
 ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -21,6 +23,7 @@ cat >"$TMP/bystander.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/resource.h>
 static volatile int done;
 static volatile long hits;
 __attribute__((noinline)) long work(long x) { __asm__ volatile("" ::: "memory"); return x * 3 + 1; }
@@ -38,14 +41,21 @@ int main(int argc, char **argv) {
     pace_ns = (argc > 2 ? atol(argv[2]) : 50) * 1000L;
     pthread_t t;
     pthread_create(&t, NULL, hot, NULL);
+    struct rusage r0, r1;
+    struct timespec c0, c1;
+    getrusage(RUSAGE_THREAD, &r0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
     double t0 = now();
     unsigned long x = 88172645463325252UL;          /* the bystander: xorshift, no call */
     for (long i = 0; i < w; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
     double t1 = now();
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    getrusage(RUSAGE_THREAD, &r1);
     done = 1;
     pthread_join(t, NULL);
     printf("%lu\n", x);
-    fprintf(stderr, "BYSTANDER %.6f HITS %ld\n", t1 - t0, hits);
+    fprintf(stderr, "BYSTANDER %.6f HITS %ld CPU %.6f SLEEPS %ld\n", t1 - t0, hits,
+            (c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) * 1e-9, r1.ru_nvcsw - r0.ru_nvcsw);
     return 0;
 }
 EOF
@@ -54,12 +64,12 @@ PINCMD=(); [[ ${PIN:-0} == 1 ]] && PINCMD=(taskset -c 0,1)
 "$ROOT/bin/dtrace" -V >/dev/null   # builds the distribution when stale, untimed
 SCRIPT='pid$target:a.out:work:entry { @ = count(); }'
 
-run() { # name, command...: appends "bystander-seconds hits" to $TMP/name
+run() { # name, command...: appends "bystander-seconds hits cpu-seconds sleeps" to $TMP/name
   local name=$1; shift
   "${PINCMD[@]}" "$@" >"$TMP/out" 2>"$TMP/err" || { echo "bystander.sh: $name failed:" >&2; cat "$TMP/err" >&2; exit 1; }
-  local l; l=$(grep -o 'BYSTANDER [0-9.]* HITS [0-9]*' "$TMP/err" | tail -1)
+  local l; l=$(grep -o 'BYSTANDER [0-9.]* HITS [0-9]* CPU [0-9.]* SLEEPS [0-9]*' "$TMP/err" | tail -1)
   [[ -n $l ]] || { echo "bystander.sh: $name: no BYSTANDER line" >&2; cat "$TMP/err" >&2; exit 1; }
-  echo "$l" | awk '{ print $2, $4 }' >>"$TMP/$name"
+  echo "$l" | awk '{ print $2, $4, $6, $8 }' >>"$TMP/$name"
 }
 one() { # one run of the named way
   case $1 in
@@ -78,6 +88,6 @@ echo "bystander: $WORK iterations, hot thread paced at ${PACE_US} us, median of 
 for k in untraced uprobes ptrace; do
   b=$(median $k 1)
   rate=$(awk -v h="$(median $k 2)" -v s="$b" 'BEGIN { printf "%.0f", h / s }')
-  printf '%-9s bystander %8.3f s  (%sx untraced)   hot thread %9s work() calls/s\n' "$k" "$b" \
-      "$(awk -v t="$b" -v u="$base" 'BEGIN { printf "%.2f", t / u }')" "$rate"
+  printf '%-9s bystander %8.3f s wall (%sx untraced), %.3f s CPU, %s sleeps   hot thread %9s work() calls/s\n' "$k" "$b" \
+      "$(awk -v t="$b" -v u="$base" 'BEGIN { printf "%.2f", t / u }')" "$(median $k 3)" "$(median $k 4)" "$rate"
 done
