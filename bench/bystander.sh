@@ -19,6 +19,7 @@ ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd)
 WORK=${1:-200000000}; RUNS=${2:-5}; PACE_US=${PACE_US:-50}
 TMP=$(mktemp -d /tmp/jdtrace-bystander.XXXXXX); trap 'rm -rf "$TMP"' EXIT
 cat >"$TMP/bystander.c" <<'EOF'
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
