@@ -290,7 +290,7 @@ final class KernelSyscallProvider implements Provider {
                     ClauseMap m = taken.remove(c);
                     if (m != null) attached.add(m);
                     if (m == null) {
-                        int slot = freeSlot(keep);
+                        int slot = ClauseMap.freeSlot(keep.values(), taken.values());
                         if (slot < 0) continue;
                         m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames());
                     }
@@ -308,15 +308,8 @@ final class KernelSyscallProvider implements Provider {
         try {
             kernel.load(byEnd.get(0), byEnd.get(1), t);
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
-            java.util.stream.Stream<KernelClause> named = keep.isEmpty()
-                    ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
-                    : keep.keySet().stream();
-            LOG.warn("syscall: no kernel program for clause {}, which runs in the JVM: {}",
-                    named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
-            for (ClauseMap m : keep.values()) {
-                if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
-                m.close();
-            }
+            ClauseMap.refused(LOG, "syscall", keep, byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()),
+                    attached, e);
             if (keep.isEmpty()) {
                 kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
                 byEnd = List.of(List.of(), List.of());
@@ -342,15 +335,6 @@ final class KernelSyscallProvider implements Provider {
             }
         }
         for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
-    }
-
-    /** A drops slot no clause in {@code keep} or {@code taken} has, or -1. */
-    private int freeSlot(Map<KernelClause, ClauseMap> keep) {
-        java.util.BitSet used = new java.util.BitSet();
-        keep.values().forEach(m -> used.set(m.slot));
-        taken.values().forEach(m -> used.set(m.slot));
-        int s = used.nextClearBit(0);
-        return s < ClauseProgram.MAX_CLAUSES ? s : -1;
     }
 
     /** The probe's pid filter changed: the kernel sends only that process's calls (or all). */

@@ -153,7 +153,7 @@ final class UprobeClauses {
                     if (m != null) {
                         attached.add(m);
                     } else {
-                        int slot = freeSlot(keep);
+                        int slot = ClauseMap.freeSlot(keep.values(), taken.values());
                         if (slot < 0) continue;
                         m = new ClauseMap(perf, c, slot, drops, names);
                     }
@@ -171,15 +171,7 @@ final class UprobeClauses {
         try {
             target.load(groups.isEmpty() ? null : new UprobeProgram.Clauses(List.copyOf(groups.values()), zero.fd(), drops.fd()));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
-            java.util.stream.Stream<KernelClause> named = keep.isEmpty()
-                    ? groups.values().stream().flatMap(g -> g.group().clauses().stream()).filter(java.util.Objects::nonNull)
-                    : keep.keySet().stream();
-            LOG.warn("pid: no kernel program for clause {}, which runs in the JVM: {}",
-                    named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
-            for (ClauseMap m : keep.values()) {
-                if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
-                m.close();
-            }
+            ClauseMap.refused(LOG, "pid", keep, groups.values().stream().flatMap(g -> g.group().clauses().stream()), attached, e);
             if (keep.isEmpty()) {
                 target.load(null); // predicates alone refused: none in the kernel
                 target.groups(Map.of());
@@ -216,15 +208,6 @@ final class UprobeClauses {
             zero = null;
             throw e;
         }
-    }
-
-    /** A drops slot no clause in {@code keep} or {@code taken} has, or -1. */
-    private int freeSlot(Map<KernelClause, ClauseMap> keep) {
-        java.util.BitSet used = new java.util.BitSet();
-        keep.values().forEach(m -> used.set(m.slot));
-        taken.values().forEach(m -> used.set(m.slot));
-        int s = used.nextClearBit(0);
-        return s < ClauseProgram.MAX_CLAUSES ? s : -1;
     }
 
     /** Every taken map detached (its last values folded in) and closed; the scratch maps closed. */
