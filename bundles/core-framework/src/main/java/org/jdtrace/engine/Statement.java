@@ -18,10 +18,20 @@ import org.jdtrace.spi.ProbeDescription;
  * ({@link KernelClause}, since 1.4), null when it has none; ECBs of the statement hand it to
  * their probes' providers as {@link org.jdtrace.spi.Probe#kernelClauses()}.
  *
+ * {@code userStrings} (since 1.5) are the arguments N whose user string the clause reads with
+ * {@code copyinstr(argN)} (or args[N], under casts), as the compiler sees them; the framework
+ * hands their union to the probe's provider as {@link org.jdtrace.spi.Probe#userStrings()}, so
+ * that a provider that fires after the event can read them at the event.
+ *
  * @since 1.1
  */
 public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
-        KernelClause kernel) {
+        KernelClause kernel, java.util.Set<Integer> userStrings) {
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+            KernelClause kernel) {
+        this(descriptions, source, body, pidFilter, kernel, java.util.Set.of());
+    }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter) {
         this(descriptions, source, body, pidFilter, null);

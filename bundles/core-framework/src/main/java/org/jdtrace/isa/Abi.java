@@ -167,6 +167,34 @@ public interface Abi {
     }
 
     /**
+     * The word of that frame holding entry argument {@code index} of the calling convention (a
+     * BPF program reads it there at a function's entry), -1 when the argument is not in a
+     * register (on the stack) or the ISA has no such frame.
+     *
+     * @since 1.5
+     */
+    default int kernelRegsArgumentWord(int index) {
+        return -1;
+    }
+
+    /**
+     * Where SystemTap SDT argument {@code arg} lies in that frame when it is a register operand:
+     * {@code word | bytes << 8 | (signed ? 1 << 16 : 0)} (its value is the word's low
+     * {@code bytes} bytes, sign- or zero-extended), -1 when it is not in a register (memory, a
+     * constant, ah/bh/ch/dh) or the ISA has no such frame.
+     *
+     * @since 1.5
+     */
+    default int kernelRegsSdtArgument(SdtArgument arg) {
+        return -1;
+    }
+
+    /** The word of that frame holding a function's (first) return value, -1 when none. @since 1.5 */
+    default int kernelRegsReturnWord() {
+        return -1;
+    }
+
+    /**
      * The register file of a captured kernel frame ({@code words[0..kernelRegsWords())}),
      * written into {@code reuse} when it is not null (no allocation) and returned; registers the
      * frame lacks read 0.

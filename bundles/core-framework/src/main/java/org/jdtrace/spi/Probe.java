@@ -89,6 +89,18 @@ public interface Probe {
      */
     default void kernelRefused(KernelClause clause, String reason) {}
 
+    /**
+     * The arguments whose user strings the installed ECBs' clauses read with copyinstr(argN)
+     * (Statement.userStrings, their union), read with {@link #kernelClauses()}: a provider that
+     * fires after the event may read them at the event (a uprobe's BPF program) so that the
+     * clause sees the string as it was there. Changes come through Provider.clausesChanged.
+     *
+     * @since 1.10
+     */
+    default java.util.Set<Integer> userStrings() {
+        return java.util.Set.of();
+    }
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

@@ -10,6 +10,16 @@ public interface BpfObject extends AutoCloseable {
     void update(int key, long value);
 
     /**
+     * For maps with 16-byte values: sets the 4-byte key's value to {@code low} then {@code high}
+     * (each in native order).
+     *
+     * @since 1.5
+     */
+    default void update(int key, long low, long high) {
+        throw new UnsupportedOperationException("not a map of 16-byte values");
+    }
+
+    /**
      * For maps with 8-byte values: the 4-byte key's value, or Long.MIN_VALUE when the map has no
      * such key (or is not a map).
      *

@@ -24,11 +24,38 @@ public final class UserHit {
     public MemorySegment stack = MemorySegment.NULL;
     /** The user address of {@link #stack}'s first byte (the stack pointer at the hit). */
     public long stackAddr;
+    /**
+     * The user strings read at the hit (UserProbes.clauses: copyinstr of an argument register), in
+     * the capture's layout; NULL when none. Read them with {@link #string}. @since 1.5
+     */
+    public MemorySegment strings = MemorySegment.NULL;
     final byte[] comm = new byte[16];
     private String commString;
 
     public UserHit(int regsWords) {
         regs = new long[regsWords];
+    }
+
+    /**
+     * The user string at {@code addr} as the kernel read it at the hit (at most {@code max}
+     * bytes), or null when none was read there (no clause asked, or the read faulted).
+     *
+     * @since 1.5
+     */
+    public String string(long addr, int max) {
+        if (strings.byteSize() < 8) return null;
+        int faults = strings.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 3);
+        for (int k = 0; k < 3; k++) {
+            int word = (strings.get(java.lang.foreign.ValueLayout.JAVA_BYTE, k) & 0xff) - 1;
+            if (word < 0 || word >= regs.length || regs[word] != addr || (faults & 1 << k) != 0) continue;
+            long off = 8 + 256L * k;
+            int n = 0, lim = (int) Math.min(Math.max(max, 0), Math.min(256, strings.byteSize() - off));
+            while (n < lim && strings.get(java.lang.foreign.ValueLayout.JAVA_BYTE, off + n) != 0) n++;
+            byte[] b = new byte[n];
+            MemorySegment.copy(strings, java.lang.foreign.ValueLayout.JAVA_BYTE, off, b, 0, n);
+            return new String(b, StandardCharsets.UTF_8);
+        }
+        return null;
     }
 
     /** The hitting thread's name (its comm) at the hit. */

@@ -43,6 +43,40 @@ public interface UserProbes extends AutoCloseable {
     void signal(long cookie, int signal);
 
     /**
+     * The clauses the kernel may run at the hits of {@code cookie}'s probe (its
+     * Probe.kernelClauses, read at {@link #commit}): predicates that decide in the kernel whether
+     * a hit's record is sent at all, and aggregations kept in BPF maps, folded into the consumer's
+     * at each snapshot (the probe is told through Probe.runInKernel). Argument i is where
+     * {@code args[i]} says in the captured register frame ({@link #argument}; -1: not there, and a
+     * clause that reads it runs in the JVM); {@code function} is the probe's probefunc. Null
+     * {@code probe}: none (the cookie's hits are all sent). Takes effect at {@link #commit}.
+     *
+     * @throws PerfException when a clause of kernelclauses=force (KernelClause.required) cannot
+     *         run in the kernel there
+     * @since 1.5
+     */
+    default void clauses(long cookie, org.jdtrace.spi.Probe probe, int[] args, String function) {}
+
+    /**
+     * An argument's place for {@link #clauses}: word {@code word} of the register frame, its low
+     * {@code bytes} bytes (1, 2, 4, 8) sign- or zero-extended (Abi.kernelRegsSdtArgument's encoding).
+     *
+     * @since 1.5
+     */
+    static int argument(int word, int bytes, boolean signed) {
+        return word | bytes << 8 | (signed ? 1 << 16 : 0);
+    }
+
+    /** The program is built anew when {@link #clauses} changed since (the provider's batch is done). @since 1.5 */
+    default void commit() {}
+
+    /**
+     * Aggregations made since the last call start from what their maps hold now (the consumer goes
+     * live: what was counted while the probes went in is not its own). @since 1.5
+     */
+    default void sync() {}
+
+    /**
      * Records the kernel could not write so far (a full ring); those the handler was not told of
      * yet are reported to it now ({@link UserProbeHandler#lost}, per CPU), as they are when a
      * later record comes and on close. Call it after a drain to learn of losses at the end.

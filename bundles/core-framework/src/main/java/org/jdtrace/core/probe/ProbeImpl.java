@@ -34,6 +34,8 @@ public final class ProbeImpl implements Probe {
     private volatile long pidFilter = -1;
     /** Probe.kernelClauses: set by the framework (lock held) from the installed ECBs' statements. */
     private volatile List<org.jdtrace.spi.KernelClause> kernelClauses = List.of();
+    /** Probe.userStrings: the installed ECBs' statements' userStrings, set with kernelClauses. */
+    private volatile java.util.Set<Integer> userStrings = java.util.Set.of();
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
     /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
@@ -174,9 +176,18 @@ public final class ProbeImpl implements Probe {
         for (Ecb e : ecbs) if (e != adding) l.add(e.statement().kernel());
         if (adding != null) l.add(adding.statement().kernel());
         List<org.jdtrace.spi.KernelClause> n = java.util.Collections.unmodifiableList(l);
-        boolean changed = !n.equals(kernelClauses);
+        java.util.Set<Integer> s = new java.util.TreeSet<>();
+        for (Ecb e : ecbs) if (e != adding) s.addAll(e.statement().userStrings());
+        if (adding != null) s.addAll(adding.statement().userStrings());
+        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings);
         kernelClauses = n;
+        userStrings = java.util.Collections.unmodifiableSet(s);
         return changed;
+    }
+
+    @Override
+    public java.util.Set<Integer> userStrings() {
+        return userStrings;
     }
 
     @Override

@@ -39,7 +39,7 @@ import org.jdtrace.libdtrace.ast.ProcfsTypes;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Stmt;
 
-final class CapturedReads {
+public final class CapturedReads {
 
     private final ProbeArgs lookup;
     private final Clause clause;
@@ -67,6 +67,25 @@ final class CapturedReads {
             }
         }
         return probes;
+    }
+
+    /** In strings(): the arguments copyinstr reads (nothing is refused then). */
+    private java.util.Set<Integer> collected;
+
+    /**
+     * The arguments N the clause reads with copyinstr(argN) (or args[N], under casts), for a
+     * provider that can read them at the event (Statement.userStrings).
+     */
+    public static java.util.Set<Integer> strings(Clause c) {
+        CapturedReads r = new CapturedReads(null, c);
+        r.collected = new java.util.TreeSet<>();
+        try {
+            if (c.predicate() != null) r.expr(c.predicate());
+            if (c.body() != null) r.stmts(c.body());
+        } catch (DTraceException e) {
+            throw new IllegalStateException(e); // nothing is refused while collecting
+        }
+        return java.util.Set.copyOf(r.collected);
     }
 
     /** Refuses the first read of process memory a kernel-event probe cannot answer; see above. */
@@ -144,6 +163,10 @@ final class CapturedReads {
         switch (f) {
             case COPYINSTR -> {
                 int arg = argIndex(c.args.get(0));
+                if (collected != null) {
+                    if (arg >= 0) collected.add(arg);
+                    return;
+                }
                 for (Map.Entry<String, Set<Integer>> p : probes().entrySet()) {
                     // a return probe that captured its entry's strings by address takes any pointer
                     if (!p.getValue().contains(arg >= 0 ? arg : org.jdtrace.spi.Provider.ENTRY_STRINGS)) {
@@ -166,7 +189,7 @@ final class CapturedReads {
 
     /** Refuses {@code e} when the clause matches a probe that fires after the event. */
     private void refuse(Expr e, String what) throws DTraceException {
-        if (probes().isEmpty()) return;
+        if (collected != null || probes().isEmpty()) return;
         Map.Entry<String, Set<Integer>> p = probes().entrySet().iterator().next();
         throw new DTraceException(AstPrinter.print(e) + " " + what + ", which " + p.getKey()
                 + " cannot capture at the event (" + captured(p.getValue()) + ")", null, e.line);

@@ -173,6 +173,31 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         return out;
     }
 
+    /** A drops slot (ClauseProgram.MAX_CLAUSES of them) that none of {@code maps} has, or -1. */
+    @SafeVarargs
+    static int freeSlot(java.util.Collection<ClauseMap>... maps) {
+        java.util.BitSet used = new java.util.BitSet();
+        for (java.util.Collection<ClauseMap> c : maps) c.forEach(m -> used.set(m.slot));
+        int s = used.nextClearBit(0);
+        return s < ClauseProgram.MAX_CLAUSES ? s : -1;
+    }
+
+    /**
+     * A program the kernel refused (its verifier, or a program too big to encode): one warning
+     * line naming the clauses (those it took, else {@code grouped}), and the maps made for it
+     * given back: those already attached detached (what they hold is kept), all closed.
+     */
+    static void refused(org.slf4j.Logger log, String provider, java.util.Map<KernelClause, ClauseMap> keep,
+            java.util.stream.Stream<KernelClause> grouped, java.util.Set<ClauseMap> attached, Exception e) {
+        java.util.stream.Stream<KernelClause> named = keep.isEmpty() ? grouped.filter(java.util.Objects::nonNull) : keep.keySet().stream();
+        log.warn("{}: no kernel program for clause {}, which runs in the JVM: {}", provider,
+                named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
+        for (ClauseMap m : keep.values()) {
+            if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
+            m.close();
+        }
+    }
+
     /** The kernel's possible CPUs (a per-CPU map's lookup gives one value for each). */
     static int possibleCpus() {
         try {

@@ -69,9 +69,23 @@ final class ClauseProgram {
     static final int GET_KTIME_NS = 5;
     private static final int LAST_REG = R5;
 
-    /** How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff). */
+    /**
+     * How the program's event reads arguments: entry (args at argsOff) or return (ret at retOff);
+     * or, when {@code args} is not null (a uprobe's, UprobeProgram), argument i at context offset
+     * args[i] (-1: not in the context, the clause runs in the JVM), its low |argBytes[i]| bytes
+     * extended (negative: signed; a USDT register operand), and errno 0.
+     */
     record Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader,
-            Map<String, List<Integer>> numbers) {}
+            Map<String, List<Integer>> numbers, int[] args, int[] argBytes) {
+        Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader, Map<String, List<Integer>> numbers) {
+            this(entry, argsOff, retOff, parent, leader, numbers, null, null);
+        }
+
+        /** Whether argument {@code i} can be read at the event. */
+        boolean hasArg(int i) {
+            return i >= 0 && i < 10 && (args == null || i < args.length && args[i] >= 0);
+        }
+    }
 
     /** A taken clause in a program: its map, its drops slot and its layout. */
     record Taken(KernelClause clause, int mapFd, int slot) {}
@@ -80,7 +94,8 @@ final class ClauseProgram {
     record Group(int id, List<KernelClause> clauses) {}
 
     private final BpfAsm a;
-    private final Event ev;
+    /** The event of the group being built (UprobeProgram's groups each have their own: event()). */
+    private Event ev;
     private int labels;
     /** The thread-locals map and its drops array (-1: none, no whole clause is taken). */
     private int tlsFd = -1, tlsDropsFd = -1;
@@ -97,6 +112,11 @@ final class ClauseProgram {
         return this;
     }
 
+    /** The groups built from now on read their arguments as {@code e} says (one program, several layouts). */
+    void event(Event e) {
+        ev = e;
+    }
+
     // ---- what the kernel can run
 
     /** True when {@code e} can be evaluated here as an integer. */
@@ -108,7 +128,7 @@ final class ClauseProgram {
     private static int depth(KernelClause.Expr e, Event ev) {
         return switch (e) {
             case KernelClause.Const c -> 1;
-            case KernelClause.Arg x -> x.index() >= 0 && x.index() < 10 ? 1 : -1;
+            case KernelClause.Arg x -> ev.hasArg(x.index()) ? 1 : -1;
             case KernelClause.Var v -> switch (v.which()) {
                 case PID, TID, UID, ERRNO, TIMESTAMP -> 1;
                 case PPID -> ev.parent() != null ? 1 : -1;
@@ -460,7 +480,12 @@ final class ClauseProgram {
                 else a.ldImm64(reg, c.value());
             }
             case KernelClause.Arg x -> {
-                if (ev.entry() && x.index() < 6) a.ldxDw(reg, R6, ev.argsOff() + 8 * x.index());
+                if (ev.args() != null) {
+                    a.ldxDw(reg, R6, ev.args()[x.index()]);
+                    int bytes = ev.argBytes()[x.index()], bits = 64 - 8 * Math.abs(bytes);
+                    if (bits > 0) a.insn(0x67, reg, 0, 0, bits).insn(bytes < 0 ? 0xc7 : 0x77, reg, 0, 0, bits);
+                }
+                else if (ev.entry() && x.index() < 6) a.ldxDw(reg, R6, ev.argsOff() + 8 * x.index());
                 else if (!ev.entry() && x.index() < 2) a.ldxDw(reg, R6, ev.retOff());
                 else a.movImm(reg, 0);
             }

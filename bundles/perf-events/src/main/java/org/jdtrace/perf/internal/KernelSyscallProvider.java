@@ -338,7 +338,7 @@ final class KernelSyscallProvider implements Provider {
                     ClauseMap m = taken.remove(c);
                     if (m != null) attached.add(m);
                     if (m == null) {
-                        int slot = freeSlot(keep);
+                        int slot = ClauseMap.freeSlot(keep.values(), taken.values());
                         if (slot < 0) continue;
                         m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames());
                     }

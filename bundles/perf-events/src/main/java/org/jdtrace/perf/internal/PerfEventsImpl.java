@@ -555,6 +555,12 @@ public final class PerfEventsImpl implements PerfEvents {
         }
 
         @Override
+        public void update(int key, long low, long high) {
+            if (valueSize != 16) throw new UnsupportedOperationException("a map of " + valueSize + "-byte values");
+            sys.mapUpdate(fd, key, low, high);
+        }
+
+        @Override
         public long lookup(int key) {
             return sys.mapLookup(fd, key);
         }

@@ -244,6 +244,23 @@ public final class PerfSys {
         }
     }
 
+    /** BPF_MAP_UPDATE_ELEM (BPF_ANY) of a 4-byte key and a 16-byte value, {@code low} then {@code high}. */
+    public void mapUpdate(int mapFd, int key, long low, long high) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment k = arena.allocate(4);
+            k.set(JAVA_INT, 0, key);
+            MemorySegment v = arena.allocate(16, 8);
+            v.set(JAVA_LONG, 0, low);
+            v.set(JAVA_LONG, 8, high);
+            MemorySegment a = arena.allocate(32, 8);
+            a.set(JAVA_INT, 0, mapFd);
+            a.set(JAVA_LONG, 8, k.address());
+            a.set(JAVA_LONG, 16, v.address());
+            a.set(JAVA_LONG, 24, 0L);
+            bpf(BPF_MAP_UPDATE_ELEM, a, "bpf map update");
+        }
+    }
+
     /** BPF_MAP_LOOKUP_ELEM with a 4-byte key and an 8-byte value: the value, or Long.MIN_VALUE when the key is absent. */
     public long mapLookup(int mapFd, int key) {
         byte[] v = new byte[8];

@@ -10,6 +10,12 @@
  * leaves nothing (the descriptors die with it, the kernel removes the probes and puts the
  * instructions back; a USDT semaphore given as ref_ctr_offset is counted down by the kernel).
  *
+ * The links run a trampoline that tail-calls the real program through a one-slot prog array
+ * (SyscallProgram.trampoline): UprobeClauses rebuilds that program when the kernel clauses of the
+ * cookies change (UserProbes.clauses, at commit) and load() swaps it in with one map update, no
+ * hit seen twice or missed. The filter map's value per cookie is {pid filter, clause group}, both
+ * kept here (pids, groups) and written together.
+ *
  * Records are parsed on the drain thread into one UserHit (a flyweight) and handed to the
  * handler; a record too short (never) is skipped. A full ring: the program counts each record it
  * could not write in a per-CPU map; lost() reads it and reports what is new to the handler as
@@ -45,12 +51,22 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private final UserProbeHandler handler;
     private final int words, spWord, stackBytes;
     private final UserHit hit;
-    private final BpfObject filters, buf, events, program, lostMap;
+    private final BpfObject filters, buf, events, progs, trampoline, lostMap;
     /** Per possible CPU: the lost map's count already reported to the handler (guarded by lostLock). */
     private final long[] reported;
+    /** The program the trampoline tail-calls now (load() replaces it). */
+    private BpfObject program;
     private final EventSet output;
     private final Set<AutoCloseable> links = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    /** Per cookie: the pid filter (0 every process, else pid + 1) and the clause group (0 none); under filterLock. */
+    private final int[] pids = new int[COOKIES], groups = new int[COOKIES];
+    /** Per cookie: the signal each hit sends (0 none); under filterLock. */
+    private final int[] signals = new int[COOKIES];
+    /** Per cookie: the words of the registers whose user strings its clauses read (null: none); under filterLock. */
+    private final int[][] strings = new int[COOKIES][];
+    private final Object filterLock = new Object();
+    private final UprobeClauses clauses;
 
     UprobeCapture(PerfEventsImpl perf, int words, int spWord, int stackBytes, UserProbeHandler handler) {
         this.perf = perf;
@@ -59,20 +75,23 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         this.spWord = spWord;
         this.stackBytes = stackBytes;
         this.hit = new UserHit(words);
-        BpfObject f = null, b = null, ev = null, prog = null, l = null;
+        BpfObject f = null, b = null, ev = null, pa = null, prog = null, tr = null, l = null;
         EventSet out = null;
         try {
-            f = perf.map(PerfSys.MAP_ARRAY, 4, 8, COOKIES, "jdtrace_upflt");
-            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.size(words, stackBytes), 1, "jdtrace_upbuf");
+            f = perf.map(PerfSys.MAP_ARRAY, 4, UprobeProgram.FILTER_VALUE, COOKIES, "jdtrace_upflt");
+            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.sizeWithStrings(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
+            pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 1, "jdtrace_upprogs");
             l = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, 1, "jdtrace_uplost");
             prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd(), l.fd()), "jdtrace_uprobe");
+            pa.update(0, prog.fd());
+            tr = perf.uprobeProgram(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_uprobe");
             out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                     EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, RING_PAGES, -1, false), this);
             int[] fds = out.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) ev.update(cpu, fds[cpu]);
         } catch (RuntimeException e) {
-            for (AutoCloseable c : new AutoCloseable[] {out, prog, l, ev, b, f}) quietly(c);
+            for (AutoCloseable c : new AutoCloseable[] {out, tr, prog, pa, l, ev, b, f}) quietly(c);
             throw e;
         }
         this.lostMap = l;
@@ -80,8 +99,53 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         this.filters = f;
         this.buf = b;
         this.events = ev;
+        this.progs = pa;
         this.program = prog;
+        this.trampoline = tr;
         this.output = out;
+        this.clauses = new UprobeClauses(perf, new UprobeClauses.Target() {
+            @Override
+            public void load(UprobeProgram.Clauses c) {
+                swap(c);
+            }
+
+            @Override
+            public void groups(java.util.Map<Integer, Integer> groupOf) {
+                synchronized (filterLock) {
+                    for (int cookie = 0; cookie < COOKIES; cookie++) {
+                        int g = groupOf.getOrDefault(cookie, 0);
+                        if (groups[cookie] != g) {
+                            groups[cookie] = g;
+                            writeFilter(cookie);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    /** The program with these clauses (null: none) built, loaded and swapped in; the old one closed. */
+    private void swap(UprobeProgram.Clauses c) {
+        BpfObject p = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, filters.fd(), buf.fd(), events.fd(), lostMap.fd(), c),
+                "jdtrace_uprobe");
+        BpfObject old;
+        synchronized (filterLock) {
+            try {
+                progs.update(0, p.fd());
+            } catch (RuntimeException e) {
+                p.close();
+                throw e;
+            }
+            old = program;
+            program = p;
+        }
+        quietly(old);
+    }
+
+    private void writeFilter(int cookie) {
+        assert Thread.holdsLock(filterLock);
+        filters.update(cookie, (pids[cookie] & 0xffffffffL) | (long) signals[cookie] << 32,
+                UprobeProgram.high(groups[cookie], strings[cookie] == null ? new int[0] : strings[cookie]));
     }
 
     @Override
@@ -91,7 +155,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         if (offsets.length == 0) throw new IllegalArgumentException("no offset");
         long[] cookies = new long[offsets.length];
         java.util.Arrays.fill(cookies, cookie);
-        AutoCloseable link = perf.uprobeLink(program, path, offsets, refCtrOffsets, cookies, pid, onReturn);
+        AutoCloseable link = perf.uprobeLink(trampoline, path, offsets, refCtrOffsets, cookies, pid, onReturn);
         links.add(link);
         return () -> {
             links.remove(link);
@@ -99,21 +163,53 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         };
     }
 
-    /** Per cookie: the pid filter (low word) and the signal (high word), written together. */
-    private final long[] filterValues = new long[COOKIES];
-
     @Override
-    public synchronized void filter(long cookie, int pid) {
-        int c = (int) cookie;
-        filterValues[c] = (filterValues[c] & ~0xffff_ffffL) | (pid == 0 ? 0 : pid + 1L);
-        filters.update(c, filterValues[c]);
+    public void filter(long cookie, int pid) {
+        synchronized (filterLock) {
+            pids[(int) cookie] = pid == 0 ? 0 : pid + 1;
+            writeFilter((int) cookie);
+        }
     }
 
     @Override
-    public synchronized void signal(long cookie, int signal) {
-        int c = (int) cookie;
-        filterValues[c] = (filterValues[c] & 0xffff_ffffL) | ((long) signal << 32);
-        filters.update(c, filterValues[c]);
+    public void signal(long cookie, int signal) {
+        synchronized (filterLock) {
+            signals[(int) cookie] = signal;
+            writeFilter((int) cookie);
+        }
+    }
+
+    @Override
+    public void clauses(long cookie, org.jdtrace.spi.Probe probe, int[] argWords, String function) {
+        if (cookie < 0 || cookie >= COOKIES) throw new IllegalArgumentException("cookie " + cookie);
+        if (probe == null) {
+            synchronized (filterLock) { // the cookie's hits are sent from now on, whatever its old group ran
+                groups[(int) cookie] = 0;
+                strings[(int) cookie] = null;
+                writeFilter((int) cookie);
+            }
+        }
+        clauses.register((int) cookie, probe, argWords, function);
+        if (probe != null) {
+            // copyinstr(argN) of its clauses: argument N's register read as a string at the hit
+            int[] w = probe.userStrings().stream().filter(n -> n >= 0 && n < argWords.length)
+                    .mapToInt(n -> argWords[n]).filter(p -> p >= 0 && (p >> 8 & 0xff) == 8)
+                    .map(p -> p & 0xff).distinct().limit(UprobeProgram.STRINGS).toArray();
+            synchronized (filterLock) {
+                strings[(int) cookie] = w.length == 0 ? null : w;
+                writeFilter((int) cookie);
+            }
+        }
+    }
+
+    @Override
+    public void commit() {
+        if (!closed) clauses.commit();
+    }
+
+    @Override
+    public void sync() {
+        clauses.sync();
     }
 
     /**
@@ -155,13 +251,14 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         closed = true;
         for (AutoCloseable l : links) quietly(l);
         links.clear();
+        clauses.close(); // the taken maps' last values folded into the consumer's aggregations
         // the links first (no new records), then the rings (read on close), the losses, the rest
         quietly(output);
         lost();
         synchronized (lostLock) {
             closedLost = true;
         }
-        for (AutoCloseable c : new AutoCloseable[] {program, events, buf, lostMap, filters}) quietly(c);
+        for (AutoCloseable c : new AutoCloseable[] {trampoline, program, progs, events, buf, lostMap, filters}) quietly(c);
     }
 
     private static void quietly(AutoCloseable c) {
@@ -187,6 +284,9 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         for (int i = 0; i < words; i++) hit.regs[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.REGS + 8L * i);
         hit.stack = stackBytes == 0 ? MemorySegment.NULL : r.asSlice(UprobeProgram.REGS + 8L * words, stackBytes);
         hit.stackAddr = stackBytes == 0 ? 0 : hit.regs[spWord];
+        hit.strings = r.byteSize() >= UprobeProgram.sizeWithStrings(words, stackBytes)
+                ? r.asSlice(UprobeProgram.size(words, stackBytes), 8 + UprobeProgram.STRINGS * UprobeProgram.STRING_SIZE)
+                : MemorySegment.NULL;
         handler.hit(hit);
     }
 

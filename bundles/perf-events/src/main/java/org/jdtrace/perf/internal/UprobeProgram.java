@@ -8,29 +8,49 @@
  *   32 u64 regs[WORDS]: the context's struct pt_regs, word by word (pc at the probed instruction)
  *   32 + 8 * WORDS: STACK bytes of user stack from regs[SP] up (bpf_probe_read_user; zeroes
  *   when the read faults)
+ *   then, only for a cookie that names strings: u8 word[3] (word + 1 of the register each string
+ *   address was in, 0 none), u8 faults (bit k: string k could not be read), 4 bytes pad, and
+ *   char string[3][256] (bpf_probe_read_user_str at the hit: copyinstr(argN) of the clauses,
+ *   Probe.userStrings)
  *
- * The filter (an array map indexed by the cookie, two u32 per value: at 0 the pid filter, 0 every
- * process, else the one pid + 1; at 4 a signal number or 0) drops the hits of other processes in
- * the kernel, before anything is written. A hit that was written and whose cookie names a signal
- * then sends it to the hitting process (bpf_send_signal: taken on the way back to user mode,
- * after the probed instruction, so SIGSTOP holds the process at the probe; the dynamic linker's
- * events and the probes whose clauses must act while the thread waits use it). The
+ * The filter (an array map indexed by the cookie, 16-byte values: at 0 a u32, 0 for every
+ * process, else the one pid + 1; at SIGNAL a u32 signal number or 0; at HIGH a u32, the cookie's
+ * clause group in bits 0..15, 0 none, and in bits 16.., 5 bits each, word + 1 of the registers
+ * whose user strings are read: STRINGS) drops the hits of other processes in the kernel, before
+ * anything is written. A hit that was written and whose cookie names a signal then sends it to
+ * the hitting process (bpf_send_signal: taken on the way back to user mode, after the probed
+ * instruction, so SIGSTOP holds the process at the probe; the dynamic linker's events use it). A
+ * record the ring has no room for is counted in a per-CPU u64 (the lost map, key 0), and its
+ * signal is not sent: the kernel's PERF_RECORD_LOST would be written only with the ring's next
+ * record, which may never come (the process ended), and a hold with no record would never be
+ * released. Clauses (ClauseProgram, UprobeClauses):
+ * the cookie's group runs the clauses taken for its probe (r6 ctx, r7 pid_tgid, r8 the cookie,
+ * which is what probefunc compares and keys as, r9 the group in bits 16..31) and decides whether
+ * the record is sent at all; group 0 and a group this program does not know (one swapped in just
+ * before the filter was rewritten) send it. Each group reads its probe's arguments from the words
+ * of pt_regs its Event names (an entry's, a return's, a USDT site's). The
  * record is built in a per-CPU array map's value (the BPF stack is too small for it; uprobe
- * programs run with migration disabled, so the CPU's value is the program's alone). A record the
- * ring has no room for is counted in a per-CPU u64 (the lost map, key 0), and its signal is not
- * sent: the kernel's PERF_RECORD_LOST would be written only with the ring's next record, which
- * may never come (the process ended), and a hold with no record would never be released. The program
- * returns 0 (a uprobe program's return value is ignored).
+ * programs run with migration disabled, so the CPU's value is the program's alone). The program
+ * returns 0 (a uprobe program's return value is ignored). The links run a trampoline that
+ * tail-calls this program through a prog array, so that it can be rebuilt and swapped in one map
+ * update when the clauses change (SyscallProgram.trampoline).
  */
 package org.jdtrace.perf.internal;
+
+import java.util.List;
+import java.util.Map;
+
+import org.jdtrace.spi.KernelClause;
 
 import static org.jdtrace.perf.internal.BpfAsm.*;
 
 final class UprobeProgram {
 
     static final int PID_TGID = 0, COOKIE = 8, COMM = 16, REGS = 32;
-    /** In the filter map's value: the signal to send at each hit (0: none). */
-    static final int SIGNAL = 4;
+    /** Strings a hit can carry, their size, and the stack slot the filter's high word waits in. */
+    static final int STRINGS = 3, STRING_SIZE = 256, HIGH_SLOT = -504;
+    /** In the filter map's value: the signal to send at each hit (0: none), the high word; its size. */
+    static final int SIGNAL = 4, HIGH = 8, FILTER_VALUE = 16;
 
     private UprobeProgram() {}
 
@@ -39,7 +59,31 @@ final class UprobeProgram {
         return REGS + 8 * words + stack;
     }
 
+    /** The size of a record with strings. */
+    static int sizeWithStrings(int words, int stack) {
+        return size(words, stack) + 8 + STRINGS * STRING_SIZE;
+    }
+
+    /** The filter value's high u32: the group and the string registers' words (-1: none). */
+    static long high(int group, int[] stringWords) {
+        long v = group & 0xffff;
+        for (int k = 0; k < STRINGS && k < stringWords.length; k++) {
+            if (stringWords[k] >= 0) v |= (long) (stringWords[k] + 1 & 31) << (16 + 5 * k);
+        }
+        return v;
+    }
+
+    /** One group's clauses: its probes' argument layout and the clauses taken for them. */
+    record Group(ClauseProgram.Group group, ClauseProgram.Event event, Map<KernelClause, ClauseProgram.Taken> taken) {}
+
+    /** The clauses of a program: its groups, the zeroed scratch value and the drops map. */
+    record Clauses(List<Group> groups, int zeroFd, int dropsFd) {}
+
     static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd, int lostFd) {
+        return build(words, spWord, stack, filterFd, bufFd, eventsFd, lostFd, null);
+    }
+
+    static long[] build(int words, int spWord, int stack, int filterFd, int bufFd, int eventsFd, int lostFd, Clauses clauses) {
         if (spWord < 0 || spWord >= words || stack % 8 != 0 || stack < 0 || stack > 4096) {
             throw new IllegalArgumentException("bad capture: " + words + " words, sp word " + spWord + ", " + stack + " stack bytes");
         }
@@ -49,10 +93,26 @@ final class UprobeProgram {
                 .mov(R7, R0)
                 .mov(R1, R6)
                 .call(GET_ATTACH_COOKIE)
-                .mov(R9, R0)
-                .lookupKey(filterFd, R9)
+                .mov(R8, R0)
+                .lookupKey(filterFd, R8)
                 .jeqImm(R0, 0, "out")
                 .pidFilter(R0, 0, R7, "out")
+                .ldxW(R1, R0, HIGH).stxW(R10, HIGH_SLOT, R1);
+        if (clauses != null && !clauses.groups().isEmpty()) {
+            // the group, in bits 16..31 as ClauseProgram reads it
+            a.ldxW(R9, R0, HIGH).insn(0x57, R9, 0, 0, 0xffff).insn(0x67, R9, 0, 0, 16);
+            a.mov(R1, R9).rshImm(R1, 16);
+            for (Group g : clauses.groups()) a.jeqImm(R1, g.group().id(), "ugroup" + g.group().id());
+            a.ja("record");
+            ClauseProgram cp = new ClauseProgram(a, null);
+            for (Group g : clauses.groups()) {
+                a.label("ugroup" + g.group().id());
+                cp.event(g.event());
+                cp.groups(List.of(g.group()), g.taken(), clauses.zeroFd(), clauses.dropsFd(), "record", "out");
+            }
+        }
+        a.label("record")
+                .mov(R9, R8)
                 .lookupKey0(bufFd)
                 .jeqImm(R0, 0, "out")
                 .mov(R8, R0)
@@ -67,11 +127,31 @@ final class UprobeProgram {
                     .ldxDw(R3, R6, 8 * spWord)
                     .call(PROBE_READ_USER);
         }
-        return a.mov(R1, R6)
+        // the strings the cookie's clauses read (copyinstr of an argument register), if any
+        int base = size(words, stack);
+        a.movImm(R7, base)
+                .ldxW(R1, R10, HIGH_SLOT).rshImm(R1, 16).jeqImm(R1, 0, "send")
+                .movImm(R7, sizeWithStrings(words, stack))
+                .movImm(R1, 0).stxDw(R8, base, R1);
+        for (int k = 0; k < STRINGS; k++) {
+            String skip = "str" + k;
+            a.ldxW(R1, R10, HIGH_SLOT).rshImm(R1, 16 + 5 * k).insn(0x57, R1, 0, 0, 31).jeqImm(R1, 0, skip)
+                    .jgtImm(R1, words, skip)
+                    .insn(0x73, R8, R1, base + k, 0) // stxb: word + 1
+                    .addImm(R1, -1).insn(0x67, R1, 0, 0, 3)
+                    .mov(R3, R8).addImm(R3, REGS).insn(0x0f, R3, R1, 0, 0).ldxDw(R3, R3, 0)
+                    .mov(R1, R8).addImm(R1, base + 8 + STRING_SIZE * k).movImm(R2, STRING_SIZE)
+                    .call(PROBE_READ_USER_STR)
+                    .jmp(0x65, R0, 0, 0, skip) // jsgt 0: read
+                    .insn(0x71, R1, R8, base + 3, 0).insn(0x47, R1, 0, 0, 1 << k).insn(0x73, R8, R1, base + 3, 0)
+                    .label(skip);
+        }
+        return a.label("send")
+                .mov(R1, R6)
                 .ldMap(R2, eventsFd)
                 .mov32Imm(R3, -1) // BPF_F_CURRENT_CPU
                 .mov(R4, R8)
-                .movImm(R5, size(words, stack))
+                .mov(R5, R7)
                 .call(PERF_EVENT_OUTPUT)
                 .jeqImm(R0, 0, "written")
                 // a full ring: counted on this CPU (the ring's own lost record comes only with the
@@ -83,7 +163,7 @@ final class UprobeProgram {
                 .stxDw(R0, 0, R1)
                 .ja("out")
                 .label("written")
-                // the cookie's signal, if any (the filter value again: r0..r5 are the call's)
+                // the cookie's signal, if any (the filter value again: r0..r5 are the call's; r9 the cookie)
                 .lookupKey(filterFd, R9)
                 .jeqImm(R0, 0, "out")
                 .ldxW(R1, R0, SIGNAL)

@@ -251,6 +251,26 @@ final class Amd64Abi implements Abi {
     }
 
     @Override
+    public int kernelRegsArgumentWord(int index) {
+        return index >= 0 && index < ARG_REGS.length ? Amd64Registers.slotOf(ARG_REGS[index]) : -1;
+    }
+
+    /** As SdtArgs.value reads a register operand: zero-extended from the register's width, then extended from the size. */
+    @Override
+    public int kernelRegsSdtArgument(SdtArgument arg) {
+        if (!(arg.operand() instanceof SdtOperand.Reg r) || r.high()) return -1;
+        int size = Math.abs(arg.size());
+        int bytes = Math.min(size, r.width());
+        boolean signed = arg.size() < 0 && size <= r.width();
+        return Amd64Registers.slotOf(r.hw()) | bytes << 8 | (signed ? 1 << 16 : 0);
+    }
+
+    @Override
+    public int kernelRegsReturnWord() {
+        return Amd64Registers.RAX;
+    }
+
+    @Override
     public RegisterFile fromKernelRegs(long[] words, RegisterFile reuse) {
         RegisterFile r = reuse != null ? reuse : new Amd64Registers();
         long[] raw = r.raw();

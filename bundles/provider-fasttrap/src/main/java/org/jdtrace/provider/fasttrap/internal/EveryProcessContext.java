@@ -123,6 +123,8 @@ final class EveryProcessContext implements ProbeContext {
 
     @Override
     public String copyinstr(long addr, int max) throws FaultException {
+        String s = hit.string(addr, max); // read at the hit (Probe.userStrings)
+        if (s != null) return s;
         byte[] b = new byte[Math.max(0, max)];
         int n = readLive(addr, b, 0, b.length);
         if (n == 0) throw new FaultException(FaultException.Kind.BADADDR, addr);

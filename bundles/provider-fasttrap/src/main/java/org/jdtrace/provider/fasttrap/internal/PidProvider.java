@@ -87,6 +87,10 @@ import org.slf4j.LoggerFactory;
  * it is stopped, then SIGCONT (RtldEvents.watchOnUprobes says why this and not /proc or perf
  * mmap records); the same watch sees an exec, as the new image's dynamic linker starts. Otherwise
  * the uprobe path sees exec and exit only as the end of the process.
+ * On it the probes' kernel clauses (Probe.kernelClauses) are registered with their links
+ * (UprobeSites.clauses, with where the probe's arguments lie in the register frame:
+ * kernelArgWords) at enable and at clausesChanged, and built into the capture's program at
+ * commit(): a hit none of whose ECBs needs the JVM never leaves the kernel.
  *
  * Probes for every process (provider `pid`, pid 0, matched by `pid*`): a library named by its
  * file name (found in this JVM's mappings or the usual directories) is planned as a process's
@@ -187,6 +191,60 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
     @Override
     public void sync() {
         processes.drainUprobes();
+        UprobeSites k = processes.openKernelSites();
+        if (k != null) k.sync();
+    }
+
+    /** The batch is done: the uprobe capture's program runs the enabled probes' kernel clauses. */
+    @Override
+    public void commit() {
+        UprobeSites k = processes.openKernelSites();
+        if (k != null) k.commit();
+    }
+
+    /** An ECB came or went on an enabled uprobe probe: its kernel clauses are registered anew (built at commit). */
+    @Override
+    public void clausesChanged(Probe probe) {
+        UprobeSites k = processes.openKernelSites();
+        if (k != null && links.get(probe) instanceof UprobeSites.Handle h) {
+            try {
+                k.clauses(h, probe, kernelArgWords((PidProbe) probe.providerArg()));
+            } catch (UprobeSites.UprobeRefused e) {
+                LOG.warn("{}: {}", probe.description(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Where a pid probe's arguments are in the kernel's register frame at its hit, for clauses
+     * run in the kernel: an entry's and an offset's are the calling convention's registers (the
+     * stack ones are not captured: -1); a return's arg1 the return value's register, arg0 (the
+     * return site's offset) -1.
+     */
+    private int[] kernelArgWords(PidProbe pp) {
+        org.jdtrace.isa.Abi abi = isa.abi();
+        int[] w = new int[10];
+        java.util.Arrays.fill(w, -1);
+        if (pp.kind() == PidProbe.Kind.RETURN) {
+            w[1] = place(abi.kernelRegsReturnWord());
+        } else {
+            for (int i = 0; i < w.length; i++) w[i] = place(abi.kernelRegsArgumentWord(i));
+        }
+        return w;
+    }
+
+    private static int place(int word) {
+        return word < 0 ? -1 : org.jdtrace.perf.UserProbes.argument(word, 8, false);
+    }
+
+    /** Registers the probe's kernel clauses with its link; a clause of kernelclauses=force it cannot take fails the enable. */
+    private void kernelClauses(UprobeSites k, UprobeSites.Handle h, Probe probe, PidProbe pp) {
+        try {
+            k.clauses(h, probe, kernelArgWords(pp));
+        } catch (UprobeSites.UprobeRefused e) {
+            if (links.remove(probe, h)) closeLink(h);
+            throw new ProviderException("cannot enable " + probe.description() + ": " + e.getMessage());
+        }
     }
 
     @Override
@@ -308,6 +366,7 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
             k.filter(h, probe.pidFilter());
             AutoCloseable old = links.put(probe, h);
             if (old != null) closeLink(old);
+            kernelClauses(k, h, probe, pp);
         } catch (ElfException | UprobeSites.UprobeRefused e) {
             LOG.warn("failed to enable {}: {}", probe.description(), e.getMessage());
         }
@@ -620,12 +679,16 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
         long site = pp.sites().get(0).pc();
         TracepointHandler h = uret ? hit -> probe.fire(s.kernelContext.atReturn(hit, pp, site))
                 : hit -> probe.fire(s.kernelContext.at(hit, pp));
+        UprobeSites.Handle link;
         try {
-            AutoCloseable old = links.put(probe, k.attach(s, uret ? List.of(pp.functionStart()) : pcs(pp), 0, uret, h));
+            link = k.attach(s, uret ? List.of(pp.functionStart()) : pcs(pp), 0, uret, h);
+            AutoCloseable old = links.put(probe, link);
             if (old != null) closeLink(old);
         } catch (UprobeSites.UprobeRefused e) {
             LOG.warn("failed to enable {}: {}", probe.description(), e.getMessage());
+            return;
         }
+        kernelClauses(k, link, probe, pp);
     }
 
     /**

@@ -93,7 +93,7 @@ final class ProcessState implements TracedTarget {
             capturedStack = new CapturedStack(process.memory());
         }
         capturedRegs = abi.fromKernelRegs(h.regs, capturedRegs);
-        return capturedHit.capture(h.tid, capturedRegs, capturedStack.at(h.stackAddr, h.stack), h.time, h.cpu);
+        return capturedHit.capture(h.tid, capturedRegs, capturedStack.at(h), h.time, h.cpu);
     }
 
     /** Why a process became defunct: the only two. */
@@ -234,19 +234,33 @@ final class ProcessState implements TracedTarget {
 
     /** A site on a kernel uprobe (the kernel decides what it can probe; its refusal is the message). */
     private Site kernelSite(UprobeSites k, long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
-        AutoCloseable link;
+        UprobeSites.Handle link;
         try {
             link = k.attach(this, List.of(pc), semaphore, false, hit -> handler.hit(kernelSiteContext.at(hit)));
         } catch (UprobeSites.UprobeRefused e) {
             throw new TracepointRefused(e.getMessage());
         }
-        return site(pc, () -> {
-            try {
-                link.close();
-            } catch (Exception e) {
-                // the kernel removes the probe with the link's descriptor in any case
+        Site s = site(pc, link::close); // the kernel removes the probe with the link's descriptor in any case
+        return new Site() {
+            @Override
+            public long pc() {
+                return pc;
             }
-        });
+
+            @Override
+            public void kernelClauses(org.jdtrace.spi.Probe probe, int[] args) throws TracepointRefused {
+                try {
+                    k.clauses(link, probe, args);
+                } catch (UprobeSites.UprobeRefused e) {
+                    throw new TracepointRefused(e.getMessage());
+                }
+            }
+
+            @Override
+            public void close() {
+                s.close();
+            }
+        };
     }
 
     synchronized List<MappedObject> modules() throws IOException {

@@ -127,7 +127,9 @@ abstract class ThreadContext implements ProbeContext {
 
     @Override
     public String copyinstr(long addr, int max) throws FaultException {
-        String s = hit.process().memory().readString(addr, max);
+        // a uprobe hit's string read at the event (Probe.userStrings), else the live memory now
+        String s = hit.memory() instanceof CapturedStack c ? c.string(addr, max) : null;
+        if (s == null) s = hit.process().memory().readString(addr, max);
         if (s == null) throw new FaultException(FaultException.Kind.BADADDR, addr);
         return s;
     }

@@ -19,9 +19,17 @@
  *
  * Slots: an AtomicReferenceArray indexed by cookie, published before the link exists and
  * cleared after it is closed; a record whose slot is empty (the probe disabled since) is
- * dropped. Cookies are reused once freed (under this object's lock). Kernel drops (a full
+ * dropped. Cookies are handed out round robin and reused once freed (under this object's lock):
+ * a cookie is also what a kernel aggregation keyed by probefunc holds, so a freed one is not
+ * given to another function at once. Kernel drops (a full
  * ring) are the consumers' drops (ProbeRegistry.lost: dtrace's "N drops on CPU c"), reported as
  * the capture learns of them and at each sync (reportLost), the losses of the last moments too.
+ *
+ * Kernel clauses (issue 23 at uprobes): clauses() registers a handle's probe with the capture
+ * (UserProbes.clauses: its Probe.kernelClauses, the words of pt_regs its arguments are in, its
+ * function), commit() rebuilds the capture's program at the end of the provider's batch, sync()
+ * baselines the aggregations as the consumer goes live; a hit whose clauses all ran in the kernel
+ * never reaches the ring. Handle.close() unregisters its cookie.
  */
 package org.jdtrace.provider.fasttrap.internal;
 
@@ -65,6 +73,10 @@ final class UprobeSites implements UserProbeHandler {
     private int open;
     private final AtomicReferenceArray<HitHandler> slots = new AtomicReferenceArray<>(UserProbes.COOKIES);
     private final BitSet used = new BitSet();
+    /** Where the next cookie is looked for (round robin). */
+    private int nextCookie;
+    /** Records the ring delivered to the JVM (drain thread alone writes it; read by tests). */
+    volatile long delivered;
     /** Records lost in the kernel (a full ring), over the capture's life. */
     final AtomicLong drops = new AtomicLong();
 
@@ -146,9 +158,11 @@ final class UprobeSites implements UserProbeHandler {
             } catch (PerfException e) {
                 throw new UprobeRefused(e.getMessage());
             }
-            cookie = used.nextClearBit(0);
+            cookie = used.nextClearBit(nextCookie);
+            if (cookie >= UserProbes.COOKIES) cookie = used.nextClearBit(0);
             if (cookie >= UserProbes.COOKIES) throw new UprobeRefused("more than " + UserProbes.COOKIES + " uprobe probes enabled");
             used.set(cookie);
+            nextCookie = (cookie + 1) % UserProbes.COOKIES;
             open++;
         }
         slots.set(cookie, handler);
@@ -183,8 +197,51 @@ final class UprobeSites implements UserProbeHandler {
         @Override
         public void close() {
             closeAll(links);
+            UserProbes u;
+            synchronized (UprobeSites.this) {
+                u = probes;
+            }
+            if (u != null) u.clauses(cookie, null, null, null);
             if (slots.getAndSet(cookie, null) != null) free(cookie);
         }
+    }
+
+    /**
+     * The kernel may run {@code probe}'s clauses at the hits of {@code h} (see the file comment),
+     * argument i in word {@code argWords[i]} of the register frame (-1: not there). Takes effect
+     * at {@link #commit}.
+     *
+     * @throws UprobeRefused when a clause of kernelclauses=force cannot run in the kernel there
+     */
+    void clauses(Handle h, org.jdtrace.spi.Probe probe, int[] argWords) throws UprobeRefused {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u == null) return;
+        try {
+            u.clauses(h.cookie, probe, argWords, probe.function());
+        } catch (PerfException e) {
+            throw new UprobeRefused(e.getMessage());
+        }
+    }
+
+    /** The provider's batch is done: the capture's program rebuilt if its clauses changed. */
+    void commit() {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.commit();
+    }
+
+    /** The consumer goes live (or stops): the kernel aggregations made since the last sync start from now. */
+    void sync() {
+        UserProbes u;
+        synchronized (this) {
+            u = probes;
+        }
+        if (u != null) u.sync();
     }
 
     /** Only process {@code pid}'s hits of {@code h} reach the ring (-1 or 0: every process's); dropped in the kernel. */
@@ -230,6 +287,7 @@ final class UprobeSites implements UserProbeHandler {
     /** Drain thread: one captured hit to its probe's handler (dropped when the probe is gone). */
     @Override
     public void hit(UserHit h) {
+        delivered++;
         if (h.cookie < 0 || h.cookie >= UserProbes.COOKIES) return;
         HitHandler handler = slots.get((int) h.cookie);
         if (handler != null) handler.hit(h);

@@ -232,6 +232,7 @@ public final class UsdtProvider implements Provider, TargetListener {
                     if (s.semaphore() != 0 && !ours.contains(s.semaphore())) ours.add(s.semaphore());
                 }
                 u.held.add(site);
+                site.kernelClauses(probe, kernelArgs(u));
             }
         } catch (TracepointRefused e) {
             closeAll(u);
@@ -242,6 +243,26 @@ public final class UsdtProvider implements Provider, TargetListener {
             if (!u.process.semaphores.add(sem, 1)) {
                 LOG.warn("pid{}: cannot set the semaphore of {} at 0x{}", u.process.pid(), probe.description(),
                         Long.toHexString(sem));
+            }
+        }
+    }
+
+    /** Where the probe's arguments are in the kernel's register frame at a hit (register operands only; -1 elsewhere). */
+    private int[] kernelArgs(UsdtProbe u) {
+        int[] out = new int[u.args == null ? 0 : u.args.length];
+        for (int i = 0; i < out.length; i++) out[i] = abi.kernelRegsSdtArgument(u.args[i]);
+        return out;
+    }
+
+    /** An ECB came or went on an enabled probe: its sites' kernel clauses are registered anew (built at the batch's commit). */
+    @Override
+    public void clausesChanged(Probe probe) {
+        UsdtProbe u = (UsdtProbe) probe.providerArg();
+        for (Site s : u.held) {
+            try {
+                s.kernelClauses(probe, kernelArgs(u));
+            } catch (TracepointRefused e) {
+                LOG.warn("{}: {}", probe.description(), e.getMessage());
             }
         }
     }
