@@ -7,8 +7,9 @@
  * {@code file`0xoffset} from the file's lowest mapped address (the same in every run, as DTrace
  * prints it); a pc in the vDSO is named from the vDSO's own symbols as {@code [vdso]`function},
  * one in JIT code from the process's perf map (org.jdtrace.proc.PerfMap) as
- * {@code [jit]`pkg.Class.method+0xoff}, else, in a HotSpot JVM, from the JVM's own code cache
- * (org.jdtrace.proc.HotSpotVm, read through its vmStructs: the same names, no perf map needed).
+ * {@code [jit]`pkg.Class.method+0xoff}; in a HotSpot JVM whose structures can be read the JVM's
+ * own code cache names it instead (org.jdtrace.proc.HotSpotVm, through its vmStructs: the same
+ * names, no perf map needed, and never a name the map kept for code freed since).
  *
  * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
  * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable,
@@ -86,11 +87,10 @@ final class UserSymbols {
             if (p.vdso == 0 || v.symbols == null || pc < p.vdso || pc >= p.vdso + VDSO_MAX) {
                 PerfMap jit = p.jit;
                 if (jit == null) p.jit = jit = new PerfMap(pid);
-                String named = jit.describe(pc);
-                if (named == null) {
-                    HotSpotVm vm = jvm(pid, p);
-                    if (vm != null) named = vm.describe(pc);
-                }
+                // a HotSpot JVM's live code cache over its perf map, which may name code freed
+                // since (a method unloaded, code recompiled): such a frame is left unnamed
+                HotSpotVm vm = jvm(pid, p);
+                String named = vm != null ? vm.describe(pc) : jit.describe(pc);
                 return named == null ? null : "[jit]`" + named;
             }
             String named = v.symbols.describe(pc - p.vdso + v.firstLoad);

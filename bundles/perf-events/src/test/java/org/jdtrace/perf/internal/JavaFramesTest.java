@@ -1,0 +1,142 @@
+package org.jdtrace.perf.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+import javax.tools.ToolProvider;
+
+import org.jdtrace.isa.amd64.internal.Amd64Isa;
+import org.jdtrace.spi.ProbeContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Java frames of another HotSpot JVM (this JDK) at profile-997 samples, with no perf map and no
+ * -XX:+PreserveFramePointer: compiled frames are left by the frame size the JVM's code cache
+ * gives (HotSpotVm through UserSymbols.View) and named from it, so Outer$Inner.spin's caller is
+ * Outer.run and the walk goes on through the interpreter's and the call stub's frames into
+ * libjvm.so; in an interpreting JVM (-Xint) jstack() names each interpreter frame by its method,
+ * the same frames `jcmd PID Thread.print` lists for the thread.
+ */
+class JavaFramesTest {
+
+    final Amd64Isa isa = new Amd64Isa();
+    final PerfEventsImpl perf = new PerfEventsImpl(isa);
+    Process jvm;
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (jvm != null) jvm.destroyForcibly().waitFor();
+        perf.close();
+    }
+
+    static Path jdkBin() {
+        return Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent();
+    }
+
+    /** Compiles Outer (Outer.run calls Outer$Inner.spin) and runs it with {@code flags}. */
+    private Process outer(String... flags) throws Exception {
+        Path src = dir.resolve("Outer.java");
+        Files.writeString(src, """
+                public class Outer {
+                    static volatile long sink;
+                    static final class Inner {
+                        static long spin(long n) { long x = 0; for (long i = 0; i < n; i++) x += i * 31 ^ (x >>> 3); return x; }
+                    }
+                    static void run() { sink += Inner.spin(100000); }
+                    public static void main(String[] a) { long end = System.nanoTime() + 120_000_000_000L; while (System.nanoTime() < end) run(); }
+                }
+                """);
+        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", dir.toString(), src.toString()));
+        List<String> cmd = new ArrayList<>(List.of(jdkBin().resolve("java").toString(), "-cp", dir.toString(),
+                "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,Outer$Inner::spin", "-XX:CompileCommand=dontinline,Outer::run"));
+        cmd.addAll(List.of(flags));
+        cmd.add("Outer");
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    /** profile-997 samples of {@code jvm} as {@code frames} gives them, kept where {@code keep} says, until {@code want} or 60 s. */
+    private List<List<String>> sample(Function<ProbeContext, List<String>> frames, java.util.function.Predicate<List<String>> keep, int want)
+            throws Exception {
+        ProfileSampler sampler = new ProfileSampler(perf, new Comms(), new UserSymbols(), isa.abi());
+        List<List<String>> kept = Collections.synchronizedList(new ArrayList<>());
+        ProfileSamplerTest.CountingProbe probe = new ProfileSamplerTest.CountingProbe() {
+            @Override
+            public void fire(ProbeContext ctx) {
+                List<String> f = frames.apply(ctx);
+                if (keep.test(f)) kept.add(f);
+            }
+        };
+        probe.filter = jvm.pid();
+        try (AutoCloseable h = sampler.sample(probe, 1_000_000_000L / 997)) {
+            long until = System.nanoTime() + 60_000_000_000L;
+            while (kept.size() < want && System.nanoTime() < until && jvm.isAlive()) {
+                Thread.sleep(100);
+                perf.drain();
+            }
+        }
+        return kept;
+    }
+
+    @Test
+    void withoutFramePointersCompiledFramesUnwindByTheirCodeCacheFrameSizes() throws Exception {
+        jvm = outer("-XX:-PreserveFramePointer");
+        Files.deleteIfExists(Path.of("/tmp/perf-" + jvm.pid() + ".map")); // names from the code cache alone
+        List<List<String>> inSpin = sample(ctx -> {
+            List<String> f = new ArrayList<>();
+            for (long pc : ctx.ustack(60)) f.add(String.valueOf(ctx.usym(pc)));
+            return f;
+        }, f -> !f.isEmpty() && f.get(0).startsWith("[jit]`Outer$Inner.spin+"), 100);
+        assertTrue(inSpin.size() >= 100, "samples in compiled Outer$Inner.spin: " + inSpin.size());
+        Map<String, Long> callers = new TreeMap<>();
+        for (List<String> f : inSpin) callers.merge(f.size() > 1 ? f.get(1).replaceAll("\\+0x.*", "") : "-", 1L, Long::sum);
+        long fromRun = callers.getOrDefault("[jit]`Outer.run", 0L);
+        assertTrue(fromRun * 10 >= inSpin.size() * 9, fromRun + " of " + inSpin.size() + " callers are Outer.run: " + callers);
+        long intoLibjvm = inSpin.stream().filter(f -> f.stream().anyMatch(x -> x.startsWith("libjvm.so`JavaCalls")
+                || x.startsWith("libjvm.so`_ZN9JavaCalls11call_helper"))).count();
+        assertTrue(intoLibjvm * 10 >= inSpin.size() * 9, intoLibjvm + " of " + inSpin.size() + " reach JavaCalls::call_helper: " + inSpin.get(0));
+        // Outer.main is below Outer.run, above the call stub
+        long throughMain = inSpin.stream().filter(f -> f.size() > 2 && f.get(2).matches("\\[jit\\]`(Outer.main|Interpreter)\\b.*")).count();
+        assertTrue(throughMain * 10 >= inSpin.size() * 9, throughMain + " of " + inSpin.size() + " go on to Outer.main: " + inSpin.get(0));
+    }
+
+    @Test
+    void jstackNamesInterpreterFramesByTheirMethodsAsJcmdThreadPrintLists() throws Exception {
+        jvm = outer("-Xint");
+        List<List<String>> main = sample(ctx -> {
+            String[] f = ctx.jstack(60);
+            return f == null ? List.of() : List.of(f);
+        }, f -> f.stream().anyMatch(x -> x.equals("[interpreter]`Outer.main")), 60);
+        // the outside reference: the JVM's own list of the main thread's Java frames
+        Process jcmd = new ProcessBuilder(jdkBin().resolve("jcmd").toString(), Long.toString(jvm.pid()), "Thread.print")
+                .redirectErrorStream(true).start();
+        String dump = new String(jcmd.getInputStream().readAllBytes());
+        jcmd.waitFor();
+        String mainThread = dump.substring(dump.indexOf("\"main\""));
+        mainThread = mainThread.substring(0, mainThread.indexOf("\n\n"));
+        List<String> expected = new ArrayList<>();
+        for (String line : mainThread.split("\n")) {
+            String t = line.strip();
+            if (t.startsWith("at ")) expected.add("[interpreter]`" + t.substring(3, t.indexOf('(')));
+        }
+        assertEquals(List.of("[interpreter]`Outer$Inner.spin", "[interpreter]`Outer.run", "[interpreter]`Outer.main"), expected, mainThread);
+        assertTrue(main.size() >= 60, "samples through Outer.main: " + main.size());
+        long same = main.stream().filter(f -> f.stream().filter(x -> x.startsWith("[interpreter]")).toList().equals(expected)).count();
+        assertTrue(same * 10 >= main.size() * 9, same + " of " + main.size() + " list Thread.print's frames " + expected + ": " + main.get(0));
+        // below the Java frames: the call stub and libjvm.so, named as ustack() names them
+        assertTrue(main.stream().allMatch(f -> f.stream().anyMatch(x -> x.startsWith("libjvm.so`"))), main.get(0).toString());
+    }
+}
