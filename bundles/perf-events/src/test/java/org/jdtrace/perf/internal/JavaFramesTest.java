@@ -139,4 +139,58 @@ class JavaFramesTest {
         // below the Java frames: the call stub and libjvm.so, named as ustack() names them
         assertTrue(main.stream().allMatch(f -> f.stream().anyMatch(x -> x.startsWith("libjvm.so`"))), main.get(0).toString());
     }
+
+    /**
+     * A perf map naming code freed since (a method unloaded): an entry the JVM's code cache has no
+     * live blob for names nothing, while the map's entries for live code keep their names.
+     */
+    @Test
+    void aPerfMapEntryForCodeNoLongerInTheCodeCacheNamesNothing() throws Exception {
+        jvm = outer("-XX:-PreserveFramePointer");
+        Path map = Path.of("/tmp/perf-" + jvm.pid() + ".map");
+        try {
+            long spin = 0;
+            long until = System.nanoTime() + 60_000_000_000L;
+            while (spin == 0 && System.nanoTime() < until) {
+                Thread.sleep(500);
+                new ProcessBuilder(jdkBin().resolve("jcmd").toString(), Long.toString(jvm.pid()), "Compiler.perfmap")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                if (!Files.exists(map)) continue;
+                for (String line : Files.readAllLines(map)) {
+                    if (line.endsWith(" long Outer$Inner.spin(long)")) spin = Long.parseUnsignedLong(line.substring(2, line.indexOf(' ')), 16);
+                }
+            }
+            assertTrue(spin != 0, "jcmd named Outer$Inner.spin");
+            // the reserved, uncommitted part of the code cache after spin's committed mapping:
+            // no code can live there
+            long gone = 0;
+            List<String> maps = Files.readAllLines(Path.of("/proc/" + jvm.pid() + "/maps"));
+            for (int i = 0; i + 1 < maps.size(); i++) {
+                String[] f = maps.get(i).split("\\s+"), g = maps.get(i + 1).split("\\s+");
+                long[] r = range(f[0]), next = range(g[0]);
+                if (spin >= r[0] && spin < r[1] && next[0] == r[1] && g[1].equals("---p") && g.length == 5) gone = next[0] + 0x100;
+            }
+            assertTrue(gone != 0, "an uncommitted part of the code cache after 0x" + Long.toHexString(spin) + ": " + maps);
+            Files.writeString(map, Files.readString(map) + "0x" + Long.toHexString(gone) + " 0x200 void Gone.method()\n");
+            assertEquals("Gone.method+0x10", new org.jdtrace.proc.PerfMap((int) jvm.pid()).describe(gone + 0x10), "the map names it");
+            UserSymbols symbols = new UserSymbols();
+            assertEquals(null, symbols.lookup((int) jvm.pid(), gone + 0x10), "code no longer in the code cache is unnamed");
+            // live code keeps its name (an entry for code freed since jcmd wrote it may be unnamed)
+            Map<String, Integer> named = new TreeMap<>();
+            for (String line : Files.readAllLines(map)) {
+                if (!line.contains(" Outer")) continue;
+                String got = symbols.lookup((int) jvm.pid(), Long.parseUnsignedLong(line.substring(2, line.indexOf(' ')), 16) + 0x10);
+                named.merge(String.valueOf(got), 1, Integer::sum);
+            }
+            assertTrue(named.getOrDefault("[jit]`Outer$Inner.spin+0x10", 0) > 0 && named.getOrDefault("[jit]`Outer.run+0x10", 0) > 0,
+                    "the map's Outer entries as named: " + named);
+        } finally {
+            Files.deleteIfExists(map);
+        }
+    }
+
+    private static long[] range(String field) {
+        String[] se = field.split("-");
+        return new long[] {Long.parseUnsignedLong(se[0], 16), Long.parseUnsignedLong(se[1], 16)};
+    }
 }
