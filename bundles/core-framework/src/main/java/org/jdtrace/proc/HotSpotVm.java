@@ -244,6 +244,17 @@ public final class HotSpotVm implements AutoCloseable {
         return methodName(m);
     }
 
+    /**
+     * jstack()'s name of the frame at {@code pc} with frame pointer {@code fp} when it is an
+     * interpreter frame: {@code [interpreter]`pkg.Class.method}, or {@code [interpreter]} when its
+     * method cannot be read from {@code stack}; null for any other frame.
+     */
+    public String interpreterFrame(long pc, long fp, Memory stack) {
+        if (!isInterpreter(pc)) return null;
+        String m = interpretedMethod(fp, stack);
+        return m == null ? "[interpreter]" : "[interpreter]`" + m;
+    }
+
     /** A Method*'s {@code pkg.Class.method}, or null. */
     public String methodName(long method) {
         if (method == 0 || (method & (WORD - 1)) != 0) return null;

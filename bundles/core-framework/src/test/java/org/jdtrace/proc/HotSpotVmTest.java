@@ -50,16 +50,7 @@ class HotSpotVmTest {
     /** Starts Outer (Outer.run calls Outer$Inner.spin, not inlined) and waits for jcmd's map to name both. */
     static Process startOuter(Path dir, String... jvmFlags) throws Exception {
         Path src = dir.resolve("Outer.java");
-        Files.writeString(src, """
-                public class Outer {
-                    static volatile long sink;
-                    static final class Inner {
-                        static long spin(long n) { long x = 0; for (long i = 0; i < n; i++) x += i * 31 ^ (x >>> 3); return x; }
-                    }
-                    static void run() { sink += Inner.spin(100000); }
-                    public static void main(String[] a) { long end = System.nanoTime() + 120_000_000_000L; while (System.nanoTime() < end) run(); }
-                }
-                """);
+        Files.copy(Path.of("../../fixtures/src/java/Outer.java"), src);
         List<String> cmd = new ArrayList<>(List.of(jdkBin().resolve("java").toString(), "-XX:CompileCommand=quiet",
                 "-XX:CompileCommand=dontinline,Outer$Inner::spin"));
         cmd.addAll(List.of(jvmFlags));

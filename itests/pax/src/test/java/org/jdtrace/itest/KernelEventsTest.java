@@ -276,16 +276,7 @@ public class KernelEventsTest {
     public void profileOfAJavaProgramNamesTheHotChainAboveTheInterpreterAndLibjvm() throws Exception {
         Path dir = Files.createTempDirectory("outer");
         Path src = dir.resolve("Outer.java");
-        Files.writeString(src, """
-                public class Outer {
-                    static volatile long sink;
-                    static final class Inner {
-                        static long spin(long n) { long x = 0; for (long i = 0; i < n; i++) x += i * 31 ^ (x >>> 3); return x; }
-                    }
-                    static void run() { sink += Inner.spin(100000); }
-                    public static void main(String[] a) { long end = System.nanoTime() + 300_000_000_000L; while (System.nanoTime() < end) run(); }
-                }
-                """);
+        Files.copy(root0().toPath().resolve("fixtures/src/java/Outer.java"), src);
         files.add(src);
         files.add(dir.resolve("Outer.class"));
         files.add(dir.resolve("Outer$Inner.class"));
@@ -293,7 +284,7 @@ public class KernelEventsTest {
         assertEquals(0, javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", dir.toString(), src.toString()));
         Path jdk = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent();
         Process java = start(jdk.resolve("java").toString(), "-XX:+PreserveFramePointer", "-cp", dir.toString(), "-XX:CompileCommand=quiet",
-                "-XX:CompileCommand=dontinline,Outer$Inner::spin", "-XX:CompileCommand=dontinline,Outer::run", "Outer");
+                "-XX:CompileCommand=dontinline,Outer$Inner::spin", "-XX:CompileCommand=dontinline,Outer::run", "Outer", "300");
         Path map = Path.of("/tmp/perf-" + java.pid() + ".map");
         files.add(map);
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();

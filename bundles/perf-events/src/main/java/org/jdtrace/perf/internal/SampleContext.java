@@ -191,11 +191,7 @@ class SampleContext implements ProbeContext {
         HotSpotVm vm = view.at(s.pid).jvm();
         String[] frames = new String[n];
         for (int i = 0; i < n; i++) {
-            String name = null;
-            if (vm != null && vm.isInterpreter(pcs[i])) {
-                String m = vm.interpretedMethod(fps[i], snapshot);
-                name = m == null ? "[interpreter]" : "[interpreter]`" + m;
-            }
+            String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
             if (name == null) name = symbols.lookup(s.pid, pcs[i]);
             frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
         }

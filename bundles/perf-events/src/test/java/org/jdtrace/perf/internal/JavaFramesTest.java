@@ -50,16 +50,7 @@ class JavaFramesTest {
     /** Compiles Outer (Outer.run calls Outer$Inner.spin) and runs it with {@code flags}. */
     private Process outer(String... flags) throws Exception {
         Path src = dir.resolve("Outer.java");
-        Files.writeString(src, """
-                public class Outer {
-                    static volatile long sink;
-                    static final class Inner {
-                        static long spin(long n) { long x = 0; for (long i = 0; i < n; i++) x += i * 31 ^ (x >>> 3); return x; }
-                    }
-                    static void run() { sink += Inner.spin(100000); }
-                    public static void main(String[] a) { long end = System.nanoTime() + 120_000_000_000L; while (System.nanoTime() < end) run(); }
-                }
-                """);
+        Files.copy(Path.of("../../fixtures/src/java/Outer.java"), src);
         assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", dir.toString(), src.toString()));
         List<String> cmd = new ArrayList<>(List.of(jdkBin().resolve("java").toString(), "-cp", dir.toString(),
                 "-XX:CompileCommand=quiet", "-XX:CompileCommand=dontinline,Outer$Inner::spin", "-XX:CompileCommand=dontinline,Outer::run"));
@@ -95,6 +86,17 @@ class JavaFramesTest {
     void withoutFramePointersCompiledFramesUnwindByTheirCodeCacheFrameSizes() throws Exception {
         jvm = outer("-XX:-PreserveFramePointer");
         Files.deleteIfExists(Path.of("/tmp/perf-" + jvm.pid() + ".map")); // names from the code cache alone
+        // until both are compiled (an interpreted Outer.run is the interpreter's frame): the
+        // JVM's list of its compiled code, which writes no perf map
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        String codelist = "";
+        while (!(codelist.contains("Outer.run") && codelist.contains("Outer$Inner.spin")) && System.nanoTime() < deadline) {
+            Thread.sleep(300);
+            Process jcmd = new ProcessBuilder(jdkBin().resolve("jcmd").toString(), Long.toString(jvm.pid()), "Compiler.codelist")
+                    .redirectErrorStream(true).start();
+            codelist = new String(jcmd.getInputStream().readAllBytes());
+            jcmd.waitFor();
+        }
         List<List<String>> inSpin = sample(ctx -> {
             List<String> f = new ArrayList<>();
             for (long pc : ctx.ustack(60)) f.add(String.valueOf(ctx.usym(pc)));

@@ -183,11 +183,7 @@ abstract class ThreadContext implements ProbeContext {
         org.jdtrace.proc.HotSpotVm vm = state.jvm();
         String[] frames = new String[n];
         for (int i = 0; i < n; i++) {
-            String name = null;
-            if (vm != null && vm.isInterpreter(pcs[i])) {
-                String m = vm.interpretedMethod(fps[i], snapshot);
-                name = m == null ? "[interpreter]" : "[interpreter]`" + m;
-            }
+            String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
             if (name == null) name = state.symbolize(pcs[i]);
             frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
         }

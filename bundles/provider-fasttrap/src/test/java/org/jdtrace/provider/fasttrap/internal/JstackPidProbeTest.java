@@ -49,21 +49,12 @@ class JstackPidProbeTest {
     @Test
     void jstackAtJvmNanoTimeNamesTheInterpreterFramesOfItsJavaCallers() throws Exception {
         Path src = dir.resolve("Outer.java");
-        Files.writeString(src, """
-                public class Outer {
-                    static volatile long sink;
-                    static final class Inner {
-                        static long spin(long n) { long x = 0; for (long i = 0; i < n; i++) x += i * 31 ^ (x >>> 3); return x; }
-                    }
-                    static void run() { sink += Inner.spin(1000); }
-                    public static void main(String[] a) { long end = System.nanoTime() + 120_000_000_000L; while (System.nanoTime() < end) run(); }
-                }
-                """);
+        Files.copy(Path.of("../../fixtures/src/java/Outer.java"), src);
         assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", dir.toString(), src.toString()));
         Path bin = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent();
         // not a child of this JVM (whose process reaper would wait for it and see the grab's
         // stops): started by a shell that leaves it to init, as a process dtrace -p grabs is
-        Process sh = new ProcessBuilder("sh", "-c", "\"$0\" -Xint -cp \"$1\" Outer >/dev/null 2>&1 </dev/null & echo $!",
+        Process sh = new ProcessBuilder("sh", "-c", "\"$0\" -Xint -cp \"$1\" Outer 120 1000 >/dev/null 2>&1 </dev/null & echo $!",
                 bin.resolve("java").toString(), dir.toString()).start();
         long pid = Long.parseLong(new String(sh.getInputStream().readAllBytes()).strip());
         sh.waitFor();
