@@ -11,7 +11,9 @@
  * Later lines win over earlier ones at the same address (code reused after a method was unloaded);
  * a name the map no longer has leaves the frame unnamed. Thread safety: the table is published
  * through a volatile field; two threads may read the file at once and either result is right.
- * Failure behaviour: no file, or lines that do not parse: no names (null), nothing thrown.
+ * Failure behaviour: no file, or lines that do not parse: no names (null), nothing thrown. A map
+ * read while the JVM rewrites it (jcmd truncates and writes it again) gives the lines written so
+ * far, never a last line cut short; the rest is found at the next re-read.
  */
 package org.jdtrace.proc;
 
@@ -78,7 +80,12 @@ public final class PerfMap {
             long mtime = a.lastModifiedTime().toMillis();
             if (old != null && old.size == a.size() && old.mtime == mtime) return old;
             TreeMap<Long, Object[]> byStart = new TreeMap<>(Long::compareUnsigned);
-            for (String line : Files.readAllLines(path)) {
+            byte[] bytes = Files.readAllBytes(path);
+            int end = bytes.length;
+            // a map being written: its last line may be cut short (a name cut to another name);
+            // only lines the writer ended are taken
+            while (end > 0 && bytes[end - 1] != '\n') end--;
+            for (String line : new String(bytes, 0, end, java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
                 String[] f = line.split(" ", 3);
                 if (f.length < 3) continue;
                 try {
@@ -97,7 +104,8 @@ public final class PerfMap {
                 e[i] = (long) v[0];
                 n[i] = (String) v[1];
             }
-            t = new Table(s, e, n, a.size(), mtime);
+            // a map read mid-write is read again at the next miss, whatever its size and time then
+            t = new Table(s, e, n, end == bytes.length && bytes.length == a.size() ? a.size() : -1, mtime);
         } catch (Exception e) {
             // no map (yet): no names
         }

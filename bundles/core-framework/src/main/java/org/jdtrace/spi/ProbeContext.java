@@ -149,6 +149,19 @@ public interface ProbeContext {
         return null;
     }
 
+    /**
+     * jstack() where the context has no Java frames of its own ({@link #javaStack} null): the
+     * user stack, innermost first, at most {@code max}, each frame as ustack() prints it except
+     * that a JVM's frames the provider can name from the JVM's own structures are named so (a
+     * HotSpot interpreter frame by its method); null where the provider has no such walk, so
+     * that jstack() is ustack()'s frames. Called in probe context.
+     *
+     * @since 1.10
+     */
+    default String[] jstack(int max) {
+        return null;
+    }
+
     /** Sends a signal to the current process (raise, destructive). */
     default void raise(int signal) throws FaultException {
         throw new FaultException(FaultException.Kind.ILLOP, 0);

@@ -17,7 +17,12 @@
  * Frame pointers are used only where a pc lies in an object without any CFI or in no object at
  * all (JIT code): CFA = fp + fpFrameSize, the caller's fp at [fp], its pc at [fp + size/2]. A pc
  * in an object that has CFI but no FDE for it ends the walk (a frame-pointer guess there would
- * invent frames).
+ * invent frames). JIT code that knows its own frames says so through Modules.codeFrame (HotSpot's
+ * compiled methods keep no frame pointer without -XX:+PreserveFramePointer, but their frame size
+ * is in the JVM's CodeBlob: org.jdtrace.proc.HotSpotVm): a sized frame has CFA = sp + size, the
+ * caller's pc at [CFA - word] and its fp at [CFA - 2 words]; a frame-pointer frame may name a
+ * slot holding its caller's sp (HotSpot's interpreter: [fp - 8], the sp before a compiled
+ * caller's adapter extended its stack).
  *
  * Row cache: the rows found are kept in a small direct-mapped cache keyed by (CallFrameInfo,
  * file address), since a profile unwinds the same return addresses again and again; a hit copies
@@ -47,6 +52,18 @@ public final class Unwinder {
 
         /** The load bias of the object containing {@code pc} (process address - file address). */
         long bias(long pc);
+
+        /**
+         * How to leave a frame whose pc is in no object ({@link #cfi} null): 0 by frame pointers
+         * (the default); a positive size: the frame spans that many bytes above the sp, the caller's
+         * pc in its last word and its fp in the word below (HotSpot's compiled frames); a negative
+         * -d: by frame pointers, the caller's sp read from [fp - d] (HotSpot's interpreter frames).
+         *
+         * @since 1.1
+         */
+        default long codeFrame(long pc) {
+            return 0;
+        }
     }
 
     private final RegisterNumbering numbering;
@@ -126,7 +143,19 @@ public final class Unwinder {
      * @param known bit r set when register r is known
      */
     public int walk(long[] registers, long known, Memory mem, Modules modules, long[] pcs, int max) {
+        return walk(registers, known, mem, modules, pcs, null, max);
+    }
+
+    /**
+     * As {@link #walk(long[], long, Memory, Modules, long[], int)}, also writing each frame's fp
+     * register into {@code fps} (0 where it is not known): what a JIT's frames keep there (HotSpot's
+     * interpreter frame: its Method* and bcp at fixed offsets below fp). {@code fps} may be null.
+     *
+     * @since 1.1
+     */
+    public int walk(long[] registers, long known, Memory mem, Modules modules, long[] pcs, long[] fps, int max) {
         int limit = Math.min(max, pcs.length);
+        if (fps != null) limit = Math.min(limit, fps.length);
         if (limit <= 0) return 0;
         int count = numbering.count();
         System.arraycopy(registers, 0, regs, 0, Math.min(count, registers.length));
@@ -134,6 +163,7 @@ public final class Unwinder {
         if ((known & (1L << pcCol)) == 0) return 0;
         long pc = regs[pcCol];
         int n = 0;
+        if (fps != null) fps[n] = (known & (1L << fp)) != 0 ? regs[fp] : 0;
         pcs[n++] = pc;
         boolean exact = true; // the first frame's pc is where the thread is, not a return address
         while (n < limit) {
@@ -147,7 +177,9 @@ public final class Unwinder {
                 if (newKnown == 0) break;
                 signal = row.signalFrame;
             } else {
-                newKnown = framePointerStep(known, mem, sp, fp, pcCol);
+                long code = modules.codeFrame(pc);
+                newKnown = code > 0 ? sizedStep(known, mem, code, sp, fp, pcCol)
+                        : framePointerStep(known, mem, sp, fp, pcCol, -code);
                 if (newKnown == 0) break;
             }
             long newPc = next[pcCol];
@@ -156,6 +188,7 @@ public final class Unwinder {
             System.arraycopy(next, 0, regs, 0, count);
             known = newKnown;
             pc = newPc;
+            if (fps != null) fps[n] = (known & (1L << fp)) != 0 ? regs[fp] : 0;
             pcs[n++] = pc;
             exact = signal;
         }
@@ -230,23 +263,54 @@ public final class Unwinder {
         return nk;
     }
 
-    /** One frame-pointer step: fills {@link #next}; answers the new known mask, 0 to stop. */
-    private long framePointerStep(long known, Memory mem, int sp, int fp, int pcCol) {
-        if ((known & (1L << fp)) == 0) return 0;
-        long f = regs[fp];
-        int size = numbering.fpFrameSize(), word = size / 2;
-        if (f == 0 || (f & (word - 1)) != 0) return 0;
-        if ((known & (1L << sp)) != 0 && Long.compareUnsigned(f, regs[sp]) < 0) return 0;
-        long callerFp, ret;
+    /**
+     * One step out of a frame of {@code size} bytes above the sp (Modules.codeFrame): fills
+     * {@link #next}; answers the new known mask, 0 to stop.
+     */
+    private long sizedStep(long known, Memory mem, long size, int sp, int fp, int pcCol) {
+        if ((known & (1L << sp)) == 0) return 0;
+        int word = numbering.fpFrameSize() / 2;
+        long cfa = regs[sp] + size;
+        long ret, callerFp;
         try {
-            callerFp = mem.readLong(f);
-            ret = mem.readLong(f + word);
+            ret = mem.readLong(cfa - word);
+            callerFp = size >= 2L * word ? mem.readLong(cfa - 2L * word) : regs[fp];
         } catch (IsaException | RuntimeException e) {
             return 0;
         }
         System.arraycopy(regs, 0, next, 0, numbering.count());
         next[fp] = callerFp;
-        next[sp] = f + size;
+        next[sp] = cfa;
+        next[pcCol] = ret;
+        long fpKnown = size >= 2L * word ? 1L << fp : known & (1L << fp);
+        return fpKnown | (1L << sp) | (1L << pcCol);
+    }
+
+    /**
+     * One frame-pointer step: fills {@link #next}; answers the new known mask, 0 to stop. With
+     * {@code senderSlot} > 0 the caller's sp is read from [fp - senderSlot] (Modules.codeFrame).
+     */
+    private long framePointerStep(long known, Memory mem, int sp, int fp, int pcCol, long senderSlot) {
+        if ((known & (1L << fp)) == 0) return 0;
+        long f = regs[fp];
+        int size = numbering.fpFrameSize(), word = size / 2;
+        if (f == 0 || (f & (word - 1)) != 0) return 0;
+        if ((known & (1L << sp)) != 0 && Long.compareUnsigned(f, regs[sp]) < 0) return 0;
+        long callerFp, ret, callerSp = f + size;
+        try {
+            callerFp = mem.readLong(f);
+            ret = mem.readLong(f + word);
+            if (senderSlot > 0) {
+                long s = mem.readLong(f - senderSlot);
+                // a sender sp below the frame's own link, or far above it, is not one: keep f + size
+                if (Long.compareUnsigned(s, f + size) >= 0 && s - f < (1L << 20)) callerSp = s;
+            }
+        } catch (IsaException | RuntimeException e) {
+            return 0;
+        }
+        System.arraycopy(regs, 0, next, 0, numbering.count());
+        next[fp] = callerFp;
+        next[sp] = callerSp;
         next[pcCol] = ret;
         // only the callee-saved registers the frame-pointer convention restores are known
         return (1L << fp) | (1L << sp) | (1L << pcCol);

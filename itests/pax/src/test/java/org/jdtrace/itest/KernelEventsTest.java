@@ -265,6 +265,76 @@ public class KernelEventsTest {
         assertTrue("a quantize: " + r[0], r[0].contains("------------- Distribution -------------"));
     }
 
+    /**
+     * A profile of a Java program as perf users run Java (-XX:+PreserveFramePointer, the perf map
+     * written by `jcmd PID Compiler.perfmap` and written again every half second while code is
+     * compiled): in the folded flame-graph output the hot chain's Outer$Inner.spin is named, its
+     * caller is Outer.run in most samples, and both sit above the interpreter's or Outer.main's
+     * frame and libjvm.so's (JavaCalls::call_helper) toward the root.
+     */
+    @Test
+    public void profileOfAJavaProgramNamesTheHotChainAboveTheInterpreterAndLibjvm() throws Exception {
+        Path dir = Files.createTempDirectory("outer");
+        Path src = dir.resolve("Outer.java");
+        Files.copy(root0().toPath().resolve("fixtures/src/java/Outer.java"), src);
+        files.add(src);
+        files.add(dir.resolve("Outer.class"));
+        files.add(dir.resolve("Outer$Inner.class"));
+        files.add(dir);
+        assertEquals(0, javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", dir.toString(), src.toString()));
+        Path jdk = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent();
+        Process java = start(jdk.resolve("java").toString(), "-XX:+PreserveFramePointer", "-cp", dir.toString(), "-XX:CompileCommand=quiet",
+                "-XX:CompileCommand=dontinline,Outer$Inner::spin", "-XX:CompileCommand=dontinline,Outer::run", "Outer", "300");
+        Path map = Path.of("/tmp/perf-" + java.pid() + ".map");
+        files.add(map);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread jcmd = Thread.ofPlatform().start(() -> {
+            while (!stop.get() && java.isAlive()) {
+                try {
+                    new ProcessBuilder(jdk.resolve("jcmd").toString(), Long.toString(java.pid()), "Compiler.perfmap")
+                            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                    Thread.sleep(500);
+                } catch (Exception e) {
+                    return;
+                }
+            }
+        });
+        String[] r;
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline && !(Files.exists(map) && Files.readString(map).contains("Outer$Inner.spin")
+                    && Files.readString(map).contains("Outer.run"))) {
+                Thread.sleep(200);
+            }
+            r = dtrace(180, "-q", "-x", "folded", "-p", Long.toString(java.pid()),
+                    "-n", "profile-997 /pid == $target/ { @[ustack()] = count(); } tick-10s { exit(0); }");
+        } finally {
+            stop.set(true);
+            jcmd.join();
+        }
+        assertEquals(r[1], "0", r[2]);
+        long inSpin = 0, fromRun = 0, overJvm = 0;
+        Map<String, Long> callers = new HashMap<>();
+        for (String line : r[0].split("\n")) {
+            int sp = line.lastIndexOf(' ');
+            if (sp < 0 || !line.substring(sp + 1).matches("\\d+")) continue;
+            List<String> frames = List.of(line.substring(0, sp).split(";"));
+            long n = Long.parseLong(line.substring(sp + 1));
+            if (!frames.get(frames.size() - 1).equals("[jit]`Outer$Inner.spin")) continue;
+            inSpin += n;
+            String caller = frames.size() > 1 ? frames.get(frames.size() - 2) : "-";
+            callers.merge(caller, n, Long::sum);
+            if (!caller.equals("[jit]`Outer.run")) continue;
+            fromRun += n;
+            // toward the root: Outer.main (compiled or interpreted) then libjvm.so's JavaCalls
+            int below = frames.size() - 3, helper = frames.indexOf("libjvm.so`_ZN9JavaCalls11call_helperEP9JavaValueRK12methodHandleP17JavaCallArgumentsP10JavaThread");
+            if (below >= 0 && frames.get(below).matches("\\[jit\\]`(Outer.main|Interpreter)") && helper >= 0 && helper < below) overJvm += n;
+        }
+        assertTrue("samples in Outer$Inner.spin: " + inSpin + "\n" + r[0] + r[1], inSpin >= 30);
+        assertTrue(fromRun + " of " + inSpin + " callers are Outer.run: " + callers, fromRun * 2 > inSpin);
+        assertTrue(overJvm + " of " + fromRun + " go on through Outer.main into JavaCalls::call_helper:\n" + r[0], overJvm * 10 >= fromRun * 9);
+    }
+
     @Test
     public void flameGraphSvgHoldsEveryFrameAtItsShare() throws Exception {
         Path svg = tmp(".svg");

@@ -273,6 +273,11 @@ public final class Rt {
             String[] java = ctx.javaStack(n);
             if (java != null) return java;
         }
+        if (which == Ir.StackKind.JAVA.ordinal()) {
+            // another JVM's thread: the provider's walk with the JVM's frames named, else ustack's
+            String[] named = ctx.jstack(n);
+            if (named != null) return named;
+        }
         if (which == Ir.StackKind.KERNEL.ordinal()) return symboliseKernel(ctx, ctx.stack(n));
         return symbolise(st, ctx, ctx.ustack(n));
     }

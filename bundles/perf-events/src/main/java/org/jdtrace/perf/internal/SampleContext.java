@@ -10,8 +10,9 @@
  * (PERF_SAMPLE_STACK_USER, from the user registers of the sample) by the mapped objects'
  * call-frame information (org.jdtrace.unwind.Unwinder over UserSymbols.View), as perf's
  * --call-graph dwarf does; where the sample has no copy, or that walk gets no further than the
- * pc, it is the user part of the kernel's call chain (frame pointers). stack() is the kernel
- * part, symbolised through kallsyms. Memory of the process is not
+ * pc, it is the user part of the kernel's call chain (frame pointers). jstack() is the same walk
+ * with a HotSpot JVM's interpreter frames named by their methods (HotSpotVm, through
+ * UserSymbols.View). stack() is the kernel part, symbolised through kallsyms. Memory of the process is not
  * read here: the sample is drained after the fact, so copyin faults (BADADDR) rather than read
  * memory that may have changed; the syscall provider captures its strings in the kernel.
  *
@@ -32,6 +33,7 @@ import org.jdtrace.isa.Abi;
 import org.jdtrace.isa.IsaException;
 import org.jdtrace.perf.PerfEvents;
 import org.jdtrace.perf.Sample;
+import org.jdtrace.proc.HotSpotVm;
 import org.jdtrace.spi.FaultException;
 import org.jdtrace.spi.ProbeContext;
 import org.jdtrace.unwind.RegisterNumbering;
@@ -52,7 +54,7 @@ class SampleContext implements ProbeContext {
     /** The CFI unwinder and its scratch (null when the ISA has no DWARF numbering). */
     private final Unwinder unwinder;
     private final long[] dwarf;
-    private final long[] pcs = new long[1024];
+    private final long[] pcs = new long[1024], fps = new long[1024];
     private final StackSnapshot snapshot = new StackSnapshot();
     private final UserSymbols.View view;
 
@@ -150,17 +152,46 @@ class SampleContext implements ProbeContext {
 
     @Override
     public long[] ustack(int max) {
+        int n = walk(max, null);
+        if (n > 1) return Arrays.copyOf(pcs, n);
+        return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
+    }
+
+    /**
+     * The CFI walk of the sample's copied user stack into {@link #pcs} (and each frame's fp into
+     * {@code fps} when not null); answers the frames found, 0 when the sample has no copy.
+     */
+    private int walk(int max, long[] fps) {
         if (max > 0 && unwinder != null && s.userStackSize > 0 && s.userRegsCount > 0) {
             try {
                 long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
                 snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
-                int n = unwinder.walk(dwarf, known, snapshot, view.at(s.pid), pcs, Math.min(max, pcs.length));
-                if (n > 1) return Arrays.copyOf(pcs, n);
+                return unwinder.walk(dwarf, known, snapshot, view.at(s.pid), pcs, fps, Math.min(max, pcs.length));
             } catch (UnsupportedOperationException e) {
-                // no perf register convention: the call chain below
+                // no perf register convention: the call chain
             }
         }
-        return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
+        return 0;
+    }
+
+    /**
+     * jstack(): the walk ustack() makes, each frame as ustack() names it, except that an
+     * interpreter frame of a HotSpot JVM is named by its method, read from the frame's Method*
+     * slot in the stack copied at the sample ({@code [interpreter]`pkg.Class.method}), or
+     * {@code [interpreter]} alone when that slot is outside the copy or names no method.
+     */
+    @Override
+    public String[] jstack(int max) {
+        int n = walk(max, fps);
+        if (n <= 1) return null;
+        HotSpotVm vm = view.at(s.pid).jvm();
+        String[] frames = new String[n];
+        for (int i = 0; i < n; i++) {
+            String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
+            if (name == null) name = symbols.lookup(s.pid, pcs[i]);
+            frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
+        }
+        return frames;
     }
 
     @Override

@@ -7,7 +7,9 @@
  * {@code file`0xoffset} from the file's lowest mapped address (the same in every run, as DTrace
  * prints it); a pc in the vDSO is named from the vDSO's own symbols as {@code [vdso]`function},
  * one in JIT code from the process's perf map (org.jdtrace.proc.PerfMap) as
- * {@code [jit]`pkg.Class.method+0xoff}.
+ * {@code [jit]`pkg.Class.method+0xoff}; in a HotSpot JVM whose structures can be read the JVM's
+ * own code cache names it instead (org.jdtrace.proc.HotSpotVm, through its vmStructs: the same
+ * names, no perf map needed, and never a name the map kept for code freed since).
  *
  * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
  * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable,
@@ -18,7 +20,10 @@
  * Call-frame information for the CFI unwinder (profile-N's ustack(), from the stack copied at the
  * sample): each mapped file's CallFrameInfo and the vDSO's, read from this JVM's own [vdso] (the
  * kernel maps one image into every 64-bit process) and placed at the target's [vdso] address. A
- * View answers for one pid at a time.
+ * View answers for one pid at a time; in a HotSpot JVM it also gives the unwinder the frame sizes
+ * of compiled code and the interpreter's frame layout (HotSpotVm.codeFrame), so Java frames
+ * unwind without -XX:+PreserveFramePointer. A process is looked at for a JVM at its first pc in
+ * no mapping, and again at most once a second while it is not one (a JVM still starting).
  *
  * Threading: called from the drain thread in probe context; the maps are concurrent so the
  * consumer may call too. Allocation happens only on a cache miss.
@@ -36,6 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jdtrace.elf.ElfFile;
 import org.jdtrace.elf.ElfSegment;
 import org.jdtrace.elf.SymbolTable;
+import org.jdtrace.proc.HotSpotVm;
 import org.jdtrace.proc.PerfMap;
 import org.jdtrace.proc.Procfs;
 import org.jdtrace.unwind.CallFrameInfo;
@@ -61,6 +67,9 @@ final class UserSymbols {
         volatile long vdso;
         /** The names of its JIT code (/tmp/perf-PID.map), made at the first pc in no mapping. */
         volatile PerfMap jit;
+        /** Its HotSpot JVM's structures (null: not looked at, or not a JVM when last looked at jvmAt). */
+        volatile HotSpotVm jvm;
+        volatile long jvmAt;
     }
 
     private static final int MAX_PROCS = 4096;
@@ -79,7 +88,10 @@ final class UserSymbols {
             if (p.vdso == 0 || v.symbols == null || pc < p.vdso || pc >= p.vdso + VDSO_MAX) {
                 PerfMap jit = p.jit;
                 if (jit == null) p.jit = jit = new PerfMap(pid);
-                String named = jit.describe(pc);
+                // a HotSpot JVM's live code cache over its perf map, which may name code freed
+                // since (a method unloaded, code recompiled): such a frame is left unnamed
+                HotSpotVm vm = jvm(pid, p);
+                String named = vm != null ? vm.describe(pc) : jit.describe(pc);
                 return named == null ? null : "[jit]`" + named;
             }
             String named = v.symbols.describe(pc - p.vdso + v.firstLoad);
@@ -118,6 +130,21 @@ final class UserSymbols {
             return lastBias;
         }
 
+        @Override
+        public long codeFrame(long pc) {
+            resolve(pc);
+            if (lastCfi != null) return 0;
+            Proc p = proc(pid, pc);
+            HotSpotVm vm = p == null ? null : UserSymbols.jvm(pid, p);
+            return vm == null ? 0 : vm.codeFrame(pc);
+        }
+
+        /** The HotSpot JVM of this view's process, or null. */
+        HotSpotVm jvm() {
+            Proc p = procs.get(pid);
+            return p == null ? null : UserSymbols.jvm(pid, p);
+        }
+
         private void resolve(long pc) {
             if (pc == lastPc) return;
             lastPc = pc;
@@ -147,7 +174,21 @@ final class UserSymbols {
 
     /** Forgets a process (it exited). */
     void forget(int pid) {
-        procs.remove(pid);
+        Proc p = procs.remove(pid);
+        if (p != null && p.jvm != null) p.jvm.close();
+    }
+
+    /** The HotSpot JVM of {@code pid}, looked for at most once a second while there is none. */
+    private static HotSpotVm jvm(int pid, Proc p) {
+        HotSpotVm vm = p.jvm;
+        if (vm != null || System.nanoTime() - p.jvmAt < 1_000_000_000L && p.jvmAt != 0) return vm;
+        synchronized (p) {
+            if (p.jvm == null && (p.jvmAt == 0 || System.nanoTime() - p.jvmAt >= 1_000_000_000L)) {
+                p.jvm = HotSpotVm.of(pid);
+                p.jvmAt = System.nanoTime();
+            }
+            return p.jvm;
+        }
     }
 
     /** The cached maps of {@code pid}, re-read (at most every 100 ms) when {@code pc} is in none. */
@@ -155,7 +196,9 @@ final class UserSymbols {
         if (pid <= 0) return null;
         Proc p = procs.get(pid);
         if (p == null) {
-            if (procs.size() > MAX_PROCS) procs.clear();
+            if (procs.size() > MAX_PROCS) {
+                for (Integer old : List.copyOf(procs.keySet())) forget(old);
+            }
             p = new Proc();
             procs.put(pid, p);
             refresh(pid, p);

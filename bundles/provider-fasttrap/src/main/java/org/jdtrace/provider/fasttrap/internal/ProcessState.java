@@ -394,7 +394,8 @@ final class ProcessState implements TracedTarget {
      * sized from .eh_frame, named by the IFUNC), else module`0xoffset from the object's lowest
      * mapped address, as DTrace prints a pc in no symbol (the same in every run); a pc in the
      * vDSO is named from the vDSO's own symbols, one in JIT code from the process's perf map
-     * ([jit]`pkg.Class.method+0xoff, HotSpot's after `jcmd PID Compiler.perfmap`); null otherwise.
+     * ([jit]`pkg.Class.method+0xoff, HotSpot's after `jcmd PID Compiler.perfmap`), or in a HotSpot
+     * JVM whose structures can be read from its live code cache (HotSpotVm); null otherwise.
      */
     String symbolize(long pc) {
         try {
@@ -418,8 +419,30 @@ final class ProcessState implements TracedTarget {
         }
         String vdso = unwind.vdsoSymbol(pc);
         if (vdso != null) return vdso;
-        String jit = perfMap().describe(pc);
+        // a HotSpot JVM's live code cache over its perf map (which may name code freed since)
+        org.jdtrace.proc.HotSpotVm vm = jvm();
+        String jit = vm != null ? vm.describe(pc) : perfMap().describe(pc);
         return jit == null ? null : "[jit]`" + jit;
+    }
+
+    private volatile org.jdtrace.proc.HotSpotVm jvm;
+    private volatile long jvmAt;
+
+    /**
+     * The process's HotSpot JVM structures (org.jdtrace.proc.HotSpotVm: frame sizes of its JIT
+     * code, names of its methods), looked for at most once a second while there are none; null
+     * when it is no JVM.
+     */
+    org.jdtrace.proc.HotSpotVm jvm() {
+        org.jdtrace.proc.HotSpotVm vm = jvm;
+        if (vm != null || jvmAt != 0 && System.nanoTime() - jvmAt < 1_000_000_000L) return vm;
+        synchronized (this) {
+            if (jvm == null && (jvmAt == 0 || System.nanoTime() - jvmAt >= 1_000_000_000L)) {
+                jvm = org.jdtrace.proc.HotSpotVm.of(pid());
+                jvmAt = System.nanoTime();
+            }
+            return jvm;
+        }
     }
 
     private volatile org.jdtrace.proc.PerfMap perfMap;
@@ -461,5 +484,8 @@ final class ProcessState implements TracedTarget {
         List<MappedObject> m = modules;
         modules = null;
         if (m != null) ProcessModules.close(m);
+        org.jdtrace.proc.HotSpotVm vm = jvm;
+        jvm = null;
+        if (vm != null) vm.close();
     }
 }

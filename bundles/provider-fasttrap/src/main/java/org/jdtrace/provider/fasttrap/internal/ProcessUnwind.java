@@ -75,6 +75,14 @@ final class ProcessUnwind implements Unwinder.Modules {
         return v != null ? v[2] : 0;
     }
 
+    /** A HotSpot JVM's JIT and interpreter frames (HotSpotVm.codeFrame); frame pointers elsewhere. */
+    @Override
+    public long codeFrame(long pc) {
+        if (objectAt(pc) != null) return 0;
+        org.jdtrace.proc.HotSpotVm vm = state.jvm();
+        return vm == null ? 0 : vm.codeFrame(pc);
+    }
+
     /** True when {@code pc} is in an object that has call-frame information. */
     boolean covers(long pc) {
         CallFrameInfo c = cfi(pc);

@@ -153,18 +153,43 @@ abstract class ThreadContext implements ProbeContext {
     public long[] ustack(int max) {
         walkedByCfi = false;
         if (max <= 0) return new long[0];
-        if (unwinder != null && state.unwind.covers(hit.regs().pc())) {
-            long known = abi.dwarfRegisters(hit.regs(), dwarf);
-            long sp = hit.regs().sp();
-            int got = hit.memory().readSome(sp, stackTop, 0, stackTop.length);
-            snapshot.reset(sp, stackTop, Math.max(0, got), hit.memory());
-            int n = unwinder.walk(dwarf, known, snapshot, state.unwind, pcs, Math.min(max, pcs.length));
-            if (n > 1) {
-                walkedByCfi = true;
-                return java.util.Arrays.copyOf(pcs, n);
-            }
+        int n = walk(max, null);
+        if (n > 1) {
+            walkedByCfi = true;
+            return java.util.Arrays.copyOf(pcs, n);
         }
         return abi.stack(hit.regs(), hit.memory(), max);
+    }
+
+    /** The CFI walk into {@link #pcs} (each frame's fp into {@code fps} when not null); 0 frames when the pc has no CFI. */
+    private int walk(int max, long[] fps) {
+        if (unwinder == null || !state.unwind.covers(hit.regs().pc())) return 0;
+        long known = abi.dwarfRegisters(hit.regs(), dwarf);
+        long sp = hit.regs().sp();
+        int got = hit.memory().readSome(sp, stackTop, 0, stackTop.length);
+        snapshot.reset(sp, stackTop, Math.max(0, got), hit.memory());
+        return unwinder.walk(dwarf, known, snapshot, state.unwind, pcs, fps, Math.min(max, pcs.length));
+    }
+
+    /**
+     * jstack(): the walk ustack() makes, each frame as ustack() names it, except that a HotSpot
+     * JVM's interpreter frame is named by its method (HotSpotVm.interpretedMethod: the Method*
+     * slot below the frame's fp), {@code [interpreter]`pkg.Class.method}.
+     */
+    @Override
+    public String[] jstack(int max) {
+        if (max <= 0) return null;
+        long[] fps = new long[Math.min(max, pcs.length)];
+        int n = walk(max, fps);
+        if (n <= 1) return null;
+        org.jdtrace.proc.HotSpotVm vm = state.jvm();
+        String[] frames = new String[n];
+        for (int i = 0; i < n; i++) {
+            String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
+            if (name == null) name = state.symbolize(pcs[i]);
+            frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
+        }
+        return frames;
     }
 
     /** True when the latest ustack() walked by CFI (not by frame pointers). */

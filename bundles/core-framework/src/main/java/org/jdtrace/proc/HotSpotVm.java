@@ -1,0 +1,448 @@
+/*
+ * HotSpotVm: what another HotSpot JVM's own structures say about its Java frames, read from
+ * /proc/PID/mem without stopping or attaching to it (what the serviceability agent does through
+ * ptrace, here read-only). libjvm.so exports its vmStructs tables (gHotSpotVMStructs,
+ * gHotSpotVMTypes, gHotSpotVMIntConstants and the gHotSpotVM*Offset/ArrayStride symbols that
+ * describe their entries): each field's offset, each type's size, each static's address, so
+ * nothing here depends on one JDK build's layout. From them:
+ *   - the code cache: CodeCache::_heaps, each CodeHeap's reserved range, segment map and segment
+ *     size; a pc's CodeBlob is found as CodeHeap::find_start finds it (walk the segment map back
+ *     to the block's first segment, skip the HeapBlock header), then its kind (CodeBlobKind),
+ *     size, code offset, frame size (words) and frame-complete offset;
+ *   - the interpreter's code: AbstractInterpreter::_code's StubQueue buffer;
+ *   - method names: nmethod::_method, Method::_constMethod, ConstMethod::_constants and
+ *     _name_index, ConstantPool::_pool_holder and its entries after the ConstantPool header,
+ *     Klass::_name, Symbol::_length/_body: "pkg.Class$Inner.method", as the JVM's perf map names it.
+ * What the unwinder needs (codeFrame, Unwinder.Modules' convention): a compiled method's or
+ * runtime stub's frame size in bytes (its caller's pc in the frame's last word, fp below it:
+ * frame::sender_for_compiled_frame), 8 for a pc before its frame is complete (only the return
+ * address pushed), the interpreter's sender-sp slot for an interpreter frame (frame-pointer
+ * frames: frame::interpreter_frame_sender_sp_offset), 0 (frame pointers) for anything else.
+ * An interpreter frame's Method* is at fp + 8 * (interpreter_frame_last_sp_offset - 1)
+ * (interpreter_frame_method_offset, not exported, one below last_sp on every HotSpot port).
+ *
+ * Staleness: the JVM runs on while this reads (a profile drains its samples after the fact):
+ * code freed and reused, a method unloaded. Answers are cached for one second at most (per pc and
+ * per Method*); whatever fails to read or does not look right (a block not in use, a pc past the
+ * blob, a symbol with a NUL or past its length, a name index past the pool) gives no answer:
+ * the frame keeps its perf-map name or none. Nothing throws out of this class after of().
+ *
+ * Thread safety: immutable layout; caches are concurrent maps replaced wholesale on expiry; the
+ * /proc/PID/mem channel is read with positional reads (pread), safe from several threads.
+ */
+package org.jdtrace.proc;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jdtrace.elf.ElfFile;
+import org.jdtrace.elf.ElfSegment;
+import org.jdtrace.elf.ElfSymbol;
+import org.jdtrace.isa.IsaException;
+import org.jdtrace.isa.Memory;
+
+/** Another HotSpot JVM's code cache, interpreter and method names, read through /proc/PID/mem. */
+public final class HotSpotVm implements AutoCloseable {
+
+    /** A pc's code blob: kind (CodeBlobKind), [start, end), code start, frame bytes, frame-complete pc, nmethod's Method*. */
+    private record Blob(long start, long end, int kind, long code, long frameBytes, long complete, long method, String name) {}
+
+    private static final Blob NONE = new Blob(0, 0, 0, 0, 0, 0, 0, null);
+    private static final long WORD = 8;
+    private static final long CACHE_NANOS = 1_000_000_000L;
+    private static final int CACHE_MAX = 1 << 16;
+
+    private final int pid;
+    private final FileChannel mem;
+    private final Map<String, Long> fields, types, constants;
+    /** Each code heap: reserved low, reserved high, memory low, segment map low, log2 segment size. */
+    private final long[][] heaps;
+    private final long interpLow, interpHigh;
+    private final long methodSlot, senderSlot;
+    private final int kindNmethod, kindFirstStub, kindLastStub;
+
+    private volatile Map<Long, Blob> blobs = new ConcurrentHashMap<>();
+    private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
+    private volatile long cachedAt = System.nanoTime();
+
+    private HotSpotVm(int pid, FileChannel mem, Map<String, Long> fields, Map<String, Long> types,
+            Map<String, Long> constants) throws IOException {
+        this.pid = pid;
+        this.mem = mem;
+        this.fields = fields;
+        this.types = types;
+        this.constants = constants;
+        long heapList = word(field("CodeCache::_heaps"));
+        int n = (int) int32(heapList + field("GrowableArrayBase::_len"));
+        long data = word(heapList + field("GrowableArray<int>::_data"));
+        if (n < 0 || n > 16) throw new IOException("code heaps: " + n);
+        heaps = new long[n][];
+        long memory = field("CodeHeap::_memory"), segmap = field("CodeHeap::_segmap");
+        long lowBoundary = field("VirtualSpace::_low_boundary"), highBoundary = field("VirtualSpace::_high_boundary");
+        long low = field("VirtualSpace::_low");
+        for (int i = 0; i < n; i++) {
+            long h = word(data + i * WORD);
+            heaps[i] = new long[] {word(h + memory + lowBoundary), word(h + memory + highBoundary), word(h + memory + low),
+                word(h + segmap + low), int32(h + field("CodeHeap::_log2_segment_size"))};
+        }
+        long queue = word(field("AbstractInterpreter::_code"));
+        interpLow = word(queue + field("StubQueue::_stub_buffer"));
+        interpHigh = interpLow + int32(queue + field("StubQueue::_buffer_limit"));
+        long lastSp = constant("frame::interpreter_frame_last_sp_offset");
+        methodSlot = (lastSp - 1) * WORD;
+        senderSlot = -constant("frame::interpreter_frame_sender_sp_offset") * WORD;
+        kindNmethod = (int) constant("CodeBlobKind::Nmethod");
+        kindFirstStub = (int) constant("CodeBlobKind::RuntimeStub");
+        kindLastStub = (int) constant("CodeBlobKind::Upcall");
+    }
+
+    /**
+     * The HotSpot JVM running as {@code pid}, or null when it is none (no libjvm.so mapped, no
+     * vmStructs) or its memory cannot be read. Close it when done (it holds /proc/PID/mem open).
+     */
+    public static HotSpotVm of(int pid) {
+        FileChannel ch = null;
+        try {
+            String lib = null;
+            long base = Long.MAX_VALUE;
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
+                String[] f = line.trim().split("\\s+", 6);
+                if (f.length < 6 || !f[5].endsWith("/libjvm.so")) continue;
+                if (lib != null && !lib.equals(f[5])) continue;
+                lib = f[5];
+                base = Math.min(base, Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16));
+            }
+            if (lib == null) return null;
+            Map<String, Long> sym = new HashMap<>();
+            try (ElfFile elf = ElfFile.open(Path.of("/proc/" + pid + "/root" + lib))) {
+                long first = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
+                        .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
+                for (ElfSymbol s : elf.dynamicSymbols()) {
+                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() - first + base);
+                }
+            }
+            if (!sym.containsKey("gHotSpotVMStructs")) return null;
+            FileChannel c = FileChannel.open(Path.of("/proc/" + pid + "/mem"), StandardOpenOption.READ);
+            ch = c;
+            Map<String, Long> fields = new HashMap<>(), types = new HashMap<>(), constants = new HashMap<>();
+            readTable(c, sym, "gHotSpotVMStructs", "gHotSpotVMStructEntry", (e, o) -> {
+                String type = string(c, word(c, e + o.get("TypeName"))), name = string(c, word(c, e + o.get("FieldName")));
+                boolean isStatic = int32(c, e + o.get("IsStatic")) != 0;
+                fields.put(type + "::" + name, word(c, e + (isStatic ? o.get("Address") : o.get("Offset"))));
+            }, "TypeName", "FieldName", "IsStatic", "Offset", "Address");
+            readTable(c, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry",
+                    (e, o) -> types.put(string(c, word(c, e + o.get("TypeName"))), word(c, e + o.get("Size"))), "TypeName", "Size");
+            readTable(c, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry",
+                    (e, o) -> constants.put(string(c, word(c, e + o.get("Name"))), (long) int32(c, e + o.get("Value"))), "Name", "Value");
+            HotSpotVm vm = new HotSpotVm(pid, ch, fields, types, constants);
+            ch = null;
+            return vm;
+        } catch (Exception | AssertionError e) {
+            return null;
+        } finally {
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // nothing held
+                }
+            }
+        }
+    }
+
+    private interface Entry {
+        void read(long entry, Map<String, Long> offsets) throws IOException;
+    }
+
+    /** Reads one vmStructs-style table: entries of {@code prefix}ArrayStride bytes until a null first field. */
+    private static void readTable(FileChannel ch, Map<String, Long> sym, String table, String prefix, Entry each,
+            String... names) throws IOException {
+        Map<String, Long> o = new HashMap<>();
+        for (String n : names) o.put(n, word(ch, need(sym, prefix + n + "Offset")));
+        long stride = word(ch, need(sym, prefix + "ArrayStride"));
+        long e = word(ch, need(sym, table));
+        if (stride <= 0 || stride > 256) throw new IOException(table + " stride " + stride);
+        for (int i = 0; i < 100_000; i++, e += stride) {
+            if (word(ch, e + o.get(names[0])) == 0) return;
+            each.read(e, o);
+        }
+        throw new IOException(table + " has no end");
+    }
+
+    private static long need(Map<String, Long> sym, String name) throws IOException {
+        Long v = sym.get(name);
+        if (v == null) throw new IOException("no " + name);
+        return v;
+    }
+
+    public int pid() {
+        return pid;
+    }
+
+    /** True when {@code pc} is in the interpreter's code. */
+    public boolean isInterpreter(long pc) {
+        return Long.compareUnsigned(pc, interpLow) >= 0 && Long.compareUnsigned(pc, interpHigh) < 0;
+    }
+
+    /**
+     * How the unwinder leaves a frame at {@code pc} (Unwinder.Modules.codeFrame's convention):
+     * a compiled method's or runtime stub's frame size in bytes, 8 before its frame is complete,
+     * -(the interpreter's sender-sp slot below fp) in the interpreter, 0 (frame pointers) else.
+     */
+    public long codeFrame(long pc) {
+        if (isInterpreter(pc)) return -senderSlot;
+        Blob b = blob(pc);
+        if (b == null || b.frameBytes <= 0) return 0;
+        if (b.kind != kindNmethod && (b.kind < kindFirstStub || b.kind > kindLastStub)) return 0;
+        if (b.complete >= 0 && pc < b.code + b.complete) return WORD;
+        return b.frameBytes;
+    }
+
+    /**
+     * {@code pc} named as the JVM's perf map names it: a compiled method's {@code pkg.Class.method},
+     * another blob by its own name, the interpreter as {@code Interpreter}; {@code +0xoff} from
+     * the code's start. Null when no blob holds it or its name cannot be read.
+     */
+    public String describe(long pc) {
+        String name;
+        long off;
+        if (isInterpreter(pc)) {
+            name = "Interpreter";
+            off = pc - interpLow;
+        } else {
+            Blob b = blob(pc);
+            if (b == null) return null;
+            name = b.kind == kindNmethod ? methodName(b.method) : b.name;
+            off = pc - b.code;
+            if (name == null || off < 0) return null;
+        }
+        return off == 0 ? name : name + "+0x" + Long.toHexString(off);
+    }
+
+    /**
+     * The method of the interpreter frame whose fp is {@code fp}, read from its Method* slot in
+     * {@code stack} (the thread's stack as captured, or live), as {@code pkg.Class.method}; null
+     * when the slot cannot be read or does not hold a method.
+     */
+    public String interpretedMethod(long fp, Memory stack) {
+        if (fp == 0) return null;
+        long m;
+        try {
+            m = stack.readLong(fp + methodSlot);
+        } catch (IsaException | RuntimeException e) {
+            return null;
+        }
+        return methodName(m);
+    }
+
+    /**
+     * jstack()'s name of the frame at {@code pc} with frame pointer {@code fp} when it is an
+     * interpreter frame: {@code [interpreter]`pkg.Class.method}, or {@code [interpreter]} when its
+     * method cannot be read from {@code stack}; null for any other frame.
+     */
+    public String interpreterFrame(long pc, long fp, Memory stack) {
+        if (!isInterpreter(pc)) return null;
+        String m = interpretedMethod(fp, stack);
+        return m == null ? "[interpreter]" : "[interpreter]`" + m;
+    }
+
+    /** A Method*'s {@code pkg.Class.method}, or null. */
+    public String methodName(long method) {
+        if (method == 0 || (method & (WORD - 1)) != 0) return null;
+        expire();
+        Map<Long, String> cache = methods;
+        String cached = cache.get(method);
+        if (cached != null) return cached.isEmpty() ? null : cached;
+        String name = null;
+        try {
+            long cm = word(method + field("Method::_constMethod"));
+            long cp = word(cm + field("ConstMethod::_constants"));
+            int index = u2(cm + field("ConstMethod::_name_index"));
+            int length = (int) int32(cp + field("ConstantPool::_length"));
+            if (index > 0 && index < length) {
+                String klass = symbol(word(word(cp + field("ConstantPool::_pool_holder")) + field("Klass::_name")));
+                String member = symbol(word(cp + type("ConstantPool") + index * WORD));
+                if (klass != null && member != null) name = klass.replace('/', '.') + "." + member;
+            }
+        } catch (IOException | RuntimeException e) {
+            // unloaded, freed, not a method: unnamed
+        }
+        if (cache.size() < CACHE_MAX) cache.put(method, name == null ? "" : name);
+        return name;
+    }
+
+    /** A Symbol's text, or null when it does not look like one (a NUL, a control byte, no length). */
+    private String symbol(long sym) throws IOException {
+        if (sym == 0) return null;
+        int len = u2(sym + field("Symbol::_length"));
+        if (len == 0 || len > 4096) return null;
+        byte[] b = new byte[len];
+        read(mem, sym + field("Symbol::_body"), b);
+        for (byte x : b) {
+            if (x >= 0 && x < 0x20) return null;
+        }
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** The code blob holding {@code pc} (CodeHeap::find_start), or null. */
+    private Blob blob(long pc) {
+        expire();
+        Map<Long, Blob> cache = blobs;
+        Blob b = cache.get(pc);
+        if (b == null) {
+            b = findBlob(pc);
+            if (cache.size() < CACHE_MAX) cache.put(pc, b == null ? NONE : b);
+        }
+        return b == NONE ? null : b;
+    }
+
+    private Blob findBlob(long pc) {
+        for (long[] h : heaps) {
+            if (Long.compareUnsigned(pc, h[0]) < 0 || Long.compareUnsigned(pc, h[1]) >= 0) continue;
+            try {
+                long seg = (pc - h[2]) >>> h[4];
+                byte[] one = new byte[1];
+                for (int hops = 0; ; hops++) {
+                    read(mem, h[3] + seg, one);
+                    int v = one[0] & 0xff;
+                    if (v == 0xff || hops > 100_000) return null; // an unused segment, or a map gone wrong
+                    if (v == 0) break;
+                    seg -= v;
+                    if (seg < 0) return null;
+                }
+                long block = h[2] + (seg << h[4]);
+                read(mem, block + field("HeapBlock::_header") + field("HeapBlock::Header::_used"), one);
+                if (one[0] == 0) return null; // a free block
+                long start = block + type("HeapBlock");
+                long end = start + int32(start + field("CodeBlob::_size"));
+                if (Long.compareUnsigned(pc, end) >= 0) return null;
+                int kind = u1(start + field("CodeBlob::_kind"));
+                long code = start + int32(start + field("CodeBlob::_code_offset"));
+                long frame = int32(start + field("CodeBlob::_frame_size")) * WORD;
+                long complete = (short) u2(start + field("CodeBlob::_frame_complete_offset"));
+                long method = kind == kindNmethod ? word(start + field("nmethod::_method")) : 0;
+                String name = kind == kindNmethod ? null : cString(word(start + field("CodeBlob::_name")));
+                return new Blob(start, end, kind, code, frame, complete, method, name);
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Empties both caches once they are older than CACHE_NANOS (code freed and reused, methods unloaded). */
+    private void expire() {
+        long now = System.nanoTime();
+        if (now - cachedAt > CACHE_NANOS) {
+            cachedAt = now;
+            blobs = new ConcurrentHashMap<>();
+            methods = new ConcurrentHashMap<>();
+        }
+    }
+
+    private long field(String name) throws IOException {
+        Long v = fields.get(name);
+        if (v == null) throw new IOException("vmStructs has no " + name);
+        return v;
+    }
+
+    private long type(String name) throws IOException {
+        Long v = types.get(name);
+        if (v == null) throw new IOException("vmTypes has no " + name);
+        return v;
+    }
+
+    private long constant(String name) throws IOException {
+        Long v = constants.get(name);
+        if (v == null) throw new IOException("vmIntConstants has no " + name);
+        return v;
+    }
+
+    private long word(long addr) throws IOException {
+        return word(mem, addr);
+    }
+
+    private long int32(long addr) throws IOException {
+        return int32(mem, addr);
+    }
+
+    private int u2(long addr) throws IOException {
+        byte[] b = new byte[2];
+        read(mem, addr, b);
+        return (b[0] & 0xff) | (b[1] & 0xff) << 8;
+    }
+
+    private int u1(long addr) throws IOException {
+        byte[] b = new byte[1];
+        read(mem, addr, b);
+        return b[0] & 0xff;
+    }
+
+    private String cString(long addr) throws IOException {
+        return string(mem, addr);
+    }
+
+    private static long word(FileChannel ch, long addr) throws IOException {
+        byte[] b = new byte[8];
+        read(ch, addr, b);
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    private static long int32(FileChannel ch, long addr) throws IOException {
+        byte[] b = new byte[4];
+        read(ch, addr, b);
+        return ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).getInt();
+    }
+
+    private static String string(FileChannel ch, long addr) throws IOException {
+        if (addr == 0) return null;
+        byte[] b = new byte[128];
+        StringBuilder s = new StringBuilder();
+        for (int part = 0; part < 8; part++) {
+            int got = readSome(ch, addr + part * 128L, b);
+            for (int i = 0; i < got; i++) {
+                if (b[i] == 0) return s.toString();
+                s.append((char) (b[i] & 0xff));
+            }
+            if (got < b.length) break;
+        }
+        throw new IOException("no string end at 0x" + Long.toHexString(addr));
+    }
+
+    private static void read(FileChannel ch, long addr, byte[] b) throws IOException {
+        if (readSome(ch, addr, b) != b.length) throw new IOException("cannot read 0x" + Long.toHexString(addr));
+    }
+
+    private static int readSome(FileChannel ch, long addr, byte[] b) throws IOException {
+        if (addr <= 0) throw new IOException("address 0x" + Long.toHexString(addr));
+        ByteBuffer buf = ByteBuffer.wrap(b);
+        while (buf.hasRemaining()) {
+            int r = ch.read(buf, addr + buf.position());
+            if (r <= 0) break;
+        }
+        return buf.position();
+    }
+
+    @Override
+    public void close() {
+        try {
+            mem.close();
+        } catch (IOException e) {
+            // nothing held
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HotSpotVm[" + pid + ", " + heaps.length + " code heaps, interpreter 0x" + Long.toHexString(interpLow) + "]";
+    }
+}

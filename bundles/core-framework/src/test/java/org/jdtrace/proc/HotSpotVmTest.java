@@ -1,0 +1,162 @@
+package org.jdtrace.proc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.jdtrace.isa.IsaException;
+import org.jdtrace.isa.Memory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * HotSpotVm on another JVM of this JDK (run without -XX:+PreserveFramePointer): the code cache read
+ * through vmStructs names every blob as the JVM's own perf map (`jcmd PID Compiler.perfmap`)
+ * names it, finds the interpreter where the map puts it, and gives each compiled method of the
+ * hot chain the frame size its prologue sets up (objdump of the code bytes: `sub $N,%rsp` plus
+ * the return address and, where pushed, rbp). Bad input: a process that is no JVM, addresses in
+ * no blob, a Method* that is none, an interpreter frame whose slot cannot be read: no answer,
+ * nothing thrown.
+ */
+class HotSpotVmTest {
+
+    @TempDir
+    Path dir;
+
+    private Process jvm;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (jvm != null) {
+            jvm.destroyForcibly().waitFor();
+            Files.deleteIfExists(Path.of("/tmp/perf-" + jvm.pid() + ".map"));
+        }
+    }
+
+    static Path jdkBin() {
+        return Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent();
+    }
+
+    /** Starts Outer (Outer.run calls Outer$Inner.spin, not inlined) and waits for jcmd's map to name both. */
+    static Process startOuter(Path dir, String... jvmFlags) throws Exception {
+        Path src = dir.resolve("Outer.java");
+        Files.copy(Path.of("../../fixtures/src/java/Outer.java"), src);
+        List<String> cmd = new ArrayList<>(List.of(jdkBin().resolve("java").toString(), "-XX:CompileCommand=quiet",
+                "-XX:CompileCommand=dontinline,Outer$Inner::spin"));
+        cmd.addAll(List.of(jvmFlags));
+        cmd.add(src.toString());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Path map = Path.of("/tmp/perf-" + p.pid() + ".map");
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            perfmap(p.pid());
+            if (Files.exists(map)) {
+                String m = Files.readString(map);
+                if (m.contains("Outer$Inner.spin") && m.contains("Outer.run")) return p;
+            }
+        }
+        p.destroyForcibly().waitFor();
+        throw new AssertionError("jcmd never named Outer.run and Outer$Inner.spin");
+    }
+
+    /** `jcmd PID Compiler.perfmap`: the JVM writes /tmp/perf-PID.map. */
+    static void perfmap(long pid) throws Exception {
+        new ProcessBuilder(jdkBin().resolve("jcmd").toString(), Long.toString(pid), "Compiler.perfmap")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+    }
+
+    @Test
+    void codeCacheNamesBlobsAsThePerfMapAndFramesAsThePrologueBuildsThem() throws Exception {
+        jvm = startOuter(dir, "-XX:-PreserveFramePointer");
+        int pid = (int) jvm.pid();
+        perfmap(pid);
+        List<String> lines = Files.readAllLines(Path.of("/tmp/perf-" + pid + ".map"));
+        try (HotSpotVm vm = HotSpotVm.of(pid)) {
+            assertNotNull(vm, "vmStructs of " + pid);
+            int same = 0, hot = 0, interpreter = 0;
+            List<String> differ = new ArrayList<>();
+            for (String line : lines) {
+                String[] f = line.split(" ", 3);
+                long start = Long.parseUnsignedLong(f[0].substring(2), 16), size = Long.parseUnsignedLong(f[1].substring(2), 16);
+                String expected = PerfMap.javaName(f[2]);
+                String got = vm.describe(start + 1);
+                if ((expected + "+0x1").equals(got)) same++;
+                else differ.add(line + " => " + got);
+                if (expected.equals("Interpreter")) {
+                    interpreter++;
+                    assertTrue(vm.isInterpreter(start) && vm.isInterpreter(start + size - 1) && !vm.isInterpreter(start + size));
+                    assertEquals(-8, vm.codeFrame(start + 16), "the interpreter's sender sp is at fp - 8");
+                }
+                if (expected.startsWith("Outer")) {
+                    // the frame past the prologue: as the code's own prologue builds it
+                    assertEquals(prologueFrame(pid, start), vm.codeFrame(start + size - 1), line);
+                    hot++;
+                }
+            }
+            assertEquals(1, interpreter, "one interpreter");
+            assertTrue(hot >= 2, "Outer's methods compiled: " + hot);
+            // a blob freed between jcmd's write and this read may differ; never more than a few
+            assertTrue(same >= lines.size() * 0.95, same + " of " + lines.size() + " named alike; differ: " + differ);
+
+            // bad input: no blob, no method, an unreadable interpreter slot
+            assertNull(vm.describe(0x1000));
+            assertEquals(0, vm.codeFrame(0x1000));
+            assertNull(vm.methodName(0x1000));
+            assertNull(vm.methodName(0x7));
+            Memory unreadable = new Memory() {
+                @Override public void read(long addr, byte[] buf, int off, int len) throws IsaException {
+                    throw new IsaException("unreadable", addr);
+                }
+                @Override public void write(long addr, byte[] buf, int off, int len) throws IsaException {
+                    throw new IsaException("read-only", addr);
+                }
+            };
+            assertNull(vm.interpretedMethod(0x7fff0000L, unreadable));
+            assertNull(vm.interpretedMethod(0, unreadable));
+        }
+        Process sleep = new ProcessBuilder("sleep", "30").start();
+        try {
+            assertNull(HotSpotVm.of((int) sleep.pid()), "sleep is no JVM");
+        } finally {
+            sleep.destroyForcibly().waitFor();
+        }
+        assertNull(HotSpotVm.of(Integer.MAX_VALUE), "no such process");
+    }
+
+    private static final Pattern SUB = Pattern.compile("\\bsub\\s+\\$0x([0-9a-f]+),%rsp");
+
+    /**
+     * The frame size a compiled method's prologue builds, from objdump's reading of its first
+     * bytes: `sub $N,%rsp`, plus the return address, plus rbp when it is pushed before the sub.
+     */
+    private int prologueFrame(int pid, long start) throws Exception {
+        byte[] code = new byte[0x80];
+        try (RandomAccessFile mem = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
+            mem.seek(start);
+            mem.readFully(code);
+        }
+        Path bin = dir.resolve("code-" + Long.toHexString(start) + ".bin");
+        // code made not entrant starts with a jump written over its first instruction (the 7-byte
+        // stack bang, mov %eax,-N(%rsp)): read the prologue after it
+        int skip = code[0] == (byte) 0xe9 ? 7 : 0;
+        Files.write(bin, java.util.Arrays.copyOfRange(code, skip, code.length));
+        Process od = new ProcessBuilder("objdump", "-D", "-b", "binary", "-mi386:x86-64", bin.toString()).redirectErrorStream(true).start();
+        String text = new String(od.getInputStream().readAllBytes());
+        od.waitFor();
+        Matcher m = SUB.matcher(text);
+        assertTrue(m.find(), "a prologue's sub in " + text);
+        boolean pushed = text.substring(0, m.start()).contains("push   %rbp");
+        return Integer.parseInt(m.group(1), 16) + 8 + (pushed ? 8 : 0);
+    }
+}
