@@ -18,10 +18,20 @@ import org.jdtrace.spi.ProbeDescription;
  * ({@link KernelClause}, since 1.4), null when it has none; ECBs of the statement hand it to
  * their probes' providers as {@link org.jdtrace.spi.Probe#kernelClauses()}.
  *
+ * {@code userStack} (since 1.5) is true when the body or predicate walks the firing thread's user
+ * stack (ustack(), jstack(), ucaller, ustackdepth): a provider that captures at the event what a
+ * firing reads later copies a larger top of the stack for its probes then
+ * ({@link org.jdtrace.spi.Probe#userStack()}).
+ *
  * @since 1.1
  */
 public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
-        KernelClause kernel) {
+        KernelClause kernel, boolean userStack) {
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+            KernelClause kernel) {
+        this(descriptions, source, body, pidFilter, kernel, false);
+    }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter) {
         this(descriptions, source, body, pidFilter, null);

@@ -148,13 +148,14 @@ public final class DCompiler implements FrontEnd {
             Clause c = program.clauses().get(i);
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
             long pid = PidFilter.of(c.predicate());
+            boolean userStack = Ir.walksUserStack(lowered.get(i));
             // one statement per description, sharing the body (dt_compile_clause's stmt per
             // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
             // clause twice, as in DTrace
             for (ProbeSpec spec : c.probes()) {
                 org.jdtrace.spi.KernelClause k = "off".equals(kernel) ? null
                         : KernelForm.of(state, lowered.get(i), c.source(), "force".equals(kernel));
-                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k));
+                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k, userStack));
                 lines.add(spec.line());
             }
         }

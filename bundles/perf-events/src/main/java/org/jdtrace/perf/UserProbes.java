@@ -31,6 +31,21 @@ public interface UserProbes extends AutoCloseable {
     /** Records of {@code cookie}'s probes from process {@code pid} only (0: every process), dropped in the kernel. */
     void filter(long cookie, int pid);
 
+    /**
+     * Hits of {@code cookie}'s probes copy at least {@code bytes} of the user stack above the
+     * stack pointer (whole pages from the stack pointer's page up, as far as the stack is mapped;
+     * at most {@link #maxStackBytes()}), for an unwinder's ustack(); 0 (the default): the small
+     * copy the capture was opened with.
+     *
+     * @since 1.5
+     */
+    default void stack(long cookie, int bytes) {}
+
+    /** The most bytes above the stack pointer {@link #stack} copies. @since 1.5 */
+    default int maxStackBytes() {
+        return 0;
+    }
+
     /** Records the kernel lost so far (a full ring). */
     long lost();
 

@@ -11,7 +11,9 @@
  * instructions back; a USDT semaphore given as ref_ctr_offset is counted down by the kernel).
  *
  * Records are parsed on the drain thread into one UserHit (a flyweight) and handed to the
- * handler; a record too short (never) is skipped. A full ring is the kernel's PERF_RECORD_LOST:
+ * handler; a record too short for the copy it says it holds (never) is skipped. Each cookie's
+ * filter value (UprobeProgram: pid + 1 and the page count of its stack copy) is kept here as
+ * well, so that filter() and stack() each change their half (under the capture's lock). A full ring is the kernel's PERF_RECORD_LOST:
  * counted (lost()) and reported to the handler as drops.
  *
  * Locking: attach/filter/close from any thread (links and maps are the kernel's, their
@@ -42,6 +44,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private final PerfEventsImpl perf;
     private final UserProbeHandler handler;
     private final int words, spWord, stackBytes;
+    /** Each cookie's filter value as last written (guarded by this). */
+    private final java.util.Map<Integer, Long> filterValues = new java.util.HashMap<>();
     private final UserHit hit;
     private final BpfObject filters, buf, events, program;
     private final EventSet output;
@@ -58,8 +62,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         BpfObject f = null, b = null, ev = null, prog = null;
         EventSet out = null;
         try {
-            f = perf.map(PerfSys.MAP_ARRAY, 4, 4, COOKIES, "jdtrace_upflt");
-            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.size(words, stackBytes), 1, "jdtrace_upbuf");
+            f = perf.map(PerfSys.MAP_ARRAY, 4, 8, COOKIES, "jdtrace_upflt");
+            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.bufferSize(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
             prog = perf.uprobeProgram(UprobeProgram.build(words, spWord, stackBytes, f.fd(), b.fd(), ev.fd()), "jdtrace_uprobe");
             out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
@@ -93,8 +97,28 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     }
 
     @Override
-    public void filter(long cookie, int pid) {
-        filters.update((int) cookie, pid == 0 ? 0 : pid + 1L);
+    public synchronized void filter(long cookie, int pid) {
+        long v = filterValues.getOrDefault((int) cookie, 0L);
+        v = (v & 0xffffffff00000000L) | (pid == 0 ? 0 : pid + 1L);
+        filterValues.put((int) cookie, v);
+        filters.update((int) cookie, v);
+    }
+
+    @Override
+    public synchronized void stack(long cookie, int bytes) {
+        if (cookie < 0 || cookie >= COOKIES) throw new IllegalArgumentException("cookie " + cookie);
+        int max = UprobeProgram.maxPages(words);
+        // pages from the sp's page up that hold at least `bytes` above the sp wherever it is in its page
+        long pages = bytes <= 0 ? 0 : Math.min(max, (bytes + 2L * UprobeProgram.PAGE - 1) / UprobeProgram.PAGE);
+        long v = filterValues.getOrDefault((int) cookie, 0L);
+        v = (v & 0xffffffffL) | pages << 32;
+        filterValues.put((int) cookie, v);
+        filters.update((int) cookie, v);
+    }
+
+    @Override
+    public int maxStackBytes() {
+        return (UprobeProgram.maxPages(words) - 1) * UprobeProgram.PAGE;
     }
 
     @Override
@@ -124,7 +148,10 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     @Override
     public void sample(Sample s) {
         MemorySegment r = s.raw;
-        if (r.byteSize() < UprobeProgram.size(words, stackBytes)) return;
+        long stackOff = UprobeProgram.stackOffset(words);
+        if (r.byteSize() < stackOff) return;
+        long len = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.STACK_LEN);
+        if (len < 0 || len > r.byteSize() - stackOff) return;
         long pidTgid = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.PID_TGID);
         hit.pid = (int) (pidTgid >>> 32);
         hit.tid = (int) pidTgid;
@@ -133,8 +160,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         hit.time = s.time;
         MemorySegment.copy(r, ValueLayout.JAVA_BYTE, UprobeProgram.COMM, hit.commBytes(), 0, 16);
         for (int i = 0; i < words; i++) hit.regs[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.REGS + 8L * i);
-        hit.stack = stackBytes == 0 ? MemorySegment.NULL : r.asSlice(UprobeProgram.REGS + 8L * words, stackBytes);
-        hit.stackAddr = stackBytes == 0 ? 0 : hit.regs[spWord];
+        hit.stack = len == 0 ? MemorySegment.NULL : r.asSlice(stackOff, len);
+        hit.stackAddr = len == 0 ? 0 : r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.STACK_ADDR);
         handler.hit(hit);
     }
 

@@ -172,9 +172,14 @@ final class ProcessState implements TracedTarget {
      */
     @Override
     public Site trace(long pc, SiteHandler handler) throws TracepointRefused {
+        return trace(pc, handler, 0);
+    }
+
+    @Override
+    public Site trace(long pc, SiteHandler handler, int stackBytes) throws TracepointRefused {
         if (defunct) throw new TracepointRefused("process " + pid() + " has exec'd or exited");
         UprobeSites k = kernel;
-        if (k != null) return kernelSite(k, pc, 0, handler);
+        if (k != null) return kernelSite(k, pc, 0, stackBytes, handler);
         byte[] code = new byte[16];
         org.jdtrace.isa.Instruction insn;
         try {
@@ -225,30 +230,46 @@ final class ProcessState implements TracedTarget {
      */
     @Override
     public Site traceCounted(long pc, long semaphore, SiteHandler handler) {
+        return traceCounted(pc, semaphore, handler, 0);
+    }
+
+    @Override
+    public Site traceCounted(long pc, long semaphore, SiteHandler handler, int stackBytes) {
         UprobeSites k = kernel;
         if (k == null || defunct || semaphore == 0) return null;
         try {
-            return kernelSite(k, pc, semaphore, handler);
+            return kernelSite(k, pc, semaphore, stackBytes, handler);
         } catch (TracepointRefused e) {
             return null;
         }
     }
 
     /** A site on a kernel uprobe (the kernel decides what it can probe; its refusal is the message). */
-    private Site kernelSite(UprobeSites k, long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
-        AutoCloseable link;
+    private Site kernelSite(UprobeSites k, long pc, long semaphore, int stackBytes, SiteHandler handler)
+            throws TracepointRefused {
+        UprobeSites.Handle link;
         try {
-            link = k.attach(this, List.of(pc), semaphore, false, hit -> handler.hit(kernelSiteContext.at(hit)));
+            link = k.attach(this, List.of(pc), semaphore, false, stackBytes, hit -> handler.hit(kernelSiteContext.at(hit)));
         } catch (UprobeSites.UprobeRefused e) {
             throw new TracepointRefused(e.getMessage());
         }
-        return site(pc, () -> {
-            try {
-                link.close();
-            } catch (Exception e) {
-                // the kernel removes the probe with the link's descriptor in any case
+        Site s = site(pc, link::close);
+        return new Site() {
+            @Override
+            public long pc() {
+                return pc;
             }
-        });
+
+            @Override
+            public void stack(int bytes) {
+                link.stack(bytes);
+            }
+
+            @Override
+            public void close() {
+                s.close();
+            }
+        };
     }
 
     synchronized List<MappedObject> modules() throws IOException {
