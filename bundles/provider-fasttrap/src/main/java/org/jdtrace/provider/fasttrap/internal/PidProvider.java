@@ -130,6 +130,10 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     @Reference(target = "(isa=amd64)")
     private Isa isa;
 
+    /** The platform's one reading of each ELF file (symbols, CFI), shared with the kernel providers. */
+    @Reference
+    private org.jdtrace.elf.ObjectFiles objects;
+
     /** The kernel's perf events and BPF: pid and USDT probes on uprobes when present (UprobeSites). */
     private volatile PerfEvents perf;
 
@@ -187,6 +191,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
         this.isa = isa;
         this.max = max;
         this.perf = perf;
+        this.objects = new org.jdtrace.elf.ObjectFiles();
     }
 
     /** SIGTERM, Ctrl-C or System.exit with processes still traced: release them on the way out. */
@@ -325,7 +330,7 @@ public final class PidProvider implements Provider, ProcessControl, ProcessTable
     }
 
     private ProcessState track(TracedProcess p, boolean owned) {
-        ProcessState s = new ProcessState(p, owned, isa);
+        ProcessState s = new ProcessState(p, owned, isa, objects);
         s.kernel = kernelSitesForNewProcess();
         // read now: on the uprobe path clauses run after the event, maybe once the process is reaped
         if (s.kernel != null) {

@@ -78,8 +78,12 @@ final class ProcessState implements TracedTarget {
     /** What a dynamic linker event changed: objects mapped since, objects gone since. */
     record ModuleChange(List<MappedObject> added, List<MappedObject> removed) {}
 
-    ProcessState(TracedProcess process, boolean ownedByProvider, Isa isa) {
+    /** The platform's one reading of each ELF file: symbols and CFI shared with every provider. */
+    final org.jdtrace.elf.ObjectFiles objects;
+
+    ProcessState(TracedProcess process, boolean ownedByProvider, Isa isa, org.jdtrace.elf.ObjectFiles objects) {
         this.process = process;
+        this.objects = objects;
         this.ownedByProvider = ownedByProvider;
         this.context = new PidContext(this, isa.abi());
         this.siteContext = new SiteContext(this, isa.abi());
@@ -403,11 +407,12 @@ final class ProcessState implements TracedTarget {
         return m;
     }
 
-    /** The SymbolTable of a mapped object, read once while it stays mapped. */
+    /** The SymbolTable of a mapped object: the platform's (ObjectFiles), kept while it stays mapped. */
     private SymbolTable symbols(MappedObject o) {
         SymbolTable t = symbolTables.get(o);
         if (t == null) {
-            t = SymbolTable.of(o.elf());
+            if (o.path() != null) t = objects.symbols(o.path());
+            if (t == null) t = SymbolTable.of(o.elf());
             symbolTables.put(o, t);
         }
         return t;
