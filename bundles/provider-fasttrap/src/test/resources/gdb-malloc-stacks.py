@@ -1,5 +1,7 @@
-# Runs the program under gdb with a breakpoint at malloc's first byte and writes the physical frames
-# of every hit (pc, the ELF symbol gdb names it by and the offset in it, innermost first) and the /proc/PID/maps of the process.
+# Runs the program under gdb with a breakpoint at malloc's first byte (or at the location env BREAK
+# gives, such as `-probe-stap python:function__entry`, whose semaphore gdb sets) and writes the
+# physical frames of every hit (pc, the ELF symbol gdb names it by and the offset in it, innermost
+# first) and the /proc/PID/maps of the process.
 import gdb, os
 out = os.environ['BT_OUT']
 gdb.execute('set pagination off')
@@ -10,7 +12,7 @@ gdb.execute('unset environment LINES')
 gdb.execute('unset environment COLUMNS')
 gdb.execute('starti')
 inf = gdb.selected_inferior()
-gdb.execute('break *malloc')
+gdb.execute('break ' + os.environ.get('BREAK', '*malloc'))
 stacks = []
 maps = None
 while True:

@@ -11,6 +11,8 @@
  *   probefire  ProbeFireBenchmark.fireEnabled (a framework probe, @ = count())
  *   struct     DLanguageBenchmark.fireStructAndTranslator
  *   count      DLanguageBenchmark.fireCount
+ *   unwind     UnwindBenchmark.walk           (a 20-frame CFI walk, row cache warm; 200,000 calls a round)
+ *   unwindcold UnwindBenchmark.walkCold       (the same, row cache emptied before each walk)
  */
 package org.jdtrace.bench;
 
@@ -39,6 +41,7 @@ public final class FiringCpuTime {
         for (String which : args) {
             IntConsumer body;
             Teardown down;
+            int calls = CALLS;
             switch (which) {
                 case "fbt" -> {
                     FbtBenchmark b = new FbtBenchmark();
@@ -60,14 +63,23 @@ public final class FiringCpuTime {
                             : n -> { for (int i = 0; i < n; i++) b.fireCount(); };
                     down = b::tearDown;
                 }
-                default -> throw new IllegalArgumentException("fbt, probefire, struct or count: " + which);
+                case "unwind", "unwindcold" -> {
+                    org.jdtrace.bench.unwind.UnwindBenchmark b = new org.jdtrace.bench.unwind.UnwindBenchmark();
+                    b.setup();
+                    body = which.equals("unwind")
+                            ? n -> { for (int i = 0; i < n; i++) sink += b.walk(); }
+                            : n -> { for (int i = 0; i < n; i++) sink += b.walkCold(); };
+                    down = () -> { };
+                    calls = which.equals("unwind") ? 200_000 : 20_000;
+                }
+                default -> throw new IllegalArgumentException("fbt, probefire, struct, count, unwind or unwindcold: " + which);
             }
-            for (int w = 0; w < 10; w++) body.accept(CALLS);
+            for (int w = 0; w < 10; w++) body.accept(calls);
             double[] r = new double[ROUNDS];
             for (int i = 0; i < ROUNDS; i++) {
                 long t0 = THREADS.getCurrentThreadCpuTime();
-                body.accept(CALLS);
-                r[i] = (THREADS.getCurrentThreadCpuTime() - t0) / (double) CALLS;
+                body.accept(calls);
+                r[i] = (THREADS.getCurrentThreadCpuTime() - t0) / (double) calls;
             }
             down.run();
             Arrays.sort(r);

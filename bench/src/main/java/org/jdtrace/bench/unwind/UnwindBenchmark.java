@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.State;
  * registers and stack copy (as a BPF or perf capture gives them) are walked by Unwinder with the
  * objects' CallFrameInfo, as profile-N's ustack() does for each sample, with the unwinder's row
  * cache warm (walk) and emptied before each walk (walkCold). Setup checks the walk is gdb's
- * backtrace. Target (issue 21): at most 2 us per 20-frame walk.
+ * backtrace. Target (issue 21): at most 2 us per 20-frame walk. On a loaded machine time it by
+ * CPU instead: java -cp bench/target/benchmarks.jar org.jdtrace.bench.FiringCpuTime unwind unwindcold
  * Run: java -jar bench/target/benchmarks.jar UnwindBenchmark
  */
 @State(Scope.Benchmark)

@@ -23,14 +23,29 @@ import org.jdtrace.spi.ProbeDescription;
  * hands their union to the probe's provider as {@link org.jdtrace.spi.Probe#userStrings()}, so
  * that a provider that fires after the event can read them at the event.
  *
+ * {@code userStack} (since 1.5) is true when the body or predicate walks the firing thread's user
+ * stack (ustack(), jstack(), ucaller, ustackdepth): a provider that captures at the event what a
+ * firing reads later copies a larger top of the stack for its probes then
+ * ({@link org.jdtrace.spi.Probe#userStack()}).
+ *
  * @since 1.1
  */
 public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
-        KernelClause kernel, java.util.Set<Integer> userStrings) {
+        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack) {
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+            KernelClause kernel, java.util.Set<Integer> userStrings) {
+        this(descriptions, source, body, pidFilter, kernel, userStrings, false);
+    }
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+            KernelClause kernel, boolean userStack) {
+        this(descriptions, source, body, pidFilter, kernel, java.util.Set.of(), userStack);
+    }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
             KernelClause kernel) {
-        this(descriptions, source, body, pidFilter, kernel, java.util.Set.of());
+        this(descriptions, source, body, pidFilter, kernel, java.util.Set.of(), false);
     }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter) {

@@ -101,6 +101,20 @@ public interface Probe {
         return java.util.Set.of();
     }
 
+    /**
+     * True when some ECB installed on the probe walks the firing thread's user stack (its
+     * statement's Statement.userStack: ustack(), jstack(), ucaller, ustackdepth). A provider that
+     * fires after the event from what it captured there copies a larger top of the user stack
+     * (option ustackbytes) while this holds. Read it in {@link Provider#enable}; changes while
+     * the probe is enabled come through {@link Provider#clausesChanged}, before the ECB that
+     * needs the stack can fire.
+     *
+     * @since 1.10
+     */
+    default boolean userStack() {
+        return false;
+    }
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

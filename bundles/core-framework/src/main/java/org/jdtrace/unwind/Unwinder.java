@@ -24,10 +24,12 @@
  * slot holding its caller's sp (HotSpot's interpreter: [fp - 8], the sp before a compiled
  * caller's adapter extended its stack).
  *
- * Row cache: the rows found are kept in a small direct-mapped cache keyed by (CallFrameInfo,
- * file address), since a profile unwinds the same return addresses again and again; a hit copies
- * the row's CFA rule and the tracked columns' rules back instead of running the FDE's instructions
- * from its start. CallFrameInfo is immutable, so an entry never goes stale.
+ * Row cache: a row is kept in its compact form, the CFA rule and only the columns the unwinder
+ * tracks that have a rule (the return address and the few callee-saved registers a prologue
+ * saved), in a direct-mapped cache keyed by (CallFrameInfo, file address), since a profile
+ * unwinds the same return addresses again and again: a hit is the FDE search and the run of its
+ * instructions saved, and a step applies only those few rules (every other register keeps its
+ * value) with no allocation. CallFrameInfo is immutable, so an entry never goes stale.
  *
  * Termination: at most max frames; the walk ends at an undefined return-address rule (the
  * outermost frame: _start, clone's child), a zero pc, a pc that does not move the stack (a CFA
@@ -70,25 +72,38 @@ public final class Unwinder {
     private final FrameRow row = new FrameRow();
     private final long[] regs, next;
     private final long[] value = new long[1];
+    /** Columns a compact row can name: the numbering's registers (DWARF 0 .. cols - 1). */
+    private final int cols;
 
-    // the row cache (see above): CACHE entries, each the tracked columns' rules and the CFA's rule
-    private static final int CACHE = 512;
+    // the current row, compact (see above): n rules of registers reg[], their rules and operands
+    private int curN, curCfaRegister, curReturn;
+    private long curCfaOffset, curCfaExpression;
+    private boolean curSignal;
+    private final byte[] curReg, curRule;
+    private final long[] curOp;
+
+    // the row cache: CACHE entries of the same
+    private static final int CACHE = 1024;
     private final CallFrameInfo[] cacheCfi = new CallFrameInfo[CACHE];
     private final long[] cacheAddr = new long[CACHE];
-    private final byte[][] cacheRule;
-    private final long[][] cacheOperand;
-    private final long[] cacheCfa = new long[CACHE * 3];
-    private final int[] cacheReturn = new int[CACHE];
+    private final int[] cacheN = new int[CACHE], cacheCfaRegister = new int[CACHE], cacheReturn = new int[CACHE];
+    private final long[] cacheCfaOffset = new long[CACHE], cacheCfaExpression = new long[CACHE];
     private final boolean[] cacheSignal = new boolean[CACHE];
     private final java.nio.ByteBuffer[] cacheSection = new java.nio.ByteBuffer[CACHE];
+    private final byte[] cacheReg, cacheRule;
+    private final long[] cacheOp;
 
     public Unwinder(RegisterNumbering numbering) {
         this.numbering = numbering;
         this.regs = new long[numbering.count()];
         this.next = new long[numbering.count()];
-        int cols = Math.min(numbering.count(), FrameRow.COLUMNS);
-        this.cacheRule = new byte[CACHE][cols];
-        this.cacheOperand = new long[CACHE][cols];
+        this.cols = Math.min(numbering.count(), FrameRow.COLUMNS);
+        this.curReg = new byte[cols];
+        this.curRule = new byte[cols];
+        this.curOp = new long[cols];
+        this.cacheReg = new byte[CACHE * cols];
+        this.cacheRule = new byte[CACHE * cols];
+        this.cacheOp = new long[CACHE * cols];
     }
 
     /** Empties the row cache (a benchmark's cold walks). */
@@ -97,34 +112,48 @@ public final class Unwinder {
         java.util.Arrays.fill(cacheSection, null);
     }
 
-    /** The row of {@code cfi} at file address {@code vaddr} into {@link #row}, from the cache or by CallFrameInfo.find. */
+    /** The row of {@code cfi} at file address {@code vaddr} into the cur* fields, from the cache or by CallFrameInfo.find. */
     private boolean rowAt(CallFrameInfo cfi, long vaddr) {
-        int i = (int) (vaddr ^ (vaddr >>> 9) ^ System.identityHashCode(cfi)) & (CACHE - 1);
-        int cols = cacheRule[i].length;
+        int i = (int) (vaddr ^ (vaddr >>> 10) ^ (vaddr >>> 20) ^ System.identityHashCode(cfi)) & (CACHE - 1);
+        int base = i * cols;
         if (cacheCfi[i] == cfi && cacheAddr[i] == vaddr) {
-            System.arraycopy(cacheRule[i], 0, row.rule, 0, cols);
-            System.arraycopy(cacheOperand[i], 0, row.operand, 0, cols);
-            java.util.Arrays.fill(row.rule, cols, FrameRow.COLUMNS, FrameRow.UNSPECIFIED);
-            row.cfaRegister = (int) cacheCfa[i * 3];
-            row.cfaOffset = cacheCfa[i * 3 + 1];
-            row.cfaExpression = cacheCfa[i * 3 + 2];
-            row.returnColumn = cacheReturn[i];
-            row.signalFrame = cacheSignal[i];
+            int n = cacheN[i];
+            System.arraycopy(cacheReg, base, curReg, 0, n);
+            System.arraycopy(cacheRule, base, curRule, 0, n);
+            System.arraycopy(cacheOp, base, curOp, 0, n);
+            curN = n;
+            curCfaRegister = cacheCfaRegister[i];
+            curCfaOffset = cacheCfaOffset[i];
+            curCfaExpression = cacheCfaExpression[i];
+            curReturn = cacheReturn[i];
+            curSignal = cacheSignal[i];
             row.section = cacheSection[i];
             return true;
         }
         if (!cfi.find(vaddr, row)) return false;
-        if (row.returnColumn >= cols) return true; // not cacheable in the tracked columns
-        for (int r = cols; r < FrameRow.COLUMNS; r++) {
-            if (row.rule[r] != FrameRow.UNSPECIFIED) return true; // a rule the cache would drop
+        int n = 0;
+        for (int r = 0; r < cols; r++) {
+            byte rule = row.rule[r];
+            if (rule == FrameRow.UNSPECIFIED || rule == FrameRow.SAME_VALUE) continue;
+            curReg[n] = (byte) r;
+            curRule[n] = rule;
+            curOp[n++] = row.operand[r];
         }
-        System.arraycopy(row.rule, 0, cacheRule[i], 0, cols);
-        System.arraycopy(row.operand, 0, cacheOperand[i], 0, cols);
-        cacheCfa[i * 3] = row.cfaRegister;
-        cacheCfa[i * 3 + 1] = row.cfaOffset;
-        cacheCfa[i * 3 + 2] = row.cfaExpression;
-        cacheReturn[i] = row.returnColumn;
-        cacheSignal[i] = row.signalFrame;
+        curN = n;
+        curCfaRegister = row.cfaRegister;
+        curCfaOffset = row.cfaOffset;
+        curCfaExpression = row.cfaExpression;
+        curReturn = row.returnColumn;
+        curSignal = row.signalFrame;
+        System.arraycopy(curReg, 0, cacheReg, base, n);
+        System.arraycopy(curRule, 0, cacheRule, base, n);
+        System.arraycopy(curOp, 0, cacheOp, base, n);
+        cacheN[i] = n;
+        cacheCfaRegister[i] = curCfaRegister;
+        cacheCfaOffset[i] = curCfaOffset;
+        cacheCfaExpression[i] = curCfaExpression;
+        cacheReturn[i] = curReturn;
+        cacheSignal[i] = curSignal;
         cacheSection[i] = row.section;
         cacheAddr[i] = vaddr;
         cacheCfi[i] = cfi;
@@ -175,7 +204,7 @@ public final class Unwinder {
                 if (!rowAt(cfi, (exact ? pc : pc - 1) - bias)) break;
                 newKnown = step(known, mem);
                 if (newKnown == 0) break;
-                signal = row.signalFrame;
+                signal = curSignal;
             } else {
                 long code = modules.codeFrame(pc);
                 newKnown = code > 0 ? sizedStep(known, mem, code, sp, fp, pcCol)
@@ -195,67 +224,83 @@ public final class Unwinder {
         return n;
     }
 
-    /** One CFI step by {@link #row}: fills {@link #next}; answers the new known mask, 0 to stop. */
+    /** One CFI step by the current row: fills {@link #next}; answers the new known mask, 0 to stop. */
     private long step(long known, Memory mem) {
         int count = numbering.count();
         long cfa;
-        if (row.cfaExpression >= 0) {
-            if (!DwarfExpression.eval(row, row.cfaExpression, false, 0, regs, known, mem, value)) return 0;
+        if (curCfaExpression >= 0) {
+            if (!DwarfExpression.eval(row, curCfaExpression, false, 0, regs, known, mem, value)) return 0;
             cfa = value[0];
         } else {
-            int r = row.cfaRegister;
+            int r = curCfaRegister;
             if (r >= count || (known & (1L << r)) == 0) return 0;
-            cfa = regs[r] + row.cfaOffset;
+            cfa = regs[r] + curCfaOffset;
         }
-        long nk = 0;
-        int ra = row.returnColumn;
-        if (ra >= FrameRow.COLUMNS) return 0;
-        for (int r = 0; r < count; r++) {
-            byte rule = r < FrameRow.COLUMNS ? row.rule[r] : FrameRow.UNSPECIFIED;
-            long op = r < FrameRow.COLUMNS ? row.operand[r] : 0;
+        int ra = curReturn;
+        if (ra >= cols) return 0;
+        // a register without a rule (or same_value) keeps its value and its knownness
+        System.arraycopy(regs, 0, next, 0, count);
+        long nk = count >= 64 ? known : known & ((1L << count) - 1);
+        boolean raDefined = true;
+        for (int j = 0, n = curN; j < n; j++) {
+            int r = curReg[j];
+            long op = curOp[j];
+            long bit = 1L << r;
             try {
-                switch (rule) {
-                    case FrameRow.UNSPECIFIED, FrameRow.SAME_VALUE -> {
-                        next[r] = regs[r];
-                        nk |= known & (1L << r);
+                switch (curRule[j]) {
+                    case FrameRow.UNDEFINED -> {
+                        next[r] = 0;
+                        nk &= ~bit;
+                        if (r == ra) raDefined = false;
                     }
-                    case FrameRow.UNDEFINED -> next[r] = 0;
                     case FrameRow.OFFSET -> {
                         next[r] = mem.readLong(cfa + op);
-                        nk |= 1L << r;
+                        nk |= bit;
                     }
                     case FrameRow.VAL_OFFSET -> {
                         next[r] = cfa + op;
-                        nk |= 1L << r;
+                        nk |= bit;
                     }
                     case FrameRow.REGISTER -> {
                         if (op < count && (known & (1L << op)) != 0) {
                             next[r] = regs[(int) op];
-                            nk |= 1L << r;
+                            nk |= bit;
+                        } else {
+                            next[r] = 0;
+                            nk &= ~bit;
                         }
                     }
                     case FrameRow.EXPRESSION -> {
                         if (DwarfExpression.eval(row, op, true, cfa, regs, known, mem, value)) {
                             next[r] = mem.readLong(value[0]);
-                            nk |= 1L << r;
+                            nk |= bit;
+                        } else {
+                            next[r] = 0;
+                            nk &= ~bit;
                         }
                     }
                     case FrameRow.VAL_EXPRESSION -> {
                         if (DwarfExpression.eval(row, op, true, cfa, regs, known, mem, value)) {
                             next[r] = value[0];
-                            nk |= 1L << r;
+                            nk |= bit;
+                        } else {
+                            next[r] = 0;
+                            nk &= ~bit;
                         }
                     }
-                    default -> next[r] = 0;
+                    default -> {
+                        next[r] = 0;
+                        nk &= ~bit;
+                    }
                 }
             } catch (IsaException | RuntimeException e) {
                 next[r] = 0; // unreadable: unknown
-                nk &= ~(1L << r);
+                nk &= ~bit;
             }
         }
         // the caller's pc is the return-address column (on amd64 the pc's own column)
         int pcCol = numbering.pc();
-        if (ra >= count || (nk & (1L << ra)) == 0 || row.rule[ra] == FrameRow.UNDEFINED) return 0;
+        if (ra >= count || (nk & (1L << ra)) == 0 || !raDefined) return 0;
         next[pcCol] = next[ra];
         nk |= 1L << pcCol;
         next[numbering.sp()] = cfa;

@@ -7,8 +7,9 @@ import java.nio.charset.StandardCharsets;
  * One uprobe hit as the BPF program captured it at the event (a flyweight: refilled for the next
  * record; {@link #stack} valid only during the handler's call). {@link #regs} holds the kernel's
  * register frame at the hit (struct pt_regs words, pc at the probed instruction); {@link #stack}
- * the bytes of the user stack from the stack pointer up, as far as they could be read (the
- * rest zero), for an unwinder: (regs, stack bytes, stack pointer) is all it needs.
+ * the bytes of the user stack copied at the hit from {@link #stackAddr} up (the stack pointer, or
+ * the start of its page for a larger copy), as far as they could be read, for an unwinder:
+ * (regs, stack bytes, their address) is all it needs.
  *
  * @since 1.4
  */
@@ -22,7 +23,7 @@ public final class UserHit {
     public long time;
     public final long[] regs;
     public MemorySegment stack = MemorySegment.NULL;
-    /** The user address of {@link #stack}'s first byte (the stack pointer at the hit). */
+    /** The user address of {@link #stack}'s first byte (at or below the stack pointer at the hit). */
     public long stackAddr;
     /**
      * The user strings read at the hit (UserProbes.clauses: copyinstr of an argument register), in

@@ -32,6 +32,21 @@ public interface UserProbes extends AutoCloseable {
     void filter(long cookie, int pid);
 
     /**
+     * Hits of {@code cookie}'s probes copy at least {@code bytes} of the user stack above the
+     * stack pointer (whole pages from the stack pointer's page up, as far as the stack is mapped;
+     * at most {@link #maxStackBytes()}), for an unwinder's ustack(); 0 (the default): the small
+     * copy the capture was opened with.
+     *
+     * @since 1.5
+     */
+    default void stack(long cookie, int bytes) {}
+
+    /** The most bytes above the stack pointer {@link #stack} copies. @since 1.5 */
+    default int maxStackBytes() {
+        return 0;
+    }
+
+    /**
      * Every hit of {@code cookie}'s probes (that its filter lets through) also sends signal
      * {@code signal} to the hitting process, in the kernel, right after its record is written
      * (bpf_send_signal; 0: none, the default). The thread takes it on its way back to user mode,

@@ -21,6 +21,15 @@ public interface Site extends AutoCloseable {
      */
     default void kernelClauses(org.jdtrace.spi.Probe probe, int[] args) throws TracepointRefused {}
 
+    /**
+     * Hits copy {@code bytes} of the user stack at the event (0: the small default), for a probe
+     * whose clauses walk the user stack (Probe.userStack, option ustackbytes); a site that reads
+     * the stopped thread's stack itself (ptrace) ignores it.
+     *
+     * @since 1.2
+     */
+    default void stack(int bytes) {}
+
     /** Stops this handler; the last one out puts the original instruction back. Idempotent. */
     @Override
     void close();

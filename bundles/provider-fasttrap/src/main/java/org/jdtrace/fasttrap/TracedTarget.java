@@ -49,4 +49,23 @@ public interface TracedTarget {
     default Site traceCounted(long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
         return null;
     }
+
+    /**
+     * As {@link #trace}, each hit copying {@code stackBytes} of the user stack at the event when
+     * the process's sites are the kernel's (see {@link Site#stack}); from the first hit on.
+     *
+     * @since 1.2
+     */
+    default Site trace(long pc, SiteHandler handler, int stackBytes) throws TracepointRefused {
+        Site s = trace(pc, handler);
+        s.stack(stackBytes);
+        return s;
+    }
+
+    /** As {@link #traceCounted}, with {@code stackBytes} as {@link #trace(long, SiteHandler, int)}'s. @since 1.2 */
+    default Site traceCounted(long pc, long semaphore, SiteHandler handler, int stackBytes) throws TracepointRefused {
+        Site s = traceCounted(pc, semaphore, handler);
+        if (s != null) s.stack(stackBytes);
+        return s;
+    }
 }

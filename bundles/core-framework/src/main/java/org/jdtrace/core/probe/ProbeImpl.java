@@ -36,6 +36,8 @@ public final class ProbeImpl implements Probe {
     private volatile List<org.jdtrace.spi.KernelClause> kernelClauses = List.of();
     /** Probe.userStrings: the installed ECBs' statements' userStrings, set with kernelClauses. */
     private volatile java.util.Set<Integer> userStrings = java.util.Set.of();
+    /** Probe.userStack: set with kernelClauses (lock held) from the installed ECBs' statements. */
+    private volatile boolean userStack;
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
     /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
@@ -169,25 +171,40 @@ public final class ProbeImpl implements Probe {
 
     /**
      * Sets the kernel clauses to the installed ECBs' with {@code adding} also installed (null:
-     * none added), in ECB order; true when they changed (framework lock).
+     * none added), in ECB order, and userStack to whether one of them walks the user stack; true
+     * when either changed (framework lock).
      */
     public boolean setKernelClauses(Ecb adding) {
         java.util.ArrayList<org.jdtrace.spi.KernelClause> l = new java.util.ArrayList<>();
-        for (Ecb e : ecbs) if (e != adding) l.add(e.statement().kernel());
-        if (adding != null) l.add(adding.statement().kernel());
+        boolean stack = false;
+        for (Ecb e : ecbs) {
+            if (e == adding) continue;
+            l.add(e.statement().kernel());
+            stack |= e.statement().userStack();
+        }
+        if (adding != null) {
+            l.add(adding.statement().kernel());
+            stack |= adding.statement().userStack();
+        }
         List<org.jdtrace.spi.KernelClause> n = java.util.Collections.unmodifiableList(l);
         java.util.Set<Integer> s = new java.util.TreeSet<>();
         for (Ecb e : ecbs) if (e != adding) s.addAll(e.statement().userStrings());
         if (adding != null) s.addAll(adding.statement().userStrings());
-        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings);
+        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings) || stack != userStack;
         kernelClauses = n;
         userStrings = java.util.Collections.unmodifiableSet(s);
+        userStack = stack;
         return changed;
     }
 
     @Override
     public java.util.Set<Integer> userStrings() {
         return userStrings;
+    }
+
+    @Override
+    public boolean userStack() {
+        return userStack;
     }
 
     @Override

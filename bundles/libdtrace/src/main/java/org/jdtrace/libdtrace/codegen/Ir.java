@@ -192,4 +192,34 @@ public final class Ir {
 
     /** A clause: optional predicate and its actions; {@code records} says whether a firing writes a record. */
     public record Clause(Expr predicate, List<Stmt> body, boolean records) {}
+
+    /**
+     * True when {@code c} walks the firing thread's user stack: a ustack() or jstack() action or
+     * key, ucaller or ustackdepth (Statement.userStack). Walks every node of the clause.
+     */
+    public static boolean walksUserStack(Clause c) {
+        return walks(c.predicate()) || walks(c.body());
+    }
+
+    private static boolean walks(Object node) {
+        return switch (node) {
+            case null -> false;
+            case Stack s -> s.which() != StackKind.KERNEL;
+            case StackKey k -> k.which() != StackKind.KERNEL;
+            case Call c when c.name().equals("ucaller") || c.name().equals("ustackdepth") -> true;
+            case List<?> l -> l.stream().anyMatch(Ir::walks);
+            case Record r when r.getClass().getEnclosingClass() == Ir.class -> {
+                for (java.lang.reflect.RecordComponent rc : r.getClass().getRecordComponents()) {
+                    if (rc.getType().isPrimitive() || rc.getType() == String.class) continue;
+                    try {
+                        if (walks(rc.getAccessor().invoke(r))) yield true;
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                yield false;
+            }
+            default -> false;
+        };
+    }
 }

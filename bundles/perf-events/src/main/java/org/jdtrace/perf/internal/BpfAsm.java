@@ -34,6 +34,7 @@ final class BpfAsm {
     BpfAsm mov32Imm(int dst, int imm) { return emit(0xb4, dst, 0, 0, imm); }
     BpfAsm mov(int dst, int src) { return emit(0xbf, dst, src, 0, 0); }
     BpfAsm addImm(int dst, int imm) { return emit(0x07, dst, 0, 0, imm); }
+    BpfAsm andImm(int dst, int imm) { return emit(0x57, dst, 0, 0, imm); }
     BpfAsm subReg(int dst, int src) { return emit(0x1f, dst, src, 0, 0); }
     BpfAsm rshImm(int dst, int imm) { return emit(0x77, dst, 0, 0, imm); }
     BpfAsm ldxDw(int dst, int src, int off) { return emit(0x79, dst, src, off, 0); }
@@ -154,6 +155,7 @@ final class BpfAsm {
     BpfAsm jneImm(int dst, int imm, String label) { return jump(0x55, dst, 0, imm, label); }
     BpfAsm jneReg(int dst, int src, String label) { return jump(0x5d, dst, src, 0, label); }
     BpfAsm jgtImm(int dst, int imm, String label) { return jump(0x25, dst, 0, imm, label); }
+    BpfAsm jleImm(int dst, int imm, String label) { return jump(0xb5, dst, 0, imm, label); }
     BpfAsm jsetImm(int dst, int imm, String label) { return jump(0x45, dst, 0, imm, label); }
 
     BpfAsm label(String name) {

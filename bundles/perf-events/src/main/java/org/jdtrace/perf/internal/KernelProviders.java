@@ -33,14 +33,14 @@ final class KernelProviders {
     private final List<ServiceRegistration<?>> registrations = new ArrayList<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
 
-    KernelProviders(PerfEvents perf, Isa isa, BundleContext ctx) {
+    KernelProviders(PerfEvents perf, Isa isa, BundleContext ctx, org.jdtrace.elf.ObjectFiles objects) {
         String narrowed = perf.narrowed();
         if (narrowed != null) {
             LOG.warn("kernel events: {}; profile-N samples the JVM and syscall traces only processes under dtrace's control", narrowed);
             return;
         }
         Comms comms = new Comms();
-        UserSymbols symbols = new UserSymbols();
+        UserSymbols symbols = new UserSymbols(objects);
         registrations.add(ctx.registerService(CpuSampler.class, new ProfileSampler(perf, comms, symbols, isa.abi()), null));
         for (var p : TracepointProviders.all(perf, comms, symbols, isa.abi())) {
             Hashtable<String, Object> props = new Hashtable<>();

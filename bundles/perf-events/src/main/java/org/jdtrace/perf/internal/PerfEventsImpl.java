@@ -104,11 +104,15 @@ public final class PerfEventsImpl implements PerfEvents {
 
     /** Without a bundle (tests): the service alone, no providers registered. */
     public PerfEventsImpl(Isa isa) {
-        this(isa, null);
+        this(isa, null, new org.jdtrace.elf.ObjectFiles());
     }
 
+    /**
+     * {@code objects}: the platform's one reading of each ELF file (symbols, CFI), shared with the
+     * pid provider.
+     */
     @Activate
-    public PerfEventsImpl(@Reference(target = "(isa=amd64)") Isa isa, BundleContext ctx) {
+    public PerfEventsImpl(@Reference(target = "(isa=amd64)") Isa isa, BundleContext ctx, @Reference org.jdtrace.elf.ObjectFiles objects) {
         Map<String, Integer> numbers = new java.util.HashMap<>();
         isa.abi().syscallNames().forEach((nr, name) -> numbers.put(name, nr));
         Integer peo = numbers.get("perf_event_open"), bpf = numbers.get("bpf");
@@ -118,7 +122,7 @@ public final class PerfEventsImpl implements PerfEvents {
         this.drainer = new Thread(this::drainLoop, "jdtrace-perf-drain");
         drainer.setDaemon(true);
         drainer.start();
-        this.providers = ctx == null ? null : new KernelProviders(this, isa, ctx);
+        this.providers = ctx == null ? null : new KernelProviders(this, isa, ctx, objects);
     }
 
     @Deactivate

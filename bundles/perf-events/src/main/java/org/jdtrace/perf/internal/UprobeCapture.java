@@ -17,10 +17,14 @@
  * kept here (pids, groups) and written together.
  *
  * Records are parsed on the drain thread into one UserHit (a flyweight) and handed to the
- * handler; a record too short (never) is skipped. A full ring: the program counts each record it
- * could not write in a per-CPU map; lost() reads it and reports what is new to the handler as
- * drops (called by the ring's own PERF_RECORD_LOST, which comes only with a later record, by the
- * pid provider's sync before END, and on close), so losses at the very end are reported too.
+ * handler; a record too short for the copy it says it holds (never) is skipped. Each cookie's
+ * filter value (UprobeProgram: pid + 1, signal, clause group and strings, the page count of its
+ * stack copy) is kept here as well and written whole under filterLock, so that filter(),
+ * signal(), clauses() and stack() each change their part. A full ring: the program counts each
+ * record it could not write in a per-CPU map; lost() reads it and reports what is new to the
+ * handler as drops (called by the ring's own PERF_RECORD_LOST, which comes only with a later
+ * record, by the pid provider's sync before END, and on close), so losses at the very end are
+ * reported too.
  *
  * Locking: attach/filter/close from any thread (links and maps are the kernel's, their
  * descriptors tracked in a concurrent set); the drain thread alone reads records.
@@ -63,6 +67,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private final int[] pids = new int[COOKIES], groups = new int[COOKIES];
     /** Per cookie: the signal each hit sends (0 none); under filterLock. */
     private final int[] signals = new int[COOKIES];
+    /** Per cookie: the pages of user stack each hit copies (0: the small copy); under filterLock. */
+    private final int[] pages = new int[COOKIES];
     /** Per cookie: the words of the registers whose user strings its clauses read (null: none); under filterLock. */
     private final int[][] strings = new int[COOKIES][];
     private final Object filterLock = new Object();
@@ -79,7 +85,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         EventSet out = null;
         try {
             f = perf.map(PerfSys.MAP_ARRAY, 4, UprobeProgram.FILTER_VALUE, COOKIES, "jdtrace_upflt");
-            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.sizeWithStrings(words, stackBytes), 1, "jdtrace_upbuf");
+            b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, UprobeProgram.bufferSize(words, stackBytes), 1, "jdtrace_upbuf");
             ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_upout");
             pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 1, "jdtrace_upprogs");
             l = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, 1, "jdtrace_uplost");
@@ -145,7 +151,8 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     private void writeFilter(int cookie) {
         assert Thread.holdsLock(filterLock);
         filters.update(cookie, (pids[cookie] & 0xffffffffL) | (long) signals[cookie] << 32,
-                UprobeProgram.high(groups[cookie], strings[cookie] == null ? new int[0] : strings[cookie]));
+                UprobeProgram.high(groups[cookie], strings[cookie] == null ? new int[0] : strings[cookie])
+                        | (long) pages[cookie] << 32);
     }
 
     @Override
@@ -169,6 +176,23 @@ final class UprobeCapture implements UserProbes, RecordHandler {
             pids[(int) cookie] = pid == 0 ? 0 : pid + 1;
             writeFilter((int) cookie);
         }
+    }
+
+    @Override
+    public void stack(long cookie, int bytes) {
+        if (cookie < 0 || cookie >= COOKIES) throw new IllegalArgumentException("cookie " + cookie);
+        int max = UprobeProgram.maxPages(words);
+        // pages from the sp's page up that hold at least `bytes` above the sp wherever it is in its page
+        long n = bytes <= 0 ? 0 : Math.min(max, (bytes + 2L * UprobeProgram.PAGE - 1) / UprobeProgram.PAGE);
+        synchronized (filterLock) {
+            pages[(int) cookie] = (int) n;
+            writeFilter((int) cookie);
+        }
+    }
+
+    @Override
+    public int maxStackBytes() {
+        return (UprobeProgram.maxPages(words) - 1) * UprobeProgram.PAGE;
     }
 
     @Override
@@ -273,7 +297,13 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     @Override
     public void sample(Sample s) {
         MemorySegment r = s.raw;
-        if (r.byteSize() < UprobeProgram.size(words, stackBytes)) return;
+        if (r.byteSize() < UprobeProgram.stringsOffset(words)) return;
+        long stringsLen = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.STRINGS_LEN);
+        if (stringsLen != 0 && stringsLen != UprobeProgram.STRINGS_BYTES) return;
+        long stackOff = UprobeProgram.stringsOffset(words) + stringsLen;
+        if (r.byteSize() < stackOff) return;
+        long len = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.STACK_LEN);
+        if (len < 0 || len > r.byteSize() - stackOff) return;
         long pidTgid = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.PID_TGID);
         hit.pid = (int) (pidTgid >>> 32);
         hit.tid = (int) pidTgid;
@@ -282,11 +312,10 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         hit.time = s.time;
         MemorySegment.copy(r, ValueLayout.JAVA_BYTE, UprobeProgram.COMM, hit.commBytes(), 0, 16);
         for (int i = 0; i < words; i++) hit.regs[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.REGS + 8L * i);
-        hit.stack = stackBytes == 0 ? MemorySegment.NULL : r.asSlice(UprobeProgram.REGS + 8L * words, stackBytes);
-        hit.stackAddr = stackBytes == 0 ? 0 : hit.regs[spWord];
-        hit.strings = r.byteSize() >= UprobeProgram.sizeWithStrings(words, stackBytes)
-                ? r.asSlice(UprobeProgram.size(words, stackBytes), 8 + UprobeProgram.STRINGS * UprobeProgram.STRING_SIZE)
-                : MemorySegment.NULL;
+        hit.stack = len == 0 ? MemorySegment.NULL : r.asSlice(stackOff, len);
+        hit.stackAddr = len == 0 ? 0 : r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.STACK_ADDR);
+        hit.strings = stringsLen == 0 ? MemorySegment.NULL
+                : r.asSlice(UprobeProgram.stringsOffset(words), UprobeProgram.STRINGS_BYTES);
         handler.hit(hit);
     }
 

@@ -12,9 +12,11 @@
  * names, no perf map needed, and never a name the map kept for code freed since).
  *
  * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
- * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable,
- * CallFrameInfo and PT_LOADs, shared by every process that maps it (keyed by path, device and
- * inode as maps gives them). A process that is gone keeps what was read while it lived; one never
+ * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable and
+ * CallFrameInfo from the platform's ObjectFiles (one read per file for every provider, the pid
+ * provider's ustack() included), read through the process's /proc/PID/map_files link (the inode
+ * it maps, also when the path was replaced since) else the path; and here, per mapping key (path,
+ * device and inode as maps gives them), those with the file's PT_LOADs. A process that is gone keeps what was read while it lived; one never
  * seen gives null (hex frames).
  *
  * Call-frame information for the CFI unwinder (profile-N's ustack(), from the stack copied at the
@@ -75,9 +77,19 @@ final class UserSymbols {
     private static final int MAX_PROCS = 4096;
     /** The largest vDSO this reads. */
     private static final long VDSO_MAX = 1 << 20;
+    private final org.jdtrace.elf.ObjectFiles objects;
     private final Map<Integer, Proc> procs = new ConcurrentHashMap<>();
     private final Map<String, ObjectInfo> files = new ConcurrentHashMap<>();
     private volatile Vdso vdso;
+
+    /** With its own ObjectFiles (tests). */
+    UserSymbols() {
+        this(new org.jdtrace.elf.ObjectFiles());
+    }
+
+    UserSymbols(org.jdtrace.elf.ObjectFiles objects) {
+        this.objects = objects;
+    }
 
     String lookup(int pid, long pc) {
         Proc p = proc(pid, pc);
@@ -256,14 +268,14 @@ final class UserSymbols {
         p.readAt = System.nanoTime();
     }
 
-    private static ObjectInfo read(int pid, Mapping m) {
-        Path path = Path.of(m.file);
+    private ObjectInfo read(int pid, Mapping m) {
         Path viaProc = Procfs.file(pid, "map_files/" + Long.toHexString(m.start) + "-" + Long.toHexString(m.end));
+        Path p = Files.isReadable(viaProc) ? viaProc : Path.of(m.file);
+        ElfFile elf = objects.elf(p);
+        if (elf == null) return null;
         try {
-            // kept open: the CallFrameInfo reads the file's mapping for as long as it is cached
-            ElfFile elf = ElfFile.open(Files.isRegularFile(path) ? path : viaProc);
             List<ElfSegment> loads = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD).toList();
-            return new ObjectInfo(SymbolTable.of(elf), CallFrameInfo.of(elf), loads);
+            return new ObjectInfo(objects.symbols(p), objects.fact(p, CallFrameInfo.class, CallFrameInfo::of), loads);
         } catch (Exception e) {
             return null;
         }

@@ -115,6 +115,9 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
     /** The table this provider made for itself (tests and embedding without DS), else null. */
     private final ProcessControlImpl own;
     private final Map<Probe, AutoCloseable> links = new ConcurrentHashMap<>();
+    /** Bytes of user stack a uprobe hit copies for a probe with ustack() (-x ustackbytes; 8192 as perf's and profile's). */
+    private volatile int ustackbytes = 8192;
+    private static final int USTACKBYTES_MAX = 65528;
 
     private volatile ProbeRegistry registry;
     private final Map<Probe, TracepointHandler> handlers = new ConcurrentHashMap<>();
@@ -202,10 +205,14 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
         if (k != null) k.commit();
     }
 
-    /** An ECB came or went on an enabled uprobe probe: its kernel clauses are registered anew (built at commit). */
+    /**
+     * An ECB came or went on an enabled uprobe probe: its kernel clauses are registered anew
+     * (built at commit), and a ustack() added or gone changes the stack its hits copy.
+     */
     @Override
     public void clausesChanged(Probe probe) {
         UprobeSites k = processes.openKernelSites();
+        if (links.get(probe) instanceof UprobeSites.Handle h) h.stack(stackBytes(probe));
         if (k != null && links.get(probe) instanceof UprobeSites.Handle h) {
             try {
                 k.clauses(h, probe, kernelArgWords((PidProbe) probe.providerArg()));
@@ -362,7 +369,8 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
             List<Long> offsets = new ArrayList<>();
             for (long pc : uret ? List.of(pp.functionStart()) : pcs(pp)) offsets.add(o.elf().fileOffset(pc, 1));
             EveryProcessContext ctx = new EveryProcessContext(isa.abi(), pp, uret ? pp.sites().get(0).pc() : 0);
-            UprobeSites.Handle h = k.attach(Map.of(o.path().toString(), offsets), null, 0, uret, hit -> probe.fire(ctx.at(hit)));
+            UprobeSites.Handle h = k.attach(Map.of(o.path().toString(), offsets), null, 0, uret, stackBytes(probe),
+                    hit -> probe.fire(ctx.at(hit)));
             k.filter(h, probe.pidFilter());
             AutoCloseable old = links.put(probe, h);
             if (old != null) closeLink(old);
@@ -370,6 +378,20 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
         } catch (ElfException | UprobeSites.UprobeRefused e) {
             LOG.warn("failed to enable {}: {}", probe.description(), e.getMessage());
         }
+    }
+
+    /**
+     * The user stack a uprobe hit of {@code probe} copies: option ustackbytes when a clause on it
+     * walks the user stack (Probe.userStack), else 0 (the capture's small copy).
+     */
+    private int stackBytes(Probe probe) {
+        return probe.userStack() ? ustackbytes : 0;
+    }
+
+    /** -x ustackbytes=N: the user stack a uprobe hit copies for ustack() (as profile-N's samples). */
+    @Override
+    public void option(String name, long value) {
+        if (name.equals("ustackbytes")) ustackbytes = (int) Math.min(USTACKBYTES_MAX, Math.max(0, value));
     }
 
     @Override
@@ -681,7 +703,7 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
                 : hit -> probe.fire(s.kernelContext.at(hit, pp));
         UprobeSites.Handle link;
         try {
-            link = k.attach(s, uret ? List.of(pp.functionStart()) : pcs(pp), 0, uret, h);
+            link = k.attach(s, uret ? List.of(pp.functionStart()) : pcs(pp), 0, uret, stackBytes(probe), h);
             AutoCloseable old = links.put(probe, link);
             if (old != null) closeLink(old);
         } catch (UprobeSites.UprobeRefused e) {

@@ -77,6 +77,10 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     @Reference(target = "(isa=amd64)")
     private Isa isa;
 
+    /** The platform's one reading of each ELF file (symbols, CFI), shared with the kernel providers. */
+    @Reference
+    private org.jdtrace.elf.ObjectFiles objects;
+
     /** The kernel's perf events and BPF: pid and USDT probes on uprobes when present (UprobeSites). */
     private volatile PerfEvents perf;
 
@@ -122,6 +126,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     /** For tests and embedding without DS: probes on the kernel's uprobes through {@code perf} when not null. */
     public ProcessControlImpl(Isa isa, int max, PerfEvents perf) {
         this.isa = isa;
+        this.objects = new org.jdtrace.elf.ObjectFiles();
         this.max = max;
         this.perf = perf;
     }
@@ -261,7 +266,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     }
 
     private ProcessState track(TracedProcess p, boolean owned) {
-        ProcessState s = new ProcessState(p, owned, isa);
+        ProcessState s = new ProcessState(p, owned, isa, objects);
         s.kernel = kernelSitesForNewProcess();
         // read now: on the uprobe path clauses run after the event, maybe once the process is reaped
         if (s.kernel != null) {

@@ -76,8 +76,12 @@ final class ProcessState implements TracedTarget {
     /** What a dynamic linker event changed: objects mapped since, objects gone since. */
     record ModuleChange(List<MappedObject> added, List<MappedObject> removed) {}
 
-    ProcessState(TracedProcess process, boolean ownedByProvider, Isa isa) {
+    /** The platform's one reading of each ELF file: symbols and CFI shared with every provider. */
+    final org.jdtrace.elf.ObjectFiles objects;
+
+    ProcessState(TracedProcess process, boolean ownedByProvider, Isa isa, org.jdtrace.elf.ObjectFiles objects) {
         this.process = process;
+        this.objects = objects;
         this.ownedByProvider = ownedByProvider;
         this.context = new PidContext(this, isa.abi());
         this.siteContext = new SiteContext(this, isa.abi());
@@ -170,9 +174,14 @@ final class ProcessState implements TracedTarget {
      */
     @Override
     public Site trace(long pc, SiteHandler handler) throws TracepointRefused {
+        return trace(pc, handler, 0);
+    }
+
+    @Override
+    public Site trace(long pc, SiteHandler handler, int stackBytes) throws TracepointRefused {
         if (defunct) throw new TracepointRefused("process " + pid() + " has exec'd or exited");
         UprobeSites k = kernel;
-        if (k != null) return kernelSite(k, pc, 0, handler);
+        if (k != null) return kernelSite(k, pc, 0, stackBytes, handler);
         byte[] code = new byte[16];
         org.jdtrace.isa.Instruction insn;
         try {
@@ -223,20 +232,26 @@ final class ProcessState implements TracedTarget {
      */
     @Override
     public Site traceCounted(long pc, long semaphore, SiteHandler handler) {
+        return traceCounted(pc, semaphore, handler, 0);
+    }
+
+    @Override
+    public Site traceCounted(long pc, long semaphore, SiteHandler handler, int stackBytes) {
         UprobeSites k = kernel;
         if (k == null || defunct || semaphore == 0) return null;
         try {
-            return kernelSite(k, pc, semaphore, handler);
+            return kernelSite(k, pc, semaphore, stackBytes, handler);
         } catch (TracepointRefused e) {
             return null;
         }
     }
 
     /** A site on a kernel uprobe (the kernel decides what it can probe; its refusal is the message). */
-    private Site kernelSite(UprobeSites k, long pc, long semaphore, SiteHandler handler) throws TracepointRefused {
+    private Site kernelSite(UprobeSites k, long pc, long semaphore, int stackBytes, SiteHandler handler)
+            throws TracepointRefused {
         UprobeSites.Handle link;
         try {
-            link = k.attach(this, List.of(pc), semaphore, false, hit -> handler.hit(kernelSiteContext.at(hit)));
+            link = k.attach(this, List.of(pc), semaphore, false, stackBytes, hit -> handler.hit(kernelSiteContext.at(hit)));
         } catch (UprobeSites.UprobeRefused e) {
             throw new TracepointRefused(e.getMessage());
         }
@@ -254,6 +269,11 @@ final class ProcessState implements TracedTarget {
                 } catch (UprobeSites.UprobeRefused e) {
                     throw new TracepointRefused(e.getMessage());
                 }
+            }
+
+            @Override
+            public void stack(int bytes) {
+                link.stack(bytes);
             }
 
             @Override
@@ -453,11 +473,12 @@ final class ProcessState implements TracedTarget {
         return m;
     }
 
-    /** The SymbolTable of a mapped object, read once while it stays mapped. */
+    /** The SymbolTable of a mapped object: the platform's (ObjectFiles), kept while it stays mapped. */
     private SymbolTable symbols(MappedObject o) {
         SymbolTable t = symbolTables.get(o);
         if (t == null) {
-            t = SymbolTable.of(o.elf());
+            if (o.path() != null) t = objects.symbols(o.path());
+            if (t == null) t = SymbolTable.of(o.elf());
             symbolTables.put(o, t);
         }
         return t;

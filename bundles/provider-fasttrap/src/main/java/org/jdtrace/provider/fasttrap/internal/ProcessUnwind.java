@@ -58,7 +58,8 @@ final class ProcessUnwind implements Unwinder.Modules {
             CallFrameInfo c = tables.get(o);
             if (c == null) {
                 if (tables.size() > 4096) tables.clear();
-                c = CallFrameInfo.of(o.elf());
+                if (o.path() != null) c = state.objects.fact(o.path(), CallFrameInfo.class, CallFrameInfo::of);
+                if (c == null) c = CallFrameInfo.of(o.elf());
                 tables.put(o, c);
             }
             return c;

@@ -133,7 +133,7 @@ final class RtldEvents {
         }
         Object order = new Object(); // one event at a time, in the order the process made them
         try {
-            UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false,
+            UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false, 0,
                     hit -> worker.execute(() -> {
                         synchronized (order) {
                             heldEvent(s, rDebug, listener, exec);

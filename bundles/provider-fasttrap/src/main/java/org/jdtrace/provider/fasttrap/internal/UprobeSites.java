@@ -3,7 +3,9 @@
  * the kernel as there): through perf-events' UserProbes, each enabled probe is one uprobe_multi
  * link on the file of the object that holds its sites, for its process only, with a cookie that
  * names the probe's slot here. The BPF program captures at the hit the thread, its pt_regs and
- * STACK_BYTES of its stack (CapturedStack); the drain thread hands each record to its slot's
+ * STACK_BYTES of its stack (CapturedStack), or for a probe whose clauses walk the user stack
+ * (Probe.userStack) as many bytes as option ustackbytes asks (Handle.stack; UserProbes.stack,
+ * whole pages up to the end of the stack's mapping), which ustack() unwinds by CFI; the drain thread hands each record to its slot's
  * TracepointHandler with a captured HitContext of the process (one per process, drain thread
  * only), so PidContext and SiteContext read arguments, uregs and the return value as at a ptrace
  * stop. The process is never stopped and holds no ptrace attachment while it is traced; the
@@ -120,7 +122,7 @@ final class UprobeSites implements UserProbeHandler {
      *
      * @throws UprobeRefused with the kernel's reason (or ours: an address in no object's file)
      */
-    Handle attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, TracepointHandler handler)
+    Handle attach(ProcessState s, List<Long> pcs, long semaphore, boolean onReturn, int stackBytes, TracepointHandler handler)
             throws UprobeRefused {
         Map<String, List<Long>> byFile = new LinkedHashMap<>();
         Map<String, List<Long>> refs = semaphore == 0 ? null : new LinkedHashMap<>();
@@ -138,17 +140,18 @@ final class UprobeSites implements UserProbeHandler {
         } catch (IOException e) {
             throw new UprobeRefused(e.getMessage());
         }
-        return attach(byFile, refs, s.pid(), onReturn, h -> handler.hit(s.captured(h, abi)));
+        return attach(byFile, refs, s.pid(), onReturn, stackBytes, h -> handler.hit(s.captured(h, abi)));
     }
 
     /**
      * Uprobes at the file offsets of each file of {@code byFile} (with the semaphores' file offsets
      * of {@code refCtrs}, the kernel counting them, or null), in process {@code pid} (0: every
-     * process that maps the file, now or later), each record handed to {@code handler}; the
-     * cookie of their slot, for {@link #filter}, is the handle's. Closing the handle removes them.
+     * process that maps the file, now or later), each record handed to {@code handler} with
+     * {@code stackBytes} of user stack (0: STACK_BYTES); the cookie of their slot, for
+     * {@link #filter}, is the handle's. Closing the handle removes them.
      */
-    Handle attach(Map<String, List<Long>> byFile, Map<String, List<Long>> refCtrs, int pid, boolean onReturn, HitHandler handler)
-            throws UprobeRefused {
+    Handle attach(Map<String, List<Long>> byFile, Map<String, List<Long>> refCtrs, int pid, boolean onReturn, int stackBytes,
+            HitHandler handler) throws UprobeRefused {
         UserProbes u;
         int cookie;
         synchronized (this) {
@@ -166,8 +169,9 @@ final class UprobeSites implements UserProbeHandler {
             open++;
         }
         slots.set(cookie, handler);
-        u.filter(cookie, 0); // a reused cookie keeps no filter or signal of its last probe
+        u.filter(cookie, 0); // a reused cookie keeps no filter, signal or stack copy of its last probe
         u.signal(cookie, 0);
+        u.stack(cookie, stackBytes);
         List<AutoCloseable> links = new ArrayList<>();
         try {
             for (Map.Entry<String, List<Long>> e : byFile.entrySet()) {
@@ -192,6 +196,15 @@ final class UprobeSites implements UserProbeHandler {
         Handle(int cookie, List<AutoCloseable> links) {
             this.cookie = cookie;
             this.links = links;
+        }
+
+        /** Later hits copy {@code bytes} of user stack (0: STACK_BYTES); see UserProbes.stack. */
+        void stack(int bytes) {
+            UserProbes u;
+            synchronized (UprobeSites.this) {
+                u = probes;
+            }
+            if (u != null && slots.get(cookie) != null) u.stack(cookie, bytes);
         }
 
         @Override

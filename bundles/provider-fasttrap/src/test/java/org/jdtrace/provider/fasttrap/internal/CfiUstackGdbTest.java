@@ -13,11 +13,12 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import org.jdtrace.isa.amd64.internal.Amd64Isa;
+import org.jdtrace.perf.internal.PerfEventsImpl;
 import org.jdtrace.proc.TargetProcess;
 import org.jdtrace.spi.ProbeDescription;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ustack() at a pid probe against gdb's backtrace: Debian's sort (no frame pointers, like the libc
@@ -28,32 +29,117 @@ import org.junit.jupiter.api.io.TempDir;
  * debug file), must be one gdb saw, and the two sets must be the same: the same frames, named by
  * the same functions (an alias may differ: __GI___libc_malloc is malloc), and a frame in no symbol
  * (sort is stripped) printed as sort`0xoffset.
+ *
+ * Twice: on the ptrace path (the stopped thread's stack read live) and on the kernel's uprobes,
+ * where the probe's clause walks the user stack (Probe.userStack), so the BPF program copies
+ * option ustackbytes of the stack at each hit and the drain thread unwinds that copy after the
+ * event (sort may have returned from malloc, or exited, by then). gdb runs once for both.
  */
 class CfiUstackGdbTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
-    private final TestRegistry registry = new TestRegistry(provider);
+    private final Amd64Isa isa = new Amd64Isa();
     private final List<TargetProcess> targets = new ArrayList<>();
+    private PidProvider provider;
+    private PerfEventsImpl perf;
 
-    @TempDir
-    Path dir;
+    /** gdb's stacks and the numbers file both runs sort (made once, by the first test). */
+    private static Set<String> gdbStacks;
+    private static Path work, nums;
+
+    @AfterAll
+    static void removeWork() throws java.io.IOException {
+        if (work == null) return;
+        try (var files = Files.walk(work)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        }
+    }
 
     @AfterEach
     void cleanUp() {
         for (TargetProcess t : targets) t.close();
-        provider.deactivate();
+        if (provider != null) provider.deactivate();
+        if (perf != null) perf.close();
     }
 
     @Test
     void ustackAtMallocInSortIsGdbsBacktrace() throws Exception {
-        Path nums = dir.resolve("nums.txt");
+        provider = new PidProvider(isa, 250_000, null);
+        compareWithGdb(false);
+    }
+
+    @Test
+    void ustackAtMallocInSortIsGdbsBacktraceOnUprobesFromTheStackCopiedAtTheHit() throws Exception {
+        perf = new PerfEventsImpl(isa);
+        provider = new PidProvider(isa, 250_000, perf);
+        compareWithGdb(true);
+    }
+
+    private void compareWithGdb(boolean uprobes) throws Exception {
+        Set<String> expected = gdbStacks();
+        TestRegistry registry = new TestRegistry(provider);
+        // ours
+        TargetProcess t = provider.control().create(List.of("/usr/bin/sort", "-n", nums.toString()),
+                org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
+        targets.add(t);
+        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:malloc:entry"));
+        // sort maps no code after its start: the maps of now are those of every hit
+        List<String> maps = Files.readAllLines(Path.of("/proc/" + t.pid() + "/maps"));
+        List<List<Long>> stacks = Collections.synchronizedList(new ArrayList<>());
+        List<List<String>> names = Collections.synchronizedList(new ArrayList<>());
+        TestRegistry.TestProbe probe = registry.probe("libc.so.6", "malloc", "entry");
+        probe.userStack = true;
+        registry.enable(probe, c -> {
+            List<Long> pcs = new ArrayList<>();
+            List<String> syms = new ArrayList<>();
+            for (long pc : c.ustack(100)) {
+                pcs.add(pc);
+                syms.add(c.usym(pc));
+            }
+            stacks.add(pcs);
+            names.add(syms);
+        });
+        t.go();
+        assertEquals(0, t.awaitExit(120, TimeUnit.SECONDS));
+        if (uprobes) provider.sync(); // the hits the drain thread has not handed over yet
+        Maps ours = new Maps(maps);
+        Set<String> got = new TreeSet<>();
+        for (int i = 0; i < stacks.size(); i++) {
+            List<Long> pcs = stacks.get(i);
+            List<String> fns = new ArrayList<>();
+            for (int k = 0; k < pcs.size(); k++) {
+                String sym = names.get(i).get(k);
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("^([^`]+)`(.*?)(?:\\+0x([0-9a-f]+))?$").matcher(sym);
+                assertTrue(m.matches(), sym);
+                if (m.group(2).startsWith("0x")) {
+                    // in no symbol: module`0xoffset from the module's lowest address, as gdb's maps give it
+                    assertEquals(ours.describe(pcs.get(k)), m.group(1) + "+" + m.group(2), "unnamed frame " + sym);
+                    fns.add("-");
+                } else {
+                    fns.add(ours.describe(pcs.get(k) - (m.group(3) == null ? 0 : Long.parseLong(m.group(3), 16))));
+                }
+            }
+            got.add(ours.describe(pcs, fns));
+        }
+        Set<String> missing = new TreeSet<>(expected), extra = new TreeSet<>(got);
+        missing.removeAll(got);
+        extra.removeAll(expected);
+        assertEquals(Set.of(), extra, "stacks gdb never saw (gdb's missing here: " + missing + ")");
+        assertEquals(Set.of(), missing, "gdb's stacks not seen");
+        assertTrue(stacks.size() > 100, "hits: " + stacks.size());
+        System.out.println("ustack vs gdb at malloc in sort (" + (uprobes ? "uprobes" : "ptrace") + "): " + stacks.size() + " hits, " + got.size()
+                + " distinct stacks, all gdb's; deepest " + stacks.stream().mapToInt(List::size).max().orElse(0) + " frames");
+    }
+
+    private static synchronized Set<String> gdbStacks() throws Exception {
+        if (gdbStacks != null) return gdbStacks;
+        work = Files.createTempDirectory("cfi-gdb");
+        nums = work.resolve("nums.txt");
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < 300; i++) sb.append((i * 7919) % 1000).append('\n');
         Files.writeString(nums, sb);
-
-        // gdb
+        Path dir = work;
         Path script = dir.resolve("stacks.py");
-        try (var in = getClass().getResourceAsStream("/gdb-malloc-stacks.py")) {
+        try (var in = CfiUstackGdbTest.class.getResourceAsStream("/gdb-malloc-stacks.py")) {
             Files.write(script, in.readAllBytes());
         }
         ProcessBuilder pb = new ProcessBuilder("gdb", "-nx", "-batch", "-x", script.toString(), "--args", "/usr/bin/sort",
@@ -85,60 +171,7 @@ class CfiUstackGdbTest {
         }
         assertTrue(named > 100, "gdb named frames by symbols");
         assertTrue(expected.size() > 5, "gdb saw " + expected);
-
-        // ours
-        TargetProcess t = provider.control().create(List.of("/usr/bin/sort", "-n", nums.toString()),
-                org.jdtrace.proc.ProcessControl.Stdio.INHERIT);
-        targets.add(t);
-        provider.provide(ProbeDescription.parse("pid" + t.pid() + ":libc.so.6:malloc:entry"));
-        List<List<Long>> stacks = Collections.synchronizedList(new ArrayList<>());
-        List<List<String>> names = Collections.synchronizedList(new ArrayList<>());
-        List<String> maps = Collections.synchronizedList(new ArrayList<>());
-        registry.enable(registry.probe("libc.so.6", "malloc", "entry"), c -> {
-            List<Long> pcs = new ArrayList<>();
-            List<String> syms = new ArrayList<>();
-            for (long pc : c.ustack(100)) {
-                pcs.add(pc);
-                syms.add(c.usym(pc));
-            }
-            stacks.add(pcs);
-            names.add(syms);
-            if (maps.isEmpty()) {
-                try {
-                    maps.addAll(Files.readAllLines(Path.of("/proc/" + c.pid() + "/maps")));
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }
-        });
-        t.go();
-        assertEquals(0, t.awaitExit(120, TimeUnit.SECONDS));
-        Maps ours = new Maps(maps);
-        Set<String> got = new TreeSet<>();
-        for (int i = 0; i < stacks.size(); i++) {
-            List<Long> pcs = stacks.get(i);
-            List<String> fns = new ArrayList<>();
-            for (int k = 0; k < pcs.size(); k++) {
-                String sym = names.get(i).get(k);
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("^([^`]+)`(.*?)(?:\\+0x([0-9a-f]+))?$").matcher(sym);
-                assertTrue(m.matches(), sym);
-                if (m.group(2).startsWith("0x")) {
-                    // in no symbol: module`0xoffset from the module's lowest address, as gdb's maps give it
-                    assertEquals(ours.describe(pcs.get(k)), m.group(1) + "+" + m.group(2), "unnamed frame " + sym);
-                    fns.add("-");
-                } else {
-                    fns.add(ours.describe(pcs.get(k) - (m.group(3) == null ? 0 : Long.parseLong(m.group(3), 16))));
-                }
-            }
-            got.add(ours.describe(pcs, fns));
-        }
-        Set<String> missing = new TreeSet<>(expected), extra = new TreeSet<>(got);
-        missing.removeAll(got);
-        extra.removeAll(expected);
-        assertEquals(Set.of(), extra, "stacks gdb never saw (gdb's missing here: " + missing + ")");
-        assertEquals(Set.of(), missing, "gdb's stacks not seen");
-        System.out.println("ustack vs gdb at malloc in sort: " + stacks.size() + " hits, " + got.size()
-                + " distinct stacks, all gdb's; deepest " + stacks.stream().mapToInt(List::size).max().orElse(0) + " frames");
+        return gdbStacks = expected;
     }
 
     /** /proc/PID/maps: a pc as module+0xoffset from the object's lowest mapping. */

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class JstackPidProbeTest {
 
-    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000);
+    private final PidProvider provider = new PidProvider(new Amd64Isa(), 250_000, null);
     private final TestRegistry registry = new TestRegistry(provider);
     private TargetProcess target;
     private ProcessHandle jvm;
@@ -79,7 +79,7 @@ class JstackPidProbeTest {
         }
         assertEquals("Outer.main", bottom, "jcmd's bottom frame of main");
 
-        target = provider.grab((int) jvm.pid());
+        target = provider.control().grab((int) jvm.pid());
         provider.provide(ProbeDescription.parse("pid" + jvm.pid() + ":libjvm.so:JVM_NanoTime:entry"));
         List<List<String>> stacks = Collections.synchronizedList(new ArrayList<>());
         registry.enable(registry.probe("libjvm.so", "JVM_NanoTime", "entry"), c -> {

@@ -26,6 +26,8 @@ final class TestRegistry implements ProbeRegistry {
         volatile Consumer<ProbeContext> ecb;
         /** Probe.pidFilter: -1, or the one pid every ECB of the probe wants. */
         volatile long pidFilter = -1;
+        /** Probe.userStack: set by a test whose body walks the user stack. */
+        volatile boolean userStack;
 
         TestProbe(int id, String provider, String module, String function, String name, Object arg) {
             this.id = id;
@@ -44,6 +46,7 @@ final class TestRegistry implements ProbeRegistry {
         @Override public Object providerArg() { return arg; }
         @Override public boolean isEnabled() { return ecb != null; }
         @Override public long pidFilter() { return pidFilter; }
+        @Override public boolean userStack() { return userStack; }
 
         @Override
         public void fire(ProbeContext ctx) {

@@ -75,6 +75,8 @@ public final class UsdtProvider implements Provider, TargetListener {
     private final Map<Integer, UsdtProcess> processes = new ConcurrentHashMap<>();
     /** The processes this provider had fasttrap grab for a description, to let go at detach. */
     private final Map<Integer, TracedTarget> grabbed = new ConcurrentHashMap<>();
+    /** Bytes of user stack a uprobe hit copies for a probe with ustack() (-x ustackbytes; 8192 as profile's). */
+    private volatile int ustackbytes = 8192;
 
     @Activate
     public UsdtProvider(@Reference Fasttrap fasttrap, @Reference(target = "(isa=amd64)") Isa isa) {
@@ -221,14 +223,15 @@ public final class UsdtProvider implements Provider, TargetListener {
         UsdtProbe u = (UsdtProbe) probe.providerArg();
         if (u.gone || u.process.target.defunct()) return;
         ArgumentReader reader = u.reader;
+        int stack = stackBytes(probe);
         List<Long> ours = new java.util.ArrayList<>();
         try {
             for (UsdtProbe.SiteSpec s : u.sites) {
                 org.jdtrace.fasttrap.SiteHandler h = hit -> probe.fire(hit.context(reader));
                 // on uprobes the kernel counts the semaphore (ref_ctr_offset): a killed dtrace leaves it right
-                Site site = s.semaphore() == 0 ? null : u.process.target.traceCounted(s.pc(), s.semaphore(), h);
+                Site site = s.semaphore() == 0 ? null : u.process.target.traceCounted(s.pc(), s.semaphore(), h, stack);
                 if (site == null) {
-                    site = u.process.target.trace(s.pc(), h);
+                    site = u.process.target.trace(s.pc(), h, stack);
                     if (s.semaphore() != 0 && !ours.contains(s.semaphore())) ours.add(s.semaphore());
                 }
                 u.held.add(site);
@@ -254,11 +257,30 @@ public final class UsdtProvider implements Provider, TargetListener {
         return out;
     }
 
-    /** An ECB came or went on an enabled probe: its sites' kernel clauses are registered anew (built at the batch's commit). */
+    /**
+     * The user stack a uprobe hit of {@code probe} copies (Site.stack): option ustackbytes when a
+     * clause on it walks the user stack (Probe.userStack), else 0.
+     */
+    private int stackBytes(Probe probe) {
+        return probe.userStack() ? ustackbytes : 0;
+    }
+
+    /** -x ustackbytes=N, as the pid provider takes it. */
+    @Override
+    public void option(String name, long value) {
+        if (name.equals("ustackbytes")) ustackbytes = (int) Math.min(65528, Math.max(0, value));
+    }
+
+    /**
+     * An ECB came or went on an enabled probe: its sites' kernel clauses are registered anew
+     * (built at the batch's commit), and a ustack() added or gone changes the stack its hits copy.
+     */
     @Override
     public void clausesChanged(Probe probe) {
         UsdtProbe u = (UsdtProbe) probe.providerArg();
+        int stack = stackBytes(probe);
         for (Site s : u.held) {
+            s.stack(stack);
             try {
                 s.kernelClauses(probe, kernelArgs(u));
             } catch (TracepointRefused e) {
