@@ -173,11 +173,15 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         return out;
     }
 
-    /** A drops slot (ClauseProgram.MAX_CLAUSES of them) that none of {@code maps} has, or -1. */
+    /** A drops slot (ClauseProgram.MAX_CLAUSES of them) that none of {@code maps} has, or -1 (null maps: whole clauses without one). */
     @SafeVarargs
     static int freeSlot(java.util.Collection<ClauseMap>... maps) {
         java.util.BitSet used = new java.util.BitSet();
-        for (java.util.Collection<ClauseMap> c : maps) c.forEach(m -> used.set(m.slot));
+        for (java.util.Collection<ClauseMap> c : maps) {
+            c.forEach(m -> {
+                if (m != null) used.set(m.slot);
+            });
+        }
         int s = used.nextClearBit(0);
         return s < ClauseProgram.MAX_CLAUSES ? s : -1;
     }

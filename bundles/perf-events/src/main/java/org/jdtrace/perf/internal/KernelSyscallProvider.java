@@ -417,19 +417,6 @@ final class KernelSyscallProvider implements Provider {
         }
     }
 
-    /** A drops slot no clause in {@code keep} or {@code taken} has, or -1. */
-    private int freeSlot(Map<KernelClause, ClauseMap> keep) {
-        java.util.BitSet used = new java.util.BitSet();
-        keep.values().forEach(m -> {
-            if (m != null) used.set(m.slot);
-        });
-        taken.values().forEach(m -> {
-            if (m != null) used.set(m.slot);
-        });
-        int s = used.nextClearBit(0);
-        return s < ClauseProgram.MAX_CLAUSES ? s : -1;
-    }
-
     /**
      * The stores the thread-locals map refused since the last poll, handed to the whole clauses'
      * consumers as dynamic variable drops (each consumer's once).
