@@ -115,6 +115,8 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         t.setDaemon(true);
         return t;
     });
+    /** Continues the processes a dlopen hold may have stopped if this JVM dies mid-hold (RtldEvents). */
+    private final ContinueGuard continueGuard = new ContinueGuard();
     private final ExecutorService rtldWorker = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "jdtrace-pid-rtld");
         t.setDaemon(true);
@@ -159,6 +161,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         }
         retirer.shutdown();
         rtldWorker.shutdown();
+        continueGuard.close();
     }
 
     private void releaseAll() {
@@ -306,7 +309,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         if (k == null || s.defunct()) return;
         synchronized (s) {
             if (s.rtldWatch != null) return;
-            AutoCloseable w = RtldEvents.watchOnUprobes(s, k, () -> modulesChanged(s), () -> execd(s), rtldWorker);
+            AutoCloseable w = RtldEvents.watchOnUprobes(s, k, continueGuard, () -> modulesChanged(s), () -> execd(s), rtldWorker);
             s.rtldWatch = w == null ? ProcessState.NO_WATCH : w;
         }
     }

@@ -59,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * control sees them (a -p target in its foreground may be reported stopped, which is why
  * ProcessControlImpl.watchLinker watches a grabbed process only once a description could match an
  * object mapped later, a created one, dtrace's own child, from the start); a dtrace killed in
- * the milliseconds of a hold leaves the process stopped, not dead (kill -CONT resumes it); a
+ * the milliseconds of a hold leaves it running all the same (ContinueGuard, a shell that sends
+ * SIGCONT when this JVM's pipe to it ends); a
  * process stopped by someone else at that moment is continued; two dtrace runs watching one
  * process each stop it, and the first done continues it (the other may miss the new library's
  * first calls). The link closes with the
@@ -116,7 +117,8 @@ final class RtldEvents {
      * stopped, then SIGCONT. Null (nothing attached) when the process has no _r_debug or the
      * kernel refuses the probe (one debug line: the process's dlopens are then not seen).
      */
-    static AutoCloseable watchOnUprobes(ProcessState s, UprobeSites k, Runnable listener, Runnable exec, Executor worker) {
+    static AutoCloseable watchOnUprobes(ProcessState s, UprobeSites k, ContinueGuard guard, Runnable listener, Runnable exec,
+            Executor worker) {
         long rDebug, brk;
         try {
             List<MappedObject> modules = s.modules();
@@ -132,6 +134,8 @@ final class RtldEvents {
             return null;
         }
         Object order = new Object(); // one event at a time, in the order the process made them
+        int pid = s.pid();
+        guard.register(pid); // before the first hold can come: a JVM that dies mid-hold leaves it running
         try {
             UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false, 0,
                     hit -> worker.execute(() -> {
@@ -140,8 +144,15 @@ final class RtldEvents {
                         }
                     }));
             k.signal(h, Sys.SIGSTOP);
-            return h;
+            return () -> {
+                try {
+                    h.close();
+                } finally {
+                    guard.unregister(pid);
+                }
+            };
         } catch (UprobeSites.UprobeRefused e) {
+            guard.unregister(pid);
             LOG.debug("pid{}: no dynamic linker events: {}", s.pid(), e.getMessage());
             return null;
         }

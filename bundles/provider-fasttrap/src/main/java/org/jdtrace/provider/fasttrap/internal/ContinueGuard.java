@@ -1,0 +1,96 @@
+/*
+ * The continue guard: what makes the uprobe path's dynamic-linker holds harmless when dtrace is
+ * killed. RtldEvents.watchOnUprobes holds a process at each dlopen/dlclose with a SIGSTOP sent by
+ * its BPF program and continues it from this JVM; a JVM killed in between (kill -9, a crash, the
+ * OOM killer) would leave the process stopped for good. The guard is a /bin/sh child whose
+ * standard input is a pipe from this JVM: told "+ PID" before the process can be held and "- PID"
+ * once it no longer can, it sends SIGCONT to every PID still registered when the pipe ends, which
+ * the kernel does when this JVM dies however it dies (its descriptors are closed), and close()
+ * does on a normal way out. It ignores SIGINT, SIGTERM and SIGHUP (a terminal's Ctrl-C reaches
+ * the whole foreground process group, the guard with dtrace). A SIGCONT to a process that is not
+ * stopped does nothing; one that another stopped on purpose while dtrace watched it is continued
+ * too, the price of the guarantee.
+ *
+ * illumos counterpart: /proc's run-on-last-close (PR_RLC), which libproc sets on a grabbed
+ * process so that a dtrace that dies leaves it running.
+ *
+ * Locking: register, unregister and close are synchronized on the guard. Failure: a guard that
+ * cannot start or be written to is one warning line, and holds go on unguarded (as before it).
+ * The shell is started on first use, once.
+ */
+package org.jdtrace.provider.fasttrap.internal;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+final class ContinueGuard implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ContinueGuard.class);
+
+    /** Registered pids as " a b c "; at end of input every one of them is continued. */
+    static final String SCRIPT = "trap '' INT TERM HUP; held=' '; "
+            + "while read op pid; do case $op in "
+            + "+) held=\"$held$pid \";; "
+            + "-) n=' '; for p in $held; do [ \"$p\" = \"$pid\" ] || n=\"$n$p \"; done; held=$n;; "
+            + "esac; done; "
+            + "for p in $held; do kill -CONT \"$p\" 2>/dev/null; done";
+
+    private Process sh;
+    private OutputStream in;
+    private boolean broken, closed;
+
+    /** From now on {@code pid} is continued if this JVM ends (or the guard closes) before {@link #unregister}. */
+    synchronized void register(int pid) {
+        send("+ " + pid);
+    }
+
+    /** {@code pid} can no longer be held by this JVM: left alone at the end. */
+    synchronized void unregister(int pid) {
+        send("- " + pid);
+    }
+
+    /** The guard's process (tests), or null before the first registration. */
+    synchronized Process process() {
+        return sh;
+    }
+
+    private void send(String line) {
+        assert Thread.holdsLock(this);
+        if (broken || closed) return;
+        try {
+            if (sh == null) {
+                sh = new ProcessBuilder("/bin/sh", "-c", SCRIPT)
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start();
+                in = sh.getOutputStream();
+            }
+            in.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+        } catch (IOException e) {
+            broken = true;
+            LOG.warn("the guard that continues processes held at dlopen if dtrace dies failed: {}", e.getMessage());
+        }
+    }
+
+    /** Ends the guard: the processes still registered are continued, then it exits. */
+    @Override
+    public synchronized void close() {
+        if (closed) return;
+        closed = true;
+        if (sh == null) return;
+        try {
+            in.close();
+            if (!sh.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) sh.destroyForcibly();
+        } catch (IOException e) {
+            sh.destroyForcibly();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            sh.destroyForcibly();
+        }
+    }
+}
