@@ -230,34 +230,32 @@ public final class PerfSys {
     /** BPF_MAP_UPDATE_ELEM with a 4-byte key and an int or long value. */
     public void mapUpdate(int mapFd, int key, long value, int valueSize) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment k = arena.allocate(4);
-            k.set(JAVA_INT, 0, key);
             MemorySegment v = arena.allocate(8, 8);
             if (valueSize == 4) v.set(JAVA_INT, 0, (int) value);
             else v.set(JAVA_LONG, 0, value);
-            MemorySegment a = arena.allocate(32, 8);
-            a.set(JAVA_INT, 0, mapFd);
-            a.set(JAVA_LONG, 8, k.address());
-            a.set(JAVA_LONG, 16, v.address());
-            a.set(JAVA_LONG, 24, 0L);
-            bpf(BPF_MAP_UPDATE_ELEM, a, "bpf map update");
+            mapUpdate(arena, mapFd, key, v);
         }
+    }
+
+    /** BPF_MAP_UPDATE_ELEM (BPF_ANY) of a 4-byte key and the value {@code v}. */
+    private void mapUpdate(Arena arena, int mapFd, int key, MemorySegment v) {
+        MemorySegment k = arena.allocate(4);
+        k.set(JAVA_INT, 0, key);
+        MemorySegment a = arena.allocate(32, 8);
+        a.set(JAVA_INT, 0, mapFd);
+        a.set(JAVA_LONG, 8, k.address());
+        a.set(JAVA_LONG, 16, v.address());
+        a.set(JAVA_LONG, 24, 0L);
+        bpf(BPF_MAP_UPDATE_ELEM, a, "bpf map update");
     }
 
     /** BPF_MAP_UPDATE_ELEM (BPF_ANY) of a 4-byte key and a 16-byte value, {@code low} then {@code high}. */
     public void mapUpdate(int mapFd, int key, long low, long high) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment k = arena.allocate(4);
-            k.set(JAVA_INT, 0, key);
             MemorySegment v = arena.allocate(16, 8);
             v.set(JAVA_LONG, 0, low);
             v.set(JAVA_LONG, 8, high);
-            MemorySegment a = arena.allocate(32, 8);
-            a.set(JAVA_INT, 0, mapFd);
-            a.set(JAVA_LONG, 8, k.address());
-            a.set(JAVA_LONG, 16, v.address());
-            a.set(JAVA_LONG, 24, 0L);
-            bpf(BPF_MAP_UPDATE_ELEM, a, "bpf map update");
+            mapUpdate(arena, mapFd, key, v);
         }
     }
 

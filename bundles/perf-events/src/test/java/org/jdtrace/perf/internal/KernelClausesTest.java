@@ -31,11 +31,7 @@ class KernelClausesTest {
 
     /** The program's two runs: {output off, output on, delivered off, delivered on}. */
     Object[] bothWays(BiFunction<Long, Long, String> program) throws Exception {
-        BiFunction<Long, Long, String> p = (a, b) -> program.apply(a, b)
-                + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
-        Object[] off = h.countWhileTwoRun(N, OFF, p);
-        Object[] on = h.countWhileTwoRun(N, ON, p);
-        return new Object[] {off[0], on[0], off[1], on[1]};
+        return h.bothWays(N, OFF, ON, program);
     }
 
     /** Same bytes both ways, and the kernel path sent fewer than {@code most} records. */

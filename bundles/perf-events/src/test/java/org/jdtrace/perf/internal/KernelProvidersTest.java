@@ -332,6 +332,20 @@ class KernelProvidersTest {
         return new Object[] {r[1].replace("ready\n", ""), sys.delivered - before, r[2]};
     }
 
+    /**
+     * {@code program} run with dtrace options {@code off}, then {@code on}, while two processes
+     * make {@code n} getppid calls each (ended at the first one's exit_group): {output off, output
+     * on, records delivered off, records delivered on}.
+     */
+    Object[] bothWays(int n, List<String> off, List<String> on, java.util.function.BiFunction<Long, Long, String> program)
+            throws Exception {
+        java.util.function.BiFunction<Long, Long, String> p = (a, b) -> program.apply(a, b)
+                + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        Object[] x = countWhileTwoRun(n, off, p);
+        Object[] y = countWhileTwoRun(n, on, p);
+        return new Object[] {x[0], y[0], x[1], y[1]};
+    }
+
     @Test
     void aPidPredicateFiltersInTheKernelAndTheResultsStayTheSame() throws Exception {
         int n = 5000; // 400 KB of records a process: no drop even when the drain thread is starved
