@@ -6,8 +6,9 @@
  * standard input is a pipe from this JVM: told "+ PID" before the process can be held and "- PID"
  * once it no longer can, it sends SIGCONT to every PID still registered when the pipe ends, which
  * the kernel does when this JVM dies however it dies (its descriptors are closed), and close()
- * does on a normal way out. It ignores SIGINT, SIGTERM and SIGHUP (a terminal's Ctrl-C reaches
- * the whole foreground process group, the guard with dtrace). A SIGCONT to a process that is not
+ * does on a normal way out. It runs in a session of its own (setsid), so a terminal's Ctrl-C or
+ * hangup, which reach dtrace's foreground process group, never reach it, and it ignores SIGINT,
+ * SIGTERM and SIGHUP besides. A SIGCONT to a process that is not
  * stopped does nothing; one that another stopped on purpose while dtrace watched it is continued
  * too, the price of the guarantee.
  *
@@ -23,6 +24,7 @@ package org.jdtrace.provider.fasttrap.internal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +40,9 @@ final class ContinueGuard implements AutoCloseable {
             + "-) n=' '; for p in $held; do [ \"$p\" = \"$pid\" ] || n=\"$n$p \"; done; held=$n;; "
             + "esac; done; "
             + "for p in $held; do kill -CONT \"$p\" 2>/dev/null; done";
+
+    /** util-linux's setsid(1): the shell in a session of its own (not a group leader, so no fork). */
+    private static final java.nio.file.Path SETSID = java.nio.file.Path.of("/usr/bin/setsid");
 
     private Process sh;
     private OutputStream in;
@@ -63,7 +68,9 @@ final class ContinueGuard implements AutoCloseable {
         if (broken || closed) return;
         try {
             if (sh == null) {
-                sh = new ProcessBuilder("/bin/sh", "-c", SCRIPT)
+                List<String> argv = new java.util.ArrayList<>(List.of("/bin/sh", "-c", SCRIPT));
+                if (java.nio.file.Files.isExecutable(SETSID)) argv.add(0, SETSID.toString());
+                sh = new ProcessBuilder(argv)
                         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD)
                         .start();

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The continue guard on real processes: a stopped process registered with it runs again when the
  * guard's input ends (what the kernel does to the pipe when the JVM dies, and close() does), one
- * unregistered stays stopped, and a SIGINT to the guard (Ctrl-C to dtrace's process group) does
- * not end it before it has done its job.
+ * unregistered stays stopped, and the guard is in a session of its own, which a terminal's Ctrl-C
+ * and hangup for dtrace's session do not reach.
  */
 class ContinueGuardTest {
 
@@ -53,10 +53,15 @@ class ContinueGuardTest {
         g.register((int) held.pid());
         g.register((int) released.pid());
         g.unregister((int) released.pid());
-        // Ctrl-C reaches the whole foreground group: the guard must outlive it
-        signal("INT", g.process().pid());
-        Thread.sleep(100);
-        assertTrue(g.process().isAlive(), "the guard ignores SIGINT");
+        // Ctrl-C and hangup reach dtrace's foreground group and session: the guard must outlive them
+        long session = Procfs.stat(ProcessHandle.current().pid()).field(6);
+        long guardSession = 0;
+        for (int i = 0; i < 500 && (guardSession == 0 || guardSession == session); i++) {
+            guardSession = Procfs.stat(g.process().pid()).field(6);
+            if (guardSession == session) Thread.sleep(10); // setsid has not run yet
+        }
+        assertTrue(guardSession != session && guardSession == g.process().pid(), "the guard leads a session of its own");
+        assertTrue(g.process().isAlive());
         g.close();
         assertTrue(g.process().waitFor(10, TimeUnit.SECONDS), "the guard exits at the end of its input");
         assertTrue(awaitState(held.pid(), 'S'), "the registered process runs (sleeps) again");
