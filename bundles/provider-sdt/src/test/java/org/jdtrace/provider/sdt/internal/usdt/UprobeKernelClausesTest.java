@@ -152,26 +152,44 @@ class UprobeKernelClausesTest {
      */
     @Test
     void aProgramTheVerifierRefusesRunsInTheJvmWithOneWarningAndForceMakesThatAnError() throws Exception {
+        String out = refusedRunsInTheJvm("{ @ = lquantize(" + bitByBit() + ", 0, 2000, 250); }");
+        assertEquals(111, buckets(out).values().stream().mapToLong(Long::longValue).sum(), out); // sq's calls
+    }
+
+    /** The same for a predicate alone (a clause that records): no map taken, the program refused for it. */
+    @Test
+    void aPredicateTheVerifierRefusesRunsInTheJvmWithOneWarningAndForceMakesThatAnError() throws Exception {
+        String out = refusedRunsInTheJvm("/" + bitByBit() + " == 1992/ { printf(\"[%d]\\n\", arg0); }");
+        assertEquals(List.of("[1992]"), out.lines().filter(l -> l.startsWith("[")).toList(), out); // i = 12 + 18k: 1992 is the last
+    }
+
+    /** sq's arg0 rebuilt from its 22 low bits, one ?: a bit. */
+    private static String bitByBit() {
         StringBuilder sum = new StringBuilder("0");
         for (int i = 0; i < 22; i++) sum.append(" + (arg0 & ").append(1 << i).append(" ? ").append(1 << i).append(" : 0)");
+        return sum.toString();
+    }
+
+    /** The checks above for the clause {@code pid$target:a.out:sq:entry body} on ft_count 2000; its output. */
+    private String refusedRunsInTheJvm(String body) throws Exception {
         String clause = "pid$target:a.out:sq:entry";
-        String script = clause + " { @ = lquantize(" + sum + ", 0, 2000, 250); }";
+        String script = clause + " " + body;
         Object[] off = run("off", script, ftCount(2000));
         long before = delivered();
         Platform.Run r = platform.run("-q", "-n", script, "-c", ftCount(2000));
         assertEquals(0, r.await(), r.toString());
         String err = warnings(r.err());
         assertTrue(err.startsWith("dtrace: clause " + clause + " runs in the JVM: the kernel refused its program: "
-                + "bpf program jdtrace_uprobe failed: ") && err.lines().count() == 1, err);
+                + "bpf program jdtrace_uprobe failed: ") && err.lines().count() == 1, r.toString());
         assertEquals(off[0], r.out(), "the bytes of kernelclauses=off");
-        assertEquals(111, buckets((String) off[0]).values().stream().mapToLong(Long::longValue).sum(), (String) off[0]); // sq's calls
         assertTrue(delivered() - before >= 111, "every hit judged in the JVM: " + (delivered() - before));
 
         Platform.Run f = platform.run("-q", "-x", "kernelclauses=force", "-n", script, "-c", ftCount(2000));
         assertEquals(1, f.await(), f.toString());
         String ferr = warnings(f.err());
         assertTrue(ferr.startsWith("dtrace: could not enable tracing: clause " + clause + ": the kernel refused its program: ")
-                && ferr.endsWith(" (kernelclauses=force)\n") && ferr.lines().count() == 1, ferr);
+                && ferr.endsWith(" (kernelclauses=force)\n") && ferr.lines().count() == 1, f.toString());
+        return (String) off[0];
     }
 
     /**
