@@ -82,7 +82,11 @@ public interface UserProbes extends AutoCloseable {
         return word | bytes << 8 | (signed ? 1 << 16 : 0);
     }
 
-    /** The program is built anew when {@link #clauses} changed since (the provider's batch is done). @since 1.5 */
+    /**
+     * The program is built anew when {@link #clauses} changed since (the provider's batch is done).
+     * A program the kernel refuses: each of its clauses is reported once through
+     * Probe.kernelRefused and runs in the JVM from then on. @since 1.5
+     */
     default void commit() {}
 
     /**

@@ -30,6 +30,7 @@ import java.util.Map;
 
 import org.jdtrace.perf.BpfObject;
 import org.jdtrace.perf.PerfEvents;
+import org.jdtrace.perf.PerfException;
 import org.jdtrace.spi.KernelClause;
 
 final class ClauseMap implements KernelClause.Source, AutoCloseable {
@@ -187,17 +188,22 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     }
 
     /**
-     * A program the kernel refused (its verifier, or a program too big to encode): one warning
-     * line naming the clauses (those it took, else {@code grouped}), and the maps made for it
-     * given back: those already attached detached (what they hold is kept), all closed.
+     * Why the kernel would not run a program, in Probe.kernelRefused's one line: its verifier's
+     * refusal (PerfException), or a program too big to encode (IllegalArgumentException).
      */
-    static void refused(org.slf4j.Logger log, String provider, java.util.Map<KernelClause, ClauseMap> keep,
-            java.util.stream.Stream<KernelClause> grouped, java.util.Set<ClauseMap> attached, Exception e) {
-        java.util.stream.Stream<KernelClause> named = keep.isEmpty() ? grouped.filter(java.util.Objects::nonNull) : keep.keySet().stream();
-        log.warn("{}: no kernel program for clause {}, which runs in the JVM: {}", provider,
-                named.map(KernelClause::name).distinct().collect(java.util.stream.Collectors.joining(", ")), e.getMessage());
-        for (ClauseMap m : keep.values()) {
-            if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
+    static String refusal(RuntimeException e) {
+        return e instanceof PerfException ? "the kernel refused its program: " + e.getMessage()
+                : "its program is too big for BPF: " + e.getMessage();
+    }
+
+    /**
+     * The maps made for a program the kernel refused given back: those already attached detached
+     * (what they hold is kept), all closed; null entries (whole clauses without a map) skipped.
+     */
+    static void giveBack(java.util.Collection<ClauseMap> maps, java.util.Set<ClauseMap> attached) {
+        for (ClauseMap m : maps) {
+            if (m == null) continue;
+            if (attached.contains(m)) m.clause.aggregation().sink().detach(m);
             m.close();
         }
     }

@@ -361,19 +361,14 @@ final class KernelSyscallProvider implements Provider {
                     ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
                             .distinct().toList()
                     : List.copyOf(keep.keySet());
-            String reason = e instanceof PerfException ? "the kernel refused its program: " + e.getMessage()
-                    : "its program is too big for BPF: " + e.getMessage();
+            String reason = ClauseMap.refusal(e);
             for (KernelClause c : named) refusedAt(now, c, reason);
             String whole = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
                     .collect(java.util.stream.Collectors.joining(", "));
             if (!whole.isEmpty()) {
                 LOG.warn("syscall: clause {} uses thread-locals that live in the kernel and does not run", whole);
             }
-            for (ClauseMap m : keep.values()) {
-                if (m == null) continue;
-                if (attached.contains(m)) m.clause.aggregation().sink().detach(m); // what it holds is kept
-                m.close();
-            }
+            ClauseMap.giveBack(keep.values(), attached);
             if (keep.isEmpty()) {
                 refused.addAll(named);
                 kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel

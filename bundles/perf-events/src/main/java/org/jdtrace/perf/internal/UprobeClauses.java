@@ -17,10 +17,14 @@
  * cookies of a function name and keyed as the cookie, decoded through `names` (cookies are handed
  * out round robin by the provider, so a cookie keeps its function while a map may hold it).
  *
- * A program the kernel refuses: one warning line naming the clauses, which run in the JVM from
- * then on, and the program built again without them (predicates alone refused: none at all), as
- * the syscall provider does. A clause of kernelclauses=force (KernelClause.required) that cannot
- * be taken for a cookie is refused at register(): PerfException.
+ * A program the kernel refuses (or one too big to encode), as the syscall provider does: each
+ * clause it had is reported once through Probe.kernelRefused (its consumer prints one `dtrace:`
+ * warning line, or fails the enabling under kernelclauses=force); they run in the JVM from then
+ * on, predicates too (a refused clause is left out of every group, its cookies' hits all sent),
+ * and the program is built again without them (predicates alone refused: none at all). A clause
+ * of kernelclauses=force (KernelClause.required) that cannot be taken for a cookie is refused at
+ * register(): PerfException. Whole clauses (thread-locals in the kernel) are never offered here:
+ * libdtrace's KernelForm makes them for syscall probes alone.
  *
  * Locking: every method but fold (ClauseMap's own lock) is synchronized on this; the capture calls
  * load and group writes from inside rebuild.
@@ -41,12 +45,8 @@ import org.jdtrace.perf.BpfObject;
 import org.jdtrace.perf.PerfException;
 import org.jdtrace.spi.KernelClause;
 import org.jdtrace.spi.Probe;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 final class UprobeClauses {
-
-    private static final Logger LOG = LoggerFactory.getLogger(UprobeClauses.class);
 
     /** What the capture does with a rebuilt program: load and swap it in; write each cookie's group. */
     interface Target {
@@ -84,6 +84,7 @@ final class UprobeClauses {
         int[] words = argWords.clone();
         ClauseProgram.Event ev = event(words, Map.of());
         for (KernelClause k : probe.kernelClauses()) {
+            assert k == null || !k.whole() : "a whole clause at a uprobe: " + k.name();
             if (k != null && k.required() && k.aggregation() != null && !ClauseProgram.takes(k, ev)) {
                 throw new PerfException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
                         + " (kernelclauses=force)", 0);
@@ -123,6 +124,10 @@ final class UprobeClauses {
     private void rebuild() {
         assert Thread.holdsLock(this);
         dirty = false;
+        // the capture outlives consumers: a refusal is forgotten with the last probe listing its clause
+        Set<KernelClause> listed = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        byCookie.values().forEach(e -> listed.addAll(e.probe().kernelClauses().stream().filter(java.util.Objects::nonNull).toList()));
+        refused.retainAll(listed);
         Map<String, List<Integer>> numbers = new HashMap<>();
         byCookie.forEach((cookie, e) -> numbers.computeIfAbsent(e.function(), f -> new ArrayList<>()).add(cookie));
         Map<List<Object>, Integer> ids = new HashMap<>();
@@ -132,7 +137,8 @@ final class UprobeClauses {
         Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (Map.Entry<Integer, Entry> ce : byCookie.entrySet()) {
             Entry e = ce.getValue();
-            List<KernelClause> l = e.probe().kernelClauses();
+            // a refused clause has no kernel form any more: its hits always reach the JVM
+            List<KernelClause> l = e.probe().kernelClauses().stream().map(c -> c != null && refused.contains(c) ? null : c).toList();
             if (l.stream().allMatch(java.util.Objects::isNull)) continue;
             if (zero == null) open();
             List<Object> key = Arrays.asList(l, Arrays.toString(e.argWords()));
@@ -146,7 +152,7 @@ final class UprobeClauses {
             ClauseProgram.Event ev = event(e.argWords(), numbers);
             Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
             for (KernelClause c : l) {
-                if (c == null || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
+                if (c == null || !ClauseProgram.takes(c, ev)) continue;
                 ClauseMap m = keep.get(c);
                 if (m == null) {
                     m = taken.remove(c);
@@ -171,8 +177,15 @@ final class UprobeClauses {
         try {
             target.load(groups.isEmpty() ? null : new UprobeProgram.Clauses(List.copyOf(groups.values()), zero.fd(), drops.fd()));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
-            ClauseMap.refused(LOG, "pid", keep, groups.values().stream().flatMap(g -> g.group().clauses().stream()), attached, e);
+            List<KernelClause> named = keep.isEmpty()
+                    ? groups.values().stream().flatMap(g -> g.group().clauses().stream()).filter(java.util.Objects::nonNull)
+                            .distinct().toList()
+                    : List.copyOf(keep.keySet());
+            String reason = ClauseMap.refusal(e);
+            for (KernelClause c : named) refusedAt(c, reason);
+            ClauseMap.giveBack(keep.values(), attached);
             if (keep.isEmpty()) {
+                refused.addAll(named);
                 target.load(null); // predicates alone refused: none in the kernel
                 target.groups(Map.of());
                 tell(Map.of(), Map.of());
@@ -186,6 +199,16 @@ final class UprobeClauses {
         target.groups(groupOf);
         tell(groupOf, groups);
         for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
+    }
+
+    /** Probe.kernelRefused on the first registered probe listing {@code clause}: its consumer is told once. */
+    private void refusedAt(KernelClause clause, String reason) {
+        for (Entry e : byCookie.values()) {
+            if (e.probe().kernelClauses().stream().anyMatch(c -> c == clause)) {
+                e.probe().kernelRefused(clause, reason);
+                return;
+            }
+        }
     }
 
     /** Each probe learns which of its aggregating clauses its group runs in the kernel. */
@@ -218,6 +241,7 @@ final class UprobeClauses {
         }
         taken.clear();
         byCookie.clear();
+        refused.clear();
         if (zero != null) zero.close();
         if (drops != null) drops.close();
         zero = drops = null;

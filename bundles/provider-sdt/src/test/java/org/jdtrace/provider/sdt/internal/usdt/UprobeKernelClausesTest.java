@@ -25,21 +25,25 @@ class UprobeKernelClausesTest {
         platform.close();
     }
 
-    /** Records the uprobe capture delivered to the JVM so far (the pid provider's UprobeSites). */
+    /** Records the uprobe capture delivered to the JVM so far (the pid provider's process table's UprobeSites). */
     private long delivered() throws Exception {
-        java.lang.reflect.Field f = platform.pid.getClass().getDeclaredField("kernelSites");
+        java.lang.reflect.Field f = platform.pid.getClass().getDeclaredField("processes");
         f.setAccessible(true);
-        Object sites = f.get(platform.pid);
+        Object processes = f.get(platform.pid);
+        java.lang.reflect.Method open = processes.getClass().getMethod("openKernelSites");
+        open.setAccessible(true);
+        Object sites = open.invoke(processes);
         if (sites == null) return 0;
         java.lang.reflect.Field d = sites.getClass().getDeclaredField("delivered");
         d.setAccessible(true);
         return (Long) d.get(sites);
     }
 
-    /** {output, records delivered} of one run of {@code script} on {@code command}. */
+    /** {output, records delivered} of one run of {@code script} on {@code command} ({@code mode} null: the default). */
     private Object[] run(String mode, String script, String command) throws Exception {
         long before = delivered();
-        List<String> argv = new ArrayList<>(List.of("-q", "-x", "kernelclauses=" + mode, "-n", script, "-c", command));
+        List<String> argv = new ArrayList<>(List.of("-q", "-n", script, "-c", command));
+        if (mode != null) argv.addAll(1, List.of("-x", "kernelclauses=" + mode)); // null: the default
         Platform.Run r = platform.run(argv.toArray(String[]::new));
         assertEquals(0, r.await(), r.toString());
         assertEquals("", r.err().replaceAll("(?m)^dtrace: pid \\d+ has exited\n", ""), r.toString());
@@ -121,5 +125,101 @@ class UprobeKernelClausesTest {
                 + " jdt$target:::expensive-sum /arg0 > 1000/ { @m = max(arg0); }", Platform.bin("ft_usdt") + " 300");
         assertTrue(out.contains("work  ft_usdt  300\n") || out.matches("(?s).*work\s+ft_usdt\s+300\n.*"), out);
         assertTrue(out.contains("-256 |"), "negative arguments sign-extended: " + out);
+    }
+
+    /** The non-zero counts of a distribution's lines ("value |@@@ count"), by bucket; lquantize's "< 0"/">= N" left out. */
+    private static java.util.Map<Long, Long> buckets(String out) {
+        java.util.Map<Long, Long> b = new java.util.TreeMap<>();
+        java.util.regex.Pattern line = java.util.regex.Pattern.compile("^\\s*(-?\\d+) \\|[@ ]*(\\d+)\\s*$");
+        for (String l : out.lines().toList()) {
+            java.util.regex.Matcher m = line.matcher(l);
+            if (m.matches() && Long.parseLong(m.group(2)) != 0) b.merge(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long::sum);
+        }
+        return b;
+    }
+
+    /** {@code err} less the "pid N has exited" lines of -c runs. */
+    private static String warnings(String err) {
+        return err.replaceAll("(?m)^dtrace: pid \\d+ has exited\n", "");
+    }
+
+    /**
+     * A program the verifier refuses at a pid probe (as KernelClausesTest's at a syscall probe):
+     * sq's argument bit by bit, 22 branches whose sides the verifier keeps apart (lquantize
+     * compares the sum), 2^22 paths, past its million instructions. The clause runs in the JVM
+     * after one warning line naming it, with the bytes of kernelclauses=off, every hit sent to the
+     * JVM; under kernelclauses=force the refusal fails the enabling, exit 1.
+     */
+    @Test
+    void aProgramTheVerifierRefusesRunsInTheJvmWithOneWarningAndForceMakesThatAnError() throws Exception {
+        String out = refusedRunsInTheJvm("{ @ = lquantize(" + bitByBit() + ", 0, 2000, 250); }");
+        assertEquals(111, buckets(out).values().stream().mapToLong(Long::longValue).sum(), out); // sq's calls
+    }
+
+    /** The same for a predicate alone (a clause that records): no map taken, the program refused for it. */
+    @Test
+    void aPredicateTheVerifierRefusesRunsInTheJvmWithOneWarningAndForceMakesThatAnError() throws Exception {
+        String out = refusedRunsInTheJvm("/" + bitByBit() + " == 1992/ { printf(\"[%d]\\n\", arg0); }");
+        assertEquals(List.of("[1992]"), out.lines().filter(l -> l.startsWith("[")).toList(), out); // i = 12 + 18k: 1992 is the last
+    }
+
+    /** sq's arg0 rebuilt from its 22 low bits, one ?: a bit. */
+    private static String bitByBit() {
+        StringBuilder sum = new StringBuilder("0");
+        for (int i = 0; i < 22; i++) sum.append(" + (arg0 & ").append(1 << i).append(" ? ").append(1 << i).append(" : 0)");
+        return sum.toString();
+    }
+
+    /** The checks above for the clause {@code pid$target:a.out:sq:entry body} on ft_count 2000; its output. */
+    private String refusedRunsInTheJvm(String body) throws Exception {
+        String clause = "pid$target:a.out:sq:entry";
+        String script = clause + " " + body;
+        Object[] off = run("off", script, ftCount(2000));
+        long before = delivered();
+        Platform.Run r = platform.run("-q", "-n", script, "-c", ftCount(2000));
+        assertEquals(0, r.await(), r.toString());
+        String err = warnings(r.err());
+        assertTrue(err.startsWith("dtrace: clause " + clause + " runs in the JVM: the kernel refused its program: "
+                + "bpf program jdtrace_uprobe failed: ") && err.lines().count() == 1, r.toString());
+        assertEquals(off[0], r.out(), "the bytes of kernelclauses=off");
+        assertTrue(delivered() - before >= 111, "every hit judged in the JVM: " + (delivered() - before));
+
+        Platform.Run f = platform.run("-q", "-x", "kernelclauses=force", "-n", script, "-c", ftCount(2000));
+        assertEquals(1, f.await(), f.toString());
+        String ferr = warnings(f.err());
+        assertTrue(ferr.startsWith("dtrace: could not enable tracing: clause " + clause + ": the kernel refused its program: ")
+                && ferr.endsWith(" (kernelclauses=force)\n") && ferr.lines().count() == 1, f.toString());
+        return (String) off[0];
+    }
+
+    /**
+     * Thread-locals across clauses at pid probes stay in the JVM (libdtrace's KernelForm keeps
+     * them in the kernel at syscall probes alone): the entry's store and the return's predicate
+     * and quantize see the same self->ts, by default as with kernelclauses=off. sq is entered 111
+     * times by compute(2000), from its one thread: 111 latencies both ways, none 0 or negative and
+     * none of two clocks apart (over 2^40 ns); and a program of the same shape over what is
+     * deterministic (sq's argument saved at entry, checked against its square at return; i of
+     * compute's loop is 12 + 18k, k = 0..110) gives the same bytes both ways.
+     */
+    @Test
+    void threadLocalsAcrossPidClausesGiveTheJvmsResultsByDefault() throws Exception {
+        String latency = "pid$target:a.out:sq:entry { self->ts = timestamp; }"
+                + " pid$target:a.out:sq:return /self->ts/ { @ = quantize(timestamp - self->ts); self->ts = 0; }";
+        for (String mode : new String[] {"off", null}) {
+            Platform.Run r = mode != null ? platform.run("-q", "-x", "kernelclauses=" + mode, "-n", latency, "-c", ftCount(2000))
+                    : platform.run("-q", "-n", latency, "-c", ftCount(2000));
+            assertEquals(0, r.await(), r.toString());
+            assertEquals("", warnings(r.err()), r.toString());
+            java.util.Map<Long, Long> b = buckets(r.out());
+            assertEquals(111, b.values().stream().mapToLong(Long::longValue).sum(), mode + ": " + r.out());
+            assertTrue(b.keySet().stream().allMatch(v -> v > 0 && v < 1L << 40), mode + ": " + r.out());
+        }
+        String exact = "pid$target:a.out:sq:entry { self->x = arg0; }"
+                + " pid$target:a.out:sq:return /self->x/ { @[arg1 - self->x * self->x, self->x % 4] = count(); self->x = 0; }";
+        Object[] off = run("off", exact, ftCount(2000));
+        Object[] on = run(null, exact, ftCount(2000));
+        assertEquals(off[0], on[0], "the same output by default as with kernelclauses=off");
+        // after ft_count's own line: {0, i % 4} by count, sq(i) == i * i for each saved i
+        assertTrue(((String) off[0]).replaceAll("\\s+", " ").strip().endsWith(" 0 2 55 0 0 56"), (String) off[0]);
     }
 }
