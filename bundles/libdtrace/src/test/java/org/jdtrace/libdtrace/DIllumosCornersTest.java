@@ -7,6 +7,7 @@ import org.jdtrace.consumer.DTraceException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Corners of D as illumos' libdtrace defines them (issue 24): dt_cg's D_CG_DYN,
@@ -204,6 +205,35 @@ class DIllumosCornersTest {
                 many.err());
         many.fire(DRun.RETURN); // cleaned: free again
         assertEquals("spec 1\nspec 2\nt=0\nt=1", many.end().strip());
+    }
+
+    /**
+     * dtrace_speculation_commit and _discard on a CPU other than the one that wrote the
+     * speculation (ACTIVEONE with an empty buffer there) leave it busy (COMMITTINGMANY,
+     * DISCARDING) until the consumer's clean; one nothing was written to (ACTIVE) is free at once
+     * whichever CPU commits or discards it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"commit", "discard"})
+    void aSpeculationCommittedOrDiscardedOnAnotherCpuIsBusyUntilTheNextClean(String op) throws Exception {
+        String script = "#pragma D option quiet\n#pragma D option nspec=1\n#pragma D option droptags\n"
+                + "BEGIN { s = speculation(); }\n"
+                + "test:::entry { speculate(s); printf(\"spec %d\\n\", arg0); }\n"
+                + "test:::return { " + op + "(s); }\n"
+                + "test:::return { t = speculation(); printf(\"t=%d\\n\", t); }\n";
+        DRun other = DRun.script(script).go();
+        other.fire(DRun.ENTRY, 1); // on CPU 0
+        other.fire(DRun.RETURN, org.jdtrace.core.context.JvmProbeContext.current().clear().pinCpu(1));
+        other.session.drain();
+        assertEquals("dtrace: [DTRACEDROP_SPECBUSY] 1 failed speculation (available buffer(s) still busy)\n",
+                other.err());
+        other.fire(DRun.RETURN); // cleaned: free again
+        assertEquals((op.equals("commit") ? "spec 1\n" : "") + "t=0\nt=1", other.end().strip());
+
+        DRun empty = DRun.script(script).go();
+        empty.fire(DRun.RETURN, org.jdtrace.core.context.JvmProbeContext.current().clear().pinCpu(1));
+        assertEquals("t=1", empty.end().strip());
+        assertEquals("", empty.err());
     }
 
     /**

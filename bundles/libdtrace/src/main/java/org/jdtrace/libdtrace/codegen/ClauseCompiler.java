@@ -557,11 +557,21 @@ public final class ClauseCompiler {
                 loadState(c);
                 expr(c, sp.id());
                 boolean speculate = sp.op() == SpecOp.SPECULATE;
+                if (!speculate) {
+                    // commit and discard free the buffer at once only on the CPU that wrote it
+                    // (loaded before the site, whose offset is that of the next invoke: Rt's)
+                    c.aload(L_CTX);
+                    c.invokeinterface(CD_CTX, "cpu", MethodTypeDesc.of(CD_int));
+                }
                 site(c);
                 c.istore(offsetLocal);
-                c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
-                        MethodTypeDesc.of(speculate ? CD_boolean : CD_void, CD_THREAD, CD_STATE, CD_long));
-                if (speculate) c.ifeq(out);
+                if (speculate) {
+                    c.invokestatic(CD_RT, "speculate", MethodTypeDesc.of(CD_boolean, CD_THREAD, CD_STATE, CD_long));
+                    c.ifeq(out);
+                } else {
+                    c.invokestatic(CD_RT, sp.op().name().toLowerCase(java.util.Locale.ROOT),
+                            MethodTypeDesc.of(CD_void, CD_THREAD, CD_STATE, CD_long, CD_int));
+                }
             }
             case If i -> {
                 Label otherwise = c.newLabel(), end = c.newLabel();

@@ -330,12 +330,14 @@ public final class Rt {
         return t.speculate(id);
     }
 
-    public static void commit(DThread t, DState st, long id) {
-        t.commitSpeculation(id);
+    /** commit(id) on the firing's CPU (which decides whether the buffer is free at once). */
+    public static void commit(DThread t, DState st, long id, int cpu) {
+        t.commitSpeculation(id, cpu);
     }
 
-    public static void discard(DThread t, DState st, long id) {
-        st.speculations.discard(id);
+    /** discard(id) on the firing's CPU. */
+    public static void discard(DThread t, DState st, long id, int cpu) {
+        st.speculations.discard(id, cpu);
     }
 
     /**

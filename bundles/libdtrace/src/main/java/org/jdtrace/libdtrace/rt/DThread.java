@@ -91,10 +91,10 @@ public final class DThread {
         return true;
     }
 
-    /** commit(id): the speculation's records join this thread's principal buffer now. */
-    public void commitSpeculation(long id) {
+    /** commit(id) on CPU {@code cpu}: the speculation's records join this thread's principal buffer now. */
+    public void commitSpeculation(long id, int cpu) {
         boolean fill = state.options.fill();
-        for (Record r : state.speculations.commit(id)) {
+        for (Record r : state.speculations.commit(id, cpu)) {
             int size = Record.HEADER;
             for (Datum d : r.data()) size += d.size();
             if (!buffer.offer(new Record(r.epid(), r.cpu(), System.nanoTime(), seq++, r.data()), size,

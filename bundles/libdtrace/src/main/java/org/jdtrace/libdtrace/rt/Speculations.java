@@ -6,10 +6,13 @@
  * States are DTrace's, simplified to those a consumer can observe: INACTIVE (free for
  * speculation()), ACTIVE (handed out; records go in; ACTIVEONE/ACTIVEMANY by whether the
  * records came from one CPU or several) and BUSY (DTrace's COMMITTINGMANY/DISCARDING: committed
- * or discarded while records of several CPUs were in it). commit and discard of a speculation
- * one CPU wrote make it inactive at once, as dtrace_speculation_commit does on the only CPU
- * that wrote it; one several CPUs wrote stays busy until the consumer's next clean (each drain
- * here; dtrace_speculation_clean at cleanrate there), its records all committed at once.
+ * or discarded while another CPU's records may be in it). commit and discard of a speculation
+ * that nothing was written to, or that one CPU wrote, on that same CPU, make it inactive at once,
+ * as dtrace_speculation_commit and _discard do (ACTIVE, or ACTIVEONE with a non-empty buffer on
+ * the committing CPU); one several CPUs wrote (ACTIVEMANY), or one CPU wrote and another commits
+ * or discards (ACTIVEONE with an empty buffer there: COMMITTINGMANY/DISCARDING), stays busy until
+ * the consumer's next clean (each drain here; dtrace_speculation_clean at cleanrate there), its
+ * records all committed at once.
  * IDs are 1..nspec; 0 is "no speculation": speculate(0), like speculate() of
  * an inactive or unknown ID, abandons the rest of the clause; commit(0)/discard(0) do nothing. An ID above nspec is an illegal operation (a fault);
  * speculating on an inactive buffer drops the data silently, as does a record that would take a
@@ -97,17 +100,20 @@ public final class Speculations {
         buffers[i].add(r);
     }
 
-    /** commit(id): the buffer's records, in order; the buffer becomes free. */
-    public synchronized List<Record> commit(long id) {
-        return take(id);
+    /**
+     * commit(id) on CPU {@code cpu}: the buffer's records, in order; the buffer becomes free, or
+     * busy until the next clean if a CPU other than {@code cpu} wrote to it.
+     */
+    public synchronized List<Record> commit(long id, int cpu) {
+        return take(id, cpu);
     }
 
-    /** discard(id). */
-    public synchronized void discard(long id) {
-        take(id);
+    /** discard(id) on CPU {@code cpu}: free or busy as {@link #commit} leaves it. */
+    public synchronized void discard(long id, int cpu) {
+        take(id, cpu);
     }
 
-    private List<Record> take(long id) {
+    private List<Record> take(long id, int cpu) {
         ensure();
         if (id == 0) {
             return List.of();
@@ -121,7 +127,7 @@ public final class Speculations {
         }
         List<Record> out = buffers[i];
         active[i] = false;
-        busy[i] = writer[i] == -2;
+        busy[i] = writer[i] != -1 && writer[i] != cpu;
         buffers[i] = null;
         return out;
     }
