@@ -639,8 +639,10 @@ class KernelProvidersTest {
         providers().forEach(fw::addProvider);
         Path dir = Files.createTempDirectory("jdtrace-core");
         try {
-            // A runs /bin/true (a child's exec, then exits 3; B is killed; C dumps core (in dir)
-            String[] scripts = {"read x; /bin/true; exit 3", "read x; kill -KILL $$",
+            // A runs /bin/true through a link of this run's own (a child's exec, a path no other
+            // process execs), then exits 3; B is killed; C dumps core (in dir)
+            Path truePath = Files.createSymbolicLink(dir.resolve("true"), Path.of("/bin/true"));
+            String[] scripts = {"read x; " + truePath + "; exit 3", "read x; kill -KILL $$",
                 "cd " + dir + "; ulimit -c unlimited; read x; kill -QUIT $$"};
             List<Process> ps = new ArrayList<>();
             for (String sc : scripts) {
@@ -653,7 +655,7 @@ class KernelProvidersTest {
             String mine = "pid == " + a + " || pid == " + b + " || pid == " + c;
             CompletableFuture<String[]> trace = traceWhenReady(
                     // (the child is gone by the time the record is read: its ppid is no longer known)
-                    "proc:::exec /execname == \"sh\" && copyinstr(arg0) == \"/bin/true\"/ { printf(\"exec %s\\n\", copyinstr(arg0)); } "
+                    "proc:::exec /execname == \"sh\" && copyinstr(arg0) == \"" + truePath + "\"/ { printf(\"exec %s\\n\", copyinstr(arg0)); } "
                     + "proc:::exit /" + mine + "/ { printf(\"exit %d %d\\n\", pid, arg0); n++; } "
                     + "proc:::exit /n == 3/ { exit(0); }");
             for (Process p : ps) {
@@ -666,7 +668,7 @@ class KernelProvidersTest {
             // in event order: B's and C's ends may come before A's child's exec
             List<String> lines = new ArrayList<>(List.of(r[1].split("\n")));
             java.util.Collections.sort(lines);
-            List<String> want = new ArrayList<>(List.of("ready", "exec /bin/true",
+            List<String> want = new ArrayList<>(List.of("ready", "exec " + truePath,
                     "exit " + a + " 1", "exit " + b + " 2", "exit " + c + " 3"));
             java.util.Collections.sort(want);
             assertEquals(want, lines, "the path; CLD_EXITED, CLD_KILLED, CLD_DUMPED\n" + r[1] + r[2]);
