@@ -12,8 +12,11 @@
  * capture (which swaps it in through its prog array) and then rewrites each cookie's group; the
  * probes are told which of their clauses now run in the kernel (Probe.runInKernel), the taken
  * maps attached to their clauses' sinks, maps no longer taken detached (their last values folded
- * in) and closed. Group ids only grow (mod 0xfffe), so a cookie still naming an old group while the
- * new program runs sends its records, as group 0 does; probefunc is the cookie, compared with the
+ * in) and closed. A group the last program had (the same clauses, the same argument layout) keeps
+ * its id, so the cookies that did not change run the same code on the same maps across the swap
+ * (a hit between the program's swap and the filters' rewrite is counted once, by the kernel);
+ * other ids only grow (mod 0xfffe, skipping those in use), so a cookie still naming an old group
+ * while the new program runs sends its records, as group 0 does; probefunc is the cookie, compared with the
  * cookies of a function name and keyed as the cookie, decoded through `names` (cookies are handed
  * out round robin by the provider, so a cookie keeps its function while a map may hold it).
  *
@@ -68,6 +71,8 @@ final class UprobeClauses {
     private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private BpfObject zero, drops;
     private int nextGroup = 1;
+    /** The group ids of the program running now, by group key (clauses and argument layout). */
+    private Map<List<Object>, Integer> lastIds = Map.of();
     private boolean dirty;
 
     UprobeClauses(PerfEventsImpl perf, Target target) {
@@ -143,8 +148,13 @@ final class UprobeClauses {
             if (zero == null) open();
             List<Object> key = Arrays.asList(l, Arrays.toString(e.argWords()));
             int id = ids.computeIfAbsent(key, x -> {
-                int g = nextGroup;
-                nextGroup = nextGroup % 0xfffe + 1;
+                Integer kept = lastIds.get(x);
+                if (kept != null) return kept;
+                int g;
+                do {
+                    g = nextGroup;
+                    nextGroup = nextGroup % 0xfffe + 1;
+                } while (lastIds.containsValue(g) || ids.containsValue(g));
                 return g;
             });
             groupOf.put(ce.getKey(), id);
@@ -187,6 +197,7 @@ final class UprobeClauses {
             if (keep.isEmpty()) {
                 refused.addAll(named);
                 target.load(null); // predicates alone refused: none in the kernel
+                lastIds = Map.of();
                 target.groups(Map.of());
                 tell(Map.of(), Map.of());
                 return;
@@ -196,6 +207,7 @@ final class UprobeClauses {
             return;
         }
         taken.putAll(keep);
+        lastIds = ids;
         target.groups(groupOf);
         tell(groupOf, groups);
         for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
@@ -242,6 +254,7 @@ final class UprobeClauses {
         taken.clear();
         byCookie.clear();
         refused.clear();
+        lastIds = Map.of();
         if (zero != null) zero.close();
         if (drops != null) drops.close();
         zero = drops = null;
