@@ -37,8 +37,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
@@ -114,16 +112,15 @@ public final class HotSpotVm implements AutoCloseable {
         try {
             String lib = null;
             long base = Long.MAX_VALUE;
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
-                String[] f = line.trim().split("\\s+", 6);
-                if (f.length < 6 || !f[5].endsWith("/libjvm.so")) continue;
-                if (lib != null && !lib.equals(f[5])) continue;
-                lib = f[5];
-                base = Math.min(base, Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16));
+            for (Procfs.Mapping m : Procfs.maps(pid)) {
+                if (!m.path().endsWith("/libjvm.so")) continue;
+                if (lib != null && !lib.equals(m.path())) continue;
+                lib = m.path();
+                base = Math.min(base, m.start());
             }
             if (lib == null) return null;
             Map<String, Long> sym = new HashMap<>();
-            try (ElfFile elf = ElfFile.open(Path.of("/proc/" + pid + "/root" + lib))) {
+            try (ElfFile elf = ElfFile.open(Procfs.file(pid, "root" + lib))) {
                 long first = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
                         .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
                 for (ElfSymbol s : elf.dynamicSymbols()) {
@@ -131,7 +128,7 @@ public final class HotSpotVm implements AutoCloseable {
                 }
             }
             if (!sym.containsKey("gHotSpotVMStructs")) return null;
-            FileChannel c = FileChannel.open(Path.of("/proc/" + pid + "/mem"), StandardOpenOption.READ);
+            FileChannel c = FileChannel.open(Procfs.file(pid, "mem"), StandardOpenOption.READ);
             ch = c;
             Map<String, Long> fields = new HashMap<>(), types = new HashMap<>(), constants = new HashMap<>();
             readTable(c, sym, "gHotSpotVMStructs", "gHotSpotVMStructEntry", (e, o) -> {
