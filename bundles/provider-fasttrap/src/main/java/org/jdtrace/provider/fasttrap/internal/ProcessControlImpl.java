@@ -316,18 +316,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     /** The process exec'd (a ptrace exec event, or on uprobes its new image's dynamic linker): its probes retire. */
     private void execd(ProcessState s) {
-        AutoCloseable watch;
-        synchronized (s) {
-            watch = s.rtldWatch;
-            if (watch != null) s.rtldWatch = ProcessState.NO_WATCH; // the new image's dlopens stop it no more
-        }
-        if (watch != null) {
-            try {
-                watch.close();
-            } catch (Exception e) {
-                // the kernel removes the probe with the link's descriptor in any case
-            }
-        }
+        s.endRtldWatch(); // the new image's dlopens stop it no more
         s.markDefunct(ProcessState.Death.EXEC);
         s.refreshModules();
         tell(l -> l.defunct(s));

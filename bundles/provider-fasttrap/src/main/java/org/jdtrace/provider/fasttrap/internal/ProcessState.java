@@ -489,11 +489,12 @@ final class ProcessState implements TracedTarget {
     /** rtldWatch once there is none to make (no dynamic linker, the kernel refused, the state closed). */
     static final AutoCloseable NO_WATCH = () -> { };
 
-    void close() {
+    /** Closes the dynamic linker watch, if any; none is made after this (an exec, the end). */
+    void endRtldWatch() {
         AutoCloseable w;
         synchronized (this) {
             w = rtldWatch;
-            rtldWatch = NO_WATCH; // none after the end
+            rtldWatch = NO_WATCH;
         }
         if (w != null) {
             try {
@@ -502,6 +503,10 @@ final class ProcessState implements TracedTarget {
                 // the kernel removes the probe with the link's descriptor in any case
             }
         }
+    }
+
+    void close() {
+        endRtldWatch();
         List<MappedObject> m = modules;
         modules = null;
         if (m != null) ProcessModules.close(m);
