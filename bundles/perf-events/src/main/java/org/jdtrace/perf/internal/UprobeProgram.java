@@ -62,7 +62,7 @@ final class UprobeProgram {
     static final int PID_TGID = 0, COOKIE = 8, COMM = 16, STACK_ADDR = 32, STACK_LEN = 40, STRINGS_LEN = 48, REGS = 56;
     static final int PAGE = 4096;
     /** Strings a hit can carry, their size, the strings section's size, and the stack slots the filter's words wait in. */
-    static final int STRINGS = 3, STRING_SIZE = 256, STRINGS_BYTES = 8 + STRINGS * STRING_SIZE, HIGH_SLOT = -504, PAGES_SLOT = -496;
+    static final int STRINGS = 3, STRING_SIZE = 256, STRINGS_BYTES = 8 + STRINGS * STRING_SIZE, HIGH_SLOT = -504, SIGNAL_SLOT = -500, PAGES_SLOT = -496;
     /** In the filter map's value: the signal to send at each hit (0: none), the high word, the page count; its size. */
     static final int SIGNAL = 4, HIGH = 8, PAGES = 12, FILTER_VALUE = 16;
     /** The kernel's bound on a per-CPU map value (PCPU_MIN_UNIT_SIZE). */
@@ -119,6 +119,7 @@ final class UprobeProgram {
                 .jeqImm(R0, 0, "out")
                 .pidFilter(R0, 0, R7, "out")
                 .ldxW(R1, R0, HIGH).stxW(R10, HIGH_SLOT, R1)
+                .ldxW(R1, R0, SIGNAL).stxW(R10, SIGNAL_SLOT, R1)
                 .ldxW(R1, R0, PAGES).stxW(R10, PAGES_SLOT, R1);
         if (clauses != null && !clauses.groups().isEmpty()) {
             // the group, in bits 16..31 as ClauseProgram reads it
@@ -181,11 +182,8 @@ final class UprobeProgram {
                 .stxDw(R0, 0, R1)
                 .ja("out")
                 .label("written")
-                // the cookie's signal, if any (the filter value again: r0..r5 are the call's)
-                .ldxDw(R9, R8, COOKIE)
-                .lookupKey(filterFd, R9)
-                .jeqImm(R0, 0, "out")
-                .ldxW(R1, R0, SIGNAL)
+                // the cookie's signal, if any (read with the filter value, kept in its slot)
+                .ldxW(R1, R10, SIGNAL_SLOT)
                 .jeqImm(R1, 0, "out")
                 .call(SEND_SIGNAL)
                 .label("out")
