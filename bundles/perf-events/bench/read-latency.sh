@@ -22,23 +22,8 @@ OFF=${OFF:-1}
 ROOT=$(cd ../.. && pwd)
 mkdir -p target/bench
 gcc -O2 -o target/bench/read-loop bench/read-loop.c
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. bench/side-by-side.sh
 loop() { target/bench/read-loop "$N" 2>&1 >/dev/null | awk '/^LOOP/ {print $2}'; }
-
-# $1: ignored; $2: the text the tracer prints once tracing; the rest: the tracer's command
-under() {
-  local out=target/bench/tracer.out
-  : > "$out"
-  "${@:3}" > "$out" 2>&1 &
-  local pid=$!
-  for _ in $(seq 600); do grep -q "$2" "$out" && break; sleep 0.1; done
-  grep -q "$2" "$out" || { echo "tracer did not start: $(cat "$out")" >&2; kill "$pid"; exit 1; }
-  loop
-  kill -TERM "$pid" 2>/dev/null || true  # not INT: a background job of a script ignores SIGINT
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
 
 echo "load before: $(cat /proc/loadavg)"
 jdprog='BEGIN { printf("tracing\n"); } syscall::read:entry { self->ts = timestamp; }

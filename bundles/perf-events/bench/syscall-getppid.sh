@@ -18,26 +18,8 @@ RUNS=${2:-3}
 ROOT=$(cd ../.. && pwd)
 mkdir -p target/bench
 gcc -O2 -o target/bench/sys "${SYS_C:-/work/shared/bench/sys.c}"
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. bench/side-by-side.sh
 loop() { target/bench/sys "$N" 2>&1 >/dev/null | awk '/^LOOP/ {print $2}'; }
-
-# $1: a command that traces until killed and prints READY_TEXT ($2) on its output once tracing
-under() {
-  local out=target/bench/tracer.out
-  : > "$out"
-  "${@:3}" > "$out" 2>&1 &
-  local pid=$!
-  for _ in $(seq 600); do grep -q "$2" "$out" && break; sleep 0.1; done
-  grep -q "$2" "$out" || { echo "tracer did not start: $(cat "$out")" >&2; kill "$pid"; exit 1; }
-  loop
-  kill -TERM "$pid" 2>/dev/null || true  # not INT: a background job of a script ignores SIGINT
-  # (bpftrace 0.17 sometimes ignores TERM: KILL after 5 s; its programs go with its descriptors)
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  # the drops it reported, on the times file's line "d<key> N"
-  echo "d$1 $(grep -Eo '[0-9]+ (aggregation )?drops? on CPU' "$out" | awk '{s += $1} END {print s + 0}')" >> target/bench/times
-}
 
 echo "load before: $(cat /proc/loadavg)"
 jdprog='BEGIN { printf("tracing\n"); } syscall:::entry { @[execname] = count(); }'
