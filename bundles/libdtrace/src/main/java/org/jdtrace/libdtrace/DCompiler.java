@@ -137,7 +137,7 @@ public final class DCompiler implements FrontEnd {
         org.jdtrace.libdtrace.sema.ClauseAttributes.Report attributes = org.jdtrace.libdtrace.sema.ClauseAttributes.of(
                 program, probeArgs, amin == null ? null : org.jdtrace.spi.Attributes.parse(amin));
         ClauseLowering lowering = new ClauseLowering(state);
-        lowering.printaSymbols(program.formats().keySet());
+        lowering.formats(program.formats());
         List<Ir.Clause> lowered = new ArrayList<>();
         for (Clause c : program.clauses()) {
             lowered.add(lowering.lower(c));

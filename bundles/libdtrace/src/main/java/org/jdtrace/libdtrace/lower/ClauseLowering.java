@@ -16,7 +16,7 @@
  * printa's %a and %A of an integer key (dt_printf.c's pfprint_addr and pfprint_uaddr) print
  * the key as a symbol. dtrace looks the address up when it prints; here the process may be
  * gone by then, so, as printf's %a/%A, the key is symbolised at the firing by sym()'s and
- * uaddr()'s runtime entries: printaSymbols() reads every printa format of the program before
+ * uaddr()'s runtime entries: formats() reads every printa format of the program before
  * lowering, and aggregate() keys such a position by its symbol (module`function+0xoff, which
  * keeps distinct addresses distinct). A position that another printa prints otherwise (%d,
  * %x ...) stays an integer, which %a/%A print in hex.
@@ -25,8 +25,8 @@ package org.jdtrace.libdtrace.lower;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.jdtrace.consumer.DTraceException;
@@ -52,6 +52,8 @@ public final class ClauseLowering {
     private boolean destructive;
     /** Per aggregation, the %a/%A conversion of each key position every printa gives it, else 0. */
     private final Map<String, char[]> symbolKeys = new HashMap<>();
+    /** The checker's parse of each format (an identity map, as the checker's). */
+    private final Map<Expr.Call, PrintfFormat> formats = new IdentityHashMap<>();
 
     public ClauseLowering(DState state) {
         this.state = state;
@@ -69,12 +71,14 @@ public final class ClauseLowering {
     }
 
     /**
-     * Reads the program's printa calls before any clause is lowered: a key position that every
-     * printa of its aggregation converts with %a (or every one with %A) is keyed by its symbol.
+     * Takes the formats the checker parsed (each printf/printa/system/freopen call's), before any
+     * clause is lowered, and reads the program's printa calls: a key position that every printa
+     * of its aggregation converts with %a (or every one with %A) is keyed by its symbol.
      */
-    public void printaSymbols(Collection<Expr.Call> calls) throws DTraceException {
+    public void formats(Map<Expr.Call, PrintfFormat> parsed) throws DTraceException {
+        formats.putAll(parsed);
         Map<String, char[]> seen = new HashMap<>();
-        for (Expr.Call c : calls) {
+        for (Expr.Call c : parsed.keySet()) {
             if (c.function != DFunction.PRINTA) continue;
             int first = c.args.get(0) instanceof Expr.StrLit ? 1 : 0;
             char[] conv = first == 1 ? keyConversions(format(c)) : new char[0];
@@ -271,13 +275,10 @@ public final class ClauseLowering {
         return new Ir.Eval(call);
     }
 
-    private static PrintfFormat format(Expr.Call c) throws DTraceException {
-        String text = ((Expr.StrLit) c.args.get(0)).value;
-        try {
-            return PrintfFormat.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new DTraceException(c.function.dname + "( ) " + e.getMessage(), "D_PRINTF_FMT", c.line);
-        }
+    /** The call's format, as the checker parsed it (parsed here for a call lowered without it). */
+    private PrintfFormat format(Expr.Call c) throws DTraceException {
+        PrintfFormat f = formats.get(c);
+        return f != null ? f : PrintfFormat.parse(((Expr.StrLit) c.args.get(0)).value, c.line);
     }
 
     private Ir.Stmt printf(Expr.Call c, Ir.PrintfUse use) throws DTraceException {

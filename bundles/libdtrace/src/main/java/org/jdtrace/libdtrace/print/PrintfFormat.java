@@ -1,11 +1,19 @@
 /*
- * PrintfFormat: D's printf()/printa() format strings (libdtrace dt_printf.c), parsed once at
- * compile time and applied by the consumer when it prints a record.
+ * PrintfFormat: D's printf()/printa()/system()/freopen() format strings (libdtrace dt_printf.c's
+ * dt_pfargv_t), the one parser of them: the checker parses each format once (dt_printf_create)
+ * and validates the arguments against its conversions (dt_printf_validate, in sema.Builtins);
+ * the lowering hands the same object to the record, and the consumer formats with it
+ * (dt_printf_format).
  *
- * A format is a list of literal text and conversions. A conversion is C's
- * %[flags][width][.precision][length]conv with D's additions: the '@' flag of printa (the
- * conversion takes the aggregation's value instead of the next key), and '*' width/precision
- * taken from an argument. Integer conversions work on the argument's D width (1, 2, 4 or 8
+ * A format is a list of literal text and conversions. A conversion is dt_printf_create's
+ * %[flags][width|*|?][.precision|.*][length]conv, its parts in any order as dtrace reads them:
+ * flags from "-+ #0'" and '@' (printa: the conversion takes the aggregation's value instead of
+ * the next key), '?' a pointer's width (16 columns on LP64), '*' a width or precision taken
+ * from an int argument, length from hh h l ll L, conv one of CONVERSIONS; "%%" is a '%'. As in
+ * dtrace a leading '0' and '-' cancel each other (the later wins), a conversion is numbered by
+ * its place among all conversions including %% (the number dtrace's messages give), and a
+ * malformed conversion is refused with dt_printf_create's wording ("format conversion #2 is
+ * undefined: %q"), D_SYNTAX. Integer conversions work on the argument's D width (1, 2, 4 or 8
  * bytes), narrowed further by an hh/h length modifier, as dt_printf does: %u of an int -1 is
  * 4294967295, %x of a long -1 is ffffffffffffffff.
  *
@@ -14,24 +22,35 @@
  */
 package org.jdtrace.libdtrace.print;
 
-import org.jdtrace.libdtrace.rt.StackFrames;
 import java.util.ArrayList;
 import java.util.List;
+import org.jdtrace.consumer.DTraceException;
+import org.jdtrace.libdtrace.rt.StackFrames;
 
 public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat {
 
     /** What kind of argument a conversion takes. */
     public enum ArgKind { INTEGER, STRING, FLOAT, CHAR, ADDRESS }
 
-    /** One %-conversion. */
+    /** The conversion letters D defines (dt_printf.c's _dtrace_conversions, less the wide ones). */
+    public static final String CONVERSIONS = "aAcdeEfgGikopsSTuxXY";
+
+    /** The length modifiers D takes before a conversion letter. */
+    private static final List<String> LENGTHS = List.of("", "hh", "h", "l", "ll", "L");
+
+    /**
+     * One %-conversion. {@code width}/{@code precision} are -1 when absent; {@code widthStar} /
+     * {@code precisionStar} mean they come from an int argument before the value; {@code number}
+     * is its place among the format's conversions, %% included, as dtrace's messages number it.
+     */
     public record Conversion(boolean minus, boolean plus, boolean space, boolean alt, boolean zero,
                              boolean agg, int width, boolean widthStar, int precision,
-                             boolean precisionStar, String length, char conv) {
+                             boolean precisionStar, String length, char conv, int number) {
 
         public ArgKind argKind() {
             return switch (conv) {
                 case 's', 'S' -> ArgKind.STRING;
-                case 'e', 'E', 'f', 'F', 'g', 'G' -> ArgKind.FLOAT;
+                case 'e', 'E', 'f', 'g', 'G' -> ArgKind.FLOAT;
                 case 'c' -> ArgKind.CHAR;
                 case 'p', 'a', 'A' -> ArgKind.ADDRESS;
                 default -> ArgKind.INTEGER;
@@ -43,9 +62,9 @@ public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat
             return 1 + (widthStar ? 1 : 0) + (precisionStar ? 1 : 0);
         }
 
-        /** The conversion as written, for messages: %d, %@u ... */
-        public String text() {
-            return "%" + (agg ? "@" : "") + length + conv;
+        /** dt_printf.c's name for the conversion in messages: length and letter, e.g. {@code %lld}. */
+        public String name() {
+            return "%" + length + conv;
         }
     }
 
@@ -82,101 +101,112 @@ public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat
         return false;
     }
 
-    /**
-     * Parses a format. Throws IllegalArgumentException worded as libdtrace words it
-     * ("failed to parse format: ...") for an unknown conversion or a truncated one.
-     */
+    /** Parses a format the project writes itself; a malformed one is a bug (IllegalArgumentException). */
     public static PrintfFormat parse(String fmt) {
+        try {
+            return parse(fmt, 0);
+        } catch (DTraceException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    /** Parses {@code fmt} as dt_printf_create does; errors carry {@code line}. */
+    public static PrintfFormat parse(String fmt, int line) throws DTraceException {
         List<Object> parts = new ArrayList<>();
         List<Conversion> convs = new ArrayList<>();
         StringBuilder lit = new StringBuilder();
         int n = fmt.length();
+        int number = 0;
         for (int i = 0; i < n; i++) {
             char ch = fmt.charAt(i);
             if (ch != '%') {
                 lit.append(ch);
                 continue;
             }
+            number++;
             int start = i;
-            i++;
-            if (i < n && fmt.charAt(i) == '%') {
+            boolean minus = false, plus = false, space = false, alt = false, zero = false, agg = false;
+            boolean widthStar = false, precStar = false, dot = false;
+            int width = -1, precision = -1, digits = 0;
+            StringBuilder length = new StringBuilder();
+            char conv = 0;
+            while (conv == 0) {
+                if (++i >= n) {
+                    throw syntax(number, "name expected before end of format string", line);
+                }
+                char c = fmt.charAt(i);
+                switch (c) {
+                    case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' -> {
+                        if (!dot && digits == 0 && c == '0') {
+                            zero = true;
+                            minus = false;
+                            continue;
+                        }
+                        int v = 0;
+                        for (; i < n && Character.isDigit(fmt.charAt(i)); i++) {
+                            v = v * 10 + (fmt.charAt(i) - '0');
+                        }
+                        i--;
+                        if (dot) precision = v;
+                        else width = v;
+                        digits++;
+                    }
+                    case '#' -> alt = true;
+                    case '*' -> {
+                        if (dot ? precStar : widthStar) {
+                            throw syntax(number, "has more than one '*' specified for the output "
+                                    + (dot ? "precision" : "width"), line);
+                        }
+                        if (dot) precStar = true;
+                        else widthStar = true;
+                    }
+                    case '+' -> plus = true;
+                    case '-' -> {
+                        minus = true;
+                        zero = false;
+                    }
+                    case '.' -> {
+                        if (dot) {
+                            throw syntax(number, "has more than one '.' specified", line);
+                        }
+                        dot = true;
+                        precision = 0;
+                        digits = 0;
+                    }
+                    case '?' -> width = 16; // a pointer's width on LP64
+                    case '@' -> agg = true;
+                    case '\'' -> { } // thousands grouping: none in the C locale dtrace runs in
+                    case ' ' -> space = true;
+                    case '$' -> throw syntax(number, "uses unsupported positional format (%n$)", line);
+                    case 'h', 'l', 'L' -> length.append(c);
+                    default -> conv = c;
+                }
+            }
+            if (conv == '%') {
+                if (i - start > 1) {
+                    throw syntax(number, "cannot be combined with other format flags: %%", line);
+                }
                 lit.append('%');
                 continue;
             }
-            boolean minus = false, plus = false, space = false, alt = false, zero = false, agg = false;
-            boolean pointerWidth = false;
-            for (; i < n; i++) {
-                char f = fmt.charAt(i);
-                if (f == '-') minus = true;
-                else if (f == '+') plus = true;
-                else if (f == ' ') space = true;
-                else if (f == '#') alt = true;
-                else if (f == '0') zero = true;
-                else if (f == '@') agg = true;
-                else if (f == '?') pointerWidth = true; // a pointer's width, 16 columns on LP64
-                else if (f == '\'') continue; // thousands grouping: none in the C locale dtrace runs in
-                else break;
-            }
-            int width = -1;
-            boolean widthStar = false;
-            if (i < n && fmt.charAt(i) == '*') {
-                widthStar = true;
-                i++;
-            } else {
-                int w = 0;
-                boolean any = false;
-                while (i < n && Character.isDigit(fmt.charAt(i))) {
-                    w = w * 10 + (fmt.charAt(i++) - '0');
-                    any = true;
-                }
-                if (any) width = w;
-                else if (pointerWidth) width = 16;
-            }
-            int precision = -1;
-            boolean precStar = false;
-            if (i < n && fmt.charAt(i) == '.') {
-                i++;
-                if (i < n && fmt.charAt(i) == '*') {
-                    precStar = true;
-                    i++;
-                } else {
-                    int p = 0;
-                    while (i < n && Character.isDigit(fmt.charAt(i))) p = p * 10 + (fmt.charAt(i++) - '0');
-                    precision = p;
-                }
-            }
-            if (i < n && fmt.charAt(i) == '@') { // "%9@x": dtrace takes '@' after the width too
-                agg = true;
-                i++;
-            }
-            String length = "";
-            if (i + 1 < n && (fmt.startsWith("hh", i) || fmt.startsWith("ll", i))) {
-                length = fmt.substring(i, i + 2);
-                i += 2;
-            } else if (i < n && "hlLjzt".indexOf(fmt.charAt(i)) >= 0) {
-                length = String.valueOf(fmt.charAt(i));
-                i++;
-            }
-            if (i >= n) {
-                throw new IllegalArgumentException("failed to parse format: incomplete conversion \""
-                        + fmt.substring(start) + "\"");
-            }
-            char conv = fmt.charAt(i);
-            if ("aAcdieEfFgGopsSuxXYkT".indexOf(conv) < 0) {
-                throw new IllegalArgumentException("failed to parse format: invalid conversion \""
-                        + fmt.substring(start, i + 1) + "\"");
+            if (CONVERSIONS.indexOf(conv) < 0 || !LENGTHS.contains(length.toString())) {
+                throw syntax(number, "is undefined: %" + length + conv, line);
             }
             if (lit.length() > 0) {
                 parts.add(lit.toString());
                 lit.setLength(0);
             }
             Conversion c = new Conversion(minus, plus, space, alt, zero, agg, width, widthStar,
-                    precision, precStar, length, conv);
+                    precision, precStar, length.toString(), conv, number);
             parts.add(c);
             convs.add(c);
         }
         if (lit.length() > 0) parts.add(lit.toString());
         return new PrintfFormat(fmt, parts.toArray(), convs);
+    }
+
+    private static DTraceException syntax(int number, String what, int line) {
+        return new DTraceException("format conversion #" + number + " " + what, "D_SYNTAX", line);
     }
 
     /**
@@ -253,7 +283,7 @@ public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat
             case 's' -> pad(out, truncate(String.valueOf(arg), precision), width, minus, false);
             case 'S' -> pad(out, truncate(escape(String.valueOf(arg)), precision), width, minus, false);
             case 'c' -> pad(out, String.valueOf((char) (toLong(arg) & 0xff)), width, minus, false);
-            case 'e', 'E', 'f', 'F', 'g', 'G' -> {
+            case 'e', 'E', 'f', 'g', 'G' -> {
                 double d = arg instanceof Number num ? num.doubleValue() : 0;
                 if (arg instanceof Long l) d = l;
                 out.append(Cfmt.floating(d, c.conv(), width, precision, minus, c.plus(), c.space(),
@@ -279,7 +309,7 @@ public final class PrintfFormat implements org.jdtrace.libdtrace.rt.RecordFormat
                 int eff = switch (c.length()) {
                     case "hh" -> 1;
                     case "h" -> 2;
-                    case "l", "ll", "j", "z", "t", "L" -> 8;
+                    case "l", "ll", "L" -> 8;
                     default -> size;
                 };
                 long v = toLong(arg);

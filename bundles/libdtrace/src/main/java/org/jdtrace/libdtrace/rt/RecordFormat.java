@@ -3,7 +3,7 @@ package org.jdtrace.libdtrace.rt;
 /**
  * The compiled format string a printf-like record carries (printf, system, freopen, printa),
  * as dtrace_recdesc_t carries its dt_pfargv_t: the runtime only holds it; the consumer's printer
- * (print.PrintfFormat, its one implementation) formats with it. An interface here so that rt,
+ * (print.PrintfFormat, the one parser and printer of D formats) formats with it. An interface here so that rt,
  * which the printer reads, does not depend on the printer (no package cycle).
  */
 public interface RecordFormat {

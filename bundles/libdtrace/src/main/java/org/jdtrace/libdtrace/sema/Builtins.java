@@ -6,6 +6,7 @@ import org.jdtrace.consumer.DTraceException;
 import org.jdtrace.libdtrace.ast.DFunction;
 import org.jdtrace.libdtrace.ast.DType;
 import org.jdtrace.libdtrace.ast.Expr;
+import org.jdtrace.libdtrace.print.PrintfFormat;
 
 /**
  * The checks of calls to D's actions and subroutines: each argument against its kind in the
@@ -39,7 +40,7 @@ final class Builtins {
         };
     }
 
-    DType check(Checker ck, Expr.Call c, Map<Expr.Call, FormatString> formats) throws DTraceException {
+    DType check(Checker ck, Expr.Call c, Map<Expr.Call, PrintfFormat> formats) throws DTraceException {
         DFunction f = c.function;
         switch (f) {
             case PRINTF, SYSTEM, FREOPEN -> {
@@ -145,7 +146,7 @@ final class Builtins {
         c.printLayout = org.jdtrace.libdtrace.ast.PrintLayout.of(t, ck::enumerators);
     }
 
-    private FormatString printf(Checker ck, Expr.Call c) throws DTraceException {
+    private PrintfFormat printf(Checker ck, Expr.Call c) throws DTraceException {
         String fn = c.function.dname + "( )";
         Expr first = c.args.get(0);
         DType ft = ck.type(first);
@@ -164,12 +165,11 @@ final class Builtins {
         for (Expr a : args) {
             ck.type(a); // the arguments are cooked before the format is read, as in dtrace
         }
-        FormatString fmt = FormatString.parse(fmtLit.value, c.line);
+        PrintfFormat fmt = PrintfFormat.parse(fmtLit.value, c.line);
         int next = 0;
-        int convNo = 0;
-        for (FormatString.Conversion conv : fmt.conversions()) {
-            convNo++;
-            if (conv.conv() == '@') {
+        for (PrintfFormat.Conversion conv : fmt.conversions()) {
+            int convNo = conv.number();
+            if (conv.agg()) {
                 throw new DTraceException("%@ conversion requires an aggregation and is not for use with printf( )",
                         "D_PRINTF_AGG_CONV", c.line);
             }
@@ -193,7 +193,7 @@ final class Builtins {
                 throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.name()
                         + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
             }
-            checkConversion(fn, conv, convNo, next + 2, args.get(next).type, c.line);
+            checkConversion(fn, conv, next + 2, args.get(next).type, c.line);
             next++;
         }
         if (next < args.size()) {
@@ -204,7 +204,7 @@ final class Builtins {
     }
 
     /** dt_printf.c's per-conversion argument checks, with its prototype descriptions. */
-    static void checkConversion(String fn, FormatString.Conversion conv, int convNo, int argNo, DType t, int line)
+    static void checkConversion(String fn, PrintfFormat.Conversion conv, int argNo, DType t, int line)
             throws DTraceException {
         String proto = null;
         switch (conv.conv()) {
@@ -246,17 +246,17 @@ final class Builtins {
             default -> { }
         }
         if (proto != null) {
-            throw new DTraceException(fn + " argument #" + argNo + " is incompatible with conversion #" + convNo
+            throw new DTraceException(fn + " argument #" + argNo + " is incompatible with conversion #" + conv.number()
                     + " prototype:\n\tconversion: " + conv.name() + "\n\t prototype: " + proto + "\n\t  argument: "
                     + t.name(), "D_PRINTF_ARG_TYPE", line);
         }
     }
 
-    private void printa(Checker ck, Expr.Call c, Map<Expr.Call, FormatString> formats) throws DTraceException {
+    private void printa(Checker ck, Expr.Call c, Map<Expr.Call, PrintfFormat> formats) throws DTraceException {
         int firstAgg = 0;
-        FormatString fmt = null;
+        PrintfFormat fmt = null;
         if (c.args.get(0) instanceof Expr.StrLit s) {
-            fmt = FormatString.parse(s.value, c.line);
+            fmt = PrintfFormat.parse(s.value, c.line);
             formats.put(c, fmt);
             firstAgg = 1;
             ck.type(s);
@@ -298,10 +298,9 @@ final class Builtins {
         if (fmt != null) {
             // conversions before the first %@ take the keys in order
             int key = 0;
-            int convNo = 0;
-            for (FormatString.Conversion conv : fmt.conversions()) {
-                convNo++;
-                if (conv.conv() == '@') {
+            for (PrintfFormat.Conversion conv : fmt.conversions()) {
+                int convNo = conv.number();
+                if (conv.agg()) {
                     continue;
                 }
                 if (key >= first.var.keyTypes.size()) {
@@ -309,7 +308,7 @@ final class Builtins {
                     throw new DTraceException("printa( ) prototype mismatch: conversion #" + convNo + " (" + conv.name()
                             + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
                 }
-                checkConversion("printa( )", conv, convNo, 2, first.var.keyTypes.get(key), c.line);
+                checkConversion("printa( )", conv, 2, first.var.keyTypes.get(key), c.line);
                 key++;
             }
         }

@@ -6,6 +6,7 @@ import org.jdtrace.libdtrace.ast.Clause;
 import org.jdtrace.libdtrace.ast.Expr;
 import org.jdtrace.libdtrace.ast.Script;
 import org.jdtrace.libdtrace.ast.Variable;
+import org.jdtrace.libdtrace.print.PrintfFormat;
 
 /**
  * The result of {@link DFrontEnd#check}: a type-checked program, ready for code generation.
@@ -22,4 +23,4 @@ import org.jdtrace.libdtrace.ast.Variable;
 public record CheckedProgram(Script script, List<Clause> clauses, Map<String, String> options,
                              List<Variable> globals, List<Variable> threadLocals,
                              List<Variable> clauseLocals, List<Variable> aggregations,
-                             Map<Expr.Call, FormatString> formats) {}
+                             Map<Expr.Call, PrintfFormat> formats) {}

@@ -23,6 +23,7 @@ import org.jdtrace.libdtrace.ast.Stmt;
 import org.jdtrace.libdtrace.ast.TopLevel;
 import org.jdtrace.libdtrace.ast.Translator;
 import org.jdtrace.libdtrace.ast.Variable;
+import org.jdtrace.libdtrace.print.PrintfFormat;
 
 /**
  * The type checker (dt_cook_* and dt_node_* checks of dt_parser.c). Walks the program in source
@@ -44,7 +45,7 @@ final class Checker {
     /** The names of the constants that are inlines (the rest are enumerators). */
     private final java.util.Set<String> inlines = new java.util.HashSet<>();
     private final Map<String, String> options = new LinkedHashMap<>();
-    private final Map<Expr.Call, FormatString> formats = new IdentityHashMap<>();
+    private final Map<Expr.Call, PrintfFormat> formats = new IdentityHashMap<>();
     private final Builtins builtins = new Builtins();
     private ArgTypes argTypes = new ArgTypes(null);
     private Clause clause;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import org.jdtrace.consumer.DTraceException;
 import org.junit.jupiter.api.Test;
 
 class PrintfFormatTest {
@@ -80,5 +82,35 @@ class PrintfFormatTest {
         assertTrue(w.conversions().get(1).agg() && w.conversions().get(1).minus());
         assertThrows(IllegalArgumentException.class, () -> PrintfFormat.parse("%q"));
         assertThrows(IllegalArgumentException.class, () -> PrintfFormat.parse("abc %"));
+    }
+
+    @Test
+    void readsConversionsAsDtraceDoes() throws DTraceException {
+        // dt_printf_create: a later '0' or '-' cancels the other; parts in any order; %% counts
+        assertEquals("00042|42   |", f("%-05d|%0-5d|", 42L, 42L));
+        PrintfFormat p = PrintfFormat.parse("%% %.*d %?p %lld", 1);
+        assertEquals(List.of(2, 3, 4), p.conversions().stream().map(PrintfFormat.Conversion::number).toList());
+        assertTrue(p.conversions().get(0).precisionStar());
+        assertEquals(16, p.conversions().get(1).width());
+        assertEquals("%lld", p.conversions().get(2).name());
+    }
+
+    @Test
+    void refusesMalformedConversionsWithDtracesWording() {
+        String[][] bad = {
+            {"%d %q", "format conversion #2 is undefined: %q"},
+            {"%% %hhhd", "format conversion #2 is undefined: %hhhd"},
+            {"abc %", "format conversion #1 name expected before end of format string"},
+            {"%**d", "format conversion #1 has more than one '*' specified for the output width"},
+            {"%.**d", "format conversion #1 has more than one '*' specified for the output precision"},
+            {"%1.2.3d", "format conversion #1 has more than one '.' specified"},
+            {"%1$d", "format conversion #1 uses unsupported positional format (%n$)"},
+            {"%5%", "format conversion #1 cannot be combined with other format flags: %%"},
+        };
+        for (String[] b : bad) {
+            DTraceException e = assertThrows(DTraceException.class, () -> PrintfFormat.parse(b[0], 3), b[0]);
+            assertEquals(b[1], e.getMessage(), b[0]);
+            assertEquals("D_SYNTAX", e.tag(), b[0]);
+        }
     }
 }

@@ -10,6 +10,7 @@ import org.jdtrace.libdtrace.ast.Expr;
 import org.jdtrace.libdtrace.ast.IntegerFolding;
 import org.jdtrace.libdtrace.ast.Stmt;
 import org.junit.jupiter.api.Test;
+import org.jdtrace.libdtrace.print.PrintfFormat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -148,7 +149,7 @@ class DtraceTypeRulesTest {
 
     @Test
     void pointerWidthConversionIs16Columns() throws DTraceException {
-        FormatString.Conversion c = FormatString.parse("%?d", 1).conversions().get(0);
+        PrintfFormat.Conversion c = PrintfFormat.parse("%?d", 1).conversions().get(0);
         assertEquals(16, c.width());
         assertEquals("%d", c.name());
     }
