@@ -59,6 +59,18 @@ public interface Abi {
     }
 
     /**
+     * The arguments of system call {@code name} (a {@link #syscallNames()} name) that are
+     * NUL-terminated strings the kernel reads from the caller: a path, a file system or key name
+     * (openat's 1, rename's 0 and 1). A buffer with a length is none (read's and write's 1), nor is
+     * an array of strings (execve's argv). Empty for a call with none, or one the ISA does not know.
+     *
+     * @since 1.6
+     */
+    default java.util.Set<Integer> syscallStringArguments(String name) {
+        return java.util.Set.of();
+    }
+
+    /**
      * At a system call stop (entry or exit): the call's number (amd64: orig_rax).
      *
      * @since 1.1

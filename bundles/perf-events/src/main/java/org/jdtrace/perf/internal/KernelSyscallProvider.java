@@ -6,7 +6,8 @@
  * In the kernel (SyscallProgram builds the programs): per call, `armed` (an array map indexed by
  * the call's number for its entry, number + maxNr + 1 for its return) says whether its entry (bit
  * 0) or return (bit 7) probe is enabled, which of arguments 0..3 are strings (bits 1..4, from the
- * call's tracefs format: `const char *` arguments), and the probe's pid filter (Probe.pidFilter,
+ * ISA's syscall table, Abi.syscallStringArguments: paths and names, not buffers such as read's
+ * or write's), and the probe's pid filter (Probe.pidFilter,
  * re-armed on filterChanged): calls of other processes are dropped in the kernel. A disarmed
  * call costs one map lookup. An armed one writes a record (pid/tgid, the
  * number, comm, the six arguments or the return value, the parent's pid (ppid, read through the
@@ -457,8 +458,8 @@ final class KernelSyscallProvider implements Provider {
     }
 
     /**
-     * The probe fires after the event: at entry, the strings of the call's string arguments (its
-     * tracefs format's {@code const char *} among arguments 0..3) were read there; nothing at return.
+     * The probe fires after the event: at entry, the strings of the call's string arguments (the
+     * syscall table's, among arguments 0..3) were read there; nothing at return.
      */
     @Override
     public java.util.Set<Integer> capturedStrings(Probe probe) {
@@ -484,20 +485,14 @@ final class KernelSyscallProvider implements Provider {
         return stringArgs(call) == 0 || call.equals("execve") || call.equals("execveat") ? 0 : SyscallProgram.DEFER;
     }
 
-    /** Bits 1..4: which of arguments 0..3 the call's tracefs format declares as strings. */
+    /**
+     * Bits 1..4: which of arguments 0..3 are strings, by the ISA's syscall table
+     * (Abi.syscallStringArguments: paths and names, never a buffer such as read's).
+     */
     private int stringArgs(String call) {
-        KernelTracepoint tp;
-        try {
-            tp = perf.tracepoint("syscalls", "sys_enter_" + call);
-        } catch (PerfException e) {
-            return 0; // no per-call tracepoint (a compat or unimplemented call): no strings
-        }
         int bits = 0;
-        for (Map.Entry<String, String> f : tp.types().entrySet()) {
-            String type = f.getValue().replace(" ", "");
-            if (!type.equals("constchar*") && !type.equals("char*")) continue;
-            int arg = (tp.offset(f.getKey()) - 16) / 8;
-            if (arg >= 0 && arg < SyscallProgram.STRINGS) bits |= SyscallProgram.STRING0 << arg;
+        for (int arg : abi.syscallStringArguments(call)) {
+            if (arg < SyscallProgram.STRINGS) bits |= SyscallProgram.STRING0 << arg;
         }
         return bits;
     }

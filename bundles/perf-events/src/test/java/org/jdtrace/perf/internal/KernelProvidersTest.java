@@ -466,6 +466,9 @@ class KernelProvidersTest {
         for (String ok : List.of("syscall::openat:entry { printf(\"%s\", copyinstr(arg1)); }",
                 "syscall::openat:entry { trace(copyinstr(args[1], 64)); }",
                 "syscall::execve:entry { trace(copyinstr((uintptr_t) arg0)); }",
+                "syscall::stat:entry { trace(copyinstr(arg0)); }",
+                "syscall::rename:entry { trace(copyinstr(arg0)); trace(copyinstr(arg1)); }",
+                "syscall::mount:entry { trace(copyinstr(arg2)); }",
                 "proc:::exec { trace(copyinstr(arg0)); }",
                 "syscall::read:entry { this->p = (char *) alloca(8); this->p[0] = 'a'; trace(this->p[0]); }",
                 "BEGIN { trace(copyinstr(0)); }")) {
@@ -483,6 +486,16 @@ class KernelProvidersTest {
             {"syscall::openat:entry { trace(copyinstr(arg0)); }",
                 "copyinstr(arg0) reads what syscall:vmlinux:openat:entry cannot capture at the event "
                 + "(it fires after the event and captures only copyinstr(arg1))"},
+            // a buffer is no string (the syscall table's string arguments are paths and names)
+            {"syscall::write:entry { trace(copyinstr(arg1)); }",
+                "copyinstr(arg1) reads what syscall:vmlinux:write:entry cannot capture at the event "
+                + "(it fires after the event and captures no user memory)"},
+            {"syscall::read:entry { trace(copyinstr(arg1)); }",
+                "copyinstr(arg1) reads what syscall:vmlinux:read:entry cannot capture at the event "
+                + "(it fires after the event and captures no user memory)"},
+            {"syscall::mount:entry { trace(copyinstr(arg3)); }",
+                "copyinstr(arg3) reads what syscall:vmlinux:mount:entry cannot capture at the event "
+                + "(it fires after the event and captures only copyinstr(arg0), copyinstr(arg1), copyinstr(arg2))"},
             {"syscall::read:entry { trace(*(int *) arg1); }",
                 "reads the process's memory, which syscall:vmlinux:read:entry cannot capture at the event"},
             {"syscall::read:entry { trace(((int *) arg1)[2]); }", "syscall:vmlinux:read:entry cannot capture"},
@@ -499,6 +512,51 @@ class KernelProvidersTest {
             assertTrue(r[2].startsWith("dtrace: ") && r[2].contains(b[1]) && r[2].strip().lines().count() == 1,
                     b[0] + ":\n" + r[2]);
         }
+    }
+
+    @Test
+    void theSyscallTablesStringArgumentsAreCharPointersOfTheKernelsFormats() throws Exception {
+        // the kernel's own description (tracefs sys_enter_<call>: `const char *` fields) as the
+        // outside reference: every string argument of the table is one there; the table leaves
+        // out the buffers among them
+        org.jdtrace.isa.Abi abi = isa.abi();
+        int checked = 0;
+        for (String call : abi.syscallNames().values()) {
+            org.jdtrace.perf.KernelTracepoint tp;
+            try {
+                tp = perf.tracepoint("syscalls", "sys_enter_" + call);
+            } catch (org.jdtrace.perf.PerfException e) {
+                continue; // a call with no tracepoint of its name (stat is sys_enter_newstat)
+            }
+            java.util.Set<Integer> charPointers = new java.util.TreeSet<>();
+            tp.types().forEach((field, type) -> {
+                String t = type.replace(" ", "");
+                if (t.equals("constchar*") || t.equals("char*")) charPointers.add((tp.offset(field) - 16) / 8);
+            });
+            assertTrue(charPointers.containsAll(abi.syscallStringArguments(call)),
+                    call + ": " + abi.syscallStringArguments(call) + " not all in " + charPointers);
+            checked += abi.syscallStringArguments(call).isEmpty() ? 0 : 1;
+        }
+        assertTrue(checked > 60, "calls with strings checked: " + checked);
+        for (String buffer : List.of("read", "write", "pread64", "pwrite64", "getcwd", "getrandom", "syslog", "sethostname")) {
+            assertEquals(java.util.Set.of(), abi.syscallStringArguments(buffer), buffer);
+        }
+        assertEquals(java.util.Set.of(1), abi.syscallStringArguments("readlinkat")); // its buf is an output
+        assertEquals(java.util.Set.of(0), abi.syscallStringArguments("execve")); // argv is no string
+    }
+
+    @Test
+    void theSyscallTablesPathsAreCapturedAndABufferIsNot() throws Exception {
+        providers().forEach(fw::addProvider);
+        // stat (whose tracepoint is sys_enter_newstat) and rename's two paths, then a write
+        Process py = waitingShell("exec python3 -c \"import ctypes, os; l = ctypes.CDLL(None); b = ctypes.create_string_buffer(256); "
+                + "l.syscall(4, b'/nonexistent-jdtrace-stat', b); l.syscall(82, b'/nonexistent-jdtrace-a', b'/nonexistent-jdtrace-b'); "
+                + "fd = os.open('/dev/null', os.O_WRONLY); os.write(fd, b'not-a-string' * 3)\"");
+        String[] r = traceRun(py, "syscall::stat:entry /pid == " + py.pid() + "/ { printf(\"stat %s\\n\", copyinstr(arg0)); } "
+                + "syscall::rename:entry /pid == " + py.pid() + "/ { printf(\"rename %s %s\\n\", copyinstr(arg0), copyinstr(arg1)); } "
+                + "syscall::write:entry /pid == " + py.pid() + " && arg2 == 36/ { printf(\"write %d\\n\", arg2); }");
+        assertTrue(r[1].contains("stat /nonexistent-jdtrace-stat\nrename /nonexistent-jdtrace-a /nonexistent-jdtrace-b\nwrite 36\n"), r[1]);
+        assertEquals("", r[2].strip(), r[2]);
     }
 
     @Test

@@ -155,6 +155,11 @@ final class Amd64Abi implements Abi {
     }
 
     @Override
+    public java.util.Set<Integer> syscallStringArguments(String name) {
+        return Amd64Syscalls.STRING_ARGUMENTS.getOrDefault(name, java.util.Set.of());
+    }
+
+    @Override
     public long syscallNumber(RegisterFile regs) {
         return regs.raw()[Amd64Registers.ORIG_RAX];
     }
