@@ -18,6 +18,18 @@ public interface Consumer extends AutoCloseable {
     String getOption(String name);
 
     /**
+     * The options set on this consumer that travel with its descriptions and processes instead of
+     * holding for the whole JVM ({@code uprobes}: 0 for -x uprobes=off, 1 for on), as the
+     * providers get them (Provider.provide(desc, consumerOptions)) and process control
+     * (ProcessControl.create/grab with consumerOptions). Empty when none is set.
+     *
+     * @since 1.3
+     */
+    default java.util.Map<String, Long> consumerOptions() {
+        return java.util.Map.of();
+    }
+
+    /**
      * Compiles D source (dtrace_program_strcompile). {@code macroArgs} are {@code $0..$n}
      * ({@code $0} the script name). {@code descriptionsOnly} is the -n/-P/-m/-f/-i case where the
      * text is a probe description list, possibly with clauses.

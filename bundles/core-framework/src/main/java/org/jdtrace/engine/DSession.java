@@ -26,6 +26,17 @@ public interface DSession {
      */
     Long providerOption(String name);
 
+    /**
+     * The value of option {@code name} if it is one that travels with this consumer's
+     * descriptions to the providers (Provider.provide(desc, consumerOptions): uprobes, 0 off and
+     * 1 on), else null. Called after {@link #setOption} succeeded.
+     *
+     * @since 1.6
+     */
+    default Long consumerOption(String name) {
+        return null;
+    }
+
     DProgram compile(String source, String sourceName, List<String> macroArgs) throws DTraceException;
 
     /**

@@ -36,18 +36,29 @@ public interface ProcessControl {
     TargetProcess grab(int pid) throws ProcessException;
 
     /**
+     * As {@link #create(List, Stdio, Evaltime)} for a consumer with {@code consumerOptions}
+     * (Consumer.consumerOptions): {@code uprobes} 0 (dtrace -x uprobes=off) puts the process's
+     * pid and USDT probes on ptrace, 1 on the kernel's uprobes where the kernel allows them; absent,
+     * the provider's default. The choice is the consumer's, never the JVM's: a later consumer
+     * without the option gets the default again.
+     *
+     * @since 2.0
+     */
+    default TargetProcess create(List<String> argv, Stdio stdio, Evaltime at, java.util.Map<String, Long> consumerOptions)
+            throws ProcessException {
+        return create(argv, stdio, at);
+    }
+
+    /** As {@link #grab(int)}, the process traced as {@code consumerOptions} say (see create). @since 2.0 */
+    default TargetProcess grab(int pid, java.util.Map<String, Long> consumerOptions) throws ProcessException {
+        return grab(pid);
+    }
+
+    /**
      * The most pid tracepoints that may exist at once (dtrace -x fasttrap-max=N; the default,
      * 250000, comes from the provider's configuration, pid org.jdtrace.fasttrap).
      */
     void setFasttrapMax(int max);
-
-    /**
-     * Whether pid and USDT probes go on the kernel's uprobes where the kernel allows them (the
-     * default), or on ptrace (dtrace -x uprobes=off).
-     *
-     * @since 1.1
-     */
-    default void setUprobes(boolean on) {}
 
     /**
      * Where a created process is held for its probes to be evaluated (dtrace(1M) -x evaltime):

@@ -32,6 +32,19 @@ public interface Provider {
     default void provide(ProbeDescription desc) {}
 
     /**
+     * dtps_provide on behalf of one consumer: {@code consumerOptions} are that consumer's options
+     * that travel with its descriptions rather than being told to every provider for the whole
+     * JVM (see {@link #option}): {@code uprobes} (0: -x uprobes=off, 1: on) says how a process
+     * the description names is traced when this call is what follows it. Absent names take the
+     * provider's default. The default implementation calls {@link #provide(ProbeDescription)}.
+     *
+     * @since 1.11
+     */
+    default void provide(ProbeDescription desc, java.util.Map<String, Long> consumerOptions) {
+        provide(desc);
+    }
+
+    /**
      * True for a provider of per-process probes whose provider names it cannot know in advance
      * (USDT: {@code myapp1234}, named by the process's own notes): provide() is then offered
      * also every description whose provider part is a name ending in a process id, so that it

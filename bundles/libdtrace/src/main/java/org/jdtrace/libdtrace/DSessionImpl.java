@@ -96,6 +96,11 @@ public final class DSessionImpl implements DSession {
     }
 
     @Override
+    public Long consumerOption(String name) {
+        return state.options.consumerOption(name);
+    }
+
+    @Override
     public String getOption(String name) {
         return state.options.getString(name);
     }

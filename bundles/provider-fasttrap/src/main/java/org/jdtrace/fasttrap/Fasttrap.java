@@ -33,6 +33,16 @@ public interface Fasttrap {
     TracedTarget follow(int pid) throws TracepointRefused;
 
     /**
+     * As {@link #follow(int)} for a consumer with {@code consumerOptions} (Provider.provide's):
+     * a process grabbed now is traced as they say (uprobes 0: ptrace).
+     *
+     * @since 1.3
+     */
+    default TracedTarget follow(int pid, java.util.Map<String, Long> consumerOptions) throws TracepointRefused {
+        return follow(pid);
+    }
+
+    /**
      * The caller's probes of {@code t} are gone: a process grabbed only for probes is let go
      * (untouched, running on) once no probe of any provider needs it.
      */

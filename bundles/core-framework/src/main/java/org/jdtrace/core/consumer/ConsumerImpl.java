@@ -94,7 +94,7 @@ final class ConsumerImpl implements Consumer {
             @Override
             public boolean matches(ProbeDescription d) {
                 try {
-                    return !framework.match(d).isEmpty();
+                    return !framework.match(d, state.consumerOptions()).isEmpty();
                 } catch (RuntimeException e) {
                     return true; // exec() reports what a provider could not do
                 }
@@ -106,7 +106,7 @@ final class ConsumerImpl implements Consumer {
     private java.util.Map<String, java.util.Set<Integer>> capturedStrings(ProbeDescription d) {
         java.util.Map<String, java.util.Set<Integer>> out = new java.util.LinkedHashMap<>();
         try {
-            for (Probe p : framework.match(d)) {
+            for (Probe p : framework.match(d, state.consumerOptions())) {
                 java.util.Set<Integer> c = framework.capturedStrings(p);
                 if (c != null) out.put(p.description().toString(), c);
             }
@@ -120,7 +120,7 @@ final class ConsumerImpl implements Consumer {
     private List<List<ArgDesc>> argDescs(ProbeDescription d) {
         List<List<ArgDesc>> out = new ArrayList<>();
         try {
-            for (Probe p : framework.match(d)) {
+            for (Probe p : framework.match(d, state.consumerOptions())) {
                 out.add(framework.argDescs(p));
             }
         } catch (RuntimeException e) {
@@ -132,7 +132,7 @@ final class ConsumerImpl implements Consumer {
     /** dtrace_probe_info's pattr for the compiler: that of the first probe {@code d} matches now, or null. */
     private org.jdtrace.spi.ProviderAttributes attributes(ProbeDescription d) {
         try {
-            for (Probe p : framework.match(d)) {
+            for (Probe p : framework.match(d, state.consumerOptions())) {
                 return framework.attributes(p);
             }
         } catch (RuntimeException e) {
@@ -148,6 +148,15 @@ final class ConsumerImpl implements Consumer {
         if (forProviders != null) {
             framework.providerOption(name, forProviders);
         }
+        Long mine = session.consumerOption(name);
+        if (mine != null) {
+            state.consumerOption(name, mine);
+        }
+    }
+
+    @Override
+    public java.util.Map<String, Long> consumerOptions() {
+        return state.consumerOptions();
     }
 
     @Override
@@ -274,7 +283,7 @@ final class ConsumerImpl implements Consumer {
      */
     private List<Probe> match(ProbeDescription d) throws DTraceException {
         try {
-            return framework.match(d);
+            return framework.match(d, state.consumerOptions());
         } catch (ProviderException e) {
             throw new DTraceException(e.getMessage(), e.tag(), 0);
         }

@@ -19,11 +19,22 @@ final class ConsumerState extends EcbOwner {
     private final DTraceFramework framework;
     private final DSession session;
     private final Runnable wake;
+    /** The consumer's options that travel with its descriptions (DSession.consumerOption). */
+    private final java.util.Map<String, Long> consumerOptions = new java.util.concurrent.ConcurrentHashMap<>();
 
     ConsumerState(DTraceFramework framework, DSession session, Runnable wake) {
         this.framework = framework;
         this.session = session;
         this.wake = wake;
+    }
+
+    @Override
+    public java.util.Map<String, Long> consumerOptions() {
+        return java.util.Map.copyOf(consumerOptions);
+    }
+
+    void consumerOption(String name, long value) {
+        consumerOptions.put(name, value);
     }
 
     @Override

@@ -45,6 +45,14 @@ public abstract class EcbOwner {
         return 0;
     }
 
+    /**
+     * The options of this owner that travel with its descriptions to the providers
+     * (Provider.provide(desc, consumerOptions)); none by default.
+     */
+    public java.util.Map<String, Long> consumerOptions() {
+        return java.util.Map.of();
+    }
+
     /** Firings of an enabled probe were lost before they ran (ProbeRegistry.lost): drops on {@code cpu}. */
     public void lost(int cpu, long count) {}
 

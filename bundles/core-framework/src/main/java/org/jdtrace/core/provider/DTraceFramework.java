@@ -129,11 +129,12 @@ public final class DTraceFramework {
                 LOG.warn("provider {} failed to attach: {}", safeName(provider), e.toString());
                 LOG.debug("provider failure", e);
             }
-            Set<ProbeDescription> asked = new LinkedHashSet<>();
+            Set<List<Object>> asked = new LinkedHashSet<>();
             for (Enabling en : List.copyOf(enablings)) {
+                Map<String, Long> options = en.owner().consumerOptions();
                 for (ProbePattern p : en.patterns()) {
-                    if (asked.add(p.description())) {
-                        ProviderException f = provideOne(entry, p);
+                    if (asked.add(List.of(p.description(), options))) {
+                        ProviderException f = provideOne(entry, p, options);
                         if (f != null) {
                             // no consumer is asking now: one line, the enabling waits on
                             LOG.warn("{}", f.getMessage());
@@ -169,12 +170,15 @@ public final class DTraceFramework {
         }
     }
 
-    /** dtps_provide on one provider; its failure, worded for the user, or null. */
-    private ProviderException provideOne(ProviderEntry entry, ProbePattern pattern) {
+    /**
+     * dtps_provide on one provider for a consumer with {@code options} (EcbOwner.consumerOptions);
+     * its failure, worded for the user, or null.
+     */
+    private ProviderException provideOne(ProviderEntry entry, ProbePattern pattern, Map<String, Long> options) {
         String name = safeName(entry.provider());
         if (name != null && (pattern.mayNameProvider(name) || (pattern.namesProcess() && perProcess(entry.provider())))) {
             try {
-                entry.provider().provide(pattern.description());
+                entry.provider().provide(pattern.description(), options);
             } catch (ProviderException e) {
                 return e;
             } catch (RuntimeException e) {
@@ -199,10 +203,10 @@ public final class DTraceFramework {
      * provider that fails does not stop the others; the first failure is then thrown for the
      * consumer that asked (lock held, nothing of the table is left half done by it).
      */
-    private void provideAll(ProbePattern pattern) {
+    private void provideAll(ProbePattern pattern, Map<String, Long> options) {
         ProviderException first = null;
         for (ProviderEntry e : List.copyOf(providerOrder)) {
-            ProviderException f = provideOne(e, pattern);
+            ProviderException f = provideOne(e, pattern, options);
             if (first == null) {
                 first = f;
             }
@@ -405,7 +409,7 @@ public final class DTraceFramework {
             if (provide) {
                 try {
                     for (ProbePattern p : en.patterns()) {
-                        provideAll(p);
+                        provideAll(p, owner.consumerOptions());
                     }
                 } catch (ProviderException e) {
                     // not retained: the caller is told, as match() tells it
@@ -428,10 +432,15 @@ public final class DTraceFramework {
 
     /** Provides, then returns every probe {@code desc} matches, in ID order (for -l and exec checks). */
     public List<Probe> match(ProbeDescription desc) {
+        return match(desc, Map.of());
+    }
+
+    /** As {@link #match(ProbeDescription)}, provided for a consumer with {@code options} (EcbOwner.consumerOptions). */
+    public List<Probe> match(ProbeDescription desc, Map<String, Long> options) {
         synchronized (lock) {
             ProbePattern p = new ProbePattern(desc);
             try {
-                provideAll(p);
+                provideAll(p, options);
             } finally {
                 commitAll();
             }

@@ -216,23 +216,15 @@ final class Invocation {
                 fail("failed to set -x fasttrap-max: Invalid value for specified option");
             }
         }
-        String uprobes = consumer.getOption("uprobes");
-        if (uprobes != null && processControl != null) {
-            switch (uprobes.trim()) {
-                case "on" -> processControl.setUprobes(true);
-                case "off" -> processControl.setUprobes(false);
-                default -> fail("failed to set -x uprobes: Invalid value for specified option");
-            }
-        }
         String evaltime = consumer.getOption("evaltime"); // Options admits dtrace's four words only
         org.jdtrace.proc.ProcessControl.Evaltime at = evaltime == null ? org.jdtrace.proc.ProcessControl.Evaltime.POSTINIT
                 : org.jdtrace.proc.ProcessControl.Evaltime.valueOf(evaltime.toUpperCase(java.util.Locale.ROOT));
         for (CommandLine.Option o : cl.options) {
             try {
                 if (o.letter() == 'c') {
-                    targets.create(o.arg(), in, out, err, at);
+                    targets.create(o.arg(), in, out, err, at, consumer.consumerOptions());
                 } else if (o.letter() == 'p') {
-                    targets.grab(o.arg());
+                    targets.grab(o.arg(), consumer.consumerOptions());
                 } else {
                     continue;
                 }

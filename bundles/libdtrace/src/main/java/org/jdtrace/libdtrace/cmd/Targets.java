@@ -42,16 +42,20 @@ final class Targets {
         return processes;
     }
 
-    /** -c: splits the command on white space (a backslash escapes the next character), as dtrace. */
-    void create(String command, InputStream in, PrintStream out, PrintStream err, ProcessControl.Evaltime at)
-            throws IOException {
+    /**
+     * -c: splits the command on white space (a backslash escapes the next character), as dtrace;
+     * {@code options}: the consumer's (Consumer.consumerOptions: how the process is traced).
+     */
+    void create(String command, InputStream in, PrintStream out, PrintStream err, ProcessControl.Evaltime at,
+            java.util.Map<String, Long> options) throws IOException {
         List<String> argv = splitCommand(command);
         if (argv.isEmpty()) {
             throw new IOException("failed to execute : empty command");
         }
         TargetProcess p;
         try {
-            p = control.create(argv, new ProcessControl.Stdio(in != System.in, out != System.out, err != System.err), at);
+            p = control.create(argv, new ProcessControl.Stdio(in != System.in, out != System.out, err != System.err), at,
+                    options);
         } catch (ProcessException e) {
             throw new IOException(e.getMessage());
         }
@@ -73,9 +77,10 @@ final class Targets {
 
     /**
      * -p: the process must exist. The pid is read as dtrace reads it, with strtol(3): leading
-     * white space (isspace) and a sign are taken, nothing may follow the digits.
+     * white space (isspace) and a sign are taken, nothing may follow the digits. {@code options}
+     * as create's.
      */
-    void grab(String pidText) throws IOException {
+    void grab(String pidText, java.util.Map<String, Long> options) throws IOException {
         long pid;
         try {
             int from = 0;
@@ -89,7 +94,7 @@ final class Targets {
             throw new IOException("failed to grab pid " + pid + ": No such process");
         }
         try {
-            processes.add(control.grab((int) pid));
+            processes.add(control.grab((int) pid, options));
         } catch (ProcessException e) {
             throw new IOException(e.getMessage());
         }

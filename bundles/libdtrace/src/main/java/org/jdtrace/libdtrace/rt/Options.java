@@ -9,7 +9,9 @@
  * jdtrace's own: folded (print stack-keyed aggregations at exit as folded stacks) and
  * flamegraph=FILE (write them as an SVG flame graph), see print.FlameGraph; kernelclauses=off|on|force
  * (whether clauses are offered to providers to run in the kernel, lower.KernelForm: on by default;
- * force makes a kernel program a provider cannot load an error instead of a fallback).
+ * force makes a kernel program a provider cannot load an error instead of a fallback);
+ * uprobes=on|off (pid and USDT probes of the processes this consumer follows on the kernel's
+ * uprobes, the default, or on ptrace: a consumer option, CONSUMER_OPTIONS).
  *
  * Values are kept as longs (UNSET = Long.MIN_VALUE, like DTRACEOPT_UNSET); reads of the options
  * used on the firing path (quiet, strsize, bufsize, dynvarsize) go through volatile fields.
@@ -89,6 +91,19 @@ public final class Options {
 
     /** Options the framework hands to every provider once set (Provider.option); numbers. */
     public static final java.util.Set<String> PROVIDER_OPTIONS = java.util.Set.of("fbt-max", "ustackbytes");
+
+    /**
+     * Options that travel with the consumer's descriptions and processes (Consumer.consumerOptions,
+     * Provider.provide(desc, consumerOptions)) instead of being told to every provider: uprobes.
+     */
+    public static final java.util.Set<String> CONSUMER_OPTIONS = java.util.Set.of("uprobes");
+
+    /** A consumer option's value as the providers take it (uprobes: 1 on, 0 off), or null. */
+    public Long consumerOption(String name) {
+        if (!CONSUMER_OPTIONS.contains(name)) return null;
+        String v = getString(name);
+        return v == null ? null : v.equals("off") ? 0L : 1L;
+    }
 
     public static boolean isKnown(String name) {
         return KNOWN.containsKey(name);
@@ -179,6 +194,7 @@ public final class Options {
             case "evaltime" -> value != null && java.util.Set.of("exec", "preinit", "postinit", "main").contains(value);
             case "iregs" -> v > 0 && v <= DIF_REGISTERS;
             case "kernelclauses" -> value != null && (value.equals("off") || value.equals("on") || value.equals("force"));
+            case "uprobes" -> value != null && (value.equals("off") || value.equals("on"));
             case "amin" -> value != null && org.jdtrace.spi.Attributes.parse(value) != null;
             case "encoding" -> value != null && (value.equals("ascii") || value.equals("utf8")); // dt_opt_encoding
             case "bufresize" -> value != null && (value.equals("auto") || value.equals("manual")); // dt_opt_bufresize

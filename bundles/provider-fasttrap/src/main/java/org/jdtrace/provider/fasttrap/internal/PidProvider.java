@@ -272,6 +272,12 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
 
     @Override
     public void provide(ProbeDescription desc) {
+        provide(desc, Map.of());
+    }
+
+    /** {@code consumerOptions}: the asking consumer's; uprobes 0 (-x uprobes=off) traces a process grabbed now with ptrace. */
+    @Override
+    public void provide(ProbeDescription desc, Map<String, Long> consumerOptions) {
         ProbeRegistry reg = registry;
         if (reg == null) return;
         int pid = pidOf(desc.provider());
@@ -279,7 +285,7 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
             if (desc.provider().startsWith(EVERY_PROCESS)) provideEveryProcess(reg, desc);
             return;
         }
-        ProcessState s = processes.grabForProbes(pid);
+        ProcessState s = processes.grabForProbes(pid, consumerOptions);
         if (s.defunct()) return;
         createAll(reg, s, desc, plan(s, desc, null));
         s.descriptions.add(desc);

@@ -45,9 +45,13 @@ import org.slf4j.LoggerFactory;
  * path (the default) probes are the kernel's uprobes (UprobeSites, one per component, shared by
  * pid and USDT probes) and ptrace serves only the start (go() detaches every thread); on the
  * ptrace path a tracepoint at the dynamic linker's r_brk (RtldEvents) reports library loads, on
- * a worker thread, never the control thread. The choice is made per process: ptrace when
- * switched off (-x uprobes=off, -Djdtrace.uprobes=off), without the perf events service, or when
- * the kernel refuses (one warning line with its reason).
+ * a worker thread, never the control thread. The choice is made per process, when it is first
+ * followed, by the consumer whose -c, -p or description follows it (its consumer options travel
+ * with the call: uprobes 0 for -x uprobes=off; nothing of it is kept here, so it never carries
+ * over to another consumer; absent, -Djdtrace.uprobes=off read at construction is the default):
+ * ptrace when switched off, without the perf events service, or when the kernel refuses (one
+ * warning line with its reason). A process already followed keeps its path for every consumer
+ * (one attachment per process).
  *
  * Events: exec and exit mark the process defunct and tell the Fasttrap listeners; then, on a
  * separate thread (never the control thread, which the framework may be waiting for), the probe
@@ -99,8 +103,8 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         refusalTold = false;
     }
 
-    /** Whether probes go on kernel uprobes when the kernel allows (-x uprobes=off, -Djdtrace.uprobes=off: ptrace). */
-    private volatile boolean uprobes = !"off".equals(System.getProperty("jdtrace.uprobes"));
+    /** Whether probes go on kernel uprobes when the consumer does not say (-Djdtrace.uprobes=off: ptrace). */
+    private final boolean uprobesByDefault = !"off".equals(System.getProperty("jdtrace.uprobes"));
     private UprobeSites kernelSites;
     private boolean refusalTold;
 
@@ -193,16 +197,17 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         this.max = max;
     }
 
-    @Override
-    public void setUprobes(boolean on) {
-        this.uprobes = on;
+    /** Whether a consumer with {@code consumerOptions} wants the kernel's uprobes (its uprobes option, else the default). */
+    private boolean wantsUprobes(Map<String, Long> consumerOptions) {
+        Long v = consumerOptions.get("uprobes");
+        return v == null ? uprobesByDefault : v != 0;
     }
 
     /**
-     * The uprobe sites for a process followed now, or null for the ptrace path: uprobes switched
-     * off, or refused by the kernel (told once, in one warning line with the kernel's reason).
+     * The uprobe sites for a process followed now, or null for the ptrace path: uprobes not
+     * wanted, or refused by the kernel (told once, in one warning line with the kernel's reason).
      */
-    private synchronized UprobeSites kernelSitesForNewProcess() {
+    private synchronized UprobeSites kernelSitesForNewProcess(boolean uprobes) {
         if (!uprobes || perf == null) return null; // off, or embedded without perf events: ptrace
         if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi(), this::ownerRegistry);
         String why = kernelSites.refusal();
@@ -229,20 +234,27 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     @Override
     public TargetProcess create(List<String> argv, Stdio stdio, Evaltime at) throws ProcessException {
-        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null), at);
+        return create(argv, stdio, at, Map.of());
+    }
+
+    @Override
+    public TargetProcess create(List<String> argv, Stdio stdio, Evaltime at, Map<String, Long> consumerOptions)
+            throws ProcessException {
+        return create(argv, new StdioSpec(stdio.pipeIn(), stdio.pipeOut(), stdio.pipeErr(), null), at,
+                wantsUprobes(consumerOptions));
     }
 
     /** As {@link #create(List, Stdio)} with standard output sent to a file (tests, benchmarks). */
     public TargetProcess create(List<String> argv, java.nio.file.Path stdout) throws ProcessException {
-        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), Evaltime.POSTINIT);
+        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), Evaltime.POSTINIT, uprobesByDefault);
     }
 
     /** As {@link #create(List, java.nio.file.Path)}, held at {@code at} (tests). */
     public TargetProcess create(List<String> argv, java.nio.file.Path stdout, Evaltime at) throws ProcessException {
-        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), at);
+        return create(argv, stdout == null ? StdioSpec.INHERIT : StdioSpec.outTo(stdout), at, uprobesByDefault);
     }
 
-    private TargetProcess create(List<String> argv, StdioSpec io, Evaltime at) throws ProcessException {
+    private TargetProcess create(List<String> argv, StdioSpec io, Evaltime at, boolean uprobes) throws ProcessException {
         String missing = Executables.problem(argv.isEmpty() ? "" : argv.get(0));
         if (missing != null) throw new ProcessException(missing);
         TracedProcess p;
@@ -251,26 +263,32 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage());
         }
-        return target(track(p, false));
+        return target(track(p, false, uprobes));
     }
 
     @Override
     public TargetProcess grab(int pid) throws ProcessException {
+        return grab(pid, Map.of());
+    }
+
+    @Override
+    public TargetProcess grab(int pid, Map<String, Long> consumerOptions) throws ProcessException {
         ProcessState s = processes.get(pid);
         if (s != null) return target(s);
+        boolean uprobes = wantsUprobes(consumerOptions);
         TracedProcess p;
         try {
-            p = grabWaiting(pid);
+            p = grabWaiting(pid, uprobes);
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage().startsWith("failed") ? e.getMessage()
                     : "failed to grab pid " + pid + ": " + e.getMessage());
         }
-        return target(track(p, false));
+        return target(track(p, false, uprobes));
     }
 
-    private ProcessState track(TracedProcess p, boolean owned) {
+    private ProcessState track(TracedProcess p, boolean owned, boolean uprobes) {
         ProcessState s = new ProcessState(p, owned, isa, objects);
-        s.kernel = kernelSitesForNewProcess();
+        s.kernel = kernelSitesForNewProcess(uprobes);
         // read now: on the uprobe path clauses run after the event, maybe once the process is reaped
         if (s.kernel != null) {
             s.execname();
@@ -362,8 +380,13 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     @Override
     public TracedTarget follow(int pid) throws TracepointRefused {
+        return follow(pid, Map.of());
+    }
+
+    @Override
+    public TracedTarget follow(int pid, Map<String, Long> consumerOptions) throws TracepointRefused {
         try {
-            ProcessState s = grabForProbes(pid);
+            ProcessState s = grabForProbes(pid, consumerOptions);
             s.countProbe(API_HOLD, 1);
             watchLinker(s);
             return s;
@@ -423,7 +446,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
      * started at once must not fail); a process nobody traces fails at once, after one more try
      * (the other tracer may have let go between the refusal and the look at TracerPid).
      */
-    private TracedProcess grabWaiting(int pid) {
+    private TracedProcess grabWaiting(int pid, boolean uprobes) {
         long deadline = System.nanoTime() + GRAB_WAIT_NANOS;
         boolean triedFree = false;
         for (;;) {
@@ -506,7 +529,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     @Override
     public synchronized UprobeSites kernelSites() {
-        return kernelSitesForNewProcess();
+        return kernelSitesForNewProcess(true);
     }
 
     @Override
@@ -529,15 +552,16 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     /** The process a description names: the one followed, else grabbed (owned) and let run. */
     @Override
-    public synchronized ProcessState grabForProbes(int pid) {
+    public synchronized ProcessState grabForProbes(int pid, Map<String, Long> consumerOptions) {
         ProcessState s = processes.get(pid);
         if (s != null) return s;
         if (pid == ProcessHandle.current().pid()) {
             throw new ProviderException("process " + pid + " is dtrace itself", "D_PROC_DYN");
         }
         try {
-            TracedProcess p = grabWaiting(pid);
-            s = track(p, true);
+            boolean uprobes = wantsUprobes(consumerOptions);
+            TracedProcess p = grabWaiting(pid, uprobes);
+            s = track(p, true, uprobes);
             letRun(s);
             return s;
         } catch (RuntimeException e) {

@@ -27,9 +27,10 @@ public interface ProcessTable {
     /**
      * The process a probe description names: the one followed, else grabbed (owned by the table,
      * let go untouched when no probe needs it) and let run. A ProviderException with dtrace's
-     * words (D_PROC_GRAB, D_PROC_DYN) when it cannot be.
+     * words (D_PROC_GRAB, D_PROC_DYN) when it cannot be. A process grabbed now is traced as the
+     * asking consumer's {@code consumerOptions} say (uprobes).
      */
-    ProcessState grabForProbes(int pid);
+    ProcessState grabForProbes(int pid, java.util.Map<String, Long> consumerOptions);
 
     /** A process grabbed only for probes, none left ({@link ProcessState#hasProbes()}): released untouched. */
     void letGoIfUnused(ProcessState s);
@@ -38,8 +39,8 @@ public interface ProcessTable {
     int fasttrapMax();
 
     /**
-     * The kernel's uprobe sites for probes placed now, or null for the ptrace path (uprobes off,
-     * no perf events service, or refused by the kernel: told once in one warning line).
+     * The kernel's uprobe sites for probes placed now, or null for the ptrace path (no perf
+     * events service, or refused by the kernel: told once in one warning line).
      */
     UprobeSites kernelSites();
 

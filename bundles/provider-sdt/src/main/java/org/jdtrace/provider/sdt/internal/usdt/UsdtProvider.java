@@ -120,6 +120,12 @@ public final class UsdtProvider implements Provider, TargetListener {
      */
     @Override
     public void provide(org.jdtrace.spi.ProbeDescription desc) {
+        provide(desc, java.util.Map.of());
+    }
+
+    /** As provide(desc); a process grabbed now is traced as the asking consumer's {@code consumerOptions} say (uprobes). */
+    @Override
+    public void provide(org.jdtrace.spi.ProbeDescription desc, java.util.Map<String, Long> consumerOptions) {
         String p = desc.provider();
         String digits = org.jdtrace.spi.ProbeDescription.processDigits(p);
         if (digits.isEmpty() || p.equals("pid" + digits)) return;
@@ -131,7 +137,7 @@ public final class UsdtProvider implements Provider, TargetListener {
         }
         if (pid <= 0 || processes.containsKey(pid) || grabbed.containsKey(pid)) return;
         try {
-            TracedTarget t = fasttrap.follow(pid);
+            TracedTarget t = fasttrap.follow(pid, consumerOptions);
             if (grabbed.putIfAbsent(pid, t) != null) fasttrap.unfollow(t);
             followed(t); // made already if it was grabbed just now (followed), else now
         } catch (TracepointRefused e) {
