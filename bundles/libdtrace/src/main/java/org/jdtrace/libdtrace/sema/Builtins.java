@@ -193,7 +193,7 @@ final class Builtins {
                 throw new DTraceException(fn + " prototype mismatch: conversion #" + convNo + " (" + conv.name()
                         + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
             }
-            checkConversion(fn, conv, next + 2, args.get(next).type, c.line);
+            checkConversion(fn, conv, "argument #" + (next + 2), args.get(next).type, c.line);
             next++;
         }
         if (next < args.size()) {
@@ -203,8 +203,11 @@ final class Builtins {
         return fmt;
     }
 
-    /** dt_printf.c's per-conversion argument checks, with its prototype descriptions. */
-    static void checkConversion(String fn, PrintfFormat.Conversion conv, int argNo, DType t, int line)
+    /**
+     * dt_printf.c's per-conversion argument checks, with its prototype descriptions; {@code what}
+     * names the value in the message ("argument #2", "aggregating action").
+     */
+    static void checkConversion(String fn, PrintfFormat.Conversion conv, String what, DType t, int line)
             throws DTraceException {
         String proto = null;
         switch (conv.conv()) {
@@ -246,7 +249,7 @@ final class Builtins {
             default -> { }
         }
         if (proto != null) {
-            throw new DTraceException(fn + " argument #" + argNo + " is incompatible with conversion #" + conv.number()
+            throw new DTraceException(fn + " " + what + " is incompatible with conversion #" + conv.number()
                     + " prototype:\n\tconversion: " + conv.name() + "\n\t prototype: " + proto + "\n\t  argument: "
                     + t.name(), "D_PRINTF_ARG_TYPE", line);
         }
@@ -296,11 +299,14 @@ final class Builtins {
             }
         }
         if (fmt != null) {
-            // conversions before the first %@ take the keys in order
+            // conversions before the first %@ take the keys in order; a %@ takes the aggregating
+            // action's value, unsigned for count() and signed for the others (dt_printf_validate)
+            DType value = first.var.function == DFunction.COUNT ? DType.UINT64 : DType.INT64;
             int key = 0;
             for (PrintfFormat.Conversion conv : fmt.conversions()) {
                 int convNo = conv.number();
                 if (conv.agg()) {
+                    checkConversion("printa( )", conv, "aggregating action", value, c.line);
                     continue;
                 }
                 if (key >= first.var.keyTypes.size()) {
@@ -308,7 +314,7 @@ final class Builtins {
                     throw new DTraceException("printa( ) prototype mismatch: conversion #" + convNo + " (" + conv.name()
                             + ") is missing a corresponding value argument", "D_PRINTF_ARG_PROTO", c.line);
                 }
-                checkConversion("printa( )", conv, 2, first.var.keyTypes.get(key), c.line);
+                checkConversion("printa( )", conv, "argument #2", first.var.keyTypes.get(key), c.line);
                 key++;
             }
         }

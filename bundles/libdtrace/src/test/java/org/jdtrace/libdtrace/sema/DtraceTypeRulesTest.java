@@ -116,6 +116,9 @@ class DtraceTypeRulesTest {
         // printa's conversions other than %@ take the keys only
         "BEGIN { @ = count(); printa(\"%d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #1 (%d) is missing a corresponding value argument",
         "BEGIN { @[1, 2] = count(); printa(\"%d %d %d %@d\", @); } | D_PRINTF_ARG_PROTO | printa( ) prototype mismatch: conversion #3 (%d) is missing a corresponding value argument",
+        // a %@ takes the aggregating action's value: uint64_t for count(), int64_t for the others
+        "BEGIN { @[1] = count(); printa(\"%d %@s\", @); } | D_PRINTF_ARG_TYPE | printa( ) aggregating action is incompatible with conversion #2 prototype:~^conversion: %s~^ prototype: char [] or string (or use stringof)~^  argument: uint64_t",
+        "BEGIN { @ = sum(1); printa(\"%% %@k\", @); } | D_PRINTF_ARG_TYPE | printa( ) aggregating action is incompatible with conversion #2 prototype:~^conversion: %k~^ prototype: stack~^  argument: int64_t",
     })
     void errorsUseDtraceTagsAndWording(String src, String tag, String message) {
         DTraceException e = assertThrows(DTraceException.class, () -> DFrontEnd.check(src, "t.d", List.of()));
