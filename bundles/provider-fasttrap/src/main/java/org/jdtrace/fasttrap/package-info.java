@@ -6,5 +6,5 @@
  * per-process probes needs. Registered by provider-fasttrap's pid provider.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.2.0")
+@org.osgi.annotation.versioning.Version("1.3.0")
 package org.jdtrace.fasttrap;

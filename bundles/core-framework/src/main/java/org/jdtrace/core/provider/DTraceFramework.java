@@ -661,6 +661,18 @@ public final class DTraceFramework {
         }
     }
 
+    /** Provider.kernelThreadLocals of {@code probe}. */
+    public boolean kernelThreadLocals(Probe probe) {
+        synchronized (lock) {
+            if (!(probe instanceof ProbeImpl p)) return false;
+            try {
+                return p.owner().kernelThreadLocals(p);
+            } catch (RuntimeException e) {
+                return false;
+            }
+        }
+    }
+
     /** A provider option a consumer set (-x fbt-max=N): told to every provider. */
     public void providerOption(String name, long value) {
         synchronized (lock) {

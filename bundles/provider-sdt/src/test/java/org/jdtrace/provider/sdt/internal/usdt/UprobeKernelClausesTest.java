@@ -193,33 +193,44 @@ class UprobeKernelClausesTest {
     }
 
     /**
-     * Thread-locals across clauses at pid probes stay in the JVM (libdtrace's KernelForm keeps
-     * them in the kernel at syscall probes alone): the entry's store and the return's predicate
-     * and quantize see the same self->ts, by default as with kernelclauses=off. sq is entered 111
-     * times by compute(2000), from its one thread: 111 latencies both ways, none 0 or negative and
-     * none of two clocks apart (over 2^40 ns); and a program of the same shape over what is
-     * deterministic (sq's argument saved at entry, checked against its square at return; i of
-     * compute's loop is 12 + 18k, k = 0..110) gives the same bytes both ways.
+     * Thread-locals across clauses at pid probes live in the kernel (ThreadLocalsMap, as at syscall
+     * probes): sq's argument saved at entry and checked against its square at return (i of
+     * compute's loop is 12 + 18k, k = 0..110: sq(i) == i * i for each, and i & 3 is 0 or 2, 55
+     * and 56 times) gives the bytes of kernelclauses=off with no record reaching the JVM; the
+     * classic latency program (entry's timestamp, quantize at return) counts sq's 111 calls both
+     * ways, none 0 or negative and none of two clocks apart (over 2^40 ns), again with no record
+     * sent on the kernel path.
      */
     @Test
-    void threadLocalsAcrossPidClausesGiveTheJvmsResultsByDefault() throws Exception {
+    void threadLocalsAcrossPidEntryAndReturnLiveInTheKernel() throws Exception {
+        String exact = "pid$target:a.out:sq:entry { self->x = arg0; }"
+                + " pid$target:a.out:sq:return /self->x/ { @[arg1 - self->x * self->x, self->x & 3] = count(); self->x = 0; }";
+        String out = same(exact, ftCount(2000));
+        // after ft_count's own line: {0, i & 3} by count
+        assertTrue(out.replaceAll("\\s+", " ").strip().endsWith(" 0 2 55 0 0 56"), out);
         String latency = "pid$target:a.out:sq:entry { self->ts = timestamp; }"
                 + " pid$target:a.out:sq:return /self->ts/ { @ = quantize(timestamp - self->ts); self->ts = 0; }";
-        for (String mode : new String[] {"off", null}) {
-            Platform.Run r = mode != null ? platform.run("-q", "-x", "kernelclauses=" + mode, "-n", latency, "-c", ftCount(2000))
-                    : platform.run("-q", "-n", latency, "-c", ftCount(2000));
-            assertEquals(0, r.await(), r.toString());
-            assertEquals("", warnings(r.err()), r.toString());
-            java.util.Map<Long, Long> b = buckets(r.out());
-            assertEquals(111, b.values().stream().mapToLong(Long::longValue).sum(), mode + ": " + r.out());
-            assertTrue(b.keySet().stream().allMatch(v -> v > 0 && v < 1L << 40), mode + ": " + r.out());
+        for (String mode : new String[] {"off", "force"}) {
+            Object[] r = run(mode, latency, ftCount(2000));
+            java.util.Map<Long, Long> b = buckets((String) r[0]);
+            assertEquals(111, b.values().stream().mapToLong(Long::longValue).sum(), mode + ": " + r[0]);
+            assertTrue(b.keySet().stream().allMatch(v -> v > 0 && v < 1L << 40), mode + ": " + r[0]);
+            if (mode.equals("force")) assertEquals(0L, r[1], "records sent with the thread-locals in the kernel");
         }
-        String exact = "pid$target:a.out:sq:entry { self->x = arg0; }"
-                + " pid$target:a.out:sq:return /self->x/ { @[arg1 - self->x * self->x, self->x % 4] = count(); self->x = 0; }";
-        Object[] off = run("off", exact, ftCount(2000));
-        Object[] on = run(null, exact, ftCount(2000));
-        assertEquals(off[0], on[0], "the same output by default as with kernelclauses=off");
-        // after ft_count's own line: {0, i % 4} by count, sq(i) == i * i for each saved i
-        assertTrue(((String) off[0]).replaceAll("\\s+", " ").strip().endsWith(" 0 2 55 0 0 56"), (String) off[0]);
+    }
+
+    /**
+     * The same at USDT probes, and across a USDT probe and a pid probe of one process (one
+     * thread-locals map for every uprobe program): work(i) fires tick(-i, i, name), then
+     * expensive-sum(s) (its semaphore set by the enabling) and returns 2 * i.
+     */
+    @Test
+    void threadLocalsAcrossUsdtAndPidProbesLiveInTheKernel() throws Exception {
+        String out = same("jdt$target:::tick { self->i = arg1 + 1; }"
+                + " jdt$target:::expensive-sum /self->i/ { @s[(self->i - 1) & 1] = sum(arg0 - (self->i - 1)); }"
+                + " pid$target:a.out:work:return /self->i/ { @r[arg1 - 2 * (self->i - 1)] = count(); self->i = 0; }"
+                + " END { printa(\"s %d %@d\\n\", @s); printa(\"r %d %@d\\n\", @r); }", Platform.bin("ft_usdt") + " 300");
+        assertTrue(out.contains("r 0 300\n"), out);
+        assertTrue(out.contains("s 0 ") && out.contains("s 1 "), out);
     }
 }
