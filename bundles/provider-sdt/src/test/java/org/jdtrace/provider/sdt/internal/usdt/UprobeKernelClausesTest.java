@@ -233,4 +233,63 @@ class UprobeKernelClausesTest {
         assertTrue(out.contains("r 0 300\n"), out);
         assertTrue(out.contains("s 0 ") && out.contains("s 1 "), out);
     }
+
+    /**
+     * The group-change window of a rebuild (GroupIds): consumer A counts work()'s entries and the
+     * hits of an offset inside it in the kernel, and keeps a thread-local across work's entry and
+     * return, while the groups of those probes' cookies change under it again and again: a second
+     * consumer adds its own clauses to the same probes and goes (a new group for each cookie, then
+     * back; every rebuild swaps the program in before the cookies' filters are rewritten), and
+     * provider-sdt is stopped and started. A hit in that window runs the old program's clauses on
+     * the same maps: every one of the N calls is counted, exactly, at each of the pid probes (with
+     * the new program lacking the old groups, about a thousand of the two million were lost).
+     */
+    @Test
+    void everyHitIsCountedWhileTheClauseGroupsChangeAtRebuilds() throws Exception {
+        int n = 2_000_000;
+        String bin = Platform.bin("ft_usdt");
+        long offset;
+        try (org.jdtrace.elf.ElfFile elf = org.jdtrace.elf.ElfFile.open(java.nio.file.Path.of(bin))) {
+            long work = elf.symbol("work").orElseThrow().value();
+            offset = elf.sdtNotes().stream().filter(x -> x.name().equals("tick")).findFirst().orElseThrow().pc() - work;
+        }
+        String a = "BEGIN { printf(\"pid %d\\n\", $target); }"
+                + " pid$target:a.out:work:entry { @e = count(); }"
+                + " pid$target:a.out:work:" + Long.toHexString(offset) + " { @o = count(); }"
+                + " pid$target:a.out:work:entry { self->w = arg0 + 1; }"
+                + " pid$target:a.out:work:return /self->w/ { @r[arg1 - 2 * (self->w - 1)] = count(); self->w = 0; }"
+                + " END { printa(\"entry %@d\\n\", @e); printa(\"offset %@d\\n\", @o); printa(\"return %d %@d\\n\", @r); }";
+        Platform.Run r = platform.run("-q", "-x", "kernelclauses=force", "-n", a, "-c", bin + " " + n);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!r.out().contains("pid ") && System.nanoTime() < deadline) Thread.sleep(5);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("pid (\\d+)\n").matcher(r.out());
+        assertTrue(m.find(), r.toString());
+        long target = Long.parseLong(m.group(1));
+        int changes = 0;
+        long at = 0;
+        for (int i = 0; i < 24 && at < n - 400_000 && ProcessHandle.of(target).map(ProcessHandle::isAlive).orElse(false); i++) {
+            if (i % 4 == 3) {
+                platform.stopUsdt();
+                Thread.sleep(20);
+                platform.startUsdt();
+            } else {
+                // B names the process's provider without -p (whose end would let the process go);
+                // it ends at the next call whose low 13 bits are set, and says where the process was
+                String p = "pid" + target + ":a.out:work:";
+                String b = p + "entry" + (i % 2 == 0 ? "," + p + Long.toHexString(offset) : "") + " /arg0 > " + i + "/ { @b = count(); }"
+                        + p + "entry /(arg0 & 0x1fff) == 0x1fff/ { printf(\"at %d\\n\", arg0); exit(0); }";
+                Platform.Run other = platform.run("-q", "-n", b);
+                assertEquals(0, other.await(), other.toString());
+                java.util.regex.Matcher w = java.util.regex.Pattern.compile("at (\\d+)\n").matcher(other.out());
+                assertTrue(w.find(), other.toString());
+                at = Long.parseLong(w.group(1));
+            }
+            changes++;
+        }
+        assertEquals(0, r.await(), r.toString());
+        assertTrue(changes >= 8, "the groups changed while the process ran: " + changes + " times: " + r);
+        assertTrue(r.out().contains("entry " + n + "\n"), "every entry counted: " + r);
+        assertTrue(r.out().contains("offset " + n + "\n"), "every offset hit counted: " + r);
+        assertTrue(r.out().contains("return 0 " + n + "\n"), "every return saw its entry's thread-local: " + r);
+    }
 }
