@@ -124,8 +124,8 @@ final class KernelSyscallProvider implements Provider {
     private Kernel kernel;
     /** The clause group of each armed key (bits 16..31 of its mask), 0: none (ClauseProgram). */
     private final int[] groups;
-    /** The groups' ids, by clause list, across rebuilds (the window between a swap and the re-arming). */
-    private final GroupIds<ClauseProgram.Group> ids = new GroupIds<>();
+    /** Each program's (entry, return) groups' ids, by clause list, across rebuilds (the window between a swap and the re-arming). */
+    private final List<GroupIds<ClauseProgram.Group>> ids = List.of(new GroupIds<>(), new GroupIds<>());
     /** The hold on the thread-locals map while whole clauses are taken. */
     private ThreadLocalsMap.Lease lease;
     /** The kernel clauses changed since the programs were built (rebuilt at commit). */
@@ -281,7 +281,7 @@ final class KernelSyscallProvider implements Provider {
         taken.clear();
         refused.clear();
         java.util.Arrays.fill(groups, 0);
-        ids.clear();
+        ids.forEach(GroupIds::clear);
         dirty = false;
         if (kernel != null) kernel.close();
         kernel = null;
@@ -316,7 +316,7 @@ final class KernelSyscallProvider implements Provider {
         dirty = false;
         Probe[][] now = armed;
         List<List<ClauseProgram.Group>> byEnd = List.of(new ArrayList<>(), new ArrayList<>());
-        Map<Integer, ClauseProgram.Group> built = new HashMap<>();
+        List<Map<Integer, ClauseProgram.Group>> built = List.of(new HashMap<>(), new HashMap<>());
         int[] next = new int[groups.length];
         Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
         Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
@@ -328,9 +328,11 @@ final class KernelSyscallProvider implements Provider {
                 // a refused clause has no kernel form any more: its events always reach the JVM
                 List<KernelClause> l = p.kernelClauses().stream().map(c -> c != null && refused.contains(c) ? null : c).toList();
                 if (l.stream().allMatch(java.util.Objects::isNull)) continue;
-                int id = ids.id(l);
-                ClauseProgram.Group g = built.computeIfAbsent(id, x -> new ClauseProgram.Group(id, l));
-                if (!byEnd.get(end).contains(g)) byEnd.get(end).add(g);
+                int id = ids.get(end).id(l);
+                if (!built.get(end).containsKey(id)) {
+                    built.get(end).put(id, new ClauseProgram.Group(id, l));
+                    byEnd.get(end).add(built.get(end).get(id));
+                }
                 next[SyscallProgram.armedKey(nr, end == 0, maxNr)] = id;
                 for (KernelClause c : l) {
                     if (c == null || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
@@ -343,17 +345,16 @@ final class KernelSyscallProvider implements Provider {
         boolean whole = keep.keySet().stream().anyMatch(KernelClause::whole);
         if (whole && lease == null) lease = perf.threadLocals.lease();
         // the last programs' groups whose ids these do not reuse (GroupIds: the window before the
-        // re-arming), in both programs: a clause they list that is no longer taken runs in neither
+        // re-arming): a clause they list that is no longer taken runs in neither
         List<List<ClauseProgram.Group>> withRetired = List.of(new ArrayList<>(byEnd.get(0)), new ArrayList<>(byEnd.get(1)));
-        for (Map.Entry<Integer, ClauseProgram.Group> r : ids.retired()) {
-            withRetired.get(0).add(r.getValue());
-            withRetired.get(1).add(r.getValue());
+        for (int end = 0; end < 2; end++) {
+            for (Map.Entry<Integer, ClauseProgram.Group> r : ids.get(end).retired()) withRetired.get(end).add(r.getValue());
         }
         try {
             kernel.load(withRetired.get(0), withRetired.get(1), ClauseMap.program(keep),
                     lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd());
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
-            ids.abandon();
+            ids.forEach(GroupIds::abandon);
             List<KernelClause> named = keep.isEmpty()
                     ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
                             .distinct().toList()
@@ -369,8 +370,8 @@ final class KernelSyscallProvider implements Provider {
             if (keep.isEmpty()) {
                 refused.addAll(named);
                 kernel.load(List.of(), List.of(), Map.of(), -1, -1); // predicates alone refused: none in the kernel
-                ids.clear();
-                built.clear();
+                ids.forEach(GroupIds::clear);
+                built.forEach(Map::clear);
                 java.util.Arrays.fill(next, 0);
                 keep.clear();
                 whole = false;
@@ -394,7 +395,7 @@ final class KernelSyscallProvider implements Provider {
                 }
             }
         }
-        if (!built.isEmpty()) ids.installed(built);
+        for (int end = 0; end < 2; end++) ids.get(end).installed(built.get(end));
         if (lease != null) lease.taken(keep.keySet());
         for (ClauseMap m : taken.values()) {
             if (m != null) m.clause.aggregation().sink().attach(m);
