@@ -7,6 +7,10 @@
 # 3) each, interleaved; prints each tracer's cost and the ratio jdtrace/bpftrace, in wall time and
 # in CPU time (the trap and the BPF program run in the hitting thread: CPU time is what a hit costs
 # the traced program, and what a loaded machine's scheduling does not blur).
+# The third case, latency, is the classic entry/return idiom with a thread-local, which runs
+# wholly in the kernel on both sides: bpftrace's `@ts[tid] = nsecs` at the uprobe, hist() and
+# delete() at the uretprobe; jdtrace's `self->ts = timestamp` at entry, quantize() and
+# `self->ts = 0` at return (the thread-locals map, ClauseProgram).
 # PIN=1 runs every command (tracer and target) on CPU 0 (taskset), as the shared bench's table.
 set -euo pipefail
 ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -51,12 +55,16 @@ for ((r = 0; r < RUNS; r++)); do
   run jdtrace-entry "$ROOT/bin/dtrace" -q -n 'pid$target:a.out:work:entry { @ = count(); }' -c "$BIN $N"
   run bpftrace-return bpftrace -q -e "uretprobe:$BIN:work { @ = count(); }" -c "$BIN $N"
   run jdtrace-return "$ROOT/bin/dtrace" -q -n 'pid$target:a.out:work:return { @ = count(); }' -c "$BIN $N"
+  run bpftrace-latency bpftrace -q -e "uprobe:$BIN:work { @ts[tid] = nsecs; }
+      uretprobe:$BIN:work /@ts[tid]/ { @ = hist(nsecs - @ts[tid]); delete(@ts[tid]); }" -c "$BIN $N"
+  run jdtrace-latency "$ROOT/bin/dtrace" -q -n 'pid$target:a.out:work:entry { self->ts = timestamp; }
+      pid$target:a.out:work:return /self->ts/ { @ = quantize(timestamp - self->ts); self->ts = 0; }' -c "$BIN $N"
 done
 median() { sort -g "$TMP/$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 perhit() { awk -v t="$(median "$1${2:-}")" -v b="$(median "none${2:-}")" -v n="$N" 'BEGIN { printf "%.2f", (t - b) / n * 1e6 }'; }
 echo "work() x $N, median of $RUNS runs, untraced loop $(median none)s wall, $(median none.cpu)s CPU${PIN:+, pinned to CPU 0}"
 for clock in "" .cpu; do
-  for k in entry return; do
+  for k in entry return latency; do
     b=$(perhit bpftrace-$k $clock); j=$(perhit jdtrace-$k $clock)
     printf '%-7s %-4s bpftrace %6s us/hit   jdtrace %6s us/hit   ratio %s\n' "$k" "${clock:+cpu}$([[ -z $clock ]] && echo wall)" "$b" "$j" \
         "$(awk -v j="$j" -v b="$b" 'BEGIN { printf "%.2fx", j / b }')"

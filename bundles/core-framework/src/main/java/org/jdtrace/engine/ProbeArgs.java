@@ -39,6 +39,16 @@ public interface ProbeArgs {
     }
 
     /**
+     * Whether {@code description} matches probes now and every one of them runs whole clauses
+     * (thread-locals in the kernel) where it fires (Provider.kernelThreadLocals).
+     *
+     * @since 1.6
+     */
+    default boolean kernelThreadLocals(ProbeDescription description) {
+        return false;
+    }
+
+    /**
      * Whether {@code description} matches a probe now (dt_setcontext's question, which the
      * compiler asks of each clause's descriptions before it checks the clause: D_PDESC_ZERO).
      * True when that cannot be told, as when a provider cannot make its probes (enabling the

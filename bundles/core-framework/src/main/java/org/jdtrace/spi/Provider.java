@@ -146,6 +146,20 @@ public interface Provider {
         return null;
     }
 
+    /**
+     * Whether {@code probe} runs whole clauses (KernelClause.whole: thread-locals that live in the
+     * kernel) where it fires: its provider takes each at enable or refuses the enable, and shares
+     * one per-thread store with every other such probe of the machine (a variable written at one
+     * is read at another). The compiler keeps a thread-local in the kernel only when every probe
+     * of every clause that mentions it answers true (ProbeArgs.kernelThreadLocals). False (the
+     * default): the probe's clauses with thread-locals run in the JVM.
+     *
+     * @since 1.11
+     */
+    default boolean kernelThreadLocals(Probe probe) {
+        return false;
+    }
+
     /** dtps_getargdesc: the native and translated type of argument {@code index}, or null. */
     default ArgDesc argDesc(Probe probe, int index) {
         return null;

@@ -146,7 +146,7 @@ public final class DCompiler implements FrontEnd {
         List<Integer> lines = new ArrayList<>();
         String kernel = options.getString("kernelclauses");
         java.util.Set<Integer> resident = "off".equals(kernel) ? java.util.Set.of()
-                : KernelForm.residentThreadLocals(state, lowered, program.clauses().stream().map(c -> syscallOnly(c, probeArgs)).toList());
+                : KernelForm.residentThreadLocals(state, lowered, program.clauses().stream().map(c -> kernelOnly(c, probeArgs)).toList());
         for (int i = 0; i < lowered.size(); i++) {
             Clause c = program.clauses().get(i);
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
@@ -167,17 +167,15 @@ public final class DCompiler implements FrontEnd {
     }
 
     /**
-     * True when every description of {@code c} matches probes now and each of them is a probe of
-     * the kernel's syscall provider (one that fires from what its BPF program recorded), where a
-     * whole clause can run (KernelForm).
+     * True when every description of {@code c} matches probes now and each of them runs whole
+     * clauses where it fires (ProbeArgs.kernelThreadLocals: the kernel's syscall probes, pid and
+     * USDT probes on uprobes), where a whole clause can run (KernelForm).
      */
-    private static boolean syscallOnly(Clause c, org.jdtrace.engine.ProbeArgs probeArgs) {
+    private static boolean kernelOnly(Clause c, org.jdtrace.engine.ProbeArgs probeArgs) {
         if (probeArgs == null) return false;
         for (ProbeSpec s : c.probes()) {
             try {
-                int n = probeArgs.argDescs(s.description()).size();
-                java.util.Map<String, java.util.Set<Integer>> kernel = probeArgs.capturedStrings(s.description());
-                if (n == 0 || kernel.size() != n || !kernel.keySet().stream().allMatch(k -> k.startsWith("syscall:"))) return false;
+                if (!probeArgs.kernelThreadLocals(s.description())) return false;
             } catch (RuntimeException e) {
                 return false;
             }

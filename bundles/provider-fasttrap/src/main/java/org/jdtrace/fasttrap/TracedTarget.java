@@ -51,6 +51,16 @@ public interface TracedTarget {
     }
 
     /**
+     * Whether this process's sites are the kernel's uprobes, whose program runs whole clauses
+     * (thread-locals in the kernel, Provider.kernelThreadLocals) at their hits.
+     *
+     * @since 1.3
+     */
+    default boolean kernelSites() {
+        return false;
+    }
+
+    /**
      * As {@link #trace}, each hit copying {@code stackBytes} of the user stack at the event when
      * the process's sites are the kernel's (see {@link Site#stack}); from the first hit on.
      *

@@ -92,6 +92,16 @@ final class ConsumerImpl implements Consumer {
             }
 
             @Override
+            public boolean kernelThreadLocals(ProbeDescription d) {
+                try {
+                    List<Probe> ps = framework.match(d);
+                    return !ps.isEmpty() && ps.stream().allMatch(framework::kernelThreadLocals);
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            }
+
+            @Override
             public boolean matches(ProbeDescription d) {
                 try {
                     return !framework.match(d, state.consumerOptions()).isEmpty();

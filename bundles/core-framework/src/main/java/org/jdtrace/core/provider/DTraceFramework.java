@@ -660,12 +660,22 @@ public final class DTraceFramework {
 
     /** Provider.capturedStrings of {@code probe}: null when its firings read the process's memory themselves. */
     public java.util.Set<Integer> capturedStrings(Probe probe) {
+        return askOwner(probe, Provider::capturedStrings, null);
+    }
+
+    /** Provider.kernelThreadLocals of {@code probe}. */
+    public boolean kernelThreadLocals(Probe probe) {
+        return askOwner(probe, Provider::kernelThreadLocals, false);
+    }
+
+    /** {@code question} of the provider of {@code probe}, under the lock; {@code none} for a foreign probe or a provider that throws. */
+    private <T> T askOwner(Probe probe, java.util.function.BiFunction<Provider, Probe, T> question, T none) {
         synchronized (lock) {
-            if (!(probe instanceof ProbeImpl p)) return null;
+            if (!(probe instanceof ProbeImpl p)) return none;
             try {
-                return p.owner().capturedStrings(p);
+                return question.apply(p.owner(), p);
             } catch (RuntimeException e) {
-                return null;
+                return none;
             }
         }
     }

@@ -17,8 +17,9 @@
  *
  * Thread-locals in the kernel (residentThreadLocals, run once per program): a thread-local
  * integer scalar lives in the kernel when every clause of the program that mentions it (reads or
- * writes it) is WHOLE: all its probe descriptions match only probes of the kernel's syscall
- * provider (ProbeArgs.capturedStrings names each matched probe `syscall:...`), it writes no
+ * writes it) is WHOLE: all its probe descriptions match only probes that run whole clauses where
+ * they fire (ProbeArgs.kernelThreadLocals: the machine-wide syscall provider's, pid and USDT
+ * probes on uprobes; one per-thread store shared by all of them), it writes no
  * record, and its body is at most one aggregating action followed by stores `self->x = E` to
  * resident thread-locals, its predicate, keys, values and E in the IR above plus resident
  * thread-locals and `timestamp`. The set is the largest fixed point (a clause that is not whole
@@ -94,10 +95,10 @@ public final class KernelForm {
 
     /**
      * The thread-locals that live in the kernel: the largest set of the program's integer
-     * thread-locals whose every mentioning clause is whole ({@code syscallOnly.get(i)}: clause i's
-     * descriptions match only the kernel's syscall probes); see the file comment.
+     * thread-locals whose every mentioning clause is whole ({@code kernelOnly.get(i)}: clause i's
+     * descriptions match only probes that run whole clauses); see the file comment.
      */
-    public static java.util.Set<Integer> residentThreadLocals(DState state, List<Ir.Clause> clauses, List<Boolean> syscallOnly) {
+    public static java.util.Set<Integer> residentThreadLocals(DState state, List<Ir.Clause> clauses, List<Boolean> kernelOnly) {
         java.util.Set<Integer> tls = new java.util.HashSet<>();
         for (Ir.Clause c : clauses) tls.addAll(threadLocals(c));
         for (boolean changed = true; changed; ) {
@@ -108,7 +109,7 @@ public final class KernelForm {
                     changed |= tls.removeAll(mine);
                     continue;
                 }
-                if (!syscallOnly.get(i) || whole(state, clauses.get(i), "", false, tls) == null) {
+                if (!kernelOnly.get(i) || whole(state, clauses.get(i), "", false, tls) == null) {
                     tls.removeAll(mine);
                     changed = true;
                 }

@@ -174,6 +174,52 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
         return out;
     }
 
+    /**
+     * Takes {@code c} into the program being built ({@code keep}, clause -> its map): the map the
+     * running program has ({@code taken}, moved to {@code attached}), else a new one in a drops
+     * slot neither has ({@code make}); null for a whole clause without an aggregation (its stores
+     * touch the thread-locals map alone). False when no slot is left (the clause is not taken).
+     */
+    static boolean take(KernelClause c, Map<KernelClause, ClauseMap> keep, Map<KernelClause, ClauseMap> taken,
+            java.util.Set<ClauseMap> attached, java.util.function.IntFunction<ClauseMap> make) {
+        if (keep.containsKey(c)) return true;
+        if (c.aggregation() == null) {
+            keep.put(c, null);
+            return true;
+        }
+        ClauseMap m = taken.remove(c);
+        if (m != null) {
+            attached.add(m);
+        } else {
+            int slot = freeSlot(keep.values(), taken.values());
+            if (slot < 0) return false;
+            m = make.apply(slot);
+        }
+        keep.put(c, m);
+        return true;
+    }
+
+    /** The program's view of the clauses {@code keep} holds (a whole clause without a map: fd and slot -1). */
+    static Map<KernelClause, ClauseProgram.Taken> program(Map<KernelClause, ClauseMap> keep) {
+        Map<KernelClause, ClauseProgram.Taken> t = new java.util.IdentityHashMap<>();
+        keep.forEach((c, m) -> t.put(c, taken(c, m)));
+        return t;
+    }
+
+    /** The program's view of clause {@code c} taken with map {@code m} (null: a whole clause without one). */
+    static ClauseProgram.Taken taken(KernelClause c, ClauseMap m) {
+        return new ClauseProgram.Taken(c, m == null ? -1 : m.map.fd(), m == null ? -1 : m.slot);
+    }
+
+    /** The maps of clauses no program runs any more: detached (their last values folded in) and closed. */
+    static void retire(java.util.Collection<ClauseMap> gone) {
+        for (ClauseMap m : gone) {
+            if (m == null) continue;
+            m.clause.aggregation().sink().detach(m);
+            m.close();
+        }
+    }
+
     /** A drops slot (ClauseProgram.MAX_CLAUSES of them) that none of {@code maps} has, or -1 (null maps: whole clauses without one). */
     @SafeVarargs
     static int freeSlot(java.util.Collection<ClauseMap>... maps) {

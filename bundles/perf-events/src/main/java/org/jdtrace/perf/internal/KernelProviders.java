@@ -20,7 +20,6 @@ import java.util.Hashtable;
 import java.util.List;
 
 import org.jdtrace.isa.Isa;
-import org.jdtrace.perf.PerfEvents;
 import org.jdtrace.spi.CpuSampler;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
@@ -33,7 +32,7 @@ final class KernelProviders {
     private final List<ServiceRegistration<?>> registrations = new ArrayList<>();
     private final List<AutoCloseable> owned = new ArrayList<>();
 
-    KernelProviders(PerfEvents perf, Isa isa, BundleContext ctx, org.jdtrace.elf.ObjectFiles objects) {
+    KernelProviders(PerfEventsImpl perf, Isa isa, BundleContext ctx, org.jdtrace.elf.ObjectFiles objects) {
         String narrowed = perf.narrowed();
         if (narrowed != null) {
             LOG.warn("kernel events: {}; profile-N samples the JVM and syscall traces only processes under dtrace's control", narrowed);

@@ -47,11 +47,15 @@
  * entry saved (`self->p = arg1` at openat:entry, `copyinstr(self->p)` at its return) is served by
  * address from them (capturedStrings: ENTRY_STRINGS); any other address faults.
  * Whole clauses (KernelClause.whole: thread-locals that live in the kernel, libdtrace's
- * KernelForm) are taken with or without an aggregation and keep their variables in one hash map
- * for the provider (jdtrace_tls, TLS_ENTRIES keys {tid, id}; ClauseProgram); one that cannot run
- * here fails its enable, one whose program the kernel refuses does not run at all (one warning
- * line), for its variables exist nowhere else. Stores the full map refused are polled at each
- * sync and at the close and handed to the clauses' consumers as dynamic variable drops.
+ * KernelForm) are taken with or without an aggregation and keep their variables in the service's
+ * one thread-locals map (ThreadLocalsMap, shared with the uprobe programs, leased while whole
+ * clauses are taken; ClauseProgram); one that cannot run here fails its enable, one whose program
+ * the kernel refuses does not run at all (one warning line), for its variables exist nowhere
+ * else. Stores the full map refused are polled at each sync and at the close and handed to the
+ * clauses' consumers as dynamic variable drops.
+ * Group ids across rebuilds (GroupIds): a clause list keeps its id, and the programs also carry the
+ * last programs' other groups, so a call between the programs' swap and its re-arming runs the
+ * complete old or new clauses on the maps the consumer folds.
  *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
@@ -102,14 +106,12 @@ import org.slf4j.LoggerFactory;
 final class KernelSyscallProvider implements Provider {
 
     static final String NAME = "syscall", MODULE = "vmlinux";
-    /** The thread-locals map's capacity (ClauseProgram): threads times resident variables set at once. */
-    static final int TLS_ENTRIES = 16384;
     private static final Logger LOG = LoggerFactory.getLogger(KernelSyscallProvider.class);
 
     /** A probe's provider argument: the call's number and which end. */
     record Call(int number, String name, boolean entry) {}
 
-    private final PerfEvents perf;
+    private final PerfEventsImpl perf;
     private final Comms comms;
     private final UserSymbols symbols;
     private final Abi abi;
@@ -123,7 +125,10 @@ final class KernelSyscallProvider implements Provider {
     private Kernel kernel;
     /** The clause group of each armed key (bits 16..31 of its mask), 0: none (ClauseProgram). */
     private final int[] groups;
-    private int nextGroup = 1;
+    /** Each program's (entry, return) groups' ids, by clause list, across rebuilds (the window between a swap and the re-arming). */
+    private final List<GroupIds<ClauseProgram.Group>> ids = List.of(new GroupIds<>(), new GroupIds<>());
+    /** The hold on the thread-locals map while whole clauses are taken. */
+    private ThreadLocalsMap.Lease lease;
     /** The kernel clauses changed since the programs were built (rebuilt at commit). */
     private boolean dirty;
     /** The clauses the programs run now, with their maps. */
@@ -133,12 +138,10 @@ final class KernelSyscallProvider implements Provider {
      * predicates too (no longer in any program).
      */
     private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-    /** The thread-locals drops counter's value at the last poll (pollDynvarDrops). */
-    private long tlsDropsSeen;
     /** Records the rings delivered to the JVM (drain thread; read by tests). */
     volatile long delivered;
 
-    KernelSyscallProvider(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+    KernelSyscallProvider(PerfEventsImpl perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
         this.comms = comms;
         this.symbols = symbols;
@@ -160,9 +163,9 @@ final class KernelSyscallProvider implements Provider {
         Kernel k;
         synchronized (this) {
             fresh = taken.values().stream().filter(m -> m != null && m.fresh).toList();
-            pollDynvarDrops();
             k = kernel;
         }
+        perf.threadLocals.poll();
         if (k != null) k.reportLost(); // drops no later record would tell of
         for (ClauseMap m : fresh) m.baseline();
     }
@@ -275,18 +278,21 @@ final class KernelSyscallProvider implements Provider {
 
     /** The kernel side goes: the taken clauses' last values folded in first (KernelCells.detach). */
     private void closeKernel() {
-        pollDynvarDrops();
-        for (ClauseMap m : taken.values()) {
-            if (m == null) continue;
-            m.clause.aggregation().sink().detach(m);
-            m.close();
-        }
+        ClauseMap.retire(taken.values());
         taken.clear();
         refused.clear();
         java.util.Arrays.fill(groups, 0);
+        ids.forEach(GroupIds::clear);
         dirty = false;
         if (kernel != null) kernel.close();
         kernel = null;
+        releaseThreadLocals();
+    }
+
+    /** The hold on the thread-locals map given back (their drops polled first). */
+    private void releaseThreadLocals() {
+        if (lease != null) lease.close();
+        lease = null;
     }
 
     @Override
@@ -310,8 +316,8 @@ final class KernelSyscallProvider implements Provider {
         assert Thread.holdsLock(this);
         dirty = false;
         Probe[][] now = armed;
-        Map<List<KernelClause>, Integer> ids = new HashMap<>();
         List<List<ClauseProgram.Group>> byEnd = List.of(new ArrayList<>(), new ArrayList<>());
+        List<Map<Integer, ClauseProgram.Group>> built = List.of(new HashMap<>(), new HashMap<>());
         int[] next = new int[groups.length];
         Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
         Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
@@ -323,59 +329,53 @@ final class KernelSyscallProvider implements Provider {
                 // a refused clause has no kernel form any more: its events always reach the JVM
                 List<KernelClause> l = p.kernelClauses().stream().map(c -> c != null && refused.contains(c) ? null : c).toList();
                 if (l.stream().allMatch(java.util.Objects::isNull)) continue;
-                int id = ids.computeIfAbsent(l, x -> {
-                    int g = nextGroup;
-                    nextGroup = nextGroup % 0xfffe + 1;
-                    return g;
-                });
-                if (byEnd.get(end).stream().noneMatch(g -> g.id() == id)) byEnd.get(end).add(new ClauseProgram.Group(id, l));
+                int id = ids.get(end).id(l);
+                if (!built.get(end).containsKey(id)) {
+                    built.get(end).put(id, new ClauseProgram.Group(id, l));
+                    byEnd.get(end).add(built.get(end).get(id));
+                }
                 next[SyscallProgram.armedKey(nr, end == 0, maxNr)] = id;
                 for (KernelClause c : l) {
-                    if (c == null || keep.containsKey(c) || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
-                    if (c.aggregation() == null) { // a whole clause of thread-local stores: no map of its own
-                        keep.put(c, null);
-                        continue;
-                    }
-                    ClauseMap m = taken.remove(c);
-                    if (m != null) attached.add(m);
-                    if (m == null) {
-                        int slot = ClauseMap.freeSlot(keep.values(), taken.values());
-                        if (slot < 0) continue;
-                        m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames());
-                    }
-                    keep.put(c, m);
+                    if (c == null || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
+                    ClauseMap.take(c, keep, taken, attached, slot -> new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames()));
                 }
             }
         }
-        for (ClauseMap gone : taken.values()) {
-            if (gone == null) continue;
-            gone.clause.aggregation().sink().detach(gone);
-            gone.close();
-        }
+        ClauseMap.retire(taken.values());
         taken.clear();
-        Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
-        keep.forEach((c, m) -> t.put(c, new ClauseProgram.Taken(c, m == null ? -1 : m.map.fd(), m == null ? -1 : m.slot)));
+        boolean whole = keep.keySet().stream().anyMatch(KernelClause::whole);
+        if (whole && lease == null) lease = perf.threadLocals.lease();
+        // the last programs' groups whose ids these do not reuse (GroupIds: the window before the
+        // re-arming): a clause they list that is no longer taken runs in neither
+        List<List<ClauseProgram.Group>> withRetired = List.of(new ArrayList<>(byEnd.get(0)), new ArrayList<>(byEnd.get(1)));
+        for (int end = 0; end < 2; end++) {
+            for (Map.Entry<Integer, ClauseProgram.Group> r : ids.get(end).retired()) withRetired.get(end).add(r.getValue());
+        }
         try {
-            kernel.load(byEnd.get(0), byEnd.get(1), t);
+            kernel.load(withRetired.get(0), withRetired.get(1), ClauseMap.program(keep),
+                    lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd());
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
+            ids.forEach(GroupIds::abandon);
             List<KernelClause> named = keep.isEmpty()
                     ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
                             .distinct().toList()
                     : List.copyOf(keep.keySet());
             String reason = ClauseMap.refusal(e);
             for (KernelClause c : named) refusedAt(now, c, reason);
-            String whole = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
+            String wholeNames = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
                     .collect(java.util.stream.Collectors.joining(", "));
-            if (!whole.isEmpty()) {
-                LOG.warn("syscall: clause {} uses thread-locals that live in the kernel and does not run", whole);
+            if (!wholeNames.isEmpty()) {
+                LOG.warn("syscall: clause {} uses thread-locals that live in the kernel and does not run", wholeNames);
             }
             ClauseMap.giveBack(keep.values(), attached);
             if (keep.isEmpty()) {
                 refused.addAll(named);
-                kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
-                byEnd = List.of(List.of(), List.of());
+                kernel.load(List.of(), List.of(), Map.of(), -1, -1); // predicates alone refused: none in the kernel
+                ids.forEach(GroupIds::clear);
+                built.forEach(Map::clear);
                 java.util.Arrays.fill(next, 0);
                 keep.clear();
+                whole = false;
             } else {
                 refused.addAll(keep.keySet());
                 dirty = true;
@@ -396,9 +396,12 @@ final class KernelSyscallProvider implements Provider {
                 }
             }
         }
+        for (int end = 0; end < 2; end++) ids.get(end).installed(built.get(end));
+        if (lease != null) lease.taken(keep.keySet());
         for (ClauseMap m : taken.values()) {
             if (m != null) m.clause.aggregation().sink().attach(m);
         }
+        if (!whole) releaseThreadLocals(); // the programs that ran them are gone
     }
 
     /** Probe.kernelRefused on the first armed probe listing {@code clause}: its consumer is told once. */
@@ -410,23 +413,6 @@ final class KernelSyscallProvider implements Provider {
                     return;
                 }
             }
-        }
-    }
-
-    /**
-     * The stores the thread-locals map refused since the last poll, handed to the whole clauses'
-     * consumers as dynamic variable drops (each consumer's once).
-     */
-    private void pollDynvarDrops() {
-        assert Thread.holdsLock(this);
-        if (kernel == null) return;
-        long n = kernel.tlsDrops.lookup(0);
-        if (n == Long.MIN_VALUE || n <= tlsDropsSeen) return;
-        long d = n - tlsDropsSeen;
-        tlsDropsSeen = n;
-        Set<java.util.function.LongConsumer> told = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        for (KernelClause c : taken.keySet()) {
-            if (c.whole() && told.add(c.dynvarDrops())) c.dynvarDrops().accept(d);
         }
     }
 
@@ -455,6 +441,12 @@ final class KernelSyscallProvider implements Provider {
 
     private Probe[][] copy() {
         return new Probe[][] {armed[0].clone(), armed[1].clone()};
+    }
+
+    /** Every probe runs whole clauses (thread-locals in the kernel, the shared ThreadLocalsMap). */
+    @Override
+    public boolean kernelThreadLocals(Probe probe) {
+        return true;
     }
 
     /**
@@ -503,7 +495,7 @@ final class KernelSyscallProvider implements Provider {
      * load() replaces in one map update each.
      */
     private final class Kernel implements RecordHandler {
-        final BpfObject armed, buf, events, progs, zero, drops, deferred, tls, tlsDrops, enterJump, exitJump;
+        final BpfObject armed, buf, events, progs, zero, drops, deferred, enterJump, exitJump;
         BpfObject enter, exit;
         final EventSet output;
         final AutoCloseable enterEvents, exitEvents;
@@ -515,8 +507,7 @@ final class KernelSyscallProvider implements Provider {
         final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
 
         Kernel() {
-            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, tl = null, td = null,
-                    te = null, tx = null;
+            BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, te = null, tx = null;
             EventSet out = null;
             AutoCloseable en = null, ex = null;
             abi.syscallNames().forEach((nr, name) -> numbers.computeIfAbsent(name, x -> new ArrayList<>()).add(nr));
@@ -530,8 +521,6 @@ final class KernelSyscallProvider implements Provider {
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
                 d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, SyscallProgram.LOST_SLOT + 1, "jdtrace_kdrops");
                 df = perf.map(PerfSys.MAP_LRU_HASH, 4, SyscallProgram.BUF_SIZE, SyscallProgram.DEFERRED, "jdtrace_defer");
-                tl = perf.map(PerfSys.MAP_HASH, 8, 8, TLS_ENTRIES, "jdtrace_tls");
-                td = perf.map(PerfSys.MAP_ARRAY, 4, 8, 1, "jdtrace_tlsdrops");
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
@@ -543,15 +532,13 @@ final class KernelSyscallProvider implements Provider {
                 this.zero = z;
                 this.drops = d;
                 this.deferred = df;
-                this.tls = tl;
-                this.tlsDrops = td;
-                load(List.of(), List.of(), Map.of());
+                load(List.of(), List.of(), Map.of(), -1, -1);
                 te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
                 tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, te);
                 ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, td, tl, df, d, z, pa, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, df, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
             this.enterJump = te;
@@ -565,17 +552,20 @@ final class KernelSyscallProvider implements Provider {
             return new ClauseProgram.Event(entry, 0, 0, parent, leader, numbers);
         }
 
-        /** Loads both programs with these clause groups and swaps them in; the old ones closed. */
+        /**
+         * Loads both programs with these clause groups and swaps them in; the old ones closed.
+         * {@code tlsFd}, {@code tlsDropsFd}: the thread-locals map (ThreadLocalsMap), -1 without whole clauses.
+         */
         void load(List<ClauseProgram.Group> enterGroups, List<ClauseProgram.Group> exitGroups,
-                Map<KernelClause, ClauseProgram.Taken> t) {
+                Map<KernelClause, ClauseProgram.Taken> t, int tlsFd, int tlsDropsFd) {
             BpfObject pe = null, px = null;
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
+                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
                         deferred.fd()),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
+                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
                         deferred.fd()),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
@@ -594,7 +584,7 @@ final class KernelSyscallProvider implements Provider {
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
             for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
-                    events, buf, armed, progs, zero, drops, deferred, tls, tlsDrops}) {
+                    events, buf, armed, progs, zero, drops, deferred}) {
                 close(c);
             }
         }

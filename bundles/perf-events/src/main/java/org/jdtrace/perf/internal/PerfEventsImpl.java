@@ -101,6 +101,8 @@ public final class PerfEventsImpl implements PerfEvents {
     private final Object drainLock = new Object();
 
     private final KernelProviders providers;
+    /** The thread-locals that live in the kernel, one store for every program of this service. */
+    final ThreadLocalsMap threadLocals = new ThreadLocalsMap(this);
 
     /** Without a bundle (tests): the service alone, no providers registered. */
     public PerfEventsImpl(Isa isa) {

@@ -77,7 +77,7 @@ final class TracepointProviders {
 
     private TracepointProviders() {}
 
-    static List<Provider> all(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+    static List<Provider> all(PerfEventsImpl perf, Comms comms, UserSymbols symbols, Abi abi) {
         return List.of(
                 new TracepointProvider("sched", sched(comms), perf, comms, symbols, abi),
                 new TracepointProvider("proc", proc(comms), perf, comms, symbols, abi),

@@ -12,11 +12,12 @@
  * capture (which swaps it in through its prog array) and then rewrites each cookie's group; the
  * probes are told which of their clauses now run in the kernel (Probe.runInKernel), the taken
  * maps attached to their clauses' sinks, maps no longer taken detached (their last values folded
- * in) and closed. A group the last program had (the same clauses, the same argument layout) keeps
- * its id, so the cookies that did not change run the same code on the same maps across the swap
- * (a hit between the program's swap and the filters' rewrite is counted once, by the kernel);
- * other ids only grow (mod 0xfffe, skipping those in use), so a cookie still naming an old group
- * while the new program runs sends its records, as group 0 does; probefunc is the cookie, compared with the
+ * in) and closed. Group ids across rebuilds (GroupIds): a group the last program had (the same
+ * clauses, the same argument layout) keeps its id, so the cookies that did not change run the same
+ * code on the same maps across the swap; the new program also carries the last program's other
+ * groups under their old ids, so a cookie whose group changed runs its complete old clauses on the
+ * same maps until its filter is rewritten (a hit in that window is counted once, by the kernel,
+ * never sent to a JVM that skips the clause); probefunc is the cookie, compared with the
  * cookies of a function name and keyed as the cookie, decoded through `names` (cookies are handed
  * out round robin by the provider, so a cookie keeps its function while a map may hold it).
  *
@@ -26,8 +27,12 @@
  * on, predicates too (a refused clause is left out of every group, its cookies' hits all sent),
  * and the program is built again without them (predicates alone refused: none at all). A clause
  * of kernelclauses=force (KernelClause.required) that cannot be taken for a cookie is refused at
- * register(): PerfException. Whole clauses (thread-locals in the kernel) are never offered here:
- * libdtrace's KernelForm makes them for syscall probes alone.
+ * register(): PerfException. Whole clauses (thread-locals in the kernel, KernelClause.whole; the
+ * pid and USDT providers answer Provider.kernelThreadLocals for probes on uprobes) are taken as the
+ * syscall provider takes them, with or without an aggregation, their variables in the service's
+ * one ThreadLocalsMap (the syscall programs' too); one the program cannot run fails register()
+ * (the enable), and one never runs in the JVM (Probe.runInKernel true), where its variables do not
+ * exist; the map's drops are dynamic variable drops, polled at sync() and at the close.
  *
  * Locking: every method but fold (ClauseMap's own lock) is synchronized on this; the capture calls
  * load and group writes from inside rebuild.
@@ -70,9 +75,10 @@ final class UprobeClauses {
     private final Map<KernelClause, ClauseMap> taken = new IdentityHashMap<>();
     private final Set<KernelClause> refused = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private BpfObject zero, drops;
-    private int nextGroup = 1;
-    /** The group ids of the program running now, by group key (clauses and argument layout). */
-    private Map<List<Object>, Integer> lastIds = Map.of();
+    /** The groups' ids, by key (clauses and argument layout), across rebuilds. */
+    private final GroupIds<UprobeProgram.Group> ids = new GroupIds<>();
+    /** The hold on the thread-locals map while whole clauses are taken. */
+    private ThreadLocalsMap.Lease lease;
     private boolean dirty;
 
     UprobeClauses(PerfEventsImpl perf, Target target) {
@@ -89,10 +95,9 @@ final class UprobeClauses {
         int[] words = argWords.clone();
         ClauseProgram.Event ev = event(words, Map.of());
         for (KernelClause k : probe.kernelClauses()) {
-            assert k == null || !k.whole() : "a whole clause at a uprobe: " + k.name();
-            if (k != null && k.required() && k.aggregation() != null && !ClauseProgram.takes(k, ev)) {
+            if (k != null && (k.required() && k.aggregation() != null || k.whole()) && !ClauseProgram.takes(k, ev)) {
                 throw new PerfException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
-                        + " (kernelclauses=force)", 0);
+                        + (k.whole() ? " (it uses thread-locals that live in the kernel)" : " (kernelclauses=force)"), 0);
             }
         }
         byCookie.put(cookie, new Entry(probe, words, function));
@@ -121,8 +126,9 @@ final class UprobeClauses {
     void sync() {
         List<ClauseMap> fresh;
         synchronized (this) {
-            fresh = taken.values().stream().filter(m -> m.fresh).toList();
+            fresh = taken.values().stream().filter(m -> m != null && m.fresh).toList();
         }
+        perf.threadLocals.poll();
         for (ClauseMap m : fresh) m.baseline();
     }
 
@@ -135,7 +141,6 @@ final class UprobeClauses {
         refused.retainAll(listed);
         Map<String, List<Integer>> numbers = new HashMap<>();
         byCookie.forEach((cookie, e) -> numbers.computeIfAbsent(e.function(), f -> new ArrayList<>()).add(cookie));
-        Map<List<Object>, Integer> ids = new HashMap<>();
         Map<Integer, UprobeProgram.Group> groups = new LinkedHashMap<>();
         Map<Integer, Integer> groupOf = new HashMap<>();
         Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
@@ -146,47 +151,38 @@ final class UprobeClauses {
             List<KernelClause> l = e.probe().kernelClauses().stream().map(c -> c != null && refused.contains(c) ? null : c).toList();
             if (l.stream().allMatch(java.util.Objects::isNull)) continue;
             if (zero == null) open();
-            List<Object> key = Arrays.asList(l, Arrays.toString(e.argWords()));
-            int id = ids.computeIfAbsent(key, x -> {
-                Integer kept = lastIds.get(x);
-                if (kept != null) return kept;
-                int g;
-                do {
-                    g = nextGroup;
-                    nextGroup = nextGroup % 0xfffe + 1;
-                } while (lastIds.containsValue(g) || ids.containsValue(g));
-                return g;
-            });
+            int id = ids.id(Arrays.asList(l, Arrays.toString(e.argWords())));
             groupOf.put(ce.getKey(), id);
             if (groups.containsKey(id)) continue;
             ClauseProgram.Event ev = event(e.argWords(), numbers);
             Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
             for (KernelClause c : l) {
-                if (c == null || !ClauseProgram.takes(c, ev)) continue;
-                ClauseMap m = keep.get(c);
-                if (m == null) {
-                    m = taken.remove(c);
-                    if (m != null) {
-                        attached.add(m);
-                    } else {
-                        int slot = ClauseMap.freeSlot(keep.values(), taken.values());
-                        if (slot < 0) continue;
-                        m = new ClauseMap(perf, c, slot, drops, names);
-                    }
-                    keep.put(c, m);
+                if (c == null || !ClauseProgram.takes(c, ev)
+                        || !ClauseMap.take(c, keep, taken, attached, slot -> new ClauseMap(perf, c, slot, drops, names))) {
+                    continue;
                 }
-                t.put(c, new ClauseProgram.Taken(c, m.map.fd(), m.slot));
+                t.put(c, ClauseMap.taken(c, keep.get(c)));
             }
             groups.put(id, new UprobeProgram.Group(new ClauseProgram.Group(id, l), ev, t));
         }
-        for (ClauseMap gone : taken.values()) {
-            gone.clause.aggregation().sink().detach(gone);
-            gone.close();
-        }
+        ClauseMap.retire(taken.values());
         taken.clear();
+        boolean whole = keep.keySet().stream().anyMatch(KernelClause::whole);
+        if (whole && lease == null) lease = perf.threadLocals.lease();
+        // the last program's groups whose ids this one does not reuse (GroupIds: the swap's window),
+        // on the maps of the clauses still taken
+        List<UprobeProgram.Group> all = new ArrayList<>(groups.values());
+        for (Map.Entry<Integer, UprobeProgram.Group> r : ids.retired()) {
+            UprobeProgram.Group old = r.getValue();
+            Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>(ClauseMap.program(keep));
+            t.keySet().retainAll(old.taken().keySet());
+            all.add(new UprobeProgram.Group(old.group(), old.event(), t));
+        }
         try {
-            target.load(groups.isEmpty() ? null : new UprobeProgram.Clauses(List.copyOf(groups.values()), zero.fd(), drops.fd()));
+            target.load(all.isEmpty() ? null : new UprobeProgram.Clauses(List.copyOf(all), zero.fd(), drops.fd(),
+                    lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd()));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
+            ids.abandon();
             List<KernelClause> named = keep.isEmpty()
                     ? groups.values().stream().flatMap(g -> g.group().clauses().stream()).filter(java.util.Objects::nonNull)
                             .distinct().toList()
@@ -197,9 +193,10 @@ final class UprobeClauses {
             if (keep.isEmpty()) {
                 refused.addAll(named);
                 target.load(null); // predicates alone refused: none in the kernel
-                lastIds = Map.of();
+                ids.clear();
                 target.groups(Map.of());
                 tell(Map.of(), Map.of());
+                releaseThreadLocals();
                 return;
             }
             refused.addAll(keep.keySet());
@@ -207,10 +204,20 @@ final class UprobeClauses {
             return;
         }
         taken.putAll(keep);
-        lastIds = ids;
         target.groups(groupOf);
+        ids.installed(groups);
+        if (lease != null) lease.taken(keep.keySet());
         tell(groupOf, groups);
-        for (ClauseMap m : taken.values()) m.clause.aggregation().sink().attach(m);
+        for (ClauseMap m : taken.values()) {
+            if (m != null) m.clause.aggregation().sink().attach(m);
+        }
+        if (!whole) releaseThreadLocals(); // the program that ran them is gone
+    }
+
+    /** The hold on the thread-locals map given back (their drops polled first). */
+    private void releaseThreadLocals() {
+        if (lease != null) lease.close();
+        lease = null;
     }
 
     /** Probe.kernelRefused on the first registered probe listing {@code clause}: its consumer is told once. */
@@ -229,7 +236,10 @@ final class UprobeClauses {
             Integer id = groupOf.get(cookie);
             UprobeProgram.Group g = id == null ? null : groups.get(id);
             for (KernelClause c : e.probe().kernelClauses()) {
-                if (c != null && c.aggregation() != null) e.probe().runInKernel(c, g != null && g.taken().containsKey(c));
+                // a whole clause never runs in the JVM, where its thread-locals do not exist
+                if (c != null && (c.aggregation() != null || c.whole())) {
+                    e.probe().runInKernel(c, g != null && g.taken().containsKey(c) || c.whole());
+                }
             }
         });
     }
@@ -247,14 +257,12 @@ final class UprobeClauses {
 
     /** Every taken map detached (its last values folded in) and closed; the scratch maps closed. */
     synchronized void close() {
-        for (ClauseMap m : taken.values()) {
-            m.clause.aggregation().sink().detach(m);
-            m.close();
-        }
+        ClauseMap.retire(taken.values());
         taken.clear();
         byCookie.clear();
         refused.clear();
-        lastIds = Map.of();
+        ids.clear();
+        releaseThreadLocals();
         if (zero != null) zero.close();
         if (drops != null) drops.close();
         zero = drops = null;

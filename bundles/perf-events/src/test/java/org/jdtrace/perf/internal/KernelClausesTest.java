@@ -246,4 +246,39 @@ class KernelClausesTest {
         assertTrue(r[2].startsWith("dtrace: could not enable tracing: clause " + clause + ": " + reason)
                 && r[2].endsWith(" (kernelclauses=force)\n") && r[2].lines().count() == 1, r[2]);
     }
+
+    /**
+     * The group-change window of a rebuild (GroupIds) at the syscall programs: consumer A counts a
+     * process's getppid entries and returns in the kernel while a second consumer adds its clauses
+     * to the same probes and goes, again and again (each time the programs are swapped in before
+     * the calls are re-armed with their new groups). A call in that window runs the old programs'
+     * groups on the same maps: all N calls are counted, exactly, at entry and at return.
+     */
+    @Test
+    void everyCallIsCountedWhileTheClauseGroupsChangeAtRebuilds() throws Exception {
+        int n = 2_000_000;
+        h.providers().forEach(h.fw::addProvider);
+        Process p = h.waitingSys(n);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.util.concurrent.CompletableFuture<String[]> a = java.util.concurrent.CompletableFuture.supplyAsync(() -> h.run(out,
+                "-q", "-x", "kernelclauses=force", "-n", "BEGIN { printf(\"go\\n\"); }"
+                + " syscall::getppid:entry /pid == " + p.pid() + "/ { @e = count(); }"
+                + " syscall::getppid:return /pid == " + p.pid() + "/ { @r = count(); }"
+                + " proc:::exit /pid == " + p.pid() + "/ { exit(0); }"
+                + " END { printa(\"entry %@d\\n\", @e); printa(\"return %@d\\n\", @r); }"));
+        KernelProvidersTest.awaitLive(out, a);
+        p.getOutputStream().write('\n');
+        p.getOutputStream().close();
+        int changes = 0;
+        for (int i = 0; i < 30 && p.isAlive(); i++) {
+            String[] b = h.run("-q", "-n", "syscall::getppid:entry" + (i % 2 == 0 ? ",syscall::getppid:return" : "")
+                    + " /pid == " + p.pid() + " && arg0 != " + i + "/ { @b = count(); } tick-20ms { exit(0); }");
+            assertEquals("0", b[0], b[2]);
+            changes++;
+        }
+        String[] r = a.get();
+        assertEquals("0", r[0], r[2]);
+        assertTrue(changes >= 4, "the groups changed while the process ran: " + changes + " times: " + r[1]);
+        assertTrue(r[1].contains("entry " + n + "\n") && r[1].contains("return " + n + "\n"), "every call counted: " + r[1] + r[2]);
+    }
 }

@@ -400,6 +400,18 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
         if (name.equals("ustackbytes")) ustackbytes = (int) Math.min(USTACKBYTES_MAX, Math.max(0, value));
     }
 
+    /**
+     * Thread-locals in the kernel (whole clauses) run at a probe on the kernel's uprobes: its
+     * process's (chosen when it was followed), or every process's.
+     */
+    @Override
+    public boolean kernelThreadLocals(Probe probe) {
+        PidProbe pp = (PidProbe) probe.providerArg();
+        if (pp.pid() == 0) return processes.kernelSites() != null;
+        ProcessState s = processes.process(pp.pid());
+        return s != null && !s.defunct() && s.kernel != null;
+    }
+
     @Override
     public void filterChanged(Probe probe) {
         UprobeSites k = processes.openKernelSites();

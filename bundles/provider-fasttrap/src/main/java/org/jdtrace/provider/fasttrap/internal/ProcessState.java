@@ -139,6 +139,11 @@ final class ProcessState implements TracedTarget {
     }
 
     @Override
+    public boolean kernelSites() {
+        return kernel != null;
+    }
+
+    @Override
     public int pid() {
         return process.pid();
     }

@@ -256,6 +256,13 @@ public final class UsdtProvider implements Provider, TargetListener {
         }
     }
 
+    /** Thread-locals in the kernel (whole clauses) run at the probe of a process whose sites are the kernel's uprobes. */
+    @Override
+    public boolean kernelThreadLocals(Probe probe) {
+        UsdtProbe u = (UsdtProbe) probe.providerArg();
+        return !u.gone && !u.process.target.defunct() && u.process.target.kernelSites();
+    }
+
     /** Where the probe's arguments are in the kernel's register frame at a hit (register operands only; -1 elsewhere). */
     private int[] kernelArgs(UsdtProbe u) {
         int[] out = new int[u.args == null ? 0 : u.args.length];

@@ -193,33 +193,103 @@ class UprobeKernelClausesTest {
     }
 
     /**
-     * Thread-locals across clauses at pid probes stay in the JVM (libdtrace's KernelForm keeps
-     * them in the kernel at syscall probes alone): the entry's store and the return's predicate
-     * and quantize see the same self->ts, by default as with kernelclauses=off. sq is entered 111
-     * times by compute(2000), from its one thread: 111 latencies both ways, none 0 or negative and
-     * none of two clocks apart (over 2^40 ns); and a program of the same shape over what is
-     * deterministic (sq's argument saved at entry, checked against its square at return; i of
-     * compute's loop is 12 + 18k, k = 0..110) gives the same bytes both ways.
+     * Thread-locals across clauses at pid probes live in the kernel (ThreadLocalsMap, as at syscall
+     * probes): sq's argument saved at entry and checked against its square at return (i of
+     * compute's loop is 12 + 18k, k = 0..110: sq(i) == i * i for each, and i & 3 is 0 or 2, 55
+     * and 56 times) gives the bytes of kernelclauses=off with no record reaching the JVM; the
+     * classic latency program (entry's timestamp, quantize at return) counts sq's 111 calls both
+     * ways, none 0 or negative and none of two clocks apart (over 2^40 ns), again with no record
+     * sent on the kernel path.
      */
     @Test
-    void threadLocalsAcrossPidClausesGiveTheJvmsResultsByDefault() throws Exception {
+    void threadLocalsAcrossPidEntryAndReturnLiveInTheKernel() throws Exception {
+        String exact = "pid$target:a.out:sq:entry { self->x = arg0; }"
+                + " pid$target:a.out:sq:return /self->x/ { @[arg1 - self->x * self->x, self->x & 3] = count(); self->x = 0; }";
+        String out = same(exact, ftCount(2000));
+        // after ft_count's own line: {0, i & 3} by count
+        assertTrue(out.replaceAll("\\s+", " ").strip().endsWith(" 0 2 55 0 0 56"), out);
         String latency = "pid$target:a.out:sq:entry { self->ts = timestamp; }"
                 + " pid$target:a.out:sq:return /self->ts/ { @ = quantize(timestamp - self->ts); self->ts = 0; }";
-        for (String mode : new String[] {"off", null}) {
-            Platform.Run r = mode != null ? platform.run("-q", "-x", "kernelclauses=" + mode, "-n", latency, "-c", ftCount(2000))
-                    : platform.run("-q", "-n", latency, "-c", ftCount(2000));
-            assertEquals(0, r.await(), r.toString());
-            assertEquals("", warnings(r.err()), r.toString());
-            java.util.Map<Long, Long> b = buckets(r.out());
-            assertEquals(111, b.values().stream().mapToLong(Long::longValue).sum(), mode + ": " + r.out());
-            assertTrue(b.keySet().stream().allMatch(v -> v > 0 && v < 1L << 40), mode + ": " + r.out());
+        for (String mode : new String[] {"off", "force"}) {
+            Object[] r = run(mode, latency, ftCount(2000));
+            java.util.Map<Long, Long> b = buckets((String) r[0]);
+            assertEquals(111, b.values().stream().mapToLong(Long::longValue).sum(), mode + ": " + r[0]);
+            assertTrue(b.keySet().stream().allMatch(v -> v > 0 && v < 1L << 40), mode + ": " + r[0]);
+            if (mode.equals("force")) assertEquals(0L, r[1], "records sent with the thread-locals in the kernel");
         }
-        String exact = "pid$target:a.out:sq:entry { self->x = arg0; }"
-                + " pid$target:a.out:sq:return /self->x/ { @[arg1 - self->x * self->x, self->x % 4] = count(); self->x = 0; }";
-        Object[] off = run("off", exact, ftCount(2000));
-        Object[] on = run(null, exact, ftCount(2000));
-        assertEquals(off[0], on[0], "the same output by default as with kernelclauses=off");
-        // after ft_count's own line: {0, i % 4} by count, sq(i) == i * i for each saved i
-        assertTrue(((String) off[0]).replaceAll("\\s+", " ").strip().endsWith(" 0 2 55 0 0 56"), (String) off[0]);
+    }
+
+    /**
+     * The same at USDT probes, and across a USDT probe and a pid probe of one process (one
+     * thread-locals map for every uprobe program): work(i) fires tick(-i, i, name), then
+     * expensive-sum(s) (its semaphore set by the enabling) and returns 2 * i.
+     */
+    @Test
+    void threadLocalsAcrossUsdtAndPidProbesLiveInTheKernel() throws Exception {
+        String out = same("jdt$target:::tick { self->i = arg1 + 1; }"
+                + " jdt$target:::expensive-sum /self->i/ { @s[(self->i - 1) & 1] = sum(arg0 - (self->i - 1)); }"
+                + " pid$target:a.out:work:return /self->i/ { @r[arg1 - 2 * (self->i - 1)] = count(); self->i = 0; }"
+                + " END { printa(\"s %d %@d\\n\", @s); printa(\"r %d %@d\\n\", @r); }", Platform.bin("ft_usdt") + " 300");
+        assertTrue(out.contains("r 0 300\n"), out);
+        assertTrue(out.contains("s 0 ") && out.contains("s 1 "), out);
+    }
+
+    /**
+     * The group-change window of a rebuild (GroupIds): consumer A counts work()'s entries and the
+     * hits of an offset inside it in the kernel, and keeps a thread-local across work's entry and
+     * return, while the groups of those probes' cookies change under it again and again: a second
+     * consumer adds its own clauses to the same probes and goes (a new group for each cookie, then
+     * back; every rebuild swaps the program in before the cookies' filters are rewritten), and
+     * provider-sdt is stopped and started. A hit in that window runs the old program's clauses on
+     * the same maps: every one of the N calls is counted, exactly, at each of the pid probes (with
+     * the new program lacking the old groups, about a thousand of the two million were lost).
+     */
+    @Test
+    void everyHitIsCountedWhileTheClauseGroupsChangeAtRebuilds() throws Exception {
+        int n = 2_000_000;
+        String bin = Platform.bin("ft_usdt");
+        long offset;
+        try (org.jdtrace.elf.ElfFile elf = org.jdtrace.elf.ElfFile.open(java.nio.file.Path.of(bin))) {
+            long work = elf.symbol("work").orElseThrow().value();
+            offset = elf.sdtNotes().stream().filter(x -> x.name().equals("tick")).findFirst().orElseThrow().pc() - work;
+        }
+        String a = "BEGIN { printf(\"pid %d\\n\", $target); }"
+                + " pid$target:a.out:work:entry { @e = count(); }"
+                + " pid$target:a.out:work:" + Long.toHexString(offset) + " { @o = count(); }"
+                + " pid$target:a.out:work:entry { self->w = arg0 + 1; }"
+                + " pid$target:a.out:work:return /self->w/ { @r[arg1 - 2 * (self->w - 1)] = count(); self->w = 0; }"
+                + " END { printa(\"entry %@d\\n\", @e); printa(\"offset %@d\\n\", @o); printa(\"return %d %@d\\n\", @r); }";
+        Platform.Run r = platform.run("-q", "-x", "kernelclauses=force", "-n", a, "-c", bin + " " + n);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!r.out().contains("pid ") && System.nanoTime() < deadline) Thread.sleep(5);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("pid (\\d+)\n").matcher(r.out());
+        assertTrue(m.find(), r.toString());
+        long target = Long.parseLong(m.group(1));
+        int changes = 0;
+        long at = 0;
+        for (int i = 0; i < 24 && at < n - 400_000 && ProcessHandle.of(target).map(ProcessHandle::isAlive).orElse(false); i++) {
+            if (i % 4 == 3) {
+                platform.stopUsdt();
+                Thread.sleep(20);
+                platform.startUsdt();
+            } else {
+                // B names the process's provider without -p (whose end would let the process go);
+                // it ends at the next call whose low 13 bits are set, and says where the process was
+                String p = "pid" + target + ":a.out:work:";
+                String b = p + "entry" + (i % 2 == 0 ? "," + p + Long.toHexString(offset) : "") + " /arg0 > " + i + "/ { @b = count(); }"
+                        + p + "entry /(arg0 & 0x1fff) == 0x1fff/ { printf(\"at %d\\n\", arg0); exit(0); }";
+                Platform.Run other = platform.run("-q", "-n", b);
+                assertEquals(0, other.await(), other.toString());
+                java.util.regex.Matcher w = java.util.regex.Pattern.compile("at (\\d+)\n").matcher(other.out());
+                assertTrue(w.find(), other.toString());
+                at = Long.parseLong(w.group(1));
+            }
+            changes++;
+        }
+        assertEquals(0, r.await(), r.toString());
+        assertTrue(changes >= 8, "the groups changed while the process ran: " + changes + " times: " + r);
+        assertTrue(r.out().contains("entry " + n + "\n"), "every entry counted: " + r);
+        assertTrue(r.out().contains("offset " + n + "\n"), "every offset hit counted: " + r);
+        assertTrue(r.out().contains("return 0 " + n + "\n"), "every return saw its entry's thread-local: " + r);
     }
 }
