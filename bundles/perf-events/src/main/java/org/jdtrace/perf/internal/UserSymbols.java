@@ -12,7 +12,9 @@
  * names, no perf map needed, and never a name the map kept for code freed since).
  *
  * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
- * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable and
+ * pc falls in none of them (a library dlopen()ed since; a pc in an executable mapping of no file,
+ * JIT code, is in one: a busy JVM would otherwise have its thousands of lines re-read ten times a
+ * second); each ELF file's SymbolTable and
  * CallFrameInfo from the platform's ObjectFiles (one read per file for every provider, the pid
  * provider's ustack() included), read through the process's /proc/PID/map_files link (the inode
  * it maps, also when the path was replaced since) else the path; and here, per mapping key (path,
@@ -64,6 +66,8 @@ final class UserSymbols {
 
     private static final class Proc {
         volatile List<Mapping> maps = List.of();
+        /** Its executable mappings of no file (JIT code), start and end pairs: a pc there needs no re-read. */
+        volatile long[] anon = new long[0];
         volatile long readAt;
         /** The [vdso] mapping's start, or 0. */
         volatile long vdso;
@@ -111,7 +115,7 @@ final class UserSymbols {
         }
         String module = m.file.substring(m.file.lastIndexOf('/') + 1);
         ObjectInfo o = info(pid, m);
-        String named = o == null ? null : o.symbols.describe(vaddr(o.loads, pc - m.start + m.offset));
+        String named = o == null || o.symbols == null ? null : o.symbols.describe(vaddr(o.loads, pc - m.start + m.offset));
         return module + "`" + (named != null ? named : "0x" + Long.toHexString(pc - m.base));
     }
 
@@ -216,7 +220,7 @@ final class UserSymbols {
             refresh(pid, p);
         }
         if (find(p.maps, pc) == null && (p.vdso == 0 || pc < p.vdso || pc >= p.vdso + VDSO_MAX)
-                && System.nanoTime() - p.readAt > 100_000_000L) {
+                && !inAnon(p.anon, pc) && System.nanoTime() - p.readAt > 100_000_000L) {
             refresh(pid, p);
         }
         return p;
@@ -242,14 +246,25 @@ final class UserSymbols {
         return null;
     }
 
+    private static boolean inAnon(long[] anon, long pc) {
+        for (int i = 0; i < anon.length; i += 2) {
+            if (Long.compareUnsigned(pc, anon[i]) >= 0 && Long.compareUnsigned(pc, anon[i + 1]) < 0) return true;
+        }
+        return false;
+    }
+
     private static void refresh(int pid, Proc p) {
         List<Procfs.Mapping> lines = new ArrayList<>();
+        List<Procfs.Mapping> anon = new ArrayList<>();
         Map<String, Long> base = new HashMap<>();
         long vdsoAt = 0;
         try {
             for (Procfs.Mapping f : Procfs.maps(pid)) {
                 if (f.path().equals("[vdso]")) vdsoAt = f.start();
-                if (!f.fileBacked()) continue;
+                if (!f.fileBacked()) {
+                    if (f.executable() && f.path().isEmpty()) anon.add(f);
+                    continue;
+                }
                 base.merge(f.path(), f.start(), Math::min);
                 if (f.executable()) lines.add(f);
             }
@@ -263,7 +278,13 @@ final class UserSymbols {
             out.add(new Mapping(f.start(), f.end(), f.offset(), f.path().replace(" (deleted)", ""),
                     f.dev() + ":" + f.inode() + ":" + f.path(), base.get(f.path())));
         }
+        long[] jit = new long[2 * anon.size()];
+        for (int i = 0; i < anon.size(); i++) {
+            jit[2 * i] = anon.get(i).start();
+            jit[2 * i + 1] = anon.get(i).end();
+        }
         p.maps = List.copyOf(out);
+        p.anon = jit;
         p.vdso = vdsoAt;
         p.readAt = System.nanoTime();
     }
