@@ -64,8 +64,25 @@ final class UserSymbols {
 
     private static final Vdso NO_VDSO = new Vdso(null, null, 0);
 
+    /**
+     * A process's executable file mappings sorted by start, with the starts in an array: a pc's
+     * mapping is a binary search (a JVM maps dozens of objects, and each frame asks several times).
+     */
+    private record Maps(Mapping[] byStart, long[] starts) {
+        static final Maps NONE = new Maps(new Mapping[0], new long[0]);
+
+        static Maps of(List<Mapping> list) {
+            Mapping[] m = list.toArray(Mapping[]::new);
+            java.util.Arrays.sort(m, (a, b) -> Long.compareUnsigned(a.start, b.start));
+            long[] starts = new long[m.length];
+            for (int i = 0; i < m.length; i++) starts[i] = m[i].start;
+            return new Maps(m, starts);
+        }
+    }
+
     private static final class Proc {
-        volatile List<Mapping> maps = List.of();
+        /** Its executable file mappings in address order, as one immutable value (read without a lock). */
+        volatile Maps maps = Maps.NONE;
         /** Its executable mappings of no file (JIT code), start and end pairs: a pc there needs no re-read. */
         volatile long[] anon = new long[0];
         volatile long readAt;
@@ -239,11 +256,21 @@ final class UserSymbols {
         return fileOffset;
     }
 
-    private static Mapping find(List<Mapping> maps, long pc) {
-        for (Mapping m : maps) {
-            if (Long.compareUnsigned(pc, m.start) >= 0 && Long.compareUnsigned(pc, m.end) < 0) return m;
+    private static Mapping find(Maps maps, long pc) {
+        long[] starts = maps.starts;
+        int lo = 0, hi = starts.length - 1, at = -1;
+        while (lo <= hi) { // the last mapping starting at or below pc (mappings do not overlap)
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(starts[mid], pc) <= 0) {
+                at = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
         }
-        return null;
+        if (at < 0) return null;
+        Mapping m = maps.byStart[at];
+        return Long.compareUnsigned(pc, m.end) < 0 ? m : null;
     }
 
     private static boolean inAnon(long[] anon, long pc) {
@@ -283,7 +310,7 @@ final class UserSymbols {
             jit[2 * i] = anon.get(i).start();
             jit[2 * i + 1] = anon.get(i).end();
         }
-        p.maps = List.copyOf(out);
+        p.maps = Maps.of(out);
         p.anon = jit;
         p.vdso = vdsoAt;
         p.readAt = System.nanoTime();
