@@ -3,7 +3,7 @@
 # against perf, on a busy machine (issue 21's speed target: jdtrace's CPU no more than perf's).
 #   jdtrace: dtrace -n 'profile-997 { @[ustack()] = count(); } tick-Ns { exit(0); }'
 #            (sampling, stack copies, CFI unwinding, symbols and the printed aggregation: one run)
-#   perf:    perf record -F 997 -a --call-graph dwarf -- sleep N, then perf report --stdio
+#   perf:    perf record -F 997 -a --call-graph dwarf -- sleep N, then perf report --stdio --no-inline
 #            (the same samples, unwound and symbolised by the report)
 # Each runs for SECONDS (default 30) while one cfiprof per CPU keeps every CPU busy (a program
 # without frame pointers, so both must unwind by CFI), the two one after the other. CPU time is
@@ -39,8 +39,9 @@ TIMEFORMAT='%U %S %R'
     -n "profile-997 { @[ustack()] = count(); } tick-${SECS}s { exit(0); }" 2>"$TMP/dtrace.err"; } 2>"$TMP/dtrace.time"
 # perf: record, then report
 { time perf record -q -F 997 -a --call-graph dwarf -o "$TMP/perf.data" -- sleep "$SECS" >/dev/null 2>"$TMP/perf-record.err"; } 2>"$TMP/record.time"
-# (perf report runs addr2line for inlined frames: on a JVM's libjvm.so that takes many minutes)
-{ time perf report -i "$TMP/perf.data" --stdio >"$TMP/perf.out" 2>"$TMP/perf-report.err" || true; } 2>"$TMP/report.time"
+# --no-inline: perf report would run addr2line for inlined frames (on a JVM's libjvm.so, for
+# many minutes); jdtrace's ustack() names no inlined frames either
+{ time perf report -i "$TMP/perf.data" --stdio --no-inline >"$TMP/perf.out" 2>"$TMP/perf-report.err" || true; } 2>"$TMP/report.time"
 
 read -r du ds dr <"$TMP/dtrace.time"
 read -r ru rs rr <"$TMP/record.time"

@@ -130,16 +130,17 @@ public final class HotSpotVm implements AutoCloseable {
             if (!sym.containsKey("gHotSpotVMStructs")) return null;
             FileChannel c = FileChannel.open(Procfs.file(pid, "mem"), StandardOpenOption.READ);
             ch = c;
+            Pages m = new Pages(c);
             Map<String, Long> fields = new HashMap<>(), types = new HashMap<>(), constants = new HashMap<>();
-            readTable(c, sym, "gHotSpotVMStructs", "gHotSpotVMStructEntry", (e, o) -> {
-                String type = string(c, word(c, e + o.get("TypeName"))), name = string(c, word(c, e + o.get("FieldName")));
-                boolean isStatic = int32(c, e + o.get("IsStatic")) != 0;
-                fields.put(type + "::" + name, word(c, e + (isStatic ? o.get("Address") : o.get("Offset"))));
+            readTable(m, sym, "gHotSpotVMStructs", "gHotSpotVMStructEntry", (e, o) -> {
+                String type = m.string(m.word(e + o.get("TypeName"))), name = m.string(m.word(e + o.get("FieldName")));
+                boolean isStatic = m.int32(e + o.get("IsStatic")) != 0;
+                fields.put(type + "::" + name, m.word(e + (isStatic ? o.get("Address") : o.get("Offset"))));
             }, "TypeName", "FieldName", "IsStatic", "Offset", "Address");
-            readTable(c, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry",
-                    (e, o) -> types.put(string(c, word(c, e + o.get("TypeName"))), word(c, e + o.get("Size"))), "TypeName", "Size");
-            readTable(c, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry",
-                    (e, o) -> constants.put(string(c, word(c, e + o.get("Name"))), (long) int32(c, e + o.get("Value"))), "Name", "Value");
+            readTable(m, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry",
+                    (e, o) -> types.put(m.string(m.word(e + o.get("TypeName"))), m.word(e + o.get("Size"))), "TypeName", "Size");
+            readTable(m, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry",
+                    (e, o) -> constants.put(m.string(m.word(e + o.get("Name"))), m.int32(e + o.get("Value"))), "Name", "Value");
             HotSpotVm vm = new HotSpotVm(pid, ch, fields, types, constants);
             ch = null;
             return vm;
@@ -161,18 +162,80 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     /** Reads one vmStructs-style table: entries of {@code prefix}ArrayStride bytes until a null first field. */
-    private static void readTable(FileChannel ch, Map<String, Long> sym, String table, String prefix, Entry each,
+    private static void readTable(Pages m, Map<String, Long> sym, String table, String prefix, Entry each,
             String... names) throws IOException {
         Map<String, Long> o = new HashMap<>();
-        for (String n : names) o.put(n, word(ch, need(sym, prefix + n + "Offset")));
-        long stride = word(ch, need(sym, prefix + "ArrayStride"));
-        long e = word(ch, need(sym, table));
+        for (String n : names) o.put(n, m.word(need(sym, prefix + n + "Offset")));
+        long stride = m.word(need(sym, prefix + "ArrayStride"));
+        long e = m.word(need(sym, table));
         if (stride <= 0 || stride > 256) throw new IOException(table + " stride " + stride);
         for (int i = 0; i < 100_000; i++, e += stride) {
-            if (word(ch, e + o.get(names[0])) == 0) return;
+            if (m.word(e + o.get(names[0])) == 0) return;
             each.read(e, o);
         }
         throw new IOException(table + " has no end");
+    }
+
+    /**
+     * The JVM's memory as of() reads it, a page at a time, each page read once: the vmStructs
+     * tables and the names they point to are libjvm.so's static data, which does not change, and
+     * a word and a string read each with its own pread made thousands of system calls per JVM (a
+     * whole-machine profile meets every JVM that starts).
+     */
+    private static final class Pages {
+        private static final int PAGE = 4096;
+        private final FileChannel ch;
+        private final Map<Long, byte[]> pages = new HashMap<>();
+
+        Pages(FileChannel ch) {
+            this.ch = ch;
+        }
+
+        /** The byte at {@code addr}, or -1 where the memory cannot be read. */
+        private int at(long addr) throws IOException {
+            if (addr <= 0) throw new IOException("address 0x" + Long.toHexString(addr));
+            long page = addr & -PAGE;
+            byte[] b = pages.get(page);
+            if (b == null) {
+                b = new byte[PAGE];
+                int got = readSome(ch, page, b);
+                if (got < PAGE) b = java.util.Arrays.copyOf(b, got);
+                pages.put(page, b);
+            }
+            int i = (int) (addr - page);
+            return i < b.length ? b[i] & 0xff : -1;
+        }
+
+        private long bytes(long addr, int n) throws IOException {
+            long v = 0;
+            for (int i = n - 1; i >= 0; i--) {
+                int b = at(addr + i);
+                if (b < 0) throw new IOException("cannot read 0x" + Long.toHexString(addr));
+                v = v << 8 | b;
+            }
+            return v;
+        }
+
+        long word(long addr) throws IOException {
+            return bytes(addr, 8);
+        }
+
+        long int32(long addr) throws IOException {
+            return (int) bytes(addr, 4);
+        }
+
+        /** The NUL-terminated string at {@code addr} (at most 1024 bytes), or null for address 0. */
+        String string(long addr) throws IOException {
+            if (addr == 0) return null;
+            StringBuilder s = new StringBuilder();
+            for (int i = 0; i < 1024; i++) {
+                int b = at(addr + i);
+                if (b < 0) break;
+                if (b == 0) return s.toString();
+                s.append((char) b);
+            }
+            throw new IOException("no string end at 0x" + Long.toHexString(addr));
+        }
     }
 
     private static long need(Map<String, Long> sym, String name) throws IOException {

@@ -254,14 +254,25 @@ public final class Procfs {
 
         /** A line of the file, or null if it does not parse. */
         public static Mapping parse(String line) {
-            String[] f = line.trim().split("\\s+", 6);
-            if (f.length < 5) return null;
-            int dash = f[0].indexOf('-');
-            if (dash < 0) return null;
+            // five fields split at runs of whitespace, then the path (the rest, trimmed): as
+            // line.trim().split("\\s+", 6), without a regex (a JVM's maps has thousands of lines)
+            String l = line.strip();
+            int[] at = new int[10];
+            int p = 0;
+            for (int i = 0; i < 5; i++) {
+                int b = p;
+                while (p < l.length() && !Character.isWhitespace(l.charAt(p))) p++;
+                if (p == b) return null;
+                at[2 * i] = b;
+                at[2 * i + 1] = p;
+                while (p < l.length() && Character.isWhitespace(l.charAt(p))) p++;
+            }
+            int dash = l.indexOf('-', 0);
+            if (dash < 0 || dash >= at[1]) return null;
             try {
-                return new Mapping(Long.parseUnsignedLong(f[0], 0, dash, 16),
-                        Long.parseUnsignedLong(f[0], dash + 1, f[0].length(), 16), f[1],
-                        Long.parseUnsignedLong(f[2], 16), f[3], Long.parseLong(f[4]), f.length > 5 ? f[5] : "");
+                return new Mapping(Long.parseUnsignedLong(l, 0, dash, 16), Long.parseUnsignedLong(l, dash + 1, at[1], 16),
+                        l.substring(at[2], at[3]), Long.parseUnsignedLong(l, at[4], at[5], 16), l.substring(at[6], at[7]),
+                        Long.parseLong(l, at[8], at[9], 10), l.substring(p));
             } catch (NumberFormatException e) {
                 return null;
             }

@@ -83,6 +83,29 @@ class ProcfsTest {
         Procfs.Mapping anon = Procfs.Mapping.parse("7f0000000000-7f0000001000 rw-p 00000000 00:00 0 ");
         assertEquals("", anon.path());
         assertEquals(0x1000, anon.end() - anon.start());
+        assertNull(Procfs.Mapping.parse("7f0000000000-7f0000001000 rw-p 00000000 00:00"));
+        assertNull(Procfs.Mapping.parse("7f0000000000 rw-p 00000000 00:00 0"));
+        Procfs.Mapping spaced = Procfs.Mapping.parse("  55d0c0a00000-55d0c0a21000 r-xp 00002000 fe:01 1234567    /tmp/a b  (deleted)  ");
+        assertEquals(new Procfs.Mapping(0x55d0c0a00000L, 0x55d0c0a21000L, "r-xp", 0x2000, "fe:01", 1234567, "/tmp/a b  (deleted)"),
+                spaced);
+    }
+
+    @Test
+    void everyLineOfThisJvmsMapsParsesAsItsFieldsSplitAtWhitespace() throws Exception {
+        List<String> lines = Files.readAllLines(Path.of("/proc/self/maps"));
+        assertTrue(lines.size() > 100, lines.size() + " lines");
+        for (String line : lines) {
+            String[] f = line.trim().split("\\s+", 6);
+            Procfs.Mapping m = Procfs.Mapping.parse(line);
+            String[] range = f[0].split("-");
+            assertEquals(Long.parseUnsignedLong(range[0], 16), m.start(), line);
+            assertEquals(Long.parseUnsignedLong(range[1], 16), m.end(), line);
+            assertEquals(f[1], m.perms(), line);
+            assertEquals(Long.parseUnsignedLong(f[2], 16), m.offset(), line);
+            assertEquals(f[3], m.dev(), line);
+            assertEquals(Long.parseLong(f[4]), m.inode(), line);
+            assertEquals(f.length > 5 ? f[5] : "", m.path(), line);
+        }
     }
 
     @Test

@@ -248,7 +248,10 @@ public final class Rt {
 
     /** stack(), ustack(), jstack() as an aggregation key: the same frames, as a key value. */
     public static StackFrames stackKey(DState st, ProbeContext ctx, int which, int frames) {
-        String[] f = frames(st, ctx, which, depth(st, which, frames));
+        int n = depth(st, which, frames);
+        // ustack(): the consumer's cache of whole stacks (a hot key is one lookup of its pcs)
+        if (which == Ir.StackKind.USER.ordinal()) return st.symbols.frames(ctx.pid(), ctx.ustack(n), ctx::usym);
+        String[] f = frames(st, ctx, which, n);
         return f.length == 0 ? StackFrames.EMPTY : new StackFrames(f);
     }
 

@@ -7,19 +7,39 @@ import java.util.List;
  * its frames, innermost first, already symbolised at the firing, since the traced process may be
  * gone when the consumer prints. Immutable; equal when the frames are, which is how DTrace's
  * dt_aggregate_hash/keycmp tell two stacks apart (by their pcs: one pc, one symbol here). The
- * key Tuple caches the hash. Keys order frame by frame (a tie-break only: aggregations sort by
+ * hash is made once (a lone stack key is no Tuple, which would cache it). Keys order frame by frame (a tie-break only: aggregations sort by
  * value first).
  */
-public record StackFrames(List<String> frames) implements Comparable<StackFrames> {
+public final class StackFrames implements Comparable<StackFrames> {
 
     public static final StackFrames EMPTY = new StackFrames(List.of());
 
-    public StackFrames {
-        frames = List.copyOf(frames);
+    private final List<String> frames;
+    /** The frames' hash, made once: a hot key is hashed at every firing that aggregates on it. */
+    private final int hash;
+
+    public StackFrames(List<String> frames) {
+        this.frames = List.copyOf(frames);
+        this.hash = this.frames.hashCode();
     }
 
     public StackFrames(String[] frames) {
         this(List.of(frames));
+    }
+
+    /** The frames, innermost first. */
+    public List<String> frames() {
+        return frames;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o == this || o instanceof StackFrames s && s.hash == hash && s.frames.equals(frames);
+    }
+
+    @Override
+    public int hashCode() {
+        return hash;
     }
 
     @Override

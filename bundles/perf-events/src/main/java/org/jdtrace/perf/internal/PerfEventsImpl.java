@@ -284,7 +284,9 @@ public final class PerfEventsImpl implements PerfEvents {
 
     @Override
     public long kaddr(String name) {
-        return kallsyms().address(name);
+        // tick-N asks for one address at start: a scan, not the whole table (read at the first stack())
+        Kallsyms k = kallsyms;
+        return k != null ? k.address(name) : Kallsyms.address(Path.of("/proc/kallsyms"), name);
     }
 
     private Kallsyms kallsyms() {

@@ -12,7 +12,9 @@
  * names, no perf map needed, and never a name the map kept for code freed since).
  *
  * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
- * pc falls in none of them (a library dlopen()ed since); each ELF file's SymbolTable and
+ * pc falls in none of them (a library dlopen()ed since; a pc in an executable mapping of no file,
+ * JIT code, is in one: a busy JVM would otherwise have its thousands of lines re-read ten times a
+ * second); each ELF file's SymbolTable and
  * CallFrameInfo from the platform's ObjectFiles (one read per file for every provider, the pid
  * provider's ustack() included), read through the process's /proc/PID/map_files link (the inode
  * it maps, also when the path was replaced since) else the path; and here, per mapping key (path,
@@ -62,8 +64,27 @@ final class UserSymbols {
 
     private static final Vdso NO_VDSO = new Vdso(null, null, 0);
 
+    /**
+     * A process's executable file mappings sorted by start, with the starts in an array: a pc's
+     * mapping is a binary search (a JVM maps dozens of objects, and each frame asks several times).
+     */
+    private record Maps(Mapping[] byStart, long[] starts) {
+        static final Maps NONE = new Maps(new Mapping[0], new long[0]);
+
+        static Maps of(List<Mapping> list) {
+            Mapping[] m = list.toArray(Mapping[]::new);
+            java.util.Arrays.sort(m, (a, b) -> Long.compareUnsigned(a.start, b.start));
+            long[] starts = new long[m.length];
+            for (int i = 0; i < m.length; i++) starts[i] = m[i].start;
+            return new Maps(m, starts);
+        }
+    }
+
     private static final class Proc {
-        volatile List<Mapping> maps = List.of();
+        /** Its executable file mappings in address order, as one immutable value (read without a lock). */
+        volatile Maps maps = Maps.NONE;
+        /** Its executable mappings of no file (JIT code), start and end pairs: a pc there needs no re-read. */
+        volatile long[] anon = new long[0];
         volatile long readAt;
         /** The [vdso] mapping's start, or 0. */
         volatile long vdso;
@@ -111,7 +132,7 @@ final class UserSymbols {
         }
         String module = m.file.substring(m.file.lastIndexOf('/') + 1);
         ObjectInfo o = info(pid, m);
-        String named = o == null ? null : o.symbols.describe(vaddr(o.loads, pc - m.start + m.offset));
+        String named = o == null || o.symbols == null ? null : o.symbols.describe(vaddr(o.loads, pc - m.start + m.offset));
         return module + "`" + (named != null ? named : "0x" + Long.toHexString(pc - m.base));
     }
 
@@ -216,7 +237,7 @@ final class UserSymbols {
             refresh(pid, p);
         }
         if (find(p.maps, pc) == null && (p.vdso == 0 || pc < p.vdso || pc >= p.vdso + VDSO_MAX)
-                && System.nanoTime() - p.readAt > 100_000_000L) {
+                && !inAnon(p.anon, pc) && System.nanoTime() - p.readAt > 100_000_000L) {
             refresh(pid, p);
         }
         return p;
@@ -235,21 +256,42 @@ final class UserSymbols {
         return fileOffset;
     }
 
-    private static Mapping find(List<Mapping> maps, long pc) {
-        for (Mapping m : maps) {
-            if (Long.compareUnsigned(pc, m.start) >= 0 && Long.compareUnsigned(pc, m.end) < 0) return m;
+    private static Mapping find(Maps maps, long pc) {
+        long[] starts = maps.starts;
+        int lo = 0, hi = starts.length - 1, at = -1;
+        while (lo <= hi) { // the last mapping starting at or below pc (mappings do not overlap)
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(starts[mid], pc) <= 0) {
+                at = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
         }
-        return null;
+        if (at < 0) return null;
+        Mapping m = maps.byStart[at];
+        return Long.compareUnsigned(pc, m.end) < 0 ? m : null;
+    }
+
+    private static boolean inAnon(long[] anon, long pc) {
+        for (int i = 0; i < anon.length; i += 2) {
+            if (Long.compareUnsigned(pc, anon[i]) >= 0 && Long.compareUnsigned(pc, anon[i + 1]) < 0) return true;
+        }
+        return false;
     }
 
     private static void refresh(int pid, Proc p) {
         List<Procfs.Mapping> lines = new ArrayList<>();
+        List<Procfs.Mapping> anon = new ArrayList<>();
         Map<String, Long> base = new HashMap<>();
         long vdsoAt = 0;
         try {
             for (Procfs.Mapping f : Procfs.maps(pid)) {
                 if (f.path().equals("[vdso]")) vdsoAt = f.start();
-                if (!f.fileBacked()) continue;
+                if (!f.fileBacked()) {
+                    if (f.executable() && f.path().isEmpty()) anon.add(f);
+                    continue;
+                }
                 base.merge(f.path(), f.start(), Math::min);
                 if (f.executable()) lines.add(f);
             }
@@ -263,7 +305,13 @@ final class UserSymbols {
             out.add(new Mapping(f.start(), f.end(), f.offset(), f.path().replace(" (deleted)", ""),
                     f.dev() + ":" + f.inode() + ":" + f.path(), base.get(f.path())));
         }
-        p.maps = List.copyOf(out);
+        long[] jit = new long[2 * anon.size()];
+        for (int i = 0; i < anon.size(); i++) {
+            jit[2 * i] = anon.get(i).start();
+            jit[2 * i + 1] = anon.get(i).end();
+        }
+        p.maps = Maps.of(out);
+        p.anon = jit;
         p.vdso = vdsoAt;
         p.readAt = System.nanoTime();
     }
