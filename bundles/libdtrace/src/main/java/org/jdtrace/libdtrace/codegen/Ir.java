@@ -201,6 +201,37 @@ public final class Ir {
         return walks(c.predicate()) || walks(c.body());
     }
 
+    /**
+     * True when {@code c} acts on the firing process: stop(), raise(), copyout() or copyoutstr()
+     * (Statement.procDestructive), anywhere in its body.
+     */
+    public static boolean actsOnProcess(Clause c) {
+        return acts(c.body());
+    }
+
+    private static boolean acts(Object node) {
+        return switch (node) {
+            case null -> false;
+            case Call c when PROC_DESTRUCTIVE.contains(c.name()) -> true;
+            case List<?> l -> l.stream().anyMatch(Ir::acts);
+            case Record r when r.getClass().getEnclosingClass() == Ir.class -> {
+                for (java.lang.reflect.RecordComponent rc : r.getClass().getRecordComponents()) {
+                    if (rc.getType().isPrimitive() || rc.getType() == String.class) continue;
+                    try {
+                        if (acts(rc.getAccessor().invoke(r))) yield true;
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                yield false;
+            }
+            default -> false;
+        };
+    }
+
+    /** The runtime entries of the actions that act on the firing process. */
+    private static final java.util.Set<String> PROC_DESTRUCTIVE = java.util.Set.of("stop", "raise", "copyout", "copyoutstr");
+
     private static boolean walks(Object node) {
         return switch (node) {
             case null -> false;
