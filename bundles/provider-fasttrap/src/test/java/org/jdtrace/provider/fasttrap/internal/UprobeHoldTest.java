@@ -1,0 +1,129 @@
+package org.jdtrace.provider.fasttrap.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jdtrace.proc.ProcessControl.Evaltime;
+import org.jdtrace.proc.Procfs;
+import org.jdtrace.proc.TargetProcess;
+import org.jdtrace.provider.fasttrap.internal.sys.Sys;
+import org.jdtrace.spi.ProbeDescription;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Destructive actions at pid probes on the kernel's uprobes act at the hit (Holds): the process is
+ * held at a hit of a probe whose clauses act on it (Probe.procDestructive) until they ran in the
+ * JVM. ft_hold tells from inside the program when an action took effect; without the hold each of
+ * these would see the action late (after the traced function returned, or never).
+ */
+class UprobeHoldTest {
+
+    private static final long SIGUSR1 = 10;
+
+    /** raise(SIGUSR1) at tick's entry for call K: the handler runs before tick(K)'s body (calls == K), in the hitting thread. */
+    @Test
+    void raiseAtAnEntryProbeIsDeliveredBeforeTheFunctionBodyRuns() throws Exception {
+        try (UprobeTestBed bed = new UprobeTestBed()) {
+            Path out = bed.out();
+            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "raise", "60");
+            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
+            TestRegistry.TestProbe p = bed.registry.probe("a.out", "tick", "entry");
+            p.procDestructive = true;
+            AtomicLong hits = new AtomicLong();
+            bed.registry.enable(p, c -> {
+                hits.incrementAndGet();
+                if (c.arg(0) == 30) c.raise((int) SIGUSR1);
+            });
+            t.go();
+            assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+            assertEquals("seen 30 tid " + t.pid() + " main " + t.pid(), Files.readString(out).strip());
+            assertEquals(60, hits.get());
+            assertEquals(60, bed.provider.control().openKernelSites().held, "every hit held the process");
+        }
+    }
+
+    /**
+     * copyout at peek's entry, four threads hitting at once: every call returns what the clause
+     * wrote, never the value the thread stored (several hits held at once are each acted on
+     * before their thread runs on).
+     */
+    @Test
+    void copyoutAtEntryChangesWhatTheFunctionReadsInEveryThread() throws Exception {
+        try (UprobeTestBed bed = new UprobeTestBed()) {
+            Path out = bed.out();
+            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "copyout", "50", "4");
+            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:peek:entry"));
+            TestRegistry.TestProbe p = bed.registry.probe("a.out", "peek", "entry");
+            p.procDestructive = true;
+            byte[] minusOne = new byte[8];
+            java.util.Arrays.fill(minusOne, (byte) 0xff);
+            bed.registry.enable(p, c -> c.copyout(minusOne, c.arg(0)));
+            t.go();
+            assertEquals(0, t.awaitExit(120, TimeUnit.SECONDS));
+            assertEquals("written 200 of 200", Files.readString(out).strip());
+        }
+    }
+
+    /**
+     * stop() leaves the process stopped at the probe (it does not get past tick) until dtrace lets
+     * it go, which continues it; a process grabbed as by dtrace -p.
+     */
+    @Test
+    void stopLeavesTheProcessStoppedAtTheProbeUntilDtraceLetsItGo() throws Exception {
+        try (UprobeTestBed bed = new UprobeTestBed()) {
+            Path out = bed.out();
+            ProcessHandle proc = UprobePidProviderTest.orphan(out, "FT_STOP=1", UprobePidProviderTest.bin("ft_hold"), "stop");
+            try {
+                UprobePidProviderTest.awaitStopped(proc.pid());
+                TargetProcess t = bed.provider.control().grab((int) proc.pid());
+                bed.provider.provide(ProbeDescription.parse("pid" + proc.pid() + ":a.out:tick:entry"));
+                TestRegistry.TestProbe p = bed.registry.probe("a.out", "tick", "entry");
+                p.procDestructive = true;
+                AtomicLong hits = new AtomicLong();
+                bed.registry.enable(p, c -> {
+                    hits.incrementAndGet();
+                    c.stopProcess();
+                });
+                t.go();
+                Sys.current().kill((int) proc.pid(), Sys.SIGCONT); // past its own SIGSTOP, into tick
+                Holds holds = bed.provider.control().holds();
+                for (int i = 0; i < 1000 && !holds.stoppedByStop((int) proc.pid()); i++) Thread.sleep(10);
+                assertTrue(holds.stoppedByStop((int) proc.pid()), "stopped by stop()");
+                Thread.sleep(300);
+                assertEquals('T', Procfs.stat(proc.pid()).state(), "still stopped");
+                assertEquals("", Files.readString(out), "not past tick");
+                assertEquals(1, hits.get());
+                t.release(); // dtrace's end: it lets the process go
+                UprobePidProviderTest.awaitGone(proc);
+                assertEquals("after", Files.readString(out).strip());
+                assertFalse(holds.stoppedByStop((int) proc.pid()));
+            } finally {
+                proc.destroyForcibly();
+            }
+        }
+    }
+
+    /** A probe without destructive clauses never holds the process: every hit fires, none stops it. */
+    @Test
+    void aProbeWithoutDestructiveClausesNeverHolds() throws Exception {
+        try (UprobeTestBed bed = new UprobeTestBed()) {
+            Path out = bed.out();
+            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "raise", "5000");
+            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
+            AtomicLong hits = new AtomicLong();
+            bed.registry.enable(bed.registry.probe("a.out", "tick", "entry"), c -> hits.incrementAndGet());
+            t.go();
+            assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+            bed.provider.sync();
+            assertEquals(5000, hits.get());
+            assertEquals(0, bed.provider.control().openKernelSites().held);
+            assertEquals("seen -1 tid 0 main " + t.pid(), Files.readString(out).strip());
+        }
+    }
+}
