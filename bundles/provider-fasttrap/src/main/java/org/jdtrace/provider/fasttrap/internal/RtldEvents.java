@@ -95,7 +95,7 @@ final class RtldEvents {
         }
         if (rDebug == 0) return false;
         byte[] word = new byte[8];
-        byte[] code = new byte[16];
+        byte[] code = new byte[isa.maxInstructionLength()];
         try {
             p.memory().read(rDebug + R_BRK, word, 0, 8);
             long brk = java.nio.ByteBuffer.wrap(word).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
