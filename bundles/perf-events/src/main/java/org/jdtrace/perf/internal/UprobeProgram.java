@@ -14,7 +14,11 @@
  *   of the register each string address was in, 0 none), u8 faults (bit k: string k could not be
  *   read), 4 bytes pad, and char string[3][256] (bpf_probe_read_user_str at the hit:
  *   copyinstr(argN) of the clauses, Probe.userStrings)
- *   then the stack copy (bpf_probe_read_user), the record ending with it
+ *   then the stack copy (bpf_probe_read_user), the record ending with it. A string read that
+ *   faults at an address other than 0 (a page the process has not touched yet: a uprobe program
+ *   cannot fault it in) makes the hit send SIGSTOP, whatever the cookie's signal (both in the
+ *   signal slot and in the record's signal word), so that the JVM reads the string from the held
+ *   process before it runs on (the pid provider's Holds)
  *
  * The stack copy is one of two kinds, chosen per cookie: the SMALL bytes from regs[SP] up (length
  * 0 when that read faults), enough for an entry's return address and a frame's spills; or, for
@@ -163,9 +167,14 @@ final class UprobeProgram {
                     .insn(0x73, R8, R1, base + k, 0) // stxb: word + 1
                     .addImm(R1, -1).insn(0x67, R1, 0, 0, 3)
                     .mov(R3, R8).addImm(R3, REGS).insn(0x0f, R3, R1, 0, 0).ldxDw(R3, R3, 0)
+                    .jeqImm(R3, 0, "strfault" + k) // NULL: a fault, nothing to hold for
                     .mov(R1, R8).addImm(R1, base + 8 + STRING_SIZE * k).movImm(R2, STRING_SIZE)
                     .call(PROBE_READ_USER_STR)
                     .jmp(0x65, R0, 0, 0, skip) // jsgt 0: read
+                    // a page the process has not touched (or no page): the thread is held
+                    // (SIGSTOP) so that the JVM reads the string from the stopped process
+                    .movImm(R1, PerfSys.SIGSTOP).stxW(R10, SIGNAL_SLOT, R1).stxW(R8, SIGNAL_SENT, R1)
+                    .label("strfault" + k)
                     .insn(0x71, R1, R8, base + 3, 0).insn(0x47, R1, 0, 0, 1 << k).insn(0x73, R8, R1, base + 3, 0)
                     .label(skip);
         }

@@ -14,8 +14,11 @@
  * before the probe fires and releases it after its clauses ran. While held, copyout writes the
  * stopped address space; raise() is a tgkill to the hitting thread, pending until the process
  * runs again and then delivered before the thread executes another instruction of the program;
- * stop() (stop) marks the hold to stay stopped. The dynamic linker's watch (RtldEvents) holds its
- * events the same way and releases on its worker once the new objects' probes are in.
+ * stop() marks the hold to stay stopped. The dynamic linker's watch (RtldEvents) holds its
+ * events the same way and releases on its worker once the new objects' probes are in; and a hit
+ * whose captured string could not be read in the kernel (a page the process never touched: the
+ * BPF program sends SIGSTOP then, UprobeProgram) is held so that copyinstr reads it from the
+ * stopped process (ThreadContext.copyinstr's live read) before it runs on.
  *
  * Continuing. Several threads may hit at once (each hit sends its SIGSTOP; records wait in
  * different CPUs' rings), so the last release of a process does not send SIGCONT at once: a

@@ -109,6 +109,31 @@ class UprobeHoldTest {
         }
     }
 
+    /**
+     * copyinstr(arg0) of a string on a file page the process mapped and never touched: the BPF
+     * program cannot read it at the hit (a uprobe cannot fault the page in), so the hit holds the
+     * process and the JVM reads the string from it before it runs on and overwrites it.
+     */
+    @Test
+    void aStringOnAPageTheProcessNeverTouchedIsReadWhileItIsHeld() throws Exception {
+        try (UprobeTestBed bed = new UprobeTestBed()) {
+            Path out = bed.out(), cold = bed.out();
+            Files.write(cold, "cold path string\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "cold", cold.toString());
+            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:take:entry"));
+            TestRegistry.TestProbe p = bed.registry.probe("a.out", "take", "entry");
+            p.userStrings = java.util.Set.of(0);
+            java.util.concurrent.atomic.AtomicReference<String> got = new java.util.concurrent.atomic.AtomicReference<>();
+            bed.registry.enable(p, c -> got.set(c.copyinstr(c.arg(0), 256)));
+            t.go();
+            assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
+            bed.provider.sync();
+            assertEquals("took", Files.readString(out).strip());
+            assertEquals("cold path string", got.get());
+            assertEquals(1, bed.provider.control().openKernelSites().held, "the hit held the process");
+        }
+    }
+
     /** A probe without destructive clauses never holds the process: every hit fires, none stops it. */
     @Test
     void aProbeWithoutDestructiveClausesNeverHolds() throws Exception {
