@@ -26,14 +26,27 @@ class UprobeHoldTest {
 
     private static final long SIGUSR1 = 10;
 
+    /** ft_hold created held (as by -c) with its output file, and the pid probe on a function's entry (not enabled). */
+    private record Target(Path out, TargetProcess t, TestRegistry.TestProbe probe) {}
+
+    private static Target start(UprobeTestBed bed, String function, String... args) throws Exception {
+        Path out = bed.out();
+        String[] argv = new String[args.length + 1];
+        argv[0] = UprobePidProviderTest.bin("ft_hold");
+        System.arraycopy(args, 0, argv, 1, args.length);
+        TargetProcess t = bed.create(out, Evaltime.POSTINIT, argv);
+        bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:" + function + ":entry"));
+        return new Target(out, t, bed.registry.probe("a.out", function, "entry"));
+    }
+
     /** raise(SIGUSR1) at tick's entry for call K: the handler runs before tick(K)'s body (calls == K), in the hitting thread. */
     @Test
     void raiseAtAnEntryProbeIsDeliveredBeforeTheFunctionBodyRuns() throws Exception {
         try (UprobeTestBed bed = new UprobeTestBed()) {
-            Path out = bed.out();
-            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "raise", "60");
-            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
-            TestRegistry.TestProbe p = bed.registry.probe("a.out", "tick", "entry");
+            Target g = start(bed, "tick", "raise", "60");
+            Path out = g.out();
+            TargetProcess t = g.t();
+            TestRegistry.TestProbe p = g.probe();
             p.procDestructive = true;
             AtomicLong hits = new AtomicLong();
             bed.registry.enable(p, c -> {
@@ -56,10 +69,10 @@ class UprobeHoldTest {
     @Test
     void copyoutAtEntryChangesWhatTheFunctionReadsInEveryThread() throws Exception {
         try (UprobeTestBed bed = new UprobeTestBed()) {
-            Path out = bed.out();
-            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "copyout", "50", "4");
-            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:peek:entry"));
-            TestRegistry.TestProbe p = bed.registry.probe("a.out", "peek", "entry");
+            Target g = start(bed, "peek", "copyout", "50", "4");
+            Path out = g.out();
+            TargetProcess t = g.t();
+            TestRegistry.TestProbe p = g.probe();
             p.procDestructive = true;
             byte[] minusOne = new byte[8];
             java.util.Arrays.fill(minusOne, (byte) 0xff);
@@ -117,11 +130,12 @@ class UprobeHoldTest {
     @Test
     void aStringOnAPageTheProcessNeverTouchedIsReadWhileItIsHeld() throws Exception {
         try (UprobeTestBed bed = new UprobeTestBed()) {
-            Path out = bed.out(), cold = bed.out();
+            Path cold = bed.out();
             Files.write(cold, "cold path string\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "cold", cold.toString());
-            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:take:entry"));
-            TestRegistry.TestProbe p = bed.registry.probe("a.out", "take", "entry");
+            Target g = start(bed, "take", "cold", cold.toString());
+            Path out = g.out();
+            TargetProcess t = g.t();
+            TestRegistry.TestProbe p = g.probe();
             p.userStrings = java.util.Set.of(0);
             java.util.concurrent.atomic.AtomicReference<String> got = new java.util.concurrent.atomic.AtomicReference<>();
             bed.registry.enable(p, c -> got.set(c.copyinstr(c.arg(0), 256)));
@@ -138,11 +152,11 @@ class UprobeHoldTest {
     @Test
     void aProbeWithoutDestructiveClausesNeverHolds() throws Exception {
         try (UprobeTestBed bed = new UprobeTestBed()) {
-            Path out = bed.out();
-            TargetProcess t = bed.create(out, Evaltime.POSTINIT, UprobePidProviderTest.bin("ft_hold"), "raise", "5000");
-            bed.provider.provide(ProbeDescription.parse("pid" + t.pid() + ":a.out:tick:entry"));
+            Target g = start(bed, "tick", "raise", "5000");
+            Path out = g.out();
+            TargetProcess t = g.t();
             AtomicLong hits = new AtomicLong();
-            bed.registry.enable(bed.registry.probe("a.out", "tick", "entry"), c -> hits.incrementAndGet());
+            bed.registry.enable(g.probe(), c -> hits.incrementAndGet());
             t.go();
             assertEquals(0, t.awaitExit(60, TimeUnit.SECONDS));
             bed.provider.sync();
