@@ -241,18 +241,21 @@ final class UprobeSites implements UserProbeHandler {
 
         /**
          * Hits hold their process ({@code on}: SIGSTOP from the BPF program, see Holds) or not;
-         * the guard is armed for the handle's process while they may.
+         * the guard is armed for the handle's process while they may. A probe of every process
+         * never holds for its clauses: its context (EveryProcessContext) cannot act on the
+         * process, so a hold would only stop every process that maps the file, for nothing.
          */
         synchronized void hold(boolean on) {
+            on &= pid != 0;
             if (holding == on) return;
             holding = on;
-            if (on && pid != 0) holds.arm(pid);
+            if (on) holds.arm(pid);
             UserProbes u;
             synchronized (UprobeSites.this) {
                 u = probes;
             }
             if (u != null && slots.get(cookie) != null) u.signal(cookie, on ? Sys.SIGSTOP : 0);
-            if (!on && pid != 0) holds.disarm(pid); // held records still in the rings register at their acquire
+            if (!on) holds.disarm(pid); // held records still in the rings register at their acquire
         }
     }
 
