@@ -28,10 +28,21 @@ import org.jdtrace.spi.ProbeDescription;
  * firing reads later copies a larger top of the stack for its probes then
  * ({@link org.jdtrace.spi.Probe#userStack()}).
  *
+ * {@code procDestructive} (since 1.6) is true when the body acts on the firing process: stop(),
+ * raise(), copyout() or copyoutstr() (illumos' DTRACEACT_PROC_DESTRUCTIVE actions and the copyout
+ * subroutines; system() acts in the consumer and is not one). A provider that fires after the
+ * event holds the process at the event for such a probe, so that the action takes effect there
+ * ({@link org.jdtrace.spi.Probe#procDestructive()}).
+ *
  * @since 1.1
  */
 public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
-        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack) {
+        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack, boolean procDestructive) {
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+            KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack) {
+        this(descriptions, source, body, pidFilter, kernel, userStrings, userStack, false);
+    }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
             KernelClause kernel, java.util.Set<Integer> userStrings) {

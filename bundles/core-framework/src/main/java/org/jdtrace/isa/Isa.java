@@ -57,6 +57,14 @@ public interface Isa {
     /** Largest number of bytes {@link #outOfLine} ever returns: the slot size to reserve. */
     int outOfLineMaxSize();
 
+    /**
+     * The longest instruction there is, in bytes: what {@link #decode} may need at an address to
+     * decode the instruction there (the size of a buffer of code read for one instruction).
+     *
+     * @since 1.6
+     */
+    int maxInstructionLength();
+
     /** The calling convention and register names of this ISA. */
     Abi abi();
 

@@ -115,6 +115,20 @@ public interface Probe {
         return false;
     }
 
+    /**
+     * True when some ECB installed on the probe acts on the firing process: stop(), raise(),
+     * copyout() or copyoutstr() (its statement's Statement.procDestructive). A provider that fires
+     * after the event from what it captured there holds the hitting process at the event while
+     * this holds, so that such an action takes effect before the thread runs on, as in DTrace.
+     * Read it in {@link Provider#enable}; changes while the probe is enabled come through
+     * {@link Provider#clausesChanged}, before the ECB that needs it can fire.
+     *
+     * @since 1.11
+     */
+    default boolean procDestructive() {
+        return false;
+    }
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

@@ -19,6 +19,12 @@ public final class UserHit {
     public int pid;
     public int tid;
     public int cpu;
+    /**
+     * The signal the program sent the hitting process right after writing this record
+     * ({@link UserProbes#signal}: the cookie's at the hit), 0 none. A record with SIGSTOP holds
+     * its process stopped at the probe until the handler's owner continues it. @since 1.6
+     */
+    public int signal;
     /** CLOCK_MONOTONIC nanoseconds at the hit (System.nanoTime's clock, DTrace's timestamp). */
     public long time;
     public final long[] regs;

@@ -52,6 +52,8 @@ public interface UserProbes extends AutoCloseable {
      * (bpf_send_signal; 0: none, the default). The thread takes it on its way back to user mode,
      * once the probed instruction has run: SIGSTOP holds the process at the probe until the
      * record has been handled and the caller continues it. A reused cookie starts with none.
+     * Each record says which signal its hit sent ({@link UserHit#signal}), so a change of the
+     * cookie's signal never leaves a held process unknown to the handler.
      *
      * @since 1.5
      */

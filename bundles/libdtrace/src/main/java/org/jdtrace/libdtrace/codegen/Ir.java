@@ -198,21 +198,40 @@ public final class Ir {
      * key, ucaller or ustackdepth (Statement.userStack). Walks every node of the clause.
      */
     public static boolean walksUserStack(Clause c) {
-        return walks(c.predicate()) || walks(c.body());
+        return any(c.predicate(), Ir::walksStack) || any(c.body(), Ir::walksStack);
     }
 
-    private static boolean walks(Object node) {
+    /**
+     * True when {@code c} acts on the firing process: stop(), raise(), copyout() or copyoutstr()
+     * (Statement.procDestructive), anywhere in its body.
+     */
+    public static boolean actsOnProcess(Clause c) {
+        return any(c.body(), n -> n instanceof Call k && PROC_DESTRUCTIVE.contains(k.name()));
+    }
+
+    /** The runtime entries of the actions that act on the firing process. */
+    private static final java.util.Set<String> PROC_DESTRUCTIVE = java.util.Set.of("stop", "raise", "copyout", "copyoutstr");
+
+    private static boolean walksStack(Object node) {
         return switch (node) {
-            case null -> false;
             case Stack s -> s.which() != StackKind.KERNEL;
             case StackKey k -> k.which() != StackKind.KERNEL;
-            case Call c when c.name().equals("ucaller") || c.name().equals("ustackdepth") -> true;
-            case List<?> l -> l.stream().anyMatch(Ir::walks);
+            case Call c -> c.name().equals("ucaller") || c.name().equals("ustackdepth");
+            default -> false;
+        };
+    }
+
+    /** Whether {@code node} or a node under it (lists and this file's records, walked whole) passes {@code test}. */
+    private static boolean any(Object node, java.util.function.Predicate<Object> test) {
+        if (node == null) return false;
+        if (test.test(node)) return true;
+        return switch (node) {
+            case List<?> l -> l.stream().anyMatch(x -> any(x, test));
             case Record r when r.getClass().getEnclosingClass() == Ir.class -> {
                 for (java.lang.reflect.RecordComponent rc : r.getClass().getRecordComponents()) {
                     if (rc.getType().isPrimitive() || rc.getType() == String.class) continue;
                     try {
-                        if (walks(rc.getAccessor().invoke(r))) yield true;
+                        if (any(rc.getAccessor().invoke(r), test)) yield true;
                     } catch (ReflectiveOperationException e) {
                         throw new IllegalStateException(e);
                     }

@@ -564,6 +564,16 @@ public final class Subr {
         return 0;
     }
 
+    /**
+     * copyout(buf, addr, n): writes the n bytes at buf (D's memory: alloca'd scratch, copyin's,
+     * or the process's) into the process at addr.
+     */
+    public static long copyout(DState st, ProbeContext ctx, long buf, long addr, long n) {
+        if (n < 0 || n > Integer.MAX_VALUE) throw new FaultException(FaultException.Kind.BADSIZE, n);
+        ctx.copyout(read(st, ctx, buf, (int) n), addr);
+        return 0;
+    }
+
     /** copyoutstr(s, addr, len): writes at most len bytes of s and its NUL into the process. */
     public static long copyoutstr(ProbeContext ctx, String s, long addr, long len) {
         byte[] b = (nonNull(s) + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);

@@ -261,6 +261,8 @@ public final class ClauseLowering {
             case DENORMALIZE -> new Ir.Normalize(aggregationOf(args.get(0)), new Ir.Const(1));
             case RAISE, CHILL -> destructive(new Ir.Call(c.function.dname, List.of(exprs.integer(args.get(0))), VKind.LONG));
             case STOP -> destructive(new Ir.Call("stop", List.of(), VKind.LONG));
+            case COPYOUT -> destructive(new Ir.Call("copyout", List.of(exprs.integer(args.get(0)),
+                    exprs.integer(args.get(1)), exprs.integer(args.get(2))), VKind.LONG));
             case COPYOUTSTR -> destructive(new Ir.Call("copyoutstr", List.of(exprs.string(args.get(0)),
                     exprs.integer(args.get(1)), exprs.integer(args.get(2))), VKind.LONG));
             default -> throw ExprLowering.unsupported(c.function.dname + "( )", c.line);

@@ -18,7 +18,8 @@ final class BpfAsm {
     // helper function ids (enum bpf_func_id)
     static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, MAP_DELETE_ELEM = 3, GET_CURRENT_PID_TGID = 14, GET_CURRENT_UID_GID = 15,
             GET_CURRENT_COMM = 16, PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_USER = 112,
-            PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114, GET_ATTACH_COOKIE = 174, SEND_SIGNAL = 109;
+            PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114, GET_ATTACH_COOKIE = 174, SEND_SIGNAL = 109,
+            SEND_SIGNAL_THREAD = 117;
 
     private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
     private final Map<Integer, String> jumps = new HashMap<>();

@@ -298,7 +298,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
     public void sample(Sample s) {
         MemorySegment r = s.raw;
         if (r.byteSize() < UprobeProgram.stringsOffset(words)) return;
-        long stringsLen = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.STRINGS_LEN);
+        long stringsLen = r.get(ValueLayout.JAVA_INT_UNALIGNED, UprobeProgram.STRINGS_LEN) & 0xffffffffL;
         if (stringsLen != 0 && stringsLen != UprobeProgram.STRINGS_BYTES) return;
         long stackOff = UprobeProgram.stringsOffset(words) + stringsLen;
         if (r.byteSize() < stackOff) return;
@@ -308,6 +308,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
         hit.pid = (int) (pidTgid >>> 32);
         hit.tid = (int) pidTgid;
         hit.cookie = r.get(ValueLayout.JAVA_LONG_UNALIGNED, UprobeProgram.COOKIE);
+        hit.signal = r.get(ValueLayout.JAVA_INT_UNALIGNED, UprobeProgram.SIGNAL_SENT);
         hit.cpu = s.cpu;
         hit.time = s.time;
         MemorySegment.copy(r, ValueLayout.JAVA_BYTE, UprobeProgram.COMM, hit.commBytes(), 0, 16);

@@ -6,13 +6,19 @@
  *
  *   0 u64 pid_tgid   8 u64 the link's cookie for this offset   16 char comm[16]
  *   32 u64 the user address of the stack copy's first byte   40 u64 the copy's length
- *   48 u64 the strings section's length (0, or STRINGS_BYTES)
+ *   48 u32 the strings section's length (0, or STRINGS_BYTES)   52 u32 the signal this hit sends
+ *   the process once the record is written (the cookie's, 0 none: UserHit.signal, so that the JVM
+ *   knows which records hold their process, whatever the cookie's signal is by the time it reads)
  *   56 u64 regs[WORDS]: the context's struct pt_regs, word by word (pc at the probed instruction)
  *   56 + 8 * WORDS: the strings section, only for a cookie that names strings: u8 word[3] (word + 1
  *   of the register each string address was in, 0 none), u8 faults (bit k: string k could not be
  *   read), 4 bytes pad, and char string[3][256] (bpf_probe_read_user_str at the hit:
  *   copyinstr(argN) of the clauses, Probe.userStrings)
- *   then the stack copy (bpf_probe_read_user), the record ending with it
+ *   then the stack copy (bpf_probe_read_user), the record ending with it. A string read that
+ *   faults at an address other than 0 (a page the process has not touched yet: a uprobe program
+ *   cannot fault it in) makes the hit send SIGSTOP, whatever the cookie's signal (both in the
+ *   signal slot and in the record's signal word), so that the JVM reads the string from the held
+ *   process before it runs on (the pid provider's Holds)
  *
  * The stack copy is one of two kinds, chosen per cookie: the SMALL bytes from regs[SP] up (length
  * 0 when that read faults), enough for an entry's return address and a frame's spills; or, for
@@ -35,8 +41,12 @@
  * does not know (one swapped in just before the filter was rewritten) send it. Each group reads
  * its probe's arguments from the words of pt_regs its Event names (an entry's, a return's, a USDT
  * site's). A hit that was written and whose cookie names a signal then sends it to the hitting
- * process (bpf_send_signal: taken on the way back to user mode, after the probed instruction, so
- * SIGSTOP holds the process at the probe; the dynamic linker's events use it). A record the ring
+ * thread (bpf_send_signal_thread: taken on the way back to user mode, after the probed
+ * instruction; a SIGSTOP stops the whole process there, which is how the JVM holds it: the
+ * dynamic linker's events and the destructive clauses' Holds). Thread-directed, not
+ * process-directed: a second SIGSTOP sent to a process while one is pending in its shared queue
+ * is dropped without waking its sender, and a thread created during a stop (which may run without
+ * having noticed it) would then run on past its hit; the thread's own queue always takes it. A record the ring
  * has no room for is counted in a per-CPU u64 (the lost map, key 0), and its signal is not sent:
  * the kernel's PERF_RECORD_LOST would be written only with the ring's next record, which may never
  * come (the process ended), and a hold with no record would never be released.
@@ -59,7 +69,7 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 
 final class UprobeProgram {
 
-    static final int PID_TGID = 0, COOKIE = 8, COMM = 16, STACK_ADDR = 32, STACK_LEN = 40, STRINGS_LEN = 48, REGS = 56;
+    static final int PID_TGID = 0, COOKIE = 8, COMM = 16, STACK_ADDR = 32, STACK_LEN = 40, STRINGS_LEN = 48, SIGNAL_SENT = 52, REGS = 56;
     static final int PAGE = 4096;
     /** Strings a hit can carry, their size, the strings section's size, and the stack slots the filter's words wait in. */
     static final int STRINGS = 3, STRING_SIZE = 256, STRINGS_BYTES = 8 + STRINGS * STRING_SIZE, HIGH_SLOT = -504, SIGNAL_SLOT = -500, PAGES_SLOT = -496;
@@ -144,13 +154,14 @@ final class UprobeProgram {
                 .mov(R8, R0)
                 .stxDw(R8, PID_TGID, R7)
                 .stxDw(R8, COOKIE, R9)
-                .comm(R8, COMM);
+                .comm(R8, COMM)
+                .ldxW(R1, R10, SIGNAL_SLOT).stxW(R8, SIGNAL_SENT, R1);
         for (int i = 0; i < words; i++) a.ldxDw(R1, R6, 8 * i).stxDw(R8, REGS + 8 * i, R1);
         // the strings the cookie's clauses read (copyinstr of an argument register), if any
         int base = stringsOffset(words);
-        a.movImm(R1, 0).stxDw(R8, STRINGS_LEN, R1)
+        a.movImm(R1, 0).stxW(R8, STRINGS_LEN, R1)
                 .ldxW(R1, R10, HIGH_SLOT).rshImm(R1, 16).jeqImm(R1, 0, "nostrings")
-                .movImm(R1, STRINGS_BYTES).stxDw(R8, STRINGS_LEN, R1)
+                .movImm(R1, STRINGS_BYTES).stxW(R8, STRINGS_LEN, R1)
                 .movImm(R1, 0).stxDw(R8, base, R1);
         for (int k = 0; k < STRINGS; k++) {
             String skip = "str" + k;
@@ -159,9 +170,14 @@ final class UprobeProgram {
                     .insn(0x73, R8, R1, base + k, 0) // stxb: word + 1
                     .addImm(R1, -1).insn(0x67, R1, 0, 0, 3)
                     .mov(R3, R8).addImm(R3, REGS).insn(0x0f, R3, R1, 0, 0).ldxDw(R3, R3, 0)
+                    .jeqImm(R3, 0, "strfault" + k) // NULL: a fault, nothing to hold for
                     .mov(R1, R8).addImm(R1, base + 8 + STRING_SIZE * k).movImm(R2, STRING_SIZE)
                     .call(PROBE_READ_USER_STR)
                     .jmp(0x65, R0, 0, 0, skip) // jsgt 0: read
+                    // a page the process has not touched (or no page): the thread is held
+                    // (SIGSTOP) so that the JVM reads the string from the stopped process
+                    .movImm(R1, PerfSys.SIGSTOP).stxW(R10, SIGNAL_SLOT, R1).stxW(R8, SIGNAL_SENT, R1)
+                    .label("strfault" + k)
                     .insn(0x71, R1, R8, base + 3, 0).insn(0x47, R1, 0, 0, 1 << k).insn(0x73, R8, R1, base + 3, 0)
                     .label(skip);
         }
@@ -188,7 +204,7 @@ final class UprobeProgram {
                 // the cookie's signal, if any (read with the filter value, kept in its slot)
                 .ldxW(R1, R10, SIGNAL_SLOT)
                 .jeqImm(R1, 0, "out")
-                .call(SEND_SIGNAL)
+                .call(SEND_SIGNAL_THREAD)
                 .label("out")
                 .movImm(R0, 0)
                 .exit()

@@ -88,6 +88,11 @@ public final class Amd64Isa implements Isa {
     }
 
     @Override
+    public int maxInstructionLength() {
+        return Decoder.MAX_LENGTH;
+    }
+
+    @Override
     public Abi abi() {
         return abi;
     }

@@ -22,6 +22,21 @@ class DecoderTest {
         assertEquals(0x1000, e.address());
     }
 
+    /**
+     * Isa.maxInstructionLength is the decoder's bound (the CPU's: #GP past 15 bytes): a 15-byte
+     * instruction (14 operand-size prefixes and a nop) decodes whole from a buffer of that size;
+     * one more prefix is refused.
+     */
+    @Test
+    void theLongestInstructionFitsTheIsasMaximumLength() throws IsaException {
+        int max = new Amd64Isa().maxInstructionLength();
+        byte[] b = new byte[max];
+        java.util.Arrays.fill(b, (byte) 0x66);
+        b[max - 1] = (byte) 0x90;
+        assertEquals(max, Decoder.decode(b, 0, b.length, 0x1000).length());
+        refused("66".repeat(max) + "90", "");
+    }
+
     @Test
     void ripRelativeWithImmediate() throws IsaException {
         Instruction i = d("c5 fd 70 2d 20 00 00 00 1b"); // vpshufd $0x1b,0x20(%rip),%ymm5

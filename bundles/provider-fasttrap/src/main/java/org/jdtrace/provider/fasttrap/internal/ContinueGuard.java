@@ -1,8 +1,10 @@
 /*
- * The continue guard: what makes the uprobe path's dynamic-linker holds harmless when dtrace is
- * killed. RtldEvents.watchOnUprobes holds a process at each dlopen/dlclose with a SIGSTOP sent by
- * its BPF program and continues it from this JVM; a JVM killed in between (kill -9, a crash, the
- * OOM killer) would leave the process stopped for good. The guard is a /bin/sh child whose
+ * The continue guard: what makes the uprobe path's holds harmless when dtrace is killed.
+ * RtldEvents.watchOnUprobes holds a process at each dlopen/dlclose, and Holds at each hit of a
+ * probe whose clauses act on the process (stop(), raise(), copyout()), with a SIGSTOP sent by the
+ * BPF program, and this JVM continues it; a JVM killed in between (kill -9, a crash, the OOM
+ * killer) would leave the process stopped for good, as would one killed while a process waits
+ * stopped by stop() for dtrace's end. The guard is a /bin/sh child whose
  * standard input is a pipe from this JVM: told "+ PID" before the process can be held and "- PID"
  * once it no longer can, it sends SIGCONT to every PID still registered when the pipe ends, which
  * the kernel does when this JVM dies however it dies (its descriptors are closed), and close()
@@ -14,6 +16,10 @@
  *
  * illumos counterpart: /proc's run-on-last-close (PR_RLC), which libproc sets on a grabbed
  * process so that a dtrace that dies leaves it running.
+ *
+ * Registrations are counted per pid (the dynamic linker's watch and the holds of destructive
+ * probes register the same process independently): the shell hears "+ PID" at the first and
+ * "- PID" at the last unregistration only.
  *
  * Locking: register, unregister and close are synchronized on the guard. Failure: a guard that
  * cannot start or be written to is one warning line, and holds go on unguarded (as before it).
@@ -48,13 +54,23 @@ final class ContinueGuard implements AutoCloseable {
     private OutputStream in;
     private boolean broken, closed;
 
+    /** Registrations per pid (see above); guarded by this. */
+    private final java.util.Map<Integer, Integer> counts = new java.util.HashMap<>();
+
     /** From now on {@code pid} is continued if this JVM ends (or the guard closes) before {@link #unregister}. */
     synchronized void register(int pid) {
-        send("+ " + pid);
+        if (counts.merge(pid, 1, Integer::sum) == 1) send("+ " + pid);
     }
 
-    /** {@code pid} can no longer be held by this JVM: left alone at the end. */
+    /** One registration of {@code pid} ends; after the last it can no longer be held by this JVM: left alone at the end. */
     synchronized void unregister(int pid) {
+        Integer n = counts.get(pid);
+        if (n == null) return;
+        if (n > 1) {
+            counts.put(pid, n - 1);
+            return;
+        }
+        counts.remove(pid);
         send("- " + pid);
     }
 
@@ -80,7 +96,7 @@ final class ContinueGuard implements AutoCloseable {
             in.flush();
         } catch (IOException e) {
             broken = true;
-            LOG.warn("the guard that continues processes held at dlopen if dtrace dies failed: {}", e.getMessage());
+            LOG.warn("the guard that continues processes held at probes if dtrace dies failed: {}", e.getMessage());
         }
     }
 

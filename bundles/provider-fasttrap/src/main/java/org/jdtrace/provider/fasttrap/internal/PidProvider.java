@@ -78,9 +78,7 @@ import org.slf4j.LoggerFactory;
  * probes go in) and go() detaches every thread (TracedProcess.untrace), so the process runs
  * untraced, others (dtrace, strace, gdb) may attach, and a killed dtrace leaves nothing behind.
  * The choice is made when a process is followed (ProcessState.kernel): ptrace when switched off
- * (-x uprobes=off, -Djdtrace.uprobes=off: the way to have stop(), raise() and copyout() act at
- * the hit, the thread held by ptrace; on uprobes the clause runs after the thread ran on), when
- * no perf events service is there, or when the
+ * (-x uprobes=off, -Djdtrace.uprobes=off), when no perf events service is there, or when the
  * kernel refuses (one warning line with its reason). A probe the kernel refuses is one warning
  * line; the rest of the enabling goes on. Dynamic linker events on the uprobe path: a uprobe on
  * r_brk whose BPF program stops the process with SIGSTOP at each call; modulesChanged runs while
@@ -90,7 +88,10 @@ import org.slf4j.LoggerFactory;
  * On it the probes' kernel clauses (Probe.kernelClauses) are registered with their links
  * (UprobeSites.clauses, with where the probe's arguments lie in the register frame:
  * kernelArgWords) at enable and at clausesChanged, and built into the capture's program at
- * commit(): a hit none of whose ECBs needs the JVM never leaves the kernel.
+ * commit(): a hit none of whose ECBs needs the JVM never leaves the kernel. A probe with a clause
+ * that acts on the process (Probe.procDestructive: stop(), raise(), copyout()) holds the process
+ * at each hit until its clauses ran in the JVM (UprobeSites.clauses, Holds), so those act at the
+ * probe as on ptrace; other probes never stop it.
  *
  * Probes for every process (provider `pid`, pid 0, matched by `pid*`): a library named by its
  * file name (found in this JVM's mappings or the usual directories) is planned as a process's

@@ -126,6 +126,8 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         t.setDaemon(true);
         return t;
     });
+    /** Processes held at uprobe hits (destructive clauses, dynamic linker events) and stopped by stop(). */
+    private final Holds holds = new Holds(continueGuard, this::drainRings, rtldWorker);
 
     public ProcessControlImpl() {}
 
@@ -154,6 +156,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     @Deactivate
     public void deactivate() {
         releaseAll();
+        holds.letAllGo();
         synchronized (this) {
             if (kernelSites != null) kernelSites.close();
             kernelSites = null;
@@ -171,6 +174,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     private void releaseAll() {
         for (ProcessState s : List.copyOf(processes.values())) {
             releasing(s);
+            holds.letGo(s.pid(), true);
             try {
                 s.process.release();
             } catch (RuntimeException e) {
@@ -209,7 +213,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
      */
     private synchronized UprobeSites kernelSitesForNewProcess(boolean uprobes) {
         if (!uprobes || perf == null) return null; // off, or embedded without perf events: ptrace
-        if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi(), this::ownerRegistry);
+        if (kernelSites == null) kernelSites = new UprobeSites(perf, isa.abi(), this::ownerRegistry, holds);
         String why = kernelSites.refusal();
         if (why == null) return kernelSites;
         if (!refusalTold) {
@@ -304,6 +308,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
             @Override
             public void exited(TracedProcess process, int status) {
                 s.markDefunct(ProcessState.Death.EXIT);
+                holds.letGo(s.pid(), false); // its pid may be another process's soon
                 tell(l -> l.defunct(s));
                 retireLater(s, true);
             }
@@ -407,6 +412,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     public void letGoIfUnused(ProcessState s) {
         if (s.ownedByProvider && !s.hasProbes() && !s.defunct() && processes.get(s.pid()) == s) {
             releasing(s);
+            holds.letGo(s.pid(), true);
             s.process.release();
             processes.remove(s.pid(), s);
             s.close();
@@ -508,6 +514,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     private void end(ProcessState s, boolean kill) {
         releasing(s);
         retireProbes(s);
+        holds.letGo(s.pid(), !kill); // stopped by stop(): runs again as dtrace lets it go
         if (kill) s.process.kill();
         else s.process.release();
         processes.remove(s.pid(), s);
@@ -535,6 +542,17 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     @Override
     public synchronized UprobeSites openKernelSites() {
         return kernelSites;
+    }
+
+    /** Every uprobe record written so far handed to its handler (Holds, before it continues a process). */
+    private void drainRings() {
+        PerfEvents p = perf;
+        if (p != null) p.drain();
+    }
+
+    /** The holds of this component's processes (tests). */
+    Holds holds() {
+        return holds;
     }
 
     @Override

@@ -187,7 +187,7 @@ final class ProcessState implements TracedTarget {
         if (defunct) throw new TracepointRefused("process " + pid() + " has exec'd or exited");
         UprobeSites k = kernel;
         if (k != null) return kernelSite(k, pc, 0, stackBytes, handler);
-        byte[] code = new byte[16];
+        byte[] code = new byte[isa.maxInstructionLength()];
         org.jdtrace.isa.Instruction insn;
         try {
             org.jdtrace.isa.Instruction planted = process.plantedInstruction(pc);

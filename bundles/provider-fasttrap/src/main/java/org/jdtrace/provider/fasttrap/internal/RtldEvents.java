@@ -17,7 +17,6 @@ import org.jdtrace.provider.fasttrap.internal.proc.TracedProcess;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointException;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
 import org.jdtrace.provider.fasttrap.internal.sys.Sys;
-import org.jdtrace.provider.fasttrap.internal.sys.SysException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,8 +52,9 @@ import org.slf4j.LoggerFactory;
  * stops as it returns from _dl_debug_state, the whole process with it. The drain thread hands the
  * record to the worker, which waits for the stop (/proc/PID/stat), reads r_state, runs the
  * listener at RT_CONSISTENT (the probes of new objects are uprobes before dlopen returns; those
- * of objects gone are retired before anything else can be mapped there) and sends SIGCONT,
- * every time, in a finally. Costs and limits, documented in README: two short stops per
+ * of objects gone are retired before anything else can be mapped there) and releases its hold
+ * (Holds: taken on the drain thread, released every time, in a finally), after which Holds
+ * continues the process once no other hold of it (a destructive probe's hit) is left. Costs and limits, documented in README: two short stops per
  * dlopen/dlclose (RT_ADD/RT_DELETE and RT_CONSISTENT, a drain period each); a shell with job
  * control sees them (a -p target in its foreground may be reported stopped, which is why
  * ProcessControlImpl.watchLinker watches a grabbed process only once a description could match an
@@ -95,7 +95,7 @@ final class RtldEvents {
         }
         if (rDebug == 0) return false;
         byte[] word = new byte[8];
-        byte[] code = new byte[16];
+        byte[] code = new byte[isa.maxInstructionLength()];
         try {
             p.memory().read(rDebug + R_BRK, word, 0, 8);
             long brk = java.nio.ByteBuffer.wrap(word).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
@@ -137,12 +137,23 @@ final class RtldEvents {
         int pid = s.pid();
         guard.register(pid); // before the first hold can come: a JVM that dies mid-hold leaves it running
         try {
-            UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false, 0,
-                    hit -> worker.execute(() -> {
-                        synchronized (order) {
-                            heldEvent(s, rDebug, listener, exec);
+            UprobeSites.Handle h = k.attach(s, List.of(brk), 0, false, 0, hit -> {
+                // a hold of its own, beyond UprobeSites.hit's: released by the worker once done
+                k.holds.acquire(pid);
+                try {
+                    worker.execute(() -> {
+                        try {
+                            synchronized (order) {
+                                heldEvent(s, rDebug, listener, exec);
+                            }
+                        } finally {
+                            k.holds.release(pid);
                         }
-                    }));
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    k.holds.release(pid);
+                }
+            });
             k.signal(h, Sys.SIGSTOP);
             return () -> {
                 try {
@@ -161,7 +172,8 @@ final class RtldEvents {
     /**
      * Worker thread: the process stopped at r_brk by the kernel; the listener at RT_CONSISTENT,
      * {@code exec} instead when this is the dynamic linker of a new image (the process exec'd:
-     * the same ld.so file, so the same uprobe, in a new address space), then SIGCONT.
+     * the same ld.so file, so the same uprobe, in a new address space); the caller then releases
+     * its hold (Holds continues the process).
      */
     private static void heldEvent(ProcessState s, long rDebug, Runnable listener, Runnable exec) {
         try {
@@ -171,12 +183,6 @@ final class RtldEvents {
             else if (consistent(s.process.memory(), rDebug)) listener.run();
         } catch (RuntimeException e) {
             LOG.warn("pid{}: the probes of a library loaded or unloaded: {}", s.pid(), e.getMessage());
-        } finally {
-            try {
-                Sys.current().kill(s.pid(), Sys.SIGCONT);
-            } catch (SysException e) {
-                // it ended meanwhile
-            }
         }
     }
 

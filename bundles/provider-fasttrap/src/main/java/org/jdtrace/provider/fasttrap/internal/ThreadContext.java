@@ -18,7 +18,8 @@ import org.jdtrace.unwind.Unwinder;
  * memory (copyin, copyinstr) is read when the clause runs, after the event. One instance per traced process and
  * provider, reused for every stop (stops of a process are serialised on its control thread) and
  * valid only while the probe fires. Memory reads that fail become FaultException (dtrace:::ERROR,
- * tracing goes on).
+ * tracing goes on). stop(), raise() and copyout() act on the process at the hit: on ptrace the
+ * thread is stopped there, on uprobes the process is held there (Holds) while they run.
  */
 abstract class ThreadContext implements ProbeContext {
 
@@ -206,15 +207,37 @@ abstract class ThreadContext implements ProbeContext {
         return st.length > 1 ? st[1] : 0;
     }
 
+    /**
+     * raise(): a signal to the hitting thread. On the uprobe path the process is held at the hit
+     * (Holds), so the signal is pending until it runs again and is delivered before the thread's
+     * next instruction, as DTrace delivers it at the probe; a SIGSTOP is stop()'s (the hold's
+     * SIGCONT would cancel it).
+     */
     @Override
     public void raise(int signal) throws FaultException {
+        if (signal == Sys.SIGSTOP) {
+            stopProcess();
+            return;
+        }
+        tgkill(signal);
+    }
+
+    private void tgkill(int signal) {
         if (Sys.current().tgkill(hit.pid(), hit.tid(), signal) != 0) {
             throw new FaultException(FaultException.Kind.ILLOP, 0);
         }
     }
 
+    /**
+     * stop(): the process stays stopped at the probe. On the uprobe path a held process is left
+     * stopped when its hold ends; one not held (a hit whose probe did not hold) is stopped now;
+     * either way dtrace continues it when it lets the process go (Holds). On ptrace a SIGSTOP.
+     */
     @Override
     public void stopProcess() throws FaultException {
-        raise(Sys.SIGSTOP);
+        UprobeSites k = state.kernel;
+        if (k != null && k.holds.stopHeld(hit.pid())) return;
+        tgkill(Sys.SIGSTOP);
+        if (k != null) k.holds.stoppedBy(hit.pid());
     }
 }

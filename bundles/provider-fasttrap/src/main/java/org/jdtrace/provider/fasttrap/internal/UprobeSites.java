@@ -27,6 +27,13 @@
  * ring) are the consumers' drops (ProbeRegistry.lost: dtrace's "N drops on CPU c"), reported as
  * the capture learns of them and at each sync (reportLost), the losses of the last moments too.
  *
+ * Holds (Holds): a probe whose clauses act on the process (Probe.procDestructive: stop(),
+ * raise(), copyout()) makes its cookie send SIGSTOP at each hit (set with its clauses, in
+ * clauses()); hit() takes the hold of every record that says its hit sent SIGSTOP
+ * (UserHit.signal, so a hold is never missed while the cookie's signal changes) before the probe
+ * fires and releases it after, and Holds continues the process once no hold of it is left. A
+ * handle of one process arms the ContinueGuard for it while it can hold.
+ *
  * Kernel clauses (issue 23 at uprobes): clauses() registers a handle's probe with the capture
  * (UserProbes.clauses: its Probe.kernelClauses, the words of pt_regs its arguments are in, its
  * function), commit() rebuilds the capture's program at the end of the provider's batch, sync()
@@ -51,6 +58,7 @@ import org.jdtrace.perf.UserHit;
 import org.jdtrace.perf.UserProbeHandler;
 import org.jdtrace.perf.UserProbes;
 import org.jdtrace.provider.fasttrap.internal.proc.TracepointHandler;
+import org.jdtrace.provider.fasttrap.internal.sys.Sys;
 import org.jdtrace.provider.fasttrap.internal.sym.MappedObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,16 +87,22 @@ final class UprobeSites implements UserProbeHandler {
     private int nextCookie;
     /** Records the ring delivered to the JVM (drain thread alone writes it; read by tests). */
     volatile long delivered;
+    /** Of those, the records whose hit held its process (SIGSTOP; drain thread alone writes it; read by tests). */
+    volatile long held;
     /** Records lost in the kernel (a full ring), over the capture's life. */
     final AtomicLong drops = new AtomicLong();
 
     /** Where lost records are reported (the provider's registry while it is attached, else null). */
     private final java.util.function.Supplier<org.jdtrace.spi.ProbeRegistry> registry;
 
-    UprobeSites(PerfEvents perf, Abi abi, java.util.function.Supplier<org.jdtrace.spi.ProbeRegistry> registry) {
+    /** The processes held at hits, shared with the dynamic linker's watch. */
+    final Holds holds;
+
+    UprobeSites(PerfEvents perf, Abi abi, java.util.function.Supplier<org.jdtrace.spi.ProbeRegistry> registry, Holds holds) {
         this.perf = perf;
         this.abi = abi;
         this.registry = registry;
+        this.holds = holds;
     }
 
     /** Null when uprobes serve the probes, else why not (the kernel's reason); tried once. */
@@ -140,7 +154,9 @@ final class UprobeSites implements UserProbeHandler {
         } catch (IOException e) {
             throw new UprobeRefused(e.getMessage());
         }
-        return attach(byFile, refs, s.pid(), onReturn, stackBytes, h -> handler.hit(s.captured(h, abi)));
+        Handle h = attach(byFile, refs, s.pid(), onReturn, stackBytes, hit -> handler.hit(s.captured(hit, abi)));
+        h.pid = s.pid();
+        return h;
     }
 
     /**
@@ -192,6 +208,10 @@ final class UprobeSites implements UserProbeHandler {
     final class Handle implements AutoCloseable {
         final int cookie;
         private final List<AutoCloseable> links;
+        /** The one process its probes are in (the ContinueGuard armed for it while it holds), 0 for every process. */
+        private int pid;
+        /** Its hits hold their process (SIGSTOP) for destructive clauses; guarded by the handle. */
+        private boolean holding;
 
         Handle(int cookie, List<AutoCloseable> links) {
             this.cookie = cookie;
@@ -215,7 +235,27 @@ final class UprobeSites implements UserProbeHandler {
                 u = probes;
             }
             if (u != null) u.clauses(cookie, null, null, null);
+            hold(false);
             if (slots.getAndSet(cookie, null) != null) free(cookie);
+        }
+
+        /**
+         * Hits hold their process ({@code on}: SIGSTOP from the BPF program, see Holds) or not;
+         * the guard is armed for the handle's process while they may. A probe of every process
+         * never holds for its clauses: its context (EveryProcessContext) cannot act on the
+         * process, so a hold would only stop every process that maps the file, for nothing.
+         */
+        synchronized void hold(boolean on) {
+            on &= pid != 0;
+            if (holding == on) return;
+            holding = on;
+            if (on) holds.arm(pid);
+            UserProbes u;
+            synchronized (UprobeSites.this) {
+                u = probes;
+            }
+            if (u != null && slots.get(cookie) != null) u.signal(cookie, on ? Sys.SIGSTOP : 0);
+            if (!on) holds.disarm(pid); // held records still in the rings register at their acquire
         }
     }
 
@@ -237,6 +277,7 @@ final class UprobeSites implements UserProbeHandler {
         } catch (PerfException e) {
             throw new UprobeRefused(e.getMessage());
         }
+        h.hold(probe.procDestructive());
     }
 
     /** The provider's batch is done: the capture's program rebuilt if its clauses changed. */
@@ -303,7 +344,18 @@ final class UprobeSites implements UserProbeHandler {
         delivered++;
         if (h.cookie < 0 || h.cookie >= UserProbes.COOKIES) return;
         HitHandler handler = slots.get((int) h.cookie);
-        if (handler != null) handler.hit(h);
+        if (h.signal != Sys.SIGSTOP) {
+            if (handler != null) handler.hit(h);
+            return;
+        }
+        int pid = h.pid;
+        held++;
+        holds.acquire(pid);
+        try {
+            if (handler != null) handler.hit(h);
+        } finally {
+            holds.release(pid);
+        }
     }
 
     @Override

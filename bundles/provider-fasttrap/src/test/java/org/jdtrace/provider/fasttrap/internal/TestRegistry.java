@@ -28,6 +28,10 @@ final class TestRegistry implements ProbeRegistry {
         volatile long pidFilter = -1;
         /** Probe.userStack: set by a test whose body walks the user stack. */
         volatile boolean userStack;
+        /** Probe.procDestructive: set by a test whose body acts on the process (stop, raise, copyout). */
+        volatile boolean procDestructive;
+        /** Probe.userStrings: the arguments a test's body reads with copyinstr. */
+        volatile java.util.Set<Integer> userStrings = java.util.Set.of();
 
         TestProbe(int id, String provider, String module, String function, String name, Object arg) {
             this.id = id;
@@ -47,6 +51,8 @@ final class TestRegistry implements ProbeRegistry {
         @Override public boolean isEnabled() { return ecb != null; }
         @Override public long pidFilter() { return pidFilter; }
         @Override public boolean userStack() { return userStack; }
+        @Override public boolean procDestructive() { return procDestructive; }
+        @Override public java.util.Set<Integer> userStrings() { return userStrings; }
 
         @Override
         public void fire(ProbeContext ctx) {

@@ -39,6 +39,22 @@ class UsdtUprobesTest {
     }
 
     /**
+     * A destructive clause at a USDT probe acts at the hit (-w; the process held there, Holds):
+     * raise(SIGUSR1), whose default action ends ft_usdt, at tick 5 kills it before tick 6, where
+     * a raise after the hit would come once the short run had finished (done would fire).
+     */
+    @Test
+    void raiseAtAUsdtProbeActsBeforeTheProgramRunsOn() throws Exception {
+        Platform.Run r = platform.run("-q", "-w", "-n", "jdt$target:::tick { @ = count(); }"
+                + " jdt$target:::tick /arg1 == 5/ { raise(SIGUSR1); printf(\"raised\\n\"); }"
+                + " jdt$target:::done { printf(\"done\\n\"); } END { printa(\"ticks %@d\\n\", @); }",
+                "-c", Platform.bin("ft_usdt") + " 200");
+        assertEquals(0, r.await(), r.toString());
+        assertTrue(r.out().contains("raised\n") && !r.out().contains("done"), r.toString());
+        assertTrue(r.out().contains("ticks 6\n"), r.toString());
+    }
+
+    /**
      * The semaphore is the kernel's to count (ref_ctr_offset): it is 1 while dtrace -p traces the
      * probe, and 0 again as soon as the uprobes' descriptors close (here all perf events at once,
      * as when dtrace is killed), with no write of jdtrace's.
