@@ -31,9 +31,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /** Every function name of one ELF object: its symbol tables, MiniDebugInfo and separate debug file. */
@@ -110,22 +108,35 @@ public final class SymbolTable {
         return build(all, sources);
     }
 
-    private static SymbolTable build(List<ElfSymbol> all, List<String> sources) {
-        Map<Long, List<ElfSymbol>> byAddress = new LinkedHashMap<>();
-        for (ElfSymbol s : all) {
-            if (s.value() != 0) byAddress.computeIfAbsent(s.value(), k -> new ArrayList<>()).add(s);
+    static SymbolTable build(List<ElfSymbol> all, List<String> sources) {
+        // one sort by address, PREFERRED first among a same address's symbols (a stable sort:
+        // ties keep the sources' order), then one entry per address: no boxed address map (a
+        // JVM's libjvm.so alone has tens of thousands of functions, read by every profile)
+        ElfSymbol[] sorted = all.stream().filter(x -> x.value() != 0).toArray(ElfSymbol[]::new);
+        Arrays.sort(sorted, (a, b) -> {
+            int c = Long.compareUnsigned(a.value(), b.value());
+            return c != 0 ? c : PREFERRED.compare(a, b);
+        });
+        int n = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i].value() != sorted[i - 1].value()) n++;
         }
-        Long[] addrs = byAddress.keySet().toArray(new Long[0]);
-        Arrays.sort(addrs, Long::compareUnsigned);
-        long[] start = new long[addrs.length], end = new long[addrs.length];
-        String[] name = new String[addrs.length];
-        for (int i = 0; i < addrs.length; i++) {
-            List<ElfSymbol> same = byAddress.get(addrs[i]);
-            same.sort(PREFERRED);
-            start[i] = addrs[i];
-            end[i] = addrs[i] + same.stream().mapToLong(ElfSymbol::size).max().orElse(1);
-            name[i] = same.get(0).name();
+        long[] start = new long[n], end = new long[n];
+        String[] name = new String[n];
+        int k = -1;
+        long size = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            ElfSymbol sym = sorted[i];
+            if (i == 0 || sym.value() != sorted[i - 1].value()) {
+                if (k >= 0) end[k] = start[k] + size;
+                start[++k] = sym.value();
+                name[k] = sym.name();
+                size = sym.size();
+            } else {
+                size = Math.max(size, sym.size()); // the largest of the aliases' sizes
+            }
         }
+        if (k >= 0) end[k] = start[k] + size;
         return new SymbolTable(start, end, name, List.copyOf(sources));
     }
 

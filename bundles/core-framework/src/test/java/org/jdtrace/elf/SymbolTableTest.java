@@ -182,6 +182,51 @@ class SymbolTableTest {
         return out;
     }
 
+    @Test
+    void aliasesAtOneAddressAreOneEntryNamedByPreferenceSpanningTheLargestSize() {
+        int func = ElfSymbol.STT_FUNC;
+        SymbolTable t = SymbolTable.build(List.of(
+                new ElfSymbol("__local_alias", 0x1000, 0x10, func, ElfSymbol.STB_LOCAL, 0, 1),
+                new ElfSymbol("weak_name", 0x1000, 0x40, func, ElfSymbol.STB_WEAK, 0, 1),
+                new ElfSymbol("__global_name", 0x1000, 0x20, func, ElfSymbol.STB_GLOBAL, 0, 1),
+                new ElfSymbol("zero", 0, 0x10, func, ElfSymbol.STB_GLOBAL, 0, 1),
+                new ElfSymbol("later", 0x2000, 0x8, func, ElfSymbol.STB_GLOBAL, 0, 1),
+                new ElfSymbol("early", 0x800, 0x8, func, ElfSymbol.STB_GLOBAL, 0, 1)), List.of("test"));
+        assertEquals(3, t.size());
+        assertEquals(List.of("early", "weak_name", "later"), List.of(t.name(0), t.name(1), t.name(2)));
+        assertEquals(0x1040, t.end(1));
+        assertEquals("weak_name+0x3f", t.describe(0x103f));
+        assertNull(t.describe(0x1040));
+    }
+
+    @Test
+    void theTableOfLibjvmsFunctionsIsTheOneAnAddressMapWouldMake() throws Exception {
+        Path libjvm = Path.of(System.getProperty("java.home"), "lib", "server", "libjvm.so");
+        Assumptions.assumeTrue(Files.isRegularFile(libjvm), "no " + libjvm);
+        List<ElfSymbol> all = new ArrayList<>();
+        try (ElfFile elf = ElfFile.open(libjvm)) {
+            all.addAll(elf.functions());
+            all.addAll(elf.dynamicSymbols().stream().filter(x -> x.isFunction() && x.size() > 0).toList());
+        }
+        assertTrue(all.size() > 10_000, all.size() + " symbols");
+        SymbolTable t = SymbolTable.build(all, List.of("libjvm.so"));
+        // the reference: each address's symbols gathered in a map, the preferred one names it
+        Map<Long, List<ElfSymbol>> byAddress = new HashMap<>();
+        for (ElfSymbol x : all) {
+            if (x.value() != 0) byAddress.computeIfAbsent(x.value(), k -> new ArrayList<>()).add(x);
+        }
+        List<Long> addrs = new ArrayList<>(byAddress.keySet());
+        addrs.sort(Long::compareUnsigned);
+        assertEquals(addrs.size(), t.size());
+        for (int i = 0; i < addrs.size(); i++) {
+            List<ElfSymbol> same = new ArrayList<>(byAddress.get(addrs.get(i)));
+            same.sort(SymbolTable.PREFERRED);
+            assertEquals((long) addrs.get(i), t.start(i));
+            assertEquals(same.get(0).name(), t.name(i));
+            assertEquals(addrs.get(i) + same.stream().mapToLong(ElfSymbol::size).max().getAsLong(), t.end(i));
+        }
+    }
+
     private static void run(String... cmd) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

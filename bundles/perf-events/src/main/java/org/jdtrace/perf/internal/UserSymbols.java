@@ -73,7 +73,7 @@ final class UserSymbols {
 
         static Maps of(List<Mapping> list) {
             Mapping[] m = list.toArray(Mapping[]::new);
-            java.util.Arrays.sort(m, (a, b) -> Long.compareUnsigned(a.start, b.start));
+            java.util.Arrays.sort(m, (a, b) -> Long.compare(a.start, b.start));
             long[] starts = new long[m.length];
             for (int i = 0; i < m.length; i++) starts[i] = m[i].start;
             return new Maps(m, starts);
@@ -257,17 +257,10 @@ final class UserSymbols {
     }
 
     private static Mapping find(Maps maps, long pc) {
-        long[] starts = maps.starts;
-        int lo = 0, hi = starts.length - 1, at = -1;
-        while (lo <= hi) { // the last mapping starting at or below pc (mappings do not overlap)
-            int mid = (lo + hi) >>> 1;
-            if (Long.compareUnsigned(starts[mid], pc) <= 0) {
-                at = mid;
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
-        }
+        // the last mapping starting at or below pc (mappings do not overlap; user addresses are
+        // positive, so signed order is address order)
+        int i = java.util.Arrays.binarySearch(maps.starts, pc);
+        int at = i >= 0 ? i : -i - 2;
         if (at < 0) return null;
         Mapping m = maps.byStart[at];
         return Long.compareUnsigned(pc, m.end) < 0 ? m : null;
