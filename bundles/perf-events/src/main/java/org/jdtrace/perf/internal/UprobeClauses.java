@@ -105,8 +105,17 @@ final class UprobeClauses {
         dirty = true;
     }
 
-    /** The event of arguments at {@code places} (UserProbes.argument's encoding, -1 none). */
+    /** Whether the program runs {@code clause} (its every expression) at a probe of arguments at {@code places} (PerfEvents.userProbesRun). */
+    static boolean runs(KernelClause clause, int[] places, Btf.Parent parent, Btf.Leader leader) {
+        return ClauseProgram.takes(clause, event(places, Map.of(), parent, leader));
+    }
+
     private ClauseProgram.Event event(int[] places, Map<String, List<Integer>> numbers) {
+        return event(places, numbers, parent, leader);
+    }
+
+    /** The event of arguments at {@code places} (UserProbes.argument's encoding, -1 none). */
+    private static ClauseProgram.Event event(int[] places, Map<String, List<Integer>> numbers, Btf.Parent parent, Btf.Leader leader) {
         int[] offsets = new int[places.length], bytes = new int[places.length];
         for (int i = 0; i < places.length; i++) {
             int p = places[i], n = p >> 8 & 0xff;
