@@ -28,7 +28,8 @@
  * and the program is built again without them (predicates alone refused: none at all). A clause
  * of kernelclauses=force (KernelClause.required) that cannot be taken for a cookie is refused at
  * register(): PerfException. Whole clauses (thread-locals in the kernel, KernelClause.whole; the
- * pid and USDT providers answer Provider.kernelThreadLocals for probes on uprobes) are taken as the
+ * pid and USDT providers answer Provider.kernelThreadLocals for probes on uprobes through
+ * PerfEvents.userProbesRun, runs() here: every expression readable at the probe) are taken as the
  * syscall provider takes them, with or without an aggregation, their variables in the service's
  * one ThreadLocalsMap (the syscall programs' too); one the program cannot run fails register()
  * (the enable), and one never runs in the JVM (Probe.runInKernel true), where its variables do not
