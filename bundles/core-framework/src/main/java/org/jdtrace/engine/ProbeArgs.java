@@ -39,12 +39,12 @@ public interface ProbeArgs {
     }
 
     /**
-     * Whether {@code description} matches probes now and every one of them runs whole clauses
-     * (thread-locals in the kernel) where it fires (Provider.kernelThreadLocals).
+     * Whether {@code description} matches probes now and every one of them runs {@code clause} (a
+     * whole one: thread-locals in the kernel) where it fires (Provider.kernelThreadLocals).
      *
      * @since 1.6
      */
-    default boolean kernelThreadLocals(ProbeDescription description) {
+    default boolean kernelThreadLocals(ProbeDescription description, org.jdtrace.spi.KernelClause clause) {
         return false;
     }
 

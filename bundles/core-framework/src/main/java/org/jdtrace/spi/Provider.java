@@ -147,16 +147,17 @@ public interface Provider {
     }
 
     /**
-     * Whether {@code probe} runs whole clauses (KernelClause.whole: thread-locals that live in the
-     * kernel) where it fires: its provider takes each at enable or refuses the enable, and shares
-     * one per-thread store with every other such probe of the machine (a variable written at one
-     * is read at another). The compiler keeps a thread-local in the kernel only when every probe
-     * of every clause that mentions it answers true (ProbeArgs.kernelThreadLocals). False (the
-     * default): the probe's clauses with thread-locals run in the JVM.
+     * Whether {@code probe} runs {@code clause} (a whole one, KernelClause.whole: thread-locals that
+     * live in the kernel) where it fires, its every expression readable there: its provider then
+     * takes it at enable, and keeps the variables in one per-thread store shared with every other
+     * such probe of the machine (a variable written at one is read at another). The compiler keeps
+     * a thread-local in the kernel only when every probe of every clause that mentions it answers
+     * true for that clause (ProbeArgs.kernelThreadLocals). False (the default): the probe's clauses
+     * with thread-locals run in the JVM.
      *
      * @since 1.11
      */
-    default boolean kernelThreadLocals(Probe probe) {
+    default boolean kernelThreadLocals(Probe probe, KernelClause clause) {
         return false;
     }
 

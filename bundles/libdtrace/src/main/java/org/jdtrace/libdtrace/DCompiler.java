@@ -146,7 +146,8 @@ public final class DCompiler implements FrontEnd {
         List<Integer> lines = new ArrayList<>();
         String kernel = options.getString("kernelclauses");
         java.util.Set<Integer> resident = "off".equals(kernel) ? java.util.Set.of()
-                : KernelForm.residentThreadLocals(state, lowered, program.clauses().stream().map(c -> kernelOnly(c, probeArgs)).toList());
+                : KernelForm.residentThreadLocals(state, lowered,
+                        (i, w) -> kernelOnly(program.clauses().get(i), probeArgs, w));
         for (int i = 0; i < lowered.size(); i++) {
             Clause c = program.clauses().get(i);
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
@@ -169,15 +170,15 @@ public final class DCompiler implements FrontEnd {
     }
 
     /**
-     * True when every description of {@code c} matches probes now and each of them runs whole
-     * clauses where it fires (ProbeArgs.kernelThreadLocals: the kernel's syscall probes, pid and
-     * USDT probes on uprobes), where a whole clause can run (KernelForm).
+     * True when every description of {@code c} matches probes now and each of them runs
+     * {@code whole}, the clause's whole form, where it fires (ProbeArgs.kernelThreadLocals: the
+     * kernel's syscall probes, pid and USDT probes on uprobes; KernelForm).
      */
-    private static boolean kernelOnly(Clause c, org.jdtrace.engine.ProbeArgs probeArgs) {
+    private static boolean kernelOnly(Clause c, org.jdtrace.engine.ProbeArgs probeArgs, org.jdtrace.spi.KernelClause whole) {
         if (probeArgs == null) return false;
         for (ProbeSpec s : c.probes()) {
             try {
-                if (!probeArgs.kernelThreadLocals(s.description())) return false;
+                if (!probeArgs.kernelThreadLocals(s.description(), whole)) return false;
             } catch (RuntimeException e) {
                 return false;
             }

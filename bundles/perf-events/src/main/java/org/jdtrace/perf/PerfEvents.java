@@ -81,4 +81,16 @@ public interface PerfEvents {
     default UserProbes userProbes(int regsWords, int spWord, int stackBytes, UserProbeHandler handler) {
         throw new PerfException("this perf events service has no uprobes", 0);
     }
+
+    /**
+     * Whether the program of a {@link UserProbes} capture runs {@code clause} (a whole one,
+     * KernelClause.whole: thread-locals in the kernel) at a probe whose arguments are where
+     * {@code args} says ({@link UserProbes#argument}; -1: not captured): its every expression can
+     * be evaluated there. False (the default) where no capture runs clauses.
+     *
+     * @since 1.6
+     */
+    default boolean userProbesRun(org.jdtrace.spi.KernelClause clause, int[] args) {
+        return false;
+    }
 }

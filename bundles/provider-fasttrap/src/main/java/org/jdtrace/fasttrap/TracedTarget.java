@@ -51,12 +51,13 @@ public interface TracedTarget {
     }
 
     /**
-     * Whether this process's sites are the kernel's uprobes, whose program runs whole clauses
-     * (thread-locals in the kernel, Provider.kernelThreadLocals) at their hits.
+     * Whether this process's sites are the kernel's uprobes and their program runs {@code clause}
+     * (a whole one: thread-locals in the kernel, Provider.kernelThreadLocals) at a hit whose
+     * arguments are at {@code args} (perf's UserProbes.argument encoding, -1: not captured).
      *
      * @since 1.3
      */
-    default boolean kernelSites() {
+    default boolean kernelRuns(org.jdtrace.spi.KernelClause clause, int[] args) {
         return false;
     }
 

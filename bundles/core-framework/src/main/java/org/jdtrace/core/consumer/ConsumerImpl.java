@@ -92,10 +92,10 @@ final class ConsumerImpl implements Consumer {
             }
 
             @Override
-            public boolean kernelThreadLocals(ProbeDescription d) {
+            public boolean kernelThreadLocals(ProbeDescription d, org.jdtrace.spi.KernelClause clause) {
                 try {
                     List<Probe> ps = framework.match(d);
-                    return !ps.isEmpty() && ps.stream().allMatch(framework::kernelThreadLocals);
+                    return !ps.isEmpty() && ps.stream().allMatch(p -> framework.kernelThreadLocals(p, clause));
                 } catch (RuntimeException e) {
                     return false;
                 }

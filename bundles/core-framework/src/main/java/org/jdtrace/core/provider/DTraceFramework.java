@@ -663,9 +663,9 @@ public final class DTraceFramework {
         return askOwner(probe, Provider::capturedStrings, null);
     }
 
-    /** Provider.kernelThreadLocals of {@code probe}. */
-    public boolean kernelThreadLocals(Probe probe) {
-        return askOwner(probe, Provider::kernelThreadLocals, false);
+    /** Provider.kernelThreadLocals of {@code probe} for {@code clause}. */
+    public boolean kernelThreadLocals(Probe probe, org.jdtrace.spi.KernelClause clause) {
+        return askOwner(probe, (owner, p) -> owner.kernelThreadLocals(p, clause), false);
     }
 
     /** {@code question} of the provider of {@code probe}, under the lock; {@code none} for a foreign probe or a provider that throws. */

@@ -17,9 +17,10 @@
  *
  * Thread-locals in the kernel (residentThreadLocals, run once per program): a thread-local
  * integer scalar lives in the kernel when every clause of the program that mentions it (reads or
- * writes it) is WHOLE: all its probe descriptions match only probes that run whole clauses where
- * they fire (ProbeArgs.kernelThreadLocals: the machine-wide syscall provider's, pid and USDT
- * probes on uprobes; one per-thread store shared by all of them), it writes no
+ * writes it) is WHOLE: all its probe descriptions match only probes that run its whole form
+ * where they fire (ProbeArgs.kernelThreadLocals: the machine-wide syscall provider's; pid and
+ * USDT probes on uprobes where every argument it reads is in the captured registers; one
+ * per-thread store shared by all of them), it writes no
  * record, and its body is at most one aggregating action followed by stores `self->x = E` to
  * resident thread-locals, its predicate, keys, values and E in the IR above plus resident
  * thread-locals and `timestamp`. The set is the largest fixed point (a clause that is not whole
@@ -95,10 +96,11 @@ public final class KernelForm {
 
     /**
      * The thread-locals that live in the kernel: the largest set of the program's integer
-     * thread-locals whose every mentioning clause is whole ({@code kernelOnly.get(i)}: clause i's
-     * descriptions match only probes that run whole clauses); see the file comment.
+     * thread-locals whose every mentioning clause is whole ({@code runs.test(i, w)}: every probe
+     * clause i's descriptions match runs its whole form w); see the file comment.
      */
-    public static java.util.Set<Integer> residentThreadLocals(DState state, List<Ir.Clause> clauses, List<Boolean> kernelOnly) {
+    public static java.util.Set<Integer> residentThreadLocals(DState state, List<Ir.Clause> clauses,
+            java.util.function.BiPredicate<Integer, KernelClause> runs) {
         java.util.Set<Integer> tls = new java.util.HashSet<>();
         for (Ir.Clause c : clauses) tls.addAll(threadLocals(c));
         for (boolean changed = true; changed; ) {
@@ -109,7 +111,8 @@ public final class KernelForm {
                     changed |= tls.removeAll(mine);
                     continue;
                 }
-                if (!kernelOnly.get(i) || whole(state, clauses.get(i), "", false, tls) == null) {
+                KernelClause w = whole(state, clauses.get(i), "", false, tls);
+                if (w == null || !runs.test(i, w)) {
                     tls.removeAll(mine);
                     changed = true;
                 }

@@ -30,13 +30,14 @@
  * map (ClauseMap reports it as aggregation drops).
  *
  * Thread-locals (KernelClause.whole, see libdtrace's KernelForm for which ones live here): one
- * hash map per provider, {u32 tid, u32 the variable's id} -> u64, holds every thread's
+ * hash map for the service (ThreadLocalsMap, shared by the syscall and uprobe programs), {u32 tid,
+ * u32 the variable's id} -> u64, holds every thread's
  * resident thread-locals; a missing key reads 0. A whole clause loads the thread-locals it reads
  * into stack slots (TLS_BASE - 8 * id) before its predicate, runs predicate and aggregation as
  * above, then its stores in order: the value into the slot (later stores of the clause see it)
  * and into the map, or, for 0, the key deleted (DTrace's semantics: assigning 0 frees the
  * variable). A store the full map refuses adds one to the tls drops array (key 0, an atomic add),
- * which the provider reports as dynamic variable drops. Only the thread itself touches its keys,
+ * which ThreadLocalsMap reports as dynamic variable drops. Only the thread itself touches its keys,
  * so no two CPUs race on one key. A thread that exits with variables set leaves them in the map
  * until the provider closes it (as DTrace, whose dynamic variables of a dead thread stay until
  * zeroed). TIMESTAMP is bpf_ktime_get_ns() once per event (the group's prelude): only whole

@@ -443,10 +443,12 @@ final class KernelSyscallProvider implements Provider {
         return new Probe[][] {armed[0].clone(), armed[1].clone()};
     }
 
-    /** Every probe runs whole clauses (thread-locals in the kernel, the shared ThreadLocalsMap). */
+    /** A whole clause runs at every probe that can evaluate it (thread-locals in the kernel, the shared ThreadLocalsMap). */
     @Override
-    public boolean kernelThreadLocals(Probe probe) {
-        return true;
+    public boolean kernelThreadLocals(Probe probe, KernelClause clause) {
+        Call c = (Call) probe.providerArg();
+        PerfEventsImpl.BtfFacts k = perf.btf();
+        return ClauseProgram.takes(clause, new ClauseProgram.Event(c.entry(), 0, 0, k.parent(), k.leader(), Map.of()));
     }
 
     /**

@@ -251,6 +251,24 @@ public final class PerfEventsImpl implements PerfEvents {
     }
 
     @Override
+    public boolean userProbesRun(org.jdtrace.spi.KernelClause clause, int[] args) {
+        BtfFacts k = btf();
+        return UprobeClauses.runs(clause, args, k.parent(), k.leader());
+    }
+
+    /** What the clause programs read of the kernel's BTF (null members: the BTF does not say). */
+    record BtfFacts(Btf.Parent parent, Btf.Leader leader) {}
+
+    private volatile BtfFacts btf;
+
+    /** The kernel's BTF facts, read once (the compiler asks for each clause and probe). */
+    BtfFacts btf() {
+        BtfFacts k = btf;
+        if (k == null) btf = k = new BtfFacts(Btf.parent(), Btf.leader());
+        return k;
+    }
+
+    @Override
     public UserProbes userProbes(int regsWords, int spWord, int stackBytes, UserProbeHandler handler) {
         if (!running) throw new PerfException("the perf events service is stopping", 0);
         return new UprobeCapture(this, regsWords, spWord, stackBytes, handler);

@@ -28,7 +28,8 @@
  * and the program is built again without them (predicates alone refused: none at all). A clause
  * of kernelclauses=force (KernelClause.required) that cannot be taken for a cookie is refused at
  * register(): PerfException. Whole clauses (thread-locals in the kernel, KernelClause.whole; the
- * pid and USDT providers answer Provider.kernelThreadLocals for probes on uprobes) are taken as the
+ * pid and USDT providers answer Provider.kernelThreadLocals for probes on uprobes through
+ * PerfEvents.userProbesRun, runs() here: every expression readable at the probe) are taken as the
  * syscall provider takes them, with or without an aggregation, their variables in the service's
  * one ThreadLocalsMap (the syscall programs' too); one the program cannot run fails register()
  * (the enable), and one never runs in the JVM (Probe.runInKernel true), where its variables do not
@@ -105,8 +106,17 @@ final class UprobeClauses {
         dirty = true;
     }
 
-    /** The event of arguments at {@code places} (UserProbes.argument's encoding, -1 none). */
+    /** Whether the program runs {@code clause} (its every expression) at a probe of arguments at {@code places} (PerfEvents.userProbesRun). */
+    static boolean runs(KernelClause clause, int[] places, Btf.Parent parent, Btf.Leader leader) {
+        return ClauseProgram.takes(clause, event(places, Map.of(), parent, leader));
+    }
+
     private ClauseProgram.Event event(int[] places, Map<String, List<Integer>> numbers) {
+        return event(places, numbers, parent, leader);
+    }
+
+    /** The event of arguments at {@code places} (UserProbes.argument's encoding, -1 none). */
+    private static ClauseProgram.Event event(int[] places, Map<String, List<Integer>> numbers, Btf.Parent parent, Btf.Leader leader) {
         int[] offsets = new int[places.length], bytes = new int[places.length];
         for (int i = 0; i < places.length; i++) {
             int p = places[i], n = p >> 8 & 0xff;

@@ -402,15 +402,19 @@ public final class PidProvider implements Provider, ProcessTable.ProbeOwner {
     }
 
     /**
-     * Thread-locals in the kernel (whole clauses) run at a probe on the kernel's uprobes: its
-     * process's (chosen when it was followed), or every process's.
+     * Thread-locals in the kernel (whole clauses) run at a probe on the kernel's uprobes (its
+     * process's, chosen when it was followed, or every process's) when the capture's program can
+     * read all the clause reads there (an entry's first six arguments, a return's arg1).
      */
     @Override
-    public boolean kernelThreadLocals(Probe probe) {
+    public boolean kernelThreadLocals(Probe probe, org.jdtrace.spi.KernelClause clause) {
         PidProbe pp = (PidProbe) probe.providerArg();
-        if (pp.pid() == 0) return processes.kernelSites() != null;
+        if (pp.pid() == 0) {
+            UprobeSites k = processes.kernelSites();
+            return k != null && k.runs(clause, kernelArgWords(pp));
+        }
         ProcessState s = processes.process(pp.pid());
-        return s != null && !s.defunct() && s.kernel != null;
+        return s != null && !s.defunct() && s.kernelRuns(clause, kernelArgWords(pp));
     }
 
     @Override

@@ -139,8 +139,9 @@ final class ProcessState implements TracedTarget {
     }
 
     @Override
-    public boolean kernelSites() {
-        return kernel != null;
+    public boolean kernelRuns(org.jdtrace.spi.KernelClause clause, int[] args) {
+        UprobeSites k = kernel;
+        return k != null && k.runs(clause, args);
     }
 
     @Override

@@ -280,6 +280,11 @@ final class UprobeSites implements UserProbeHandler {
         h.hold(probe.procDestructive());
     }
 
+    /** Whether the capture's program runs {@code clause} at a hit of arguments at {@code args} (PerfEvents.userProbesRun). */
+    boolean runs(org.jdtrace.spi.KernelClause clause, int[] args) {
+        return perf.userProbesRun(clause, args);
+    }
+
     /** The provider's batch is done: the capture's program rebuilt if its clauses changed. */
     void commit() {
         UserProbes u;

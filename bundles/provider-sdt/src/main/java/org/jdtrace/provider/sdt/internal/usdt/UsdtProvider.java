@@ -256,11 +256,14 @@ public final class UsdtProvider implements Provider, TargetListener {
         }
     }
 
-    /** Thread-locals in the kernel (whole clauses) run at the probe of a process whose sites are the kernel's uprobes. */
+    /**
+     * Thread-locals in the kernel (whole clauses) run at the probe of a process whose sites are
+     * the kernel's uprobes, when the clause reads only register operands.
+     */
     @Override
-    public boolean kernelThreadLocals(Probe probe) {
+    public boolean kernelThreadLocals(Probe probe, org.jdtrace.spi.KernelClause clause) {
         UsdtProbe u = (UsdtProbe) probe.providerArg();
-        return !u.gone && !u.process.target.defunct() && u.process.target.kernelSites();
+        return !u.gone && !u.process.target.defunct() && u.process.target.kernelRuns(clause, kernelArgs(u));
     }
 
     /** Where the probe's arguments are in the kernel's register frame at a hit (register operands only; -1 elsewhere). */

@@ -217,6 +217,15 @@ class UprobeKernelClausesTest {
             assertTrue(b.keySet().stream().allMatch(v -> v > 0 && v < 1L << 40), mode + ": " + r[0]);
             if (mode.equals("force")) assertEquals(0L, r[1], "records sent with the thread-locals in the kernel");
         }
+        // a return's arg0 (the site's offset) is not in the captured registers: the thread-local
+        // and both its clauses stay in the JVM (never an enabling refused), by default as with off
+        String offsets = "pid$target:a.out:sq:entry { self->x = arg0; }"
+                + " pid$target:a.out:sq:return /self->x/ { @[arg0 > 0, self->x & 3] = count(); self->x = 0; }";
+        Object[] off = run("off", offsets, ftCount(2000));
+        Object[] on = run(null, offsets, ftCount(2000));
+        assertEquals(off[0], on[0], "the same output by default as with kernelclauses=off");
+        assertTrue(((String) off[0]).replaceAll("\\s+", " ").strip().endsWith(" 1 2 55 1 0 56"), (String) off[0]);
+        assertTrue((Long) on[1] >= 222, "entries and returns judged in the JVM: " + on[1]);
     }
 
     /**
