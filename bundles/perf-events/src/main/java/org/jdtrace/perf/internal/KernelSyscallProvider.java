@@ -52,6 +52,14 @@
  * line), for its variables exist nowhere else. Stores the full map refused are polled at each
  * sync and at the close and handed to the clauses' consumers as dynamic variable drops.
  *
+ * User stacks: a probe with a clause that walks the user stack (Probe.userStack: ustack(),
+ * jstack(), ucaller, ustackdepth) is armed with a page count (SyscallProgram's USTACK bits, from
+ * option ustackbytes, re-armed at commit after clausesChanged or the option): its calls' records
+ * carry the thread's user registers and the top of its user stack copied at the event, which the
+ * drain thread unwinds by CFI (SampleContext.userState, as profile-N's samples and the uprobe
+ * hits), and uregs[] reads those registers. Other probes' records are as before, so a clause that
+ * does not walk the stack costs what it did.
+ *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
  * errno. pid, tid, execname are the calling thread's at the event.
@@ -113,6 +121,10 @@ final class KernelSyscallProvider implements Provider {
     private final UserSymbols symbols;
     private final Abi abi;
     private final int maxNr;
+    /** The user register frame a stack section holds (null: the ISA has none, no stack capture). */
+    private final SyscallProgram.Regs regs;
+    /** -x ustackbytes: the user stack copied at a call whose probe walks it (Probe.userStack). */
+    private volatile int ustackbytes = 8192;
     private volatile ProbeRegistry registry;
     /** [0] entry, [1] return: the enabled probe of each call number. */
     private volatile Probe[][] armed;
@@ -143,6 +155,7 @@ final class KernelSyscallProvider implements Provider {
         this.symbols = symbols;
         this.abi = abi;
         this.maxNr = abi.syscallNames().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        this.regs = SyscallProgram.Regs.of(abi);
         this.armed = new Probe[2][maxNr + 1];
         this.masks = new int[maxNr + 1];
         this.groups = new int[2 * (maxNr + 1)];
@@ -290,6 +303,14 @@ final class KernelSyscallProvider implements Provider {
 
     @Override
     public synchronized void clausesChanged(Probe probe) {
+        dirty = true; // Probe.userStack too: the call re-armed with its pages at commit
+    }
+
+    /** -x ustackbytes=N: the user stack a call copies for ustack() (as profile-N's samples and pid probes'). */
+    @Override
+    public synchronized void option(String name, long value) {
+        if (!name.equals("ustackbytes")) return;
+        ustackbytes = (int) Math.max(0, Math.min(Integer.MAX_VALUE, value));
         dirty = true;
     }
 
@@ -445,6 +466,8 @@ final class KernelSyscallProvider implements Provider {
     private void arm(Probe probe, Call c) {
         int key = SyscallProgram.armedKey(c.number(), c.entry(), maxNr);
         int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16;
+        // USTACK: a clause walks the user stack: its registers and ustackbytes of it copied at the event
+        if (probe.userStack() && regs != null) mask |= SyscallProgram.stackPages(ustackbytes, regs.words());
         // KEEP: the return probe is armed too and takes the entry's strings (capturedStrings)
         if (c.entry() && armed[1][c.number()] != null && (masks[c.number()] & SyscallProgram.DEFER) != 0) {
             mask |= SyscallProgram.KEEP;
@@ -517,7 +540,7 @@ final class KernelSyscallProvider implements Provider {
         final Btf.Task task = Btf.task();
         final Btf.Leader leader = Btf.leader();
         final Map<String, List<Integer>> numbers = new HashMap<>();
-        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
+        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi, regs);
 
         Kernel() {
             BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, tl = null, td = null,
@@ -529,7 +552,8 @@ final class KernelSyscallProvider implements Provider {
                 enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
                 exitTp = perf.tracepoint("raw_syscalls", "sys_exit");
                 a = perf.map(PerfSys.MAP_ARRAY, 4, 8, 2 * (maxNr + 1), "jdtrace_armed");
-                b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.BUF_SIZE, 1, "jdtrace_buf");
+                b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.bufferSize(regs == null ? 0 : regs.words()), 1,
+                        "jdtrace_buf");
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
                 pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 2, "jdtrace_progs");
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
@@ -577,11 +601,11 @@ final class KernelSyscallProvider implements Provider {
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
-                        deferred.fd()),
+                        deferred.fd(), regs),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
-                        deferred.fd()),
+                        deferred.fd(), regs),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
@@ -664,10 +688,57 @@ final class KernelSyscallProvider implements Provider {
         private String comm;
 
         private final Comms comms;
+        private final Abi abi;
+        /** The stack section's register frame (null: none); its words, register file and bytes, reused. */
+        private final SyscallProgram.Regs regs;
+        private final long[] words;
+        private org.jdtrace.isa.RegisterFile kernelRegs;
+        private byte[] stackBytes = new byte[0];
 
-        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi, SyscallProgram.Regs regs) {
             super(perf, comms, symbols, abi);
             this.comms = comms;
+            this.abi = abi;
+            this.regs = regs;
+            this.words = new long[regs == null ? 0 : regs.words()];
+        }
+
+        /**
+         * The user registers of the record's stack section (USTACK), or null when it has none:
+         * the probe had no clause walking the user stack when the call was made.
+         */
+        private org.jdtrace.isa.RegisterFile capturedRegs() {
+            MemorySegment r = s.raw;
+            if (regs == null || r.byteSize() < SyscallProgram.stackData(regs.words())) return null;
+            for (int i = 0; i < words.length; i++) words[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.STACK_REGS + 8L * i);
+            return kernelRegs = abi.fromKernelRegs(words, kernelRegs);
+        }
+
+        /** The registers and the stack copy the program captured at the call (SyscallProgram's stack section). */
+        @Override
+        protected long userState(long[] dwarf, org.jdtrace.unwind.StackSnapshot snapshot) {
+            org.jdtrace.isa.RegisterFile rf = capturedRegs();
+            if (rf == null) return 0;
+            MemorySegment r = s.raw;
+            long data = SyscallProgram.stackData(regs.words());
+            long len = r.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.STACK_LEN);
+            if (len < 0 || len > r.byteSize() - data) len = 0;
+            if (stackBytes.length < len) stackBytes = new byte[(int) len];
+            MemorySegment.copy(r, ValueLayout.JAVA_BYTE, data, stackBytes, 0, (int) len);
+            snapshot.reset(r.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.STACK_ADDR), stackBytes, (int) len, null);
+            return abi.dwarfRegisters(rf, dwarf);
+        }
+
+        /** uregs[] of the registers captured at the call (a probe that walks the user stack), else none. */
+        @Override
+        public long uregs(int reg) throws FaultException {
+            org.jdtrace.isa.RegisterFile rf = capturedRegs();
+            if (rf == null) return super.uregs(reg);
+            try {
+                return abi.ureg(rf, reg);
+            } catch (org.jdtrace.isa.IsaException e) {
+                throw new FaultException(FaultException.Kind.ILLOP, 0);
+            }
         }
 
         SyscallContext at(Sample s, boolean entry, int kind) {
@@ -724,11 +795,6 @@ final class KernelSyscallProvider implements Provider {
         public long errno() {
             long r = args[0];
             return !entry && r < 0 && r >= -4095 ? -r : 0;
-        }
-
-        @Override
-        public long[] ustack(int max) {
-            return new long[0];
         }
 
         @Override

@@ -153,7 +153,7 @@ class SampleContext implements ProbeContext {
     @Override
     public long[] ustack(int max) {
         int n = walk(max, null);
-        if (n > 1) return Arrays.copyOf(pcs, n);
+        if (n > 1 || n == 1 && s.userDepth == 0) return Arrays.copyOf(pcs, n);
         return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
     }
 
@@ -162,16 +162,28 @@ class SampleContext implements ProbeContext {
      * {@code fps} when not null); answers the frames found, 0 when the sample has no copy.
      */
     private int walk(int max, long[] fps) {
-        if (max > 0 && unwinder != null && s.userStackSize > 0 && s.userRegsCount > 0) {
+        if (max > 0 && unwinder != null) {
             try {
-                long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
-                snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
-                return unwinder.walk(dwarf, known, snapshot, view.at(s.pid), pcs, fps, Math.min(max, pcs.length));
+                long known = userState(dwarf, snapshot);
+                if (known != 0) return unwinder.walk(dwarf, known, snapshot, view.at((int) pid()), pcs, fps, Math.min(max, pcs.length));
             } catch (UnsupportedOperationException e) {
                 // no perf register convention: the call chain
             }
         }
         return 0;
+    }
+
+    /**
+     * The firing's user registers in DWARF numbering into {@code dwarf} and its copy of the user
+     * stack into {@code snapshot}; answers the mask of the registers known, 0 when the firing has
+     * none (then no CFI walk). A profile sample's: PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER
+     * (the copy starts at the sp). A provider whose BPF program captured them overrides it.
+     */
+    protected long userState(long[] dwarf, StackSnapshot snapshot) {
+        if (s.userStackSize <= 0 || s.userRegsCount <= 0) return 0;
+        long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
+        snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
+        return known;
     }
 
     /**
@@ -184,11 +196,11 @@ class SampleContext implements ProbeContext {
     public String[] jstack(int max) {
         int n = walk(max, fps);
         if (n <= 1) return null;
-        HotSpotVm vm = view.at(s.pid).jvm();
+        HotSpotVm vm = view.at((int) pid()).jvm();
         String[] frames = new String[n];
         for (int i = 0; i < n; i++) {
             String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
-            if (name == null) name = symbols.lookup(s.pid, pcs[i]);
+            if (name == null) name = symbols.lookup((int) pid(), pcs[i]);
             frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
         }
         return frames;
@@ -201,7 +213,7 @@ class SampleContext implements ProbeContext {
 
     @Override
     public String usym(long pc) {
-        return symbols.lookup(s.pid, pc);
+        return symbols.lookup((int) pid(), pc);
     }
 
     @Override
