@@ -151,6 +151,41 @@ final class BpfAsm {
         return label(done);
     }
 
+    /** The ISA's user register frame (Abi.kernelRegsWords) and its sp word: what a user stack section holds (userStack). */
+    record UserRegs(int words, int spWord) {
+
+        /** The frame of {@code abi}, null when it has none (no stack capture). */
+        static UserRegs of(org.jdtrace.isa.Abi abi) {
+            return abi.kernelRegsWords() <= 0 || abi.kernelRegsSpWord() < 0 ? null
+                    : new UserRegs(abi.kernelRegsWords(), abi.kernelRegsSpWord());
+        }
+    }
+
+    /** A user stack section's fields (userStack): the copy's address, its length, the registers, then the copy. */
+    static final int SECTION_ADDR = 0, SECTION_LEN = 8, SECTION_REGS = 16;
+
+    /**
+     * A user stack section at {@code rec + at} for an unwinder (ustack()) of the current thread,
+     * when the page count {@code pagesIntoR1} loads into r1 is not 0 (else nothing is written):
+     * its user registers (struct pt_regs as its last entry into the kernel saved them, through
+     * bpf_get_current_task_btf and bpf_task_pt_regs; {@code words} words), then userPages from
+     * the sp in them. The syscall and the proc/sched capture programs' section. r0..r5 clobbered.
+     */
+    BpfAsm userStack(int rec, int at, int words, int spWord, int maxPages, java.util.function.Consumer<BpfAsm> pagesIntoR1,
+            String tag) {
+        pagesIntoR1.accept(this);
+        return jeqImm(R1, 0, "nostack" + tag)
+                .call(GET_CURRENT_TASK_BTF)
+                .mov(R1, R0)
+                .call(TASK_PT_REGS)
+                .mov(R3, R0)
+                .mov(R1, rec).addImm(R1, at + SECTION_REGS).movImm(R2, 8 * words)
+                .call(PROBE_READ_KERNEL)
+                .userPages(rec, at + SECTION_REGS + 8 * spWord, at + SECTION_ADDR, at + SECTION_LEN, at + SECTION_REGS + 8 * words,
+                        maxPages, pagesIntoR1, tag)
+                .label("nostack" + tag);
+    }
+
     /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */
     BpfAsm lookupKey0(int mapFd) {
         return stW(R10, -4, 0).ldMap(R1, mapFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM);

@@ -122,7 +122,7 @@ final class KernelSyscallProvider implements Provider {
     private final Abi abi;
     private final int maxNr;
     /** The user register frame a stack section holds (null: the ISA has none, no stack capture). */
-    private final SyscallProgram.Regs regs;
+    private final BpfAsm.UserRegs regs;
     /** -x ustackbytes: the user stack copied at a call whose probe walks it (Probe.userStack). */
     private volatile int ustackbytes = 8192;
     private volatile ProbeRegistry registry;
@@ -155,7 +155,7 @@ final class KernelSyscallProvider implements Provider {
         this.symbols = symbols;
         this.abi = abi;
         this.maxNr = abi.syscallNames().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
-        this.regs = SyscallProgram.Regs.of(abi);
+        this.regs = BpfAsm.UserRegs.of(abi);
         this.armed = new Probe[2][maxNr + 1];
         this.masks = new int[maxNr + 1];
         this.groups = new int[2 * (maxNr + 1)];
@@ -540,7 +540,7 @@ final class KernelSyscallProvider implements Provider {
         final Btf.Task task = Btf.task();
         final Btf.Leader leader = Btf.leader();
         final Map<String, List<Integer>> numbers = new HashMap<>();
-        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi, regs);
+        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
 
         Kernel() {
             BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, tl = null, td = null,
@@ -688,57 +688,23 @@ final class KernelSyscallProvider implements Provider {
         private String comm;
 
         private final Comms comms;
-        private final Abi abi;
-        /** The stack section's register frame (null: none); its words, register file and bytes, reused. */
-        private final SyscallProgram.Regs regs;
-        private final long[] words;
-        private org.jdtrace.isa.RegisterFile kernelRegs;
-        private byte[] stackBytes = new byte[0];
 
-        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi, SyscallProgram.Regs regs) {
+        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
             super(perf, comms, symbols, abi);
             this.comms = comms;
-            this.abi = abi;
-            this.regs = regs;
-            this.words = new long[regs == null ? 0 : regs.words()];
-        }
-
-        /**
-         * The user registers of the record's stack section (USTACK), or null when it has none:
-         * the probe had no clause walking the user stack when the call was made.
-         */
-        private org.jdtrace.isa.RegisterFile capturedRegs() {
-            MemorySegment r = s.raw;
-            if (regs == null || r.byteSize() < SyscallProgram.stackData(regs.words())) return null;
-            for (int i = 0; i < words.length; i++) words[i] = r.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.STACK_REGS + 8L * i);
-            return kernelRegs = abi.fromKernelRegs(words, kernelRegs);
         }
 
         /** The registers and the stack copy the program captured at the call (SyscallProgram's stack section). */
         @Override
         protected long userState(long[] dwarf, org.jdtrace.unwind.StackSnapshot snapshot) {
-            org.jdtrace.isa.RegisterFile rf = capturedRegs();
-            if (rf == null) return 0;
-            MemorySegment r = s.raw;
-            long data = SyscallProgram.stackData(regs.words());
-            long len = r.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.STACK_LEN);
-            if (len < 0 || len > r.byteSize() - data) len = 0;
-            if (stackBytes.length < len) stackBytes = new byte[(int) len];
-            MemorySegment.copy(r, ValueLayout.JAVA_BYTE, data, stackBytes, 0, (int) len);
-            snapshot.reset(r.get(ValueLayout.JAVA_LONG_UNALIGNED, SyscallProgram.STACK_ADDR), stackBytes, (int) len, null);
-            return abi.dwarfRegisters(rf, dwarf);
+            return sectionState(s.raw, SyscallProgram.STACK, dwarf, snapshot);
         }
 
         /** uregs[] of the registers captured at the call (a probe that walks the user stack), else none. */
         @Override
         public long uregs(int reg) throws FaultException {
-            org.jdtrace.isa.RegisterFile rf = capturedRegs();
-            if (rf == null) return super.uregs(reg);
-            try {
-                return abi.ureg(rf, reg);
-            } catch (org.jdtrace.isa.IsaException e) {
-                throw new FaultException(FaultException.Kind.ILLOP, 0);
-            }
+            org.jdtrace.isa.RegisterFile rf = sectionRegs(s.raw, SyscallProgram.STACK);
+            return rf == null ? super.uregs(reg) : ureg(rf, reg);
         }
 
         SyscallContext at(Sample s, boolean entry, int kind) {

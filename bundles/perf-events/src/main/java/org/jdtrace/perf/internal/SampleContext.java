@@ -58,11 +58,20 @@ class SampleContext implements ProbeContext {
     private final StackSnapshot snapshot = new StackSnapshot();
     private final UserSymbols.View view;
 
+    /** The register frame of the BPF programs' user stack sections (BpfAsm.userStack), null when the ISA has none. */
+    protected final BpfAsm.UserRegs userRegs;
+    /** A section's words, register file and stack bytes, reused (drain thread only). */
+    private final long[] sectionWords;
+    private org.jdtrace.isa.RegisterFile sectionRegs;
+    private byte[] sectionBytes = new byte[0];
+
     SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
         this.comms = comms;
         this.symbols = symbols;
         this.abi = abi;
+        this.userRegs = BpfAsm.UserRegs.of(abi);
+        this.sectionWords = new long[userRegs == null ? 0 : userRegs.words()];
         RegisterNumbering n = abi.dwarfNumbering();
         this.unwinder = n == null ? null : new Unwinder(n);
         this.dwarf = n == null ? null : new long[n.count()];
@@ -187,6 +196,44 @@ class SampleContext implements ProbeContext {
     }
 
     /**
+     * The user registers of the user stack section at {@code at} in the BPF record {@code r}
+     * (BpfAsm.userStack), or null when the record ends before one (its probe walked no stack).
+     */
+    protected org.jdtrace.isa.RegisterFile sectionRegs(java.lang.foreign.MemorySegment r, long at) {
+        if (userRegs == null || r.byteSize() < at + BpfAsm.SECTION_REGS + 8L * userRegs.words()) return null;
+        for (int i = 0; i < sectionWords.length; i++) {
+            sectionWords[i] = r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_REGS + 8L * i);
+        }
+        return sectionRegs = abi.fromKernelRegs(sectionWords, sectionRegs);
+    }
+
+    /**
+     * userState from the user stack section at {@code at} in the BPF record {@code r}: its
+     * registers, and its stack copy from the copy's address; 0 when the record has no section or
+     * its registers are no user thread's (a kernel thread's pc is 0).
+     */
+    protected long sectionState(java.lang.foreign.MemorySegment r, long at, long[] dwarf, StackSnapshot snapshot) {
+        org.jdtrace.isa.RegisterFile rf = sectionRegs(r, at);
+        if (rf == null || rf.pc() == 0) return 0;
+        long data = at + BpfAsm.SECTION_REGS + 8L * userRegs.words();
+        long len = r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_LEN);
+        if (len < 0 || len > r.byteSize() - data) len = 0;
+        if (sectionBytes.length < len) sectionBytes = new byte[(int) len];
+        java.lang.foreign.MemorySegment.copy(r, java.lang.foreign.ValueLayout.JAVA_BYTE, data, sectionBytes, 0, (int) len);
+        snapshot.reset(r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_ADDR), sectionBytes, (int) len, null);
+        return abi.dwarfRegisters(rf, dwarf);
+    }
+
+    /** uregs[reg] of {@code regs}: a register the ABI does not name is an illegal operation. */
+    protected long ureg(org.jdtrace.isa.RegisterFile regs, int reg) throws FaultException {
+        try {
+            return abi.ureg(regs, reg);
+        } catch (IsaException | UnsupportedOperationException e) {
+            throw new FaultException(FaultException.Kind.ILLOP, 0);
+        }
+    }
+
+    /**
      * jstack(): the walk ustack() makes, each frame as ustack() names it, except that an
      * interpreter frame of a HotSpot JVM is named by its method, read from the frame's Method*
      * slot in the stack copied at the sample ({@code [interpreter]`pkg.Class.method}), or
@@ -231,8 +278,8 @@ class SampleContext implements ProbeContext {
     public long uregs(int reg) throws FaultException {
         if (s.userRegsCount == 0) throw new FaultException(FaultException.Kind.ILLOP, 0);
         try {
-            return abi.ureg(abi.fromPerfRegs(s.userRegs, s.userRegsCount), reg);
-        } catch (IsaException | UnsupportedOperationException e) {
+            return ureg(abi.fromPerfRegs(s.userRegs, s.userRegsCount), reg);
+        } catch (UnsupportedOperationException e) {
             throw new FaultException(FaultException.Kind.ILLOP, 0);
         }
     }

@@ -67,7 +67,8 @@ final class SyscallProgram {
     /** The mask's (and a return record's kind's) page count of the user stack copy (USTACK). */
     static final int PAGES_SHIFT = 9, PAGES_MASK = 7 << PAGES_SHIFT;
     /** The stack section's offset in a record (its address, length, registers, then the copy). */
-    static final int STACK = BUF_SIZE, STACK_ADDR = STACK, STACK_LEN = STACK + 8, STACK_REGS = STACK + 16;
+    static final int STACK = BUF_SIZE, STACK_ADDR = STACK + SECTION_ADDR, STACK_LEN = STACK + SECTION_LEN,
+            STACK_REGS = STACK + SECTION_REGS;
     /** The kernel's bound on a per-CPU map value (PCPU_MIN_UNIT_SIZE), which the record buffer is. */
     private static final int PERCPU_VALUE_MAX = 32768;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
@@ -101,29 +102,19 @@ final class SyscallProgram {
 
     /**
      * The user registers and stack into the stack section of the record at {@code rec} when its
-     * kind (at 12) names pages; r0..r5 clobbered.
+     * kind (at 12) names pages (BpfAsm.userStack); r0..r5 clobbered.
      */
-    private static void userStack(BpfAsm a, int rec, Regs regs, String tag) {
+    private static void userStack(BpfAsm a, int rec, UserRegs regs, String tag) {
         if (regs == null) return;
-        java.util.function.Consumer<BpfAsm> pages = x -> x.ldxW(R1, rec, 12).rshImm(R1, PAGES_SHIFT).andImm(R1, PAGES_MASK >> PAGES_SHIFT);
-        pages.accept(a);
-        a.jeqImm(R1, 0, "nostack" + tag)
-                .call(GET_CURRENT_TASK_BTF)
-                .mov(R1, R0)
-                .call(TASK_PT_REGS)
-                .mov(R3, R0)
-                .mov(R1, rec).addImm(R1, STACK_REGS).movImm(R2, 8 * regs.words())
-                .call(PROBE_READ_KERNEL)
-                .userPages(rec, STACK_REGS + 8 * regs.spWord(), STACK_ADDR, STACK_LEN, stackData(regs.words()),
-                        maxPages(regs.words()), pages, tag)
-                .label("nostack" + tag);
+        a.userStack(rec, STACK, regs.words(), regs.spWord(), maxPages(regs.words()),
+                x -> x.ldxW(R1, rec, 12).rshImm(R1, PAGES_SHIFT).andImm(R1, PAGES_MASK >> PAGES_SHIFT), tag);
     }
 
     /**
      * r5 = the length of the record at {@code rec} up to its stack copy's end when it has a stack
      * section (bounded for the verifier), else r5 as it is; r1 clobbered.
      */
-    private static void stackLength(BpfAsm a, int rec, Regs regs, String tag) {
+    private static void stackLength(BpfAsm a, int rec, UserRegs regs, String tag) {
         if (regs == null) return;
         a.ldxW(R1, rec, 12)
                 .jsetImm(R1, PAGES_MASK, "withstack" + tag)
@@ -135,15 +126,6 @@ final class SyscallProgram {
                 .label("length" + tag);
     }
 
-    /** The ISA's user register frame (Abi.kernelRegsWords) and its sp word: what a stack section holds. */
-    record Regs(int words, int spWord) {
-
-        /** The frame of {@code abi}, null when it has none (no stack capture). */
-        static Regs of(org.jdtrace.isa.Abi abi) {
-            return abi.kernelRegsWords() <= 0 || abi.kernelRegsSpWord() < 0 ? null
-                    : new Regs(abi.kernelRegsWords(), abi.kernelRegsSpWord());
-        }
-    }
 
     /**
      * The common head: r6 = ctx, r7 = pid_tgid, r8 = number, r9 = armed mask (else to "out"), the
@@ -151,7 +133,7 @@ final class SyscallProgram {
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
     private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd, Regs regs) {
+            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd, UserRegs regs) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
@@ -206,7 +188,7 @@ final class SyscallProgram {
      * entry's). Uses r9 and the stack at -24..-1; r0..r5 clobbered.
      */
     private static void deferredEntry(BpfAsm a, KernelTracepoint tp, int armedFd, int deferredFd, int eventsFd, int bufFd,
-            Regs regs) {
+            UserRegs regs) {
         a.lookupKey(armedFd, R8)
                 .jeqImm(R0, 0, "nodefer")
                 .ldxW(R1, R0, 0)
@@ -321,7 +303,7 @@ final class SyscallProgram {
      * {@code clauses}: the clauses the program runs, null for none.
      */
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, Regs regs) {
+            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs) {
         BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses, -1, eventsFd, regs);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
@@ -385,7 +367,7 @@ final class SyscallProgram {
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, Regs regs) {
+            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs) {
         BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses, deferredFd, eventsFd, regs);
         a.mov(R1, R9).andImm(R1, PAGES_MASK).insn(0x47, R1, 0, 0, RETURN_RECORD) // or: the return's pages
                 .stxW(R7, 12, R1)
