@@ -60,10 +60,9 @@ class SampleContext implements ProbeContext {
 
     /** The register frame of the BPF programs' user stack sections (BpfAsm.userStack), null when the ISA has none. */
     protected final BpfAsm.UserRegs userRegs;
-    /** A section's words, register file and stack bytes, reused (drain thread only). */
+    /** A section's words and register file, reused (drain thread only). */
     private final long[] sectionWords;
     private org.jdtrace.isa.RegisterFile sectionRegs;
-    private byte[] sectionBytes = new byte[0];
 
     SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
@@ -218,9 +217,7 @@ class SampleContext implements ProbeContext {
         long data = at + BpfAsm.SECTION_REGS + 8L * userRegs.words();
         long len = r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_LEN);
         if (len < 0 || len > r.byteSize() - data) len = 0;
-        if (sectionBytes.length < len) sectionBytes = new byte[(int) len];
-        java.lang.foreign.MemorySegment.copy(r, java.lang.foreign.ValueLayout.JAVA_BYTE, data, sectionBytes, 0, (int) len);
-        snapshot.reset(r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_ADDR), sectionBytes, (int) len, null);
+        snapshot.reset(r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_ADDR), r, data, len, null);
         return abi.dwarfRegisters(rf, dwarf);
     }
 
