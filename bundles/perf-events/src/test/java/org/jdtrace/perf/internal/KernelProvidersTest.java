@@ -288,6 +288,14 @@ class KernelProvidersTest {
         return r;
     }
 
+    /** Removes a test's flat temporary directory and its files. */
+    static void removeDir(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            for (Path f : s.toList()) Files.delete(f);
+        }
+        Files.delete(dir);
+    }
+
     /** A process that waits for a line on stdin, then runs {@code ft_sys n} (same pid: exec). */
     Process waitingSys(int n) throws Exception {
         return waitingShell("exec " + PerfEventsTest.bin("ft_sys") + " " + n);
@@ -528,10 +536,7 @@ class KernelProvidersTest {
             // the loader's paths, in pages as cold, are read at the return as well: no fault at all
             assertTrue(!r[2].contains("invalid address"), r[2]);
         } finally {
-            try (var s = Files.list(dir)) {
-                for (Path f : s.toList()) Files.delete(f);
-            }
-            Files.delete(dir);
+            removeDir(dir);
         }
     }
 
@@ -569,10 +574,7 @@ class KernelProvidersTest {
             assertEquals(n, seen.size(), r[1] + r[2]);
             assertTrue(!r[2].contains("error"), r[2]);
         } finally {
-            try (var s = Files.list(dir)) {
-                for (Path f : s.toList()) Files.delete(f);
-            }
-            Files.delete(dir);
+            removeDir(dir);
         }
     }
 
@@ -600,10 +602,7 @@ class KernelProvidersTest {
             assertEquals(n, seen.size(), r[1] + r[2]);
             assertTrue(!r[2].contains("invalid address"), r[2]);
         } finally {
-            try (var s = Files.list(dir)) {
-                for (Path f : s.toList()) Files.delete(f);
-            }
-            Files.delete(dir);
+            removeDir(dir);
         }
     }
 
