@@ -1,18 +1,23 @@
 /*
  * StackSnapshot: the memory an unwind reads when the thread was not stopped for it: the bytes of
  * its stack copied at the event (perf's PERF_SAMPLE_STACK_USER, a BPF program's copy of the stack
- * top), starting at the sp of that moment. Reads inside the copy come from it; a read outside
- * (the stack above the copy, a frame-pointer link in a JIT's heap, the data a DWARF expression
- * dereferences) goes to the fallback, or faults when there is none (the stack then ends there,
- * as perf's does when the copy ends mid-frame).
+ * top: a uprobe hit's, a syscall's or tracepoint's user stack section), starting at a known
+ * address (the sp of that moment, or the start of its page). Reads inside the copy come from it;
+ * a read outside (the stack above the copy, a frame-pointer link in a JIT's heap, the data a DWARF
+ * expression dereferences, a clause's copyin of the heap) goes to the fallback (the process's live
+ * memory, read after the event), or faults when there is none (the stack then ends there, as
+ * perf's does when the copy ends mid-frame). Writes go to the fallback; without one a snapshot is
+ * read-only. The copy is a byte array or a MemorySegment (a ring's record, read in place: no copy
+ * is made of it), whichever the capture has.
  *
  * Reusable: reset() points it at another copy, so a sampler fills one instance per firing and
- * allocates nothing. Not thread-safe (one per drain thread).
+ * allocates nothing (an array is wrapped once while the same one comes back). Not thread-safe
+ * (one per drain thread); a segment's copy is valid only as long as the segment.
  */
 package org.jdtrace.unwind;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
 import org.jdtrace.isa.IsaException;
@@ -21,12 +26,15 @@ import org.jdtrace.isa.Memory;
 /** A copy of the top of a user stack at a known address, with an optional fallback memory. */
 public final class StackSnapshot implements Memory {
 
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private long base;
-    private byte[] bytes = new byte[0];
-    private int length;
+    private MemorySegment bytes = MemorySegment.NULL;
+    private long offset, length;
     private Memory fallback;
+    /** The last array reset() was given and its segment. */
+    private byte[] array;
+    private MemorySegment arraySegment;
 
     /** An empty snapshot; {@link #reset} gives it content. */
     public StackSnapshot() {}
@@ -38,18 +46,41 @@ public final class StackSnapshot implements Memory {
     /** Points this snapshot at {@code bytes[0..length)}, copied from address {@code base}. */
     public StackSnapshot reset(long base, byte[] bytes, int length, Memory fallback) {
         if (length < 0 || length > bytes.length) throw new IllegalArgumentException("length " + length);
+        if (bytes != array) {
+            array = bytes;
+            arraySegment = MemorySegment.ofArray(bytes);
+        }
+        return reset(base, arraySegment, 0, length, fallback);
+    }
+
+    /**
+     * Points this snapshot at {@code bytes[offset..offset + length)}, copied from address
+     * {@code base}; read in place while it is used.
+     *
+     * @since 1.2
+     */
+    public StackSnapshot reset(long base, MemorySegment bytes, long offset, long length, Memory fallback) {
+        if (offset < 0 || length < 0 || offset + length > bytes.byteSize()) {
+            throw new IllegalArgumentException("bytes " + offset + "+" + length + " of " + bytes.byteSize());
+        }
         this.base = base;
         this.bytes = bytes;
+        this.offset = offset;
         this.length = length;
         this.fallback = fallback;
         return this;
     }
 
+    /** As above, the whole of {@code bytes}. @since 1.2 */
+    public StackSnapshot reset(long base, MemorySegment bytes, Memory fallback) {
+        return reset(base, bytes, 0, bytes.byteSize(), fallback);
+    }
+
     @Override
     public void read(long addr, byte[] buf, int off, int len) throws IsaException {
         long rel = addr - base;
-        if (rel >= 0 && rel <= length - len) {
-            System.arraycopy(bytes, (int) rel, buf, off, len);
+        if (rel >= 0 && len >= 0 && rel <= length - len) {
+            MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, offset + rel, buf, off, len);
             return;
         }
         if (fallback == null) throw new IsaException("outside the copied stack", addr);
@@ -59,13 +90,15 @@ public final class StackSnapshot implements Memory {
     @Override
     public long readLong(long addr) throws IsaException {
         long rel = addr - base;
-        if (rel >= 0 && rel <= length - 8) return (long) LONG.get(bytes, (int) rel);
+        if (rel >= 0 && rel <= length - 8) return bytes.get(LONG, offset + rel);
         if (fallback == null) throw new IsaException("outside the copied stack", addr);
         return fallback.readLong(addr);
     }
 
+    /** A write goes to the fallback (the live process), the copy unchanged; without one it faults. */
     @Override
     public void write(long addr, byte[] buf, int off, int len) throws IsaException {
-        throw new IsaException("a stack copy is read-only", addr);
+        if (fallback == null) throw new IsaException("a stack copy is read-only", addr);
+        fallback.write(addr, buf, off, len);
     }
 }

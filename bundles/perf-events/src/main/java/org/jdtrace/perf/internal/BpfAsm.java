@@ -19,7 +19,9 @@ final class BpfAsm {
     static final int MAP_LOOKUP_ELEM = 1, MAP_UPDATE_ELEM = 2, MAP_DELETE_ELEM = 3, GET_CURRENT_PID_TGID = 14, GET_CURRENT_UID_GID = 15,
             GET_CURRENT_COMM = 16, PERF_EVENT_OUTPUT = 25, GET_CURRENT_TASK = 35, PROBE_READ_USER = 112,
             PROBE_READ_KERNEL = 113, PROBE_READ_USER_STR = 114, GET_ATTACH_COOKIE = 174, SEND_SIGNAL = 109,
-            SEND_SIGNAL_THREAD = 117;
+            SEND_SIGNAL_THREAD = 117, GET_CURRENT_TASK_BTF = 158, TASK_PT_REGS = 175;
+    /** The unit of a user stack copy (userPages). */
+    static final int PAGE = 4096;
 
     private final List<long[]> insns = new ArrayList<>(); // {opcode, dst, src, off, imm}
     private final Map<Integer, String> jumps = new HashMap<>();
@@ -114,6 +116,74 @@ final class BpfAsm {
                 .rshImm(R2, 32)
                 .jneReg(R1, R2, drop)
                 .label("pidfilter_any");
+    }
+
+    /**
+     * A copy of the top of the user stack for an unwinder (ustack()): whole pages from the page of
+     * the user sp at {@code rec + spOff} up into {@code rec + data + k * PAGE}, one
+     * bpf_probe_read_user a page, up to the page count {@code pagesIntoR1} loads into r1 (at most
+     * {@code maxPages}) or to the first page that cannot be read (the end of the stack's mapping:
+     * perf's PERF_SAMPLE_STACK_USER stops there too). The first page's address goes to
+     * {@code rec + addrOff}, the bytes copied (a multiple of PAGE, 0 when none) to
+     * {@code rec + lenOff}. The uprobe and the syscall programs' copy. r0..r5 clobbered,
+     * {@code rec} kept; {@code tag} makes its labels unique in the program.
+     */
+    BpfAsm userPages(int rec, int spOff, int addrOff, int lenOff, int data, int maxPages,
+            java.util.function.Consumer<BpfAsm> pagesIntoR1, String tag) {
+        String done = "pages_done" + tag;
+        movImm(R1, 0).stxDw(rec, lenOff, R1)
+                .ldxDw(R1, rec, spOff)
+                .andImm(R1, -PAGE)
+                .stxDw(rec, addrOff, R1);
+        for (int k = 0; k < maxPages; k++) {
+            pagesIntoR1.accept(this);
+            jleImm(R1, k, done)
+                    .mov(R1, rec)
+                    .addImm(R1, data + k * PAGE)
+                    .movImm(R2, PAGE)
+                    .ldxDw(R3, rec, addrOff)
+                    .addImm(R3, k * PAGE)
+                    .call(PROBE_READ_USER)
+                    .jneImm(R0, 0, done)
+                    .movImm(R1, (k + 1) * PAGE)
+                    .stxDw(rec, lenOff, R1);
+        }
+        return label(done);
+    }
+
+    /** The ISA's user register frame (Abi.kernelRegsWords) and its sp word: what a user stack section holds (userStack). */
+    record UserRegs(int words, int spWord) {
+
+        /** The frame of {@code abi}, null when it has none (no stack capture). */
+        static UserRegs of(org.jdtrace.isa.Abi abi) {
+            return abi.kernelRegsWords() <= 0 || abi.kernelRegsSpWord() < 0 ? null
+                    : new UserRegs(abi.kernelRegsWords(), abi.kernelRegsSpWord());
+        }
+    }
+
+    /** A user stack section's fields (userStack): the copy's address, its length, the registers, then the copy. */
+    static final int SECTION_ADDR = 0, SECTION_LEN = 8, SECTION_REGS = 16;
+
+    /**
+     * A user stack section at {@code rec + at} for an unwinder (ustack()) of the current thread,
+     * when the page count {@code pagesIntoR1} loads into r1 is not 0 (else nothing is written):
+     * its user registers (struct pt_regs as its last entry into the kernel saved them, through
+     * bpf_get_current_task_btf and bpf_task_pt_regs; {@code words} words), then userPages from
+     * the sp in them. The syscall and the proc/sched capture programs' section. r0..r5 clobbered.
+     */
+    BpfAsm userStack(int rec, int at, int words, int spWord, int maxPages, java.util.function.Consumer<BpfAsm> pagesIntoR1,
+            String tag) {
+        pagesIntoR1.accept(this);
+        return jeqImm(R1, 0, "nostack" + tag)
+                .call(GET_CURRENT_TASK_BTF)
+                .mov(R1, R0)
+                .call(TASK_PT_REGS)
+                .mov(R3, R0)
+                .mov(R1, rec).addImm(R1, at + SECTION_REGS).movImm(R2, 8 * words)
+                .call(PROBE_READ_KERNEL)
+                .userPages(rec, at + SECTION_REGS + 8 * spWord, at + SECTION_ADDR, at + SECTION_LEN, at + SECTION_REGS + 8 * words,
+                        maxPages, pagesIntoR1, tag)
+                .label("nostack" + tag);
     }
 
     /** r0 = the address of key 0's value in map {@code mapFd} (or 0); r1..r5 clobbered. */

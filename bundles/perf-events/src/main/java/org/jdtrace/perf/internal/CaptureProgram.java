@@ -31,8 +31,13 @@
  *   80 u64 the incoming thread's sum_exec_runtime at sched_switch (0 if unknown)
  *   88 the tracepoint's record[128]   then, where a capture asks for them (else the record ends
  *   at SHORT_SIZE): 216 char psargs[80]   296 char string[256] (empty if none)
+ *   then, while a probe of the capture walks the user stack (the filter's page count is not 0),
+ *   at SIZE a user stack section (BpfAsm.userStack: the current thread's user registers and the
+ *   top of its user stack, the syscall programs' copy), the record ending with it: ustack() at
+ *   proc and sched probes unwinds it by CFI (a kernel thread has none).
  *
- * Pid filter: a record is sent for the one process the filter names (or for every process),
+ * Pid filter (key 0: a u32, 0 for every process, else the one pid + 1; then a u32, the pages of
+ * user stack to copy, 0 none): a record is sent for the one process the filter names (or for every process),
  * as the current task's; at sched_switch also when the incoming thread is of that process
  * (on-cpu fires in its name), which the runtime map tells (each thread's process, kept as it
  * leaves the CPU; a thread the map has not seen yet is let through, and the predicates decide).
@@ -52,6 +57,27 @@ final class CaptureProgram {
             STRING = PSARGS + PSARGS_SIZE, STRING_SIZE = 256, SIZE = STRING + STRING_SIZE;
     /** What a record without psargs and string holds (sched's: they are many), sent without the rest. */
     static final int SHORT_SIZE = PSARGS;
+    /** The filter value: the pid filter, the page count of the user stack copy; its size. */
+    static final int FILTER_PAGES = 4, FILTER_VALUE = 8;
+    /** Where the page count waits on the stack between the filter's lookup and the copy. */
+    private static final int PAGES_SLOT = -40;
+    /** The kernel's bound on a per-CPU map value (PCPU_MIN_UNIT_SIZE), which the record buffer is. */
+    private static final int PERCPU_VALUE_MAX = 32768;
+
+    /** The most pages of user stack a record with registers of {@code regs} holds (0: none). */
+    static int maxPages(BpfAsm.UserRegs regs) {
+        return regs == null ? 0 : (PERCPU_VALUE_MAX - SIZE - BpfAsm.SECTION_REGS - 8 * regs.words()) / PAGE;
+    }
+
+    /** The record buffer's size: room for a user stack section. */
+    static int bufferSize(BpfAsm.UserRegs regs) {
+        return regs == null ? SIZE : SIZE + BpfAsm.SECTION_REGS + 8 * regs.words() + maxPages(regs) * PAGE;
+    }
+
+    /** The filter's page count for a copy of {@code bytes} above the sp (as the uprobe and syscall programs size theirs). */
+    static int stackPages(int bytes, BpfAsm.UserRegs regs) {
+        return bytes <= 0 ? 0 : (int) Math.min(maxPages(regs), (bytes + 2L * PAGE - 1) / PAGE);
+    }
 
     /**
      * What to capture beyond the task's identity, time and credentials: {@code taskMember} of
@@ -100,10 +126,11 @@ final class CaptureProgram {
      * {@code parent}, {@code task}: where the parent's tgid and the task's time, credentials and
      * arguments are (Btf), null when unknown; {@code filterFd}: the pid filter map (key 0: 0 for
      * every process, else the one pid + 1); {@code ppidsFd}, {@code runtimesFd}: the ppid and
-     * runtime maps a switches capture keeps (-1: none).
+     * runtime maps a switches capture keeps (-1: none); {@code regs}: the user register frame of
+     * the user stack section, null for none.
      */
     static long[] build(KernelTracepoint tp, Capture c, int taskOffset, Btf.Parent parent, Btf.Task task, int filterFd,
-            int bufFd, int eventsFd, int ppidsFd, int runtimesFd) {
+            int bufFd, int eventsFd, int ppidsFd, int runtimesFd, BpfAsm.UserRegs regs) {
         if (rawSize(tp) > RAW_SIZE) {
             throw new IllegalArgumentException(tp.name() + "'s record (" + rawSize(tp) + " bytes) passes " + RAW_SIZE);
         }
@@ -119,12 +146,14 @@ final class CaptureProgram {
         if (switches) keepRuntime(a, tp, runtimesFd, task);
         // the pid filter (key 0 of filterFd): 0 for every process, else the one pid + 1
         a.lookupKey0(filterFd)
-                .jeqImm(R0, 0, "out");
+                .jeqImm(R0, 0, "out")
+                .ldxW(R1, R0, FILTER_PAGES).stxW(R10, PAGES_SLOT, R1);
         if (switches) {
             a.mov(R9, R0)
                     .pidFilter(R9, 0, R7, "other")
                     .ja("pass")
-                    .label("other");
+                    .label("other")
+                    .stW(R10, PAGES_SLOT, 0); // the current task is not the process's: its stack is not copied
             // the incoming thread's process, as the map last saw it (unknown: let through)
             lookupNext(a, tp, runtimesFd, "pass");
             a.ldxDw(R2, R0, 8)
@@ -179,11 +208,22 @@ final class CaptureProgram {
                 .movImm(R2, RAW_SIZE)
                 .mov(R3, R6)
                 .call(PROBE_READ_KERNEL);
+        a.movImm(R5, c.psargs() || c.stringField() != null ? SIZE : SHORT_SIZE);
+        if (regs != null) {
+            int pages = maxPages(regs);
+            a.userStack(R8, SIZE, regs.words(), regs.spWord(), pages, x -> x.ldxW(R1, R10, PAGES_SLOT), "c")
+                    .ldxW(R1, R10, PAGES_SLOT)
+                    .movImm(R5, c.psargs() || c.stringField() != null ? SIZE : SHORT_SIZE)
+                    .jeqImm(R1, 0, "sized")
+                    .ldxDw(R5, R8, SIZE + BpfAsm.SECTION_LEN)
+                    .jgtImm(R5, pages * PAGE, "out")
+                    .addImm(R5, SIZE + BpfAsm.SECTION_REGS + 8 * regs.words())
+                    .label("sized");
+        }
         a.mov(R1, R6)
                 .ldMap(R2, eventsFd)
                 .mov32Imm(R3, -1)
                 .mov(R4, R8)
-                .movImm(R5, c.psargs() || c.stringField() != null ? SIZE : SHORT_SIZE)
                 .call(PERF_EVENT_OUTPUT)
                 .label("out")
                 .movImm(R0, 1)

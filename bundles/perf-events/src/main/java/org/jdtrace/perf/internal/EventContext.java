@@ -47,6 +47,17 @@ final class EventContext extends SampleContext {
         execname = p == t ? comm : comms.known(p, comm);
     }
 
+    /**
+     * The user registers and stack the capture copied at the event (its user stack section, while a
+     * probe walks the user stack), the current task's: none for a firing in another thread's name
+     * (as(): sched:::on-cpu), whose stack was not copied; else the sample's call chain.
+     */
+    @Override
+    protected long userState(long[] dwarf, org.jdtrace.unwind.StackSnapshot snapshot) {
+        if (tid >= 0 || record == null) return 0;
+        return sectionState(record, CaptureProgram.SIZE, dwarf, snapshot);
+    }
+
     /** The time on CPU at the event: the current task's, or that of the thread the firing names (as()). */
     @Override
     public long vtimestamp() {

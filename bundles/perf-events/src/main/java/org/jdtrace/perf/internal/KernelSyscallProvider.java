@@ -57,6 +57,14 @@
  * last programs' other groups, so a call between the programs' swap and its re-arming runs the
  * complete old or new clauses on the maps the consumer folds.
  *
+ * User stacks: a probe with a clause that walks the user stack (Probe.userStack: ustack(),
+ * jstack(), ucaller, ustackdepth) is armed with a page count (SyscallProgram's USTACK bits, from
+ * option ustackbytes, re-armed at commit after clausesChanged or the option): its calls' records
+ * carry the thread's user registers and the top of its user stack copied at the event, which the
+ * drain thread unwinds by CFI (SampleContext.userState, as profile-N's samples and the uprobe
+ * hits), and uregs[] reads those registers. Other probes' records are as before, so a clause that
+ * does not walk the stack costs what it did.
+ *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
  * kernel returns (a negative errno on failure, as dtrace-utils gives them) and errno is that
  * errno. pid, tid, execname are the calling thread's at the event.
@@ -116,6 +124,10 @@ final class KernelSyscallProvider implements Provider {
     private final UserSymbols symbols;
     private final Abi abi;
     private final int maxNr;
+    /** The user register frame a stack section holds (null: the ISA has none, no stack capture). */
+    private final BpfAsm.UserRegs regs;
+    /** -x ustackbytes: the user stack copied at a call whose probe walks it (Probe.userStack). */
+    private volatile int ustackbytes = 8192;
     private volatile ProbeRegistry registry;
     /** [0] entry, [1] return: the enabled probe of each call number. */
     private volatile Probe[][] armed;
@@ -147,6 +159,7 @@ final class KernelSyscallProvider implements Provider {
         this.symbols = symbols;
         this.abi = abi;
         this.maxNr = abi.syscallNames().keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
+        this.regs = BpfAsm.UserRegs.of(abi);
         this.armed = new Probe[2][maxNr + 1];
         this.masks = new int[maxNr + 1];
         this.groups = new int[2 * (maxNr + 1)];
@@ -297,6 +310,14 @@ final class KernelSyscallProvider implements Provider {
 
     @Override
     public synchronized void clausesChanged(Probe probe) {
+        dirty = true; // Probe.userStack too: the call re-armed with its pages at commit
+    }
+
+    /** -x ustackbytes=N: the user stack a call copies for ustack() (as profile-N's samples and pid probes'). */
+    @Override
+    public synchronized void option(String name, long value) {
+        if (!name.equals("ustackbytes")) return;
+        ustackbytes = (int) Math.max(0, Math.min(Integer.MAX_VALUE, value));
         dirty = true;
     }
 
@@ -432,6 +453,8 @@ final class KernelSyscallProvider implements Provider {
     private void arm(Probe probe, Call c) {
         int key = SyscallProgram.armedKey(c.number(), c.entry(), maxNr);
         int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16;
+        // USTACK: a clause walks the user stack: its registers and ustackbytes of it copied at the event
+        if (probe.userStack() && regs != null) mask |= SyscallProgram.stackPages(ustackbytes, regs.words());
         // KEEP: the return probe is armed too and takes the entry's strings (capturedStrings)
         if (c.entry() && armed[1][c.number()] != null && (masks[c.number()] & SyscallProgram.DEFER) != 0) {
             mask |= SyscallProgram.KEEP;
@@ -517,7 +540,8 @@ final class KernelSyscallProvider implements Provider {
                 enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
                 exitTp = perf.tracepoint("raw_syscalls", "sys_exit");
                 a = perf.map(PerfSys.MAP_ARRAY, 4, 8, 2 * (maxNr + 1), "jdtrace_armed");
-                b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.BUF_SIZE, 1, "jdtrace_buf");
+                b = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, SyscallProgram.bufferSize(regs == null ? 0 : regs.words()), 1,
+                        "jdtrace_buf");
                 ev = perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_out");
                 pa = perf.map(PerfSys.MAP_PROG_ARRAY, 4, 4, 2, "jdtrace_progs");
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
@@ -564,11 +588,11 @@ final class KernelSyscallProvider implements Provider {
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
-                        deferred.fd()),
+                        deferred.fd(), regs),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
-                        deferred.fd()),
+                        deferred.fd(), regs),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
@@ -657,6 +681,19 @@ final class KernelSyscallProvider implements Provider {
             this.comms = comms;
         }
 
+        /** The registers and the stack copy the program captured at the call (SyscallProgram's stack section). */
+        @Override
+        protected long userState(long[] dwarf, org.jdtrace.unwind.StackSnapshot snapshot) {
+            return sectionState(s.raw, SyscallProgram.STACK, dwarf, snapshot);
+        }
+
+        /** uregs[] of the registers captured at the call (a probe that walks the user stack), else none. */
+        @Override
+        public long uregs(int reg) throws FaultException {
+            org.jdtrace.isa.RegisterFile rf = sectionRegs(s.raw, SyscallProgram.STACK);
+            return rf == null ? super.uregs(reg) : ureg(rf, reg);
+        }
+
         SyscallContext at(Sample s, boolean entry, int kind) {
             event(s);
             this.entry = entry;
@@ -711,11 +748,6 @@ final class KernelSyscallProvider implements Provider {
         public long errno() {
             long r = args[0];
             return !entry && r < 0 && r >= -4095 ? -r : 0;
-        }
-
-        @Override
-        public long[] ustack(int max) {
-            return new long[0];
         }
 
         @Override

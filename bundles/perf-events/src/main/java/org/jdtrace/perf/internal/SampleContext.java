@@ -58,11 +58,19 @@ class SampleContext implements ProbeContext {
     private final StackSnapshot snapshot = new StackSnapshot();
     private final UserSymbols.View view;
 
+    /** The register frame of the BPF programs' user stack sections (BpfAsm.userStack), null when the ISA has none. */
+    protected final BpfAsm.UserRegs userRegs;
+    /** A section's words and register file, reused (drain thread only). */
+    private final long[] sectionWords;
+    private org.jdtrace.isa.RegisterFile sectionRegs;
+
     SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
         this.comms = comms;
         this.symbols = symbols;
         this.abi = abi;
+        this.userRegs = BpfAsm.UserRegs.of(abi);
+        this.sectionWords = new long[userRegs == null ? 0 : userRegs.words()];
         RegisterNumbering n = abi.dwarfNumbering();
         this.unwinder = n == null ? null : new Unwinder(n);
         this.dwarf = n == null ? null : new long[n.count()];
@@ -153,7 +161,7 @@ class SampleContext implements ProbeContext {
     @Override
     public long[] ustack(int max) {
         int n = walk(max, null);
-        if (n > 1) return Arrays.copyOf(pcs, n);
+        if (n > 1 || n == 1 && s.userDepth == 0) return Arrays.copyOf(pcs, n);
         return Arrays.copyOf(s.userChain, Math.max(0, Math.min(max, s.userDepth)));
     }
 
@@ -162,16 +170,64 @@ class SampleContext implements ProbeContext {
      * {@code fps} when not null); answers the frames found, 0 when the sample has no copy.
      */
     private int walk(int max, long[] fps) {
-        if (max > 0 && unwinder != null && s.userStackSize > 0 && s.userRegsCount > 0) {
+        if (max > 0 && unwinder != null) {
             try {
-                long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
-                snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
-                return unwinder.walk(dwarf, known, snapshot, view.at(s.pid), pcs, fps, Math.min(max, pcs.length));
+                long known = userState(dwarf, snapshot);
+                if (known != 0) return unwinder.walk(dwarf, known, snapshot, view.at((int) pid()), pcs, fps, Math.min(max, pcs.length));
             } catch (UnsupportedOperationException e) {
                 // no perf register convention: the call chain
             }
         }
         return 0;
+    }
+
+    /**
+     * The firing's user registers in DWARF numbering into {@code dwarf} and its copy of the user
+     * stack into {@code snapshot}; answers the mask of the registers known, 0 when the firing has
+     * none (then no CFI walk). A profile sample's: PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER
+     * (the copy starts at the sp). A provider whose BPF program captured them overrides it.
+     */
+    protected long userState(long[] dwarf, StackSnapshot snapshot) {
+        if (s.userStackSize <= 0 || s.userRegsCount <= 0) return 0;
+        long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
+        snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
+        return known;
+    }
+
+    /**
+     * The user registers of the user stack section at {@code at} in the BPF record {@code r}
+     * (BpfAsm.userStack), or null when the record ends before one (its probe walked no stack).
+     */
+    protected org.jdtrace.isa.RegisterFile sectionRegs(java.lang.foreign.MemorySegment r, long at) {
+        if (userRegs == null || r.byteSize() < at + BpfAsm.SECTION_REGS + 8L * userRegs.words()) return null;
+        for (int i = 0; i < sectionWords.length; i++) {
+            sectionWords[i] = r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_REGS + 8L * i);
+        }
+        return sectionRegs = abi.fromKernelRegs(sectionWords, sectionRegs);
+    }
+
+    /**
+     * userState from the user stack section at {@code at} in the BPF record {@code r}: its
+     * registers, and its stack copy from the copy's address; 0 when the record has no section or
+     * its registers are no user thread's (a kernel thread's pc is 0).
+     */
+    protected long sectionState(java.lang.foreign.MemorySegment r, long at, long[] dwarf, StackSnapshot snapshot) {
+        org.jdtrace.isa.RegisterFile rf = sectionRegs(r, at);
+        if (rf == null || rf.pc() == 0) return 0;
+        long data = at + BpfAsm.SECTION_REGS + 8L * userRegs.words();
+        long len = r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_LEN);
+        if (len < 0 || len > r.byteSize() - data) len = 0;
+        snapshot.reset(r.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, at + BpfAsm.SECTION_ADDR), r, data, len, null);
+        return abi.dwarfRegisters(rf, dwarf);
+    }
+
+    /** uregs[reg] of {@code regs}: a register the ABI does not name is an illegal operation. */
+    protected long ureg(org.jdtrace.isa.RegisterFile regs, int reg) throws FaultException {
+        try {
+            return abi.ureg(regs, reg);
+        } catch (IsaException | UnsupportedOperationException e) {
+            throw new FaultException(FaultException.Kind.ILLOP, 0);
+        }
     }
 
     /**
@@ -184,11 +240,11 @@ class SampleContext implements ProbeContext {
     public String[] jstack(int max) {
         int n = walk(max, fps);
         if (n <= 1) return null;
-        HotSpotVm vm = view.at(s.pid).jvm();
+        HotSpotVm vm = view.at((int) pid()).jvm();
         String[] frames = new String[n];
         for (int i = 0; i < n; i++) {
             String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
-            if (name == null) name = symbols.lookup(s.pid, pcs[i]);
+            if (name == null) name = symbols.lookup((int) pid(), pcs[i]);
             frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
         }
         return frames;
@@ -201,7 +257,7 @@ class SampleContext implements ProbeContext {
 
     @Override
     public String usym(long pc) {
-        return symbols.lookup(s.pid, pc);
+        return symbols.lookup((int) pid(), pc);
     }
 
     @Override
@@ -219,8 +275,8 @@ class SampleContext implements ProbeContext {
     public long uregs(int reg) throws FaultException {
         if (s.userRegsCount == 0) throw new FaultException(FaultException.Kind.ILLOP, 0);
         try {
-            return abi.ureg(abi.fromPerfRegs(s.userRegs, s.userRegsCount), reg);
-        } catch (IsaException | UnsupportedOperationException e) {
+            return ureg(abi.fromPerfRegs(s.userRegs, s.userRegsCount), reg);
+        } catch (UnsupportedOperationException e) {
             throw new FaultException(FaultException.Kind.ILLOP, 0);
         }
     }

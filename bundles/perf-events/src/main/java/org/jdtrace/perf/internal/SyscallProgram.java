@@ -19,6 +19,17 @@
  * Clauses (ClauseProgram): after the pid filter, bits 16..31 of the mask name the call's clause
  * group, whose code runs the clauses the provider took and decides whether the record is sent.
  *
+ * USTACK (the call's probe has a clause that walks the user stack, Probe.userStack): bits 9..11
+ * of the mask (of a return record's kind too) are the pages of user stack to copy, and the record
+ * ends with a stack section at STACK (after the largest record without one, whatever its kind):
+ *   STACK u64 the user address of the copy's first byte   +8 u64 the copy's length
+ *   +16 u64 regs[words]: the thread's user registers (struct pt_regs at its kernel entry, through
+ *   bpf_get_current_task_btf and bpf_task_pt_regs)   then the copy (BpfAsm.userPages, as the
+ *   uprobe program's: whole pages from the page of the user sp up), the record ending with it.
+ * A deferred entry's stack is copied at the return of its call, whose user frames are the entry's
+ * (the call has not returned to user mode yet). A return record with a stack has 0 at EXIT_KIND
+ * unless it is a KEEP return.
+ *
  * Sizes: entry 96, entry with strings 1128, return 56. ppid is the calling process's parent at the
  * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF;
  * runtime the calling thread's time on CPU (current->se.sum_exec_runtime: D's vtimestamp, as the
@@ -51,12 +62,70 @@ final class SyscallProgram {
      */
     static final int EXIT_ARGS = EXIT_SIZE, EXIT_STRINGS = EXIT_ARGS + 32, EXIT_FAULTS = EXIT_STRINGS + STRINGS * STRING_SIZE,
             EXIT_KIND = EXIT_FAULTS + 8, EXIT_KEEP_SIZE = EXIT_KIND + 8;
+    /** The deferred map's value: a record without a stack section. */
     static final int BUF_SIZE = ENTRY_STRINGS_SIZE;
+    /** The mask's (and a return record's kind's) page count of the user stack copy (USTACK). */
+    static final int PAGES_SHIFT = 9, PAGES_MASK = 7 << PAGES_SHIFT;
+    /** The stack section's offset in a record (its address, length, registers, then the copy). */
+    static final int STACK = BUF_SIZE, STACK_ADDR = STACK + SECTION_ADDR, STACK_LEN = STACK + SECTION_LEN,
+            STACK_REGS = STACK + SECTION_REGS;
+    /** The kernel's bound on a per-CPU map value (PCPU_MIN_UNIT_SIZE), which the record buffer is. */
+    private static final int PERCPU_VALUE_MAX = 32768;
     private static final int STRING_BITS = ((1 << STRINGS) - 1) * STRING0;
     /** The deferred map's capacity: threads inside a call whose entry record waits for its return. */
     static final int DEFERRED = 1024;
 
     private SyscallProgram() {}
+
+    /** Where the stack copy starts in a record whose registers are {@code words} words. */
+    static int stackData(int words) {
+        return STACK_REGS + 8 * words;
+    }
+
+    /** The most pages a record of {@code words} registers holds (0: no stack capture). */
+    static int maxPages(int words) {
+        return words <= 0 ? 0 : Math.min(PAGES_MASK >> PAGES_SHIFT, (PERCPU_VALUE_MAX - stackData(words)) / PAGE);
+    }
+
+    /** The record buffer's size (a per-CPU array's value): room for the stack section. */
+    static int bufferSize(int words) {
+        return words <= 0 ? BUF_SIZE : stackData(words) + maxPages(words) * PAGE;
+    }
+
+    /** The mask bits of a stack copy of {@code bytes} above the sp (0: none), for registers of {@code words} words. */
+    static int stackPages(int bytes, int words) {
+        if (bytes <= 0) return 0;
+        // pages from the sp's page up that hold at least `bytes` above the sp wherever it is in its page
+        long n = Math.min(maxPages(words), (bytes + 2L * PAGE - 1) / PAGE);
+        return (int) n << PAGES_SHIFT;
+    }
+
+    /**
+     * The user registers and stack into the stack section of the record at {@code rec} when its
+     * kind (at 12) names pages (BpfAsm.userStack); r0..r5 clobbered.
+     */
+    private static void userStack(BpfAsm a, int rec, UserRegs regs, String tag) {
+        if (regs == null) return;
+        a.userStack(rec, STACK, regs.words(), regs.spWord(), maxPages(regs.words()),
+                x -> x.ldxW(R1, rec, 12).rshImm(R1, PAGES_SHIFT).andImm(R1, PAGES_MASK >> PAGES_SHIFT), tag);
+    }
+
+    /**
+     * r5 = the length of the record at {@code rec} up to its stack copy's end when it has a stack
+     * section (bounded for the verifier), else r5 as it is; r1 clobbered.
+     */
+    private static void stackLength(BpfAsm a, int rec, UserRegs regs, String tag) {
+        if (regs == null) return;
+        a.ldxW(R1, rec, 12)
+                .jsetImm(R1, PAGES_MASK, "withstack" + tag)
+                .ja("length" + tag)
+                .label("withstack" + tag)
+                .ldxDw(R5, rec, STACK_LEN)
+                .jgtImm(R5, maxPages(regs.words()) * PAGE, "out")
+                .addImm(R5, stackData(regs.words()))
+                .label("length" + tag);
+    }
+
 
     /**
      * The common head: r6 = ctx, r7 = pid_tgid, r8 = number, r9 = armed mask (else to "out"), the
@@ -64,14 +133,14 @@ final class SyscallProgram {
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
     private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd) {
+            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd, UserRegs regs) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
                 .mov(R7, R0)
                 .ldxDw(R8, R6, tp.offset("id"))
                 .jgtImm(R8, maxNr, "out");
-        if (bit == RETURN && deferredFd >= 0) deferredEntry(a, tp, armedFd, deferredFd, eventsFd);
+        if (bit == RETURN && deferredFd >= 0) deferredEntry(a, tp, armedFd, deferredFd, eventsFd, bufFd, regs);
         a.mov(R1, R8)
                 .addImm(R1, bit == RETURN ? maxNr + 1 : 0)
                 .stxW(R10, -4, R1)
@@ -114,9 +183,12 @@ final class SyscallProgram {
      * read again (the kernel has just copied it in, so its page is resident now; a bad address
      * still faults and keeps its bit), and the record goes out as an entry record, ahead of the
      * return's. A record of another call (a thread that left a call without a return event and
-     * whose tid came back) is removed unsent. Uses r9 and the stack at -8..-1; r0..r5 clobbered.
+     * whose tid came back) is removed unsent. An entry with a stack section (USTACK) is copied into
+     * the record buffer and its registers and stack copied now (the call's user frames are the
+     * entry's). Uses r9 and the stack at -24..-1; r0..r5 clobbered.
      */
-    private static void deferredEntry(BpfAsm a, KernelTracepoint tp, int armedFd, int deferredFd, int eventsFd) {
+    private static void deferredEntry(BpfAsm a, KernelTracepoint tp, int armedFd, int deferredFd, int eventsFd, int bufFd,
+            UserRegs regs) {
         a.lookupKey(armedFd, R8)
                 .jeqImm(R0, 0, "nodefer")
                 .ldxW(R1, R0, 0)
@@ -148,8 +220,29 @@ final class SyscallProgram {
         }
         a.ldxW(R1, R9, PENDING)
                 .jeqImm(R1, 0, "sent")
-                .stW(R9, PENDING, 0)
-                .mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R9).movImm(R5, ENTRY_STRINGS_SIZE)
+                .stW(R9, PENDING, 0);
+        if (regs != null) {
+            a.ldxW(R1, R9, 12)
+                    .jsetImm(R1, PAGES_MASK, "defer_stack")
+                    .ja("defer_plain")
+                    .label("defer_stack")
+                    .stxDw(R10, -24, R7)
+                    .lookupKey0(bufFd)
+                    .jeqImm(R0, 0, "defer_nobuf")
+                    .mov(R7, R0)
+                    .mov(R1, R7).movImm(R2, BUF_SIZE).mov(R3, R9).call(PROBE_READ_KERNEL);
+            userStack(a, R7, regs, "d");
+            a.movImm(R5, ENTRY_STRINGS_SIZE);
+            stackLength(a, R7, regs, "d");
+            a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R7)
+                    .call(PERF_EVENT_OUTPUT)
+                    .ldxDw(R7, R10, -24)
+                    .ja("sent")
+                    .label("defer_nobuf")
+                    .ldxDw(R7, R10, -24)
+                    .label("defer_plain");
+        }
+        a.mov(R1, R6).ldMap(R2, eventsFd).mov32Imm(R3, -1).mov(R4, R9).movImm(R5, ENTRY_STRINGS_SIZE)
                 .call(PERF_EVENT_OUTPUT)
                 .label("sent")
                 .ldxW(R1, R10, -16)
@@ -210,8 +303,8 @@ final class SyscallProgram {
      * {@code clauses}: the clauses the program runs, null for none.
      */
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses, -1, eventsFd);
+            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses, -1, eventsFd, regs);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
@@ -256,14 +349,16 @@ final class SyscallProgram {
                     .jneImm(R1, 0, "out")
                     .label("send_now");
         }
-        output(a, eventsFd);
+        userStack(a, R7, regs, "e");
         a.jsetImm(R9, STRING_BITS, "big")
                 .movImm(R5, ENTRY_SIZE)
                 .ja("send")
                 .label("big")
                 .movImm(R5, ENTRY_STRINGS_SIZE)
-                .label("send")
-                .call(PERF_EVENT_OUTPUT);
+                .label("send");
+        stackLength(a, R7, regs, "e");
+        output(a, eventsFd);
+        a.call(PERF_EVENT_OUTPUT);
         countLost(a, clauses);
         a.label("out")
                 .movImm(R0, 0)
@@ -272,11 +367,16 @@ final class SyscallProgram {
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses, deferredFd, eventsFd);
-        a.stW(R7, 12, RETURN_RECORD)
+            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses, deferredFd, eventsFd, regs);
+        a.mov(R1, R9).andImm(R1, PAGES_MASK).insn(0x47, R1, 0, 0, RETURN_RECORD) // or: the return's pages
+                .stxW(R7, 12, R1)
                 .ldxDw(R1, R6, tp.offset("ret"))
                 .stxDw(R7, 32, R1);
+        if (regs != null) {
+            userStack(a, R7, regs, "x");
+            a.stW(R7, EXIT_KIND, 0); // no entry's strings unless a KEEP return's below
+        }
         if (deferredFd >= 0) {
             // KEEP: the entry's args and strings (read again here where they faulted) go with the
             // return, for copyinstr() of a pointer the entry saved (self->p); then the copy goes
@@ -297,17 +397,19 @@ final class SyscallProgram {
                     .mov(R1, R7).addImm(R1, EXIT_STRINGS).movImm(R2, STRINGS * STRING_SIZE + 8)
                     .mov(R3, R9).addImm(R3, ENTRY_SIZE).call(PROBE_READ_KERNEL)
                     .ldxW(R1, R9, 12).stxW(R7, EXIT_KIND, R1);
+            a.movImm(R5, EXIT_KEEP_SIZE);
+            stackLength(a, R7, regs, "k");
             output(a, eventsFd);
-            a.movImm(R5, EXIT_KEEP_SIZE)
-                    .call(PERF_EVENT_OUTPUT)
+            a.call(PERF_EVENT_OUTPUT)
                     .label("kept_done")
                     .ldMap(R1, deferredFd).mov(R2, R10).addImm(R2, -8).call(MAP_DELETE_ELEM)
                     .ja("out")
                     .label("plain");
         }
+        a.movImm(R5, EXIT_SIZE);
+        stackLength(a, R7, regs, "p");
         output(a, eventsFd);
-        a.movImm(R5, EXIT_SIZE)
-                .call(PERF_EVENT_OUTPUT);
+        a.call(PERF_EVENT_OUTPUT);
         countLost(a, clauses);
         a.label("out")
                 .movImm(R0, 0)

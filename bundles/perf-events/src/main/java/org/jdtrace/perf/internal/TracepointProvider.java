@@ -22,6 +22,10 @@
  * (its filter map follows the group's probes, and filterChanged); it still returns 1, so the
  * tracepoint's other perf users keep theirs. At sched_switch the program also lets through the
  * switches to a thread of the filtered process (on-cpu fires in its name; see CaptureProgram).
+ * While a probe of the group walks the user stack (Probe.userStack, told again through
+ * clausesChanged), the filter also names a page count (-x ustackbytes) and the program copies the
+ * current thread's user registers and stack top into its record (CaptureProgram's user stack
+ * section), which ustack() unwinds by CFI (EventContext.userState) instead of the call chain.
  *
  * Locking: enable/disable/detach are serialised on this; the drain thread reads a group's armed
  * probes through a volatile array (copy on write), without a lock.
@@ -82,6 +86,10 @@ final class TracepointProvider implements Provider {
     private final Comms comms;
     private final UserSymbols symbols;
     private final Abi abi;
+    /** The user register frame of a capture's user stack section (null: the ISA has none). */
+    private final BpfAsm.UserRegs regs;
+    /** -x ustackbytes: the user stack an event copies while a probe walks it (guarded by this). */
+    private int ustackbytes = 8192;
     private volatile ProbeRegistry registry;
     private final Map<String, Group> groups = new HashMap<>();
     /** Records the rings delivered to the JVM (drain thread; read by tests). */
@@ -89,6 +97,7 @@ final class TracepointProvider implements Provider {
 
     TracepointProvider(String name, List<Spec> specs, PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.name = name;
+        this.regs = BpfAsm.UserRegs.of(abi);
         this.specs = specs;
         this.perf = perf;
         this.comms = comms;
@@ -150,6 +159,26 @@ final class TracepointProvider implements Provider {
             groups.put(key, g);
         }
         g.add(probe);
+    }
+
+    /** A probe's clauses changed (Probe.userStack among them): its group's filter follows. */
+    @Override
+    public synchronized void clausesChanged(Probe probe) {
+        filterChanged(probe);
+    }
+
+    /** -x ustackbytes=N: the user stack an event copies for ustack() (as the syscall provider's). */
+    @Override
+    public synchronized void option(String option, long value) {
+        if (!option.equals("ustackbytes")) return;
+        ustackbytes = (int) Math.max(0, Math.min(Integer.MAX_VALUE, value));
+        for (Group g : groups.values()) {
+            try {
+                g.refilter();
+            } catch (PerfException e) {
+                LOG.warn("{}: cannot size the stack copy: {}", name, e.getMessage());
+            }
+        }
     }
 
     /** The probe's pid filter changed: its group's capture program follows it. */
@@ -230,8 +259,8 @@ final class TracepointProvider implements Provider {
             Btf.Task task = types == null ? null : Btf.task(types);
             Btf.Parent parent = types == null ? null : Btf.parent(types);
             taskKnown = task != null;
-            BpfObject buf = track(perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, CaptureProgram.SIZE, 1, "jdtrace_capbuf"));
-            filter = track(perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_capfilt"));
+            BpfObject buf = track(perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, CaptureProgram.bufferSize(regs), 1, "jdtrace_capbuf"));
+            filter = track(perf.map(PerfSys.MAP_ARRAY, 4, CaptureProgram.FILTER_VALUE, 1, "jdtrace_capfilt"));
             BpfObject events = track(perf.map(PerfSys.MAP_PERF_EVENT_ARRAY, 4, 4, perf.cpus(), "jdtrace_capout"));
             int ppidsFd = -1, runtimesFd = -1;
             if (c.switches()) {
@@ -247,7 +276,7 @@ final class TracepointProvider implements Provider {
             int[] fds = set.fds();
             for (int cpu = 0; cpu < fds.length; cpu++) events.update(cpu, fds[cpu]);
             BpfObject prog = track(perf.program(CaptureProgram.build(tp, c, taskOffset, parent, task, filter.fd(),
-                    buf.fd(), events.fd(), ppidsFd, runtimesFd), "jdtrace_capture"));
+                    buf.fd(), events.fd(), ppidsFd, runtimesFd, regs), "jdtrace_capture"));
             bpf.add(0, perf.attach(tp, prog));
         }
 
@@ -296,11 +325,15 @@ final class TracepointProvider implements Provider {
         void refilter() {
             assert Thread.holdsLock(TracepointProvider.this);
             long pid = -2;
+            boolean stack = false;
             for (Probe p : armed) {
                 long f = p.pidFilter();
                 pid = pid == -2 || pid == f ? f : -1;
+                stack |= p.userStack();
             }
-            filter.update(0, pid < 0 ? 0 : pid + 1);
+            // the user stack section while a probe walks the user stack (Probe.userStack)
+            long pages = stack ? CaptureProgram.stackPages(ustackbytes, regs) : 0;
+            filter.update(0, (pid < 0 ? 0 : pid + 1) | pages << 32);
         }
 
         @Override

@@ -70,7 +70,7 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 final class UprobeProgram {
 
     static final int PID_TGID = 0, COOKIE = 8, COMM = 16, STACK_ADDR = 32, STACK_LEN = 40, STRINGS_LEN = 48, SIGNAL_SENT = 52, REGS = 56;
-    static final int PAGE = 4096;
+    static final int PAGE = BpfAsm.PAGE;
     /** Strings a hit can carry, their size, the strings section's size, and the stack slots the filter's words wait in. */
     static final int STRINGS = 3, STRING_SIZE = 256, STRINGS_BYTES = 8 + STRINGS * STRING_SIZE, HIGH_SLOT = -504, SIGNAL_SLOT = -500, PAGES_SLOT = -496;
     /** In the filter map's value: the signal to send at each hit (0: none), the high word, the page count; its size. */
@@ -212,32 +212,19 @@ final class UprobeProgram {
     }
 
     /**
-     * The stack copy at record offset {@code stack} (r8 the record, r6 the context): whole pages
-     * when the cookie's page count (PAGES_SLOT) is not 0, else the small copy; leaves the copy's
-     * length in r7 and the record's in r5, then jumps to "emit".
+     * The stack copy at record offset {@code stack} (r8 the record, its registers copied): whole
+     * pages (BpfAsm.userPages) when the cookie's page count (PAGES_SLOT) is not 0, else the small
+     * copy; leaves the copy's length in r7 and the record's in r5, then jumps to "emit".
      */
     private static void stackCopy(BpfAsm a, int words, int spWord, int small, int stack, String tag) {
         int pages = maxPages(words);
         String done = "copied" + tag, smallCopy = "small" + tag;
-        // r7: the copy's length so far; r9: the cookie's page count
-        a.movImm(R7, 0)
-                .ldxW(R9, R10, PAGES_SLOT)
-                .jeqImm(R9, 0, smallCopy)
-                .ldxDw(R1, R6, 8 * spWord)
-                .andImm(R1, -PAGE)
-                .stxDw(R8, STACK_ADDR, R1);
-        for (int k = 0; k < pages; k++) {
-            if (k > 0) a.jleImm(R9, k, done);
-            a.mov(R1, R8)
-                    .addImm(R1, stack + k * PAGE)
-                    .movImm(R2, PAGE)
-                    .ldxDw(R3, R8, STACK_ADDR)
-                    .addImm(R3, k * PAGE)
-                    .call(PROBE_READ_USER)
-                    .jneImm(R0, 0, done)
-                    .movImm(R7, (k + 1) * PAGE);
-        }
-        a.ja(done).label(smallCopy);
+        a.movImm(R1, 0).stxDw(R8, STACK_LEN, R1)
+                .ldxW(R1, R10, PAGES_SLOT)
+                .jeqImm(R1, 0, smallCopy)
+                .userPages(R8, REGS + 8 * spWord, STACK_ADDR, STACK_LEN, stack, pages, x -> x.ldxW(R1, R10, PAGES_SLOT), tag)
+                .ja(done)
+                .label(smallCopy);
         if (small > 0) {
             a.ldxDw(R3, R6, 8 * spWord)
                     .stxDw(R8, STACK_ADDR, R3)
@@ -246,8 +233,13 @@ final class UprobeProgram {
                     .movImm(R2, small)
                     .call(PROBE_READ_USER)
                     .jneImm(R0, 0, done)
-                    .movImm(R7, small);
+                    .movImm(R1, small)
+                    .stxDw(R8, STACK_LEN, R1);
         }
-        a.label(done).mov(R5, R7).addImm(R5, stack).ja("emit");
+        // r7: the copy's length, bounded for the verifier (the record's length is a checked size)
+        a.label(done)
+                .ldxDw(R7, R8, STACK_LEN)
+                .jgtImm(R7, Math.max(small, pages * PAGE), "out")
+                .mov(R5, R7).addImm(R5, stack).ja("emit");
     }
 }

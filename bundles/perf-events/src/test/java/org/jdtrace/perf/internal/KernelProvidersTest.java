@@ -288,6 +288,14 @@ class KernelProvidersTest {
         return r;
     }
 
+    /** Removes a test's flat temporary directory and its files. */
+    static void removeDir(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            for (Path f : s.toList()) Files.delete(f);
+        }
+        Files.delete(dir);
+    }
+
     /** A process that waits for a line on stdin, then runs {@code ft_sys n} (same pid: exec). */
     Process waitingSys(int n) throws Exception {
         return waitingShell("exec " + PerfEventsTest.bin("ft_sys") + " " + n);
@@ -586,10 +594,45 @@ class KernelProvidersTest {
             // the loader's paths, in pages as cold, are read at the return as well: no fault at all
             assertTrue(!r[2].contains("invalid address"), r[2]);
         } finally {
-            try (var s = Files.list(dir)) {
-                for (Path f : s.toList()) Files.delete(f);
+            removeDir(dir);
+        }
+    }
+
+    /**
+     * An entry whose path was not resident (deferred to the call's return) and whose clause walks
+     * the user stack: the record sent at the return carries the string and the user registers and
+     * stack copied there (SyscallProgram's stack section on the deferred path): uregs[R_PC] is the
+     * instruction after openat's syscall in libc, the first frame ustack() prints.
+     */
+    @Test
+    void aDeferredEntryCarriesItsStringAndTheUserStack() throws Exception {
+        providers().forEach(fw::addProvider);
+        Path dir = Files.createTempDirectory("jdtrace-coldstack");
+        try {
+            int n = 20;
+            for (int i = 0; i < n; i++) {
+                Files.write(dir.resolve("path" + i), (dir + "/new-" + i + "\0").getBytes(StandardCharsets.UTF_8));
             }
-            Files.delete(dir);
+            Process sh = waitingShell("for i in $(seq 0 " + (n - 1) + "); do " + PerfEventsTest.bin("ft_coldpath")
+                    + " " + dir + "/path$i || exit 1; done");
+            String[] r = traceRun(sh, "syscall::openat:entry /ppid == " + sh.pid() + "/ { printf(\"@ %s %x %d\\n\", "
+                    + "copyinstr(arg1), uregs[" + isa.abi().uregNumber("R_PC") + "], ustackdepth); ustack(1); }");
+            java.util.Set<String> seen = new java.util.TreeSet<>();
+            List<String> lines = r[1].lines().toList();
+            for (int i = 0; i < lines.size(); i++) {
+                String[] f = lines.get(i).split(" ");
+                if (f.length != 4 || !f[0].equals("@") || !f[1].startsWith(dir + "/new-")) continue;
+                assertTrue(seen.add(f[1]), "once: " + f[1]);
+                long pc = Long.parseUnsignedLong(f[2], 16);
+                assertTrue(pc != 0 && Integer.parseInt(f[3]) >= 1, lines.get(i));
+                // ustack(1): the pc, named if the process was still there when it was read, else in hex
+                String frame = lines.get(i + 2).strip();
+                assertTrue(frame.equals("0x" + f[2]) || frame.startsWith("libc.so.6`"), frame + " for pc " + f[2]);
+            }
+            assertEquals(n, seen.size(), r[1] + r[2]);
+            assertTrue(!r[2].contains("error"), r[2]);
+        } finally {
+            removeDir(dir);
         }
     }
 
@@ -617,10 +660,7 @@ class KernelProvidersTest {
             assertEquals(n, seen.size(), r[1] + r[2]);
             assertTrue(!r[2].contains("invalid address"), r[2]);
         } finally {
-            try (var s = Files.list(dir)) {
-                for (Path f : s.toList()) Files.delete(f);
-            }
-            Files.delete(dir);
+            removeDir(dir);
         }
     }
 

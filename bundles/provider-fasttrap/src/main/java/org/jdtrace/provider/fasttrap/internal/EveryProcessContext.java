@@ -29,7 +29,9 @@ final class EveryProcessContext implements ProbeContext {
     private final PidProbe probe;
     private UserHit hit;
     private RegisterFile regs;
-    private final CapturedStack stack = new CapturedStack(new Memory() {
+    private final org.jdtrace.unwind.StackSnapshot stack = new org.jdtrace.unwind.StackSnapshot();
+    /** The hitting process's memory now, through /proc/PID/mem: what the stack copy does not hold. */
+    private final Memory live = new Memory() {
         @Override
         public void read(long addr, byte[] buf, int off, int len) throws IsaException {
             if (readLive(addr, buf, off, len) != len) throw new IsaException("cannot read 0x" + Long.toHexString(addr), addr);
@@ -39,7 +41,7 @@ final class EveryProcessContext implements ProbeContext {
         public void write(long addr, byte[] buf, int off, int len) throws IsaException {
             throw new IsaException("the hitting process is not followed", addr);
         }
-    });
+    };
 
     /** The return site of a return probe fired by a uretprobe (registers after the return), else 0. */
     private final long site;
@@ -53,7 +55,7 @@ final class EveryProcessContext implements ProbeContext {
     EveryProcessContext at(UserHit h) {
         hit = h;
         regs = abi.fromKernelRegs(h.regs, regs);
-        stack.at(h.stackAddr, h.stack);
+        stack.reset(h.stackAddr, h.stack, live);
         return this;
     }
 

@@ -69,7 +69,9 @@ final class ProcessState implements TracedTarget {
     final SiteContext kernelSiteContext;
     private org.jdtrace.provider.fasttrap.internal.proc.HitContext capturedHit;
     private org.jdtrace.isa.RegisterFile capturedRegs;
-    private CapturedStack capturedStack;
+    private org.jdtrace.unwind.StackSnapshot capturedStack;
+    /** The kernel's record of the captured hit being handled (its strings: capturedString). */
+    private org.jdtrace.perf.UserHit capturedUser;
     /** The descriptions provide() accepted for this process, in the order given. */
     final Set<ProbeDescription> descriptions = java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
 
@@ -94,10 +96,21 @@ final class ProcessState implements TracedTarget {
     org.jdtrace.provider.fasttrap.internal.proc.HitContext captured(org.jdtrace.perf.UserHit h, org.jdtrace.isa.Abi abi) {
         if (capturedHit == null) {
             capturedHit = org.jdtrace.provider.fasttrap.internal.proc.HitContext.captured(process);
-            capturedStack = new CapturedStack(process.memory());
+            capturedStack = new org.jdtrace.unwind.StackSnapshot();
         }
         capturedRegs = abi.fromKernelRegs(h.regs, capturedRegs);
-        return capturedHit.capture(h.tid, capturedRegs, capturedStack.at(h), h.time, h.cpu);
+        capturedUser = h;
+        // the stack bytes captured at the hit, over the live memory (read when the clause runs)
+        capturedStack.reset(h.stackAddr, h.stack, process.memory());
+        return capturedHit.capture(h.tid, capturedRegs, capturedStack, h.time, h.cpu);
+    }
+
+    /**
+     * The user string at {@code addr} as the kernel read it at the captured hit {@code hit} is
+     * (Probe.userStrings), or null: none read there, or {@code hit} is not a captured hit.
+     */
+    String capturedString(org.jdtrace.provider.fasttrap.internal.proc.HitContext hit, long addr, int max) {
+        return hit == capturedHit && capturedUser != null ? capturedUser.string(addr, max) : null;
     }
 
     /** Why a process became defunct: the only two. */

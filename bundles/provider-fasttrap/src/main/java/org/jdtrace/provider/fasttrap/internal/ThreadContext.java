@@ -129,7 +129,7 @@ abstract class ThreadContext implements ProbeContext {
     @Override
     public String copyinstr(long addr, int max) throws FaultException {
         // a uprobe hit's string read at the event (Probe.userStrings), else the live memory now
-        String s = hit.memory() instanceof CapturedStack c ? c.string(addr, max) : null;
+        String s = state.capturedString(hit, addr, max);
         if (s == null) s = hit.process().memory().readString(addr, max);
         if (s == null) throw new FaultException(FaultException.Kind.BADADDR, addr);
         return s;

@@ -3,7 +3,7 @@
  * the kernel as there): through perf-events' UserProbes, each enabled probe is one uprobe_multi
  * link on the file of the object that holds its sites, for its process only, with a cookie that
  * names the probe's slot here. The BPF program captures at the hit the thread, its pt_regs and
- * STACK_BYTES of its stack (CapturedStack), or for a probe whose clauses walk the user stack
+ * STACK_BYTES of its stack (an org.jdtrace.unwind.StackSnapshot over the live memory), or for a probe whose clauses walk the user stack
  * (Probe.userStack) as many bytes as option ustackbytes asks (Handle.stack; UserProbes.stack,
  * whole pages up to the end of the stack's mapping), which ustack() unwinds by CFI; the drain thread hands each record to its slot's
  * TracepointHandler with a captured HitContext of the process (one per process, drain thread
