@@ -28,10 +28,19 @@ import org.jdtrace.spi.ProbeDescription;
  * firing reads later copies a larger top of the stack for its probes then
  * ({@link org.jdtrace.spi.Probe#userStack()}).
  *
+ * {@code kernelStack} (since 1.6) is true when the body or predicate reads the kernel stack
+ * (stack(), stackdepth, caller): a provider that fires after the event takes that stack at the
+ * event ({@link org.jdtrace.spi.Probe#kernelStack()}).
+ *
  * @since 1.1
  */
 public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
-        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack) {
+        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack, boolean kernelStack) {
+
+    public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
+            KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack) {
+        this(descriptions, source, body, pidFilter, kernel, userStrings, userStack, false);
+    }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
             KernelClause kernel, java.util.Set<Integer> userStrings) {

@@ -152,14 +152,14 @@ public final class DCompiler implements FrontEnd {
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
             long pid = PidFilter.of(c.predicate());
             java.util.Set<Integer> strings = org.jdtrace.libdtrace.sema.CapturedReads.strings(c);
-            boolean userStack = Ir.walksUserStack(lowered.get(i));
+            boolean userStack = Ir.walksUserStack(lowered.get(i)), kernelStack = Ir.walksKernelStack(lowered.get(i));
             // one statement per description, sharing the body (dt_compile_clause's stmt per
             // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
             // clause twice, as in DTrace
             for (ProbeSpec spec : c.probes()) {
                 org.jdtrace.spi.KernelClause k = "off".equals(kernel) ? null
                         : KernelForm.of(state, lowered.get(i), c.source(), "force".equals(kernel), resident);
-                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k, strings, userStack));
+                statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k, strings, userStack, kernelStack));
                 lines.add(spec.line());
             }
         }

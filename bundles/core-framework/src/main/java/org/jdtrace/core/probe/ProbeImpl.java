@@ -38,6 +38,8 @@ public final class ProbeImpl implements Probe {
     private volatile java.util.Set<Integer> userStrings = java.util.Set.of();
     /** Probe.userStack: set with kernelClauses (lock held) from the installed ECBs' statements. */
     private volatile boolean userStack;
+    /** Probe.kernelStack: set with userStack. */
+    private volatile boolean kernelStack;
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
     /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
@@ -171,29 +173,33 @@ public final class ProbeImpl implements Probe {
 
     /**
      * Sets the kernel clauses to the installed ECBs' with {@code adding} also installed (null:
-     * none added), in ECB order, and userStack to whether one of them walks the user stack; true
+     * none added), in ECB order, userStack and kernelStack to whether one of them walks that stack; true
      * when either changed (framework lock).
      */
     public boolean setKernelClauses(Ecb adding) {
         java.util.ArrayList<org.jdtrace.spi.KernelClause> l = new java.util.ArrayList<>();
-        boolean stack = false;
+        boolean stack = false, kstack = false;
         for (Ecb e : ecbs) {
             if (e == adding) continue;
             l.add(e.statement().kernel());
             stack |= e.statement().userStack();
+            kstack |= e.statement().kernelStack();
         }
         if (adding != null) {
             l.add(adding.statement().kernel());
             stack |= adding.statement().userStack();
+            kstack |= adding.statement().kernelStack();
         }
         List<org.jdtrace.spi.KernelClause> n = java.util.Collections.unmodifiableList(l);
         java.util.Set<Integer> s = new java.util.TreeSet<>();
         for (Ecb e : ecbs) if (e != adding) s.addAll(e.statement().userStrings());
         if (adding != null) s.addAll(adding.statement().userStrings());
-        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings) || stack != userStack;
+        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings) || stack != userStack
+                || kstack != kernelStack;
         kernelClauses = n;
         userStrings = java.util.Collections.unmodifiableSet(s);
         userStack = stack;
+        kernelStack = kstack;
         return changed;
     }
 
@@ -205,6 +211,11 @@ public final class ProbeImpl implements Probe {
     @Override
     public boolean userStack() {
         return userStack;
+    }
+
+    @Override
+    public boolean kernelStack() {
+        return kernelStack;
     }
 
     @Override

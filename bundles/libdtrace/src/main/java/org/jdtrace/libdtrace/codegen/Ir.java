@@ -198,21 +198,30 @@ public final class Ir {
      * key, ucaller or ustackdepth (Statement.userStack). Walks every node of the clause.
      */
     public static boolean walksUserStack(Clause c) {
-        return walks(c.predicate()) || walks(c.body());
+        return walks(c.predicate(), false) || walks(c.body(), false);
     }
 
-    private static boolean walks(Object node) {
+    /**
+     * True when {@code c} reads the kernel stack: a stack() action or key, stackdepth or caller
+     * (Statement.kernelStack).
+     */
+    public static boolean walksKernelStack(Clause c) {
+        return walks(c.predicate(), true) || walks(c.body(), true);
+    }
+
+    private static boolean walks(Object node, boolean kernel) {
         return switch (node) {
             case null -> false;
-            case Stack s -> s.which() != StackKind.KERNEL;
-            case StackKey k -> k.which() != StackKind.KERNEL;
-            case Call c when c.name().equals("ucaller") || c.name().equals("ustackdepth") -> true;
-            case List<?> l -> l.stream().anyMatch(Ir::walks);
+            case Stack s -> (s.which() == StackKind.KERNEL) == kernel;
+            case StackKey k -> (k.which() == StackKind.KERNEL) == kernel;
+            case Call c when !kernel && (c.name().equals("ucaller") || c.name().equals("ustackdepth")) -> true;
+            case Call c when kernel && (c.name().equals("caller") || c.name().equals("stackdepth")) -> true;
+            case List<?> l -> l.stream().anyMatch(x -> walks(x, kernel));
             case Record r when r.getClass().getEnclosingClass() == Ir.class -> {
                 for (java.lang.reflect.RecordComponent rc : r.getClass().getRecordComponents()) {
                     if (rc.getType().isPrimitive() || rc.getType() == String.class) continue;
                     try {
-                        if (walks(rc.getAccessor().invoke(r))) yield true;
+                        if (walks(rc.getAccessor().invoke(r), kernel)) yield true;
                     } catch (ReflectiveOperationException e) {
                         throw new IllegalStateException(e);
                     }

@@ -47,9 +47,13 @@
  * address from them (capturedStrings: ENTRY_STRINGS); any other address faults.
  * Whole clauses (KernelClause.whole: thread-locals that live in the kernel, libdtrace's
  * KernelForm) are taken with or without an aggregation and keep their variables in one hash map
- * for the provider (jdtrace_tls, TLS_ENTRIES keys {tid, id}; ClauseProgram); one that cannot run
- * here fails its enable, one whose program the kernel refuses does not run at all (one warning
- * line), for its variables exist nowhere else. Stores the full map refused are polled at each
+ * for the provider (jdtrace_tls, TLS_ENTRIES keys {tid, id}; ClauseProgram). When one cannot run
+ * here (ClauseProgram.takes) or its program is refused, every whole clause goes to the JVM
+ * (wholeToTheJvm, the refusal in rebuild): the clauses sharing a thread-local are all whole
+ * clauses of this provider, so each variable still lives in one place; each clause's consumer
+ * prints one `dtrace: clause X runs in the JVM` line (kernelclauses=force: an error). Values
+ * stored in the kernel before such a move (a rebuild after tracing began) are not carried over.
+ * Stores the full map refused are polled at each
  * sync and at the close and handed to the clauses' consumers as dynamic variable drops.
  *
  * Args: at entry arg0..arg5 are the call's arguments; at return arg0 and arg1 are the value the
@@ -231,11 +235,17 @@ final class KernelSyscallProvider implements Provider {
         try {
             if (kernel == null) kernel = new Kernel();
             for (KernelClause k : probe.kernelClauses()) {
-                if (k != null && (k.required() && k.aggregation() != null || k.whole())
+                if (k != null && k.jvmOnly() != null) {
+                    if (enabled == 0) closeKernel();
+                    throw new ProviderException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
+                            + ": " + k.jvmOnly() + " (kernelclauses=force)");
+                }
+                // a whole clause the kernel cannot run goes to the JVM at commit with its thread-locals' clauses (rebuild)
+                if (k != null && k.required() && (k.aggregation() != null || k.whole())
                         && !ClauseProgram.takes(k, kernel.event(c.entry()))) {
                     if (enabled == 0) closeKernel();
                     throw new ProviderException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
-                            + (k.whole() ? " (it uses thread-locals that live in the kernel)" : " (kernelclauses=force)"));
+                            + " (kernelclauses=force)");
                 }
             }
             if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name()) | deferrable(c.name());
@@ -309,6 +319,7 @@ final class KernelSyscallProvider implements Provider {
         assert Thread.holdsLock(this);
         dirty = false;
         Probe[][] now = armed;
+        wholeToTheJvm(now);
         Map<List<KernelClause>, Integer> ids = new HashMap<>();
         List<List<ClauseProgram.Group>> byEnd = List.of(new ArrayList<>(), new ArrayList<>());
         int[] next = new int[groups.length];
@@ -340,7 +351,7 @@ final class KernelSyscallProvider implements Provider {
                     if (m == null) {
                         int slot = ClauseMap.freeSlot(keep.values(), taken.values());
                         if (slot < 0) continue;
-                        m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames());
+                        m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames(), kernel.stacks);
                     }
                     keep.put(c, m);
                 }
@@ -355,23 +366,20 @@ final class KernelSyscallProvider implements Provider {
         Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
         keep.forEach((c, m) -> t.put(c, new ClauseProgram.Taken(c, m == null ? -1 : m.map.fd(), m == null ? -1 : m.slot)));
         try {
-            kernel.load(byEnd.get(0), byEnd.get(1), t);
+            kernel.load(byEnd.get(0), byEnd.get(1), t, stacksUsed(now));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
             List<KernelClause> named = keep.isEmpty()
                     ? byEnd.stream().flatMap(l -> l.stream()).flatMap(g -> g.clauses().stream()).filter(java.util.Objects::nonNull)
                             .distinct().toList()
                     : List.copyOf(keep.keySet());
             String reason = ClauseMap.refusal(e);
+            // every taken clause is refused, whole ones too: they all go to the JVM, with every
+            // thread-local they share (no whole clause stays in the kernel)
             for (KernelClause c : named) refusedAt(now, c, reason);
-            String whole = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
-                    .collect(java.util.stream.Collectors.joining(", "));
-            if (!whole.isEmpty()) {
-                LOG.warn("syscall: clause {} uses thread-locals that live in the kernel and does not run", whole);
-            }
             ClauseMap.giveBack(keep.values(), attached);
             if (keep.isEmpty()) {
                 refused.addAll(named);
-                kernel.load(List.of(), List.of(), Map.of()); // predicates alone refused: none in the kernel
+                kernel.load(List.of(), List.of(), Map.of(), stacksUsed(now)); // predicates alone refused: none in the kernel
                 byEnd = List.of(List.of(), List.of());
                 java.util.Arrays.fill(next, 0);
                 keep.clear();
@@ -390,14 +398,73 @@ final class KernelSyscallProvider implements Provider {
                 if (p == null) continue;
                 arm(p, (Call) p.providerArg());
                 for (KernelClause c : p.kernelClauses()) {
-                    // a whole clause never runs in the JVM, where its thread-locals do not exist
-                    if (c != null && (c.aggregation() != null || c.whole())) p.runInKernel(c, taken.containsKey(c) || c.whole());
+                    // a whole clause runs in the JVM only once all of them do (refused, wholeToTheJvm)
+                    if (c != null && (c.aggregation() != null || c.whole())) {
+                        p.runInKernel(c, taken.containsKey(c) || c.whole() && !refused.contains(c));
+                    }
                 }
             }
         }
         for (ClauseMap m : taken.values()) {
             if (m != null) m.clause.aggregation().sink().attach(m);
         }
+    }
+
+    /**
+     * A whole clause the programs cannot run (ClauseProgram.takes) cannot
+     * keep its thread-locals in the kernel: then every whole clause not refused yet goes to the JVM
+     * (refused, its consumer told through Probe.kernelRefused: one `dtrace: clause X runs in the
+     * JVM` line, an error under kernelclauses=force). All of them, since the clauses that share a
+     * thread-local are all whole clauses of this provider (libdtrace's KernelForm), and a variable
+     * must live in one place; their JVM bodies keep it in the JVM's thread-locals from then on.
+     */
+    private void wholeToTheJvm(Probe[][] now) {
+        assert Thread.holdsLock(this);
+        String why = null;
+        KernelClause culprit = null;
+        Set<KernelClause> whole = new java.util.LinkedHashSet<>();
+        for (int end = 0; end < 2; end++) {
+            ClauseProgram.Event ev = kernel.event(end == 0);
+            for (Probe p : now[end]) {
+                if (p == null) continue;
+                for (KernelClause c : p.kernelClauses()) {
+                    if (c == null || !c.whole() || refused.contains(c)) continue;
+                    whole.add(c);
+                    if (why == null && !ClauseProgram.takes(c, ev)) {
+                        why = "cannot run in the kernel at " + p.description();
+                        culprit = c;
+                    }
+                }
+            }
+        }
+        if (why == null) return;
+        for (KernelClause c : whole) {
+            ClauseMap m = taken.remove(c);
+            if (m != null) {
+                c.aggregation().sink().detach(m);
+                m.close();
+            }
+            refused.add(c);
+            refusedAt(now, c, c == culprit ? "it " + why
+                    : "its thread-locals go to the JVM with clause " + culprit.name() + ", which " + why);
+        }
+    }
+
+    /** Whether the programs take kernel stacks: for stack() in the JVM (Probe.kernelStack) or a stack() key. */
+    private static boolean stacksUsed(Probe[][] now) {
+        for (Probe[] end : now) {
+            for (Probe p : end) {
+                if (p == null) continue;
+                if (p.kernelStack()) return true;
+                for (KernelClause c : p.kernelClauses()) {
+                    if (c != null && c.aggregation() != null
+                            && c.aggregation().keys().stream().anyMatch(k -> k instanceof KernelClause.Stack)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** Probe.kernelRefused on the first armed probe listing {@code clause}: its consumer is told once. */
@@ -444,7 +511,8 @@ final class KernelSyscallProvider implements Provider {
     /** Writes the call's armed entry (mask and pid filter) for {@code probe}'s end. */
     private void arm(Probe probe, Call c) {
         int key = SyscallProgram.armedKey(c.number(), c.entry(), maxNr);
-        int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16;
+        int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16
+                | (probe.kernelStack() ? SyscallProgram.STACK : 0);
         // KEEP: the return probe is armed too and takes the entry's strings (capturedStrings)
         if (c.entry() && armed[1][c.number()] != null && (masks[c.number()] & SyscallProgram.DEFER) != 0) {
             mask |= SyscallProgram.KEEP;
@@ -517,13 +585,15 @@ final class KernelSyscallProvider implements Provider {
         final Btf.Task task = Btf.task();
         final Btf.Leader leader = Btf.leader();
         final Map<String, List<Integer>> numbers = new HashMap<>();
-        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
+        final KernelStacks stacks;
+        final SyscallContext ctx;
 
         Kernel() {
             BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, tl = null, td = null,
                     te = null, tx = null;
             EventSet out = null;
             AutoCloseable en = null, ex = null;
+            KernelStacks ks = null;
             abi.syscallNames().forEach((nr, name) -> numbers.computeIfAbsent(name, x -> new ArrayList<>()).add(nr));
             try {
                 enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
@@ -537,6 +607,7 @@ final class KernelSyscallProvider implements Provider {
                 df = perf.map(PerfSys.MAP_LRU_HASH, 4, SyscallProgram.BUF_SIZE, SyscallProgram.DEFERRED, "jdtrace_defer");
                 tl = perf.map(PerfSys.MAP_HASH, 8, 8, TLS_ENTRIES, "jdtrace_tls");
                 td = perf.map(PerfSys.MAP_ARRAY, 4, 8, 1, "jdtrace_tlsdrops");
+                ks = new KernelStacks(perf);
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
@@ -550,13 +621,15 @@ final class KernelSyscallProvider implements Provider {
                 this.deferred = df;
                 this.tls = tl;
                 this.tlsDrops = td;
-                load(List.of(), List.of(), Map.of());
+                this.stacks = ks;
+                this.ctx = new SyscallContext(perf, comms, symbols, abi, ks);
+                load(List.of(), List.of(), Map.of(), false);
                 te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
                 tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, te);
                 ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, td, tl, df, d, z, pa, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, ks, td, tl, df, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
             this.enterJump = te;
@@ -567,21 +640,23 @@ final class KernelSyscallProvider implements Provider {
         }
 
         ClauseProgram.Event event(boolean entry) {
-            return new ClauseProgram.Event(entry, 0, 0, parent, leader, numbers);
+            return new ClauseProgram.Event(entry, 0, 0, parent, leader, numbers).withStacks(stacks.map.fd());
         }
 
         /** Loads both programs with these clause groups and swaps them in; the old ones closed. */
         void load(List<ClauseProgram.Group> enterGroups, List<ClauseProgram.Group> exitGroups,
-                Map<KernelClause, ClauseProgram.Taken> t) {
+                Map<KernelClause, ClauseProgram.Taken> t, boolean withStacks) {
+            // the stack map only where it is used: a program may name 64 maps at most
+            int stackFd = withStacks ? stacks.map.fd() : -1;
             BpfObject pe = null, px = null;
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
-                        deferred.fd()),
+                        deferred.fd(), stackFd),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tls.fd(), tlsDrops.fd()),
-                        deferred.fd()),
+                        deferred.fd(), stackFd),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
@@ -599,7 +674,7 @@ final class KernelSyscallProvider implements Provider {
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
             for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
-                    events, buf, armed, progs, zero, drops, deferred, tls, tlsDrops}) {
+                    events, buf, armed, progs, zero, drops, deferred, tls, tlsDrops, stacks}) {
                 close(c);
             }
         }
@@ -664,10 +739,12 @@ final class KernelSyscallProvider implements Provider {
         private String comm;
 
         private final Comms comms;
+        private final KernelStacks stacks;
 
-        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi, KernelStacks stacks) {
             super(perf, comms, symbols, abi);
             this.comms = comms;
+            this.stacks = stacks;
         }
 
         SyscallContext at(Sample s, boolean entry, int kind) {
@@ -731,9 +808,10 @@ final class KernelSyscallProvider implements Provider {
             return new long[0];
         }
 
+        /** The kernel stack at the event (SyscallProgram's STACK: taken where a clause reads it). */
         @Override
         public long[] stack(int max) {
-            return new long[0];
+            return stacks.pcs(s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_STACK : SyscallProgram.EXIT_STACK), max);
         }
 
         @Override

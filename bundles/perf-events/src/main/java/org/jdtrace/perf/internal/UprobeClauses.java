@@ -90,6 +90,10 @@ final class UprobeClauses {
         ClauseProgram.Event ev = event(words, Map.of());
         for (KernelClause k : probe.kernelClauses()) {
             assert k == null || !k.whole() : "a whole clause at a uprobe: " + k.name();
+            if (k != null && k.jvmOnly() != null) {
+                throw new PerfException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
+                        + ": " + k.jvmOnly() + " (kernelclauses=force)", 0);
+            }
             if (k != null && k.required() && k.aggregation() != null && !ClauseProgram.takes(k, ev)) {
                 throw new PerfException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
                         + " (kernelclauses=force)", 0);
