@@ -28,6 +28,10 @@ import org.jdtrace.spi.ProbeDescription;
  * firing reads later copies a larger top of the stack for its probes then
  * ({@link org.jdtrace.spi.Probe#userStack()}).
  *
+ * {@code kernelStack} (since 1.6) is true when the body or predicate reads the kernel stack
+ * (stack(), stackdepth, caller): a provider that fires after the event takes that stack at the
+ * event ({@link org.jdtrace.spi.Probe#kernelStack()}).
+ *
  * {@code procDestructive} (since 1.6) is true when the body acts on the firing process: stop(),
  * raise(), copyout() or copyoutstr() (illumos' DTRACEACT_PROC_DESTRUCTIVE actions and the copyout
  * subroutines; system() acts in the consumer and is not one). A provider that fires after the
@@ -37,11 +41,12 @@ import org.jdtrace.spi.ProbeDescription;
  * @since 1.1
  */
 public record Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
-        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack, boolean procDestructive) {
+        KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack, boolean kernelStack,
+        boolean procDestructive) {
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,
             KernelClause kernel, java.util.Set<Integer> userStrings, boolean userStack) {
-        this(descriptions, source, body, pidFilter, kernel, userStrings, userStack, false);
+        this(descriptions, source, body, pidFilter, kernel, userStrings, userStack, false, false);
     }
 
     public Statement(List<ProbeDescription> descriptions, String source, EcbBody body, long pidFilter,

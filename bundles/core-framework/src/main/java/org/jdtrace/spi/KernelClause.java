@@ -21,18 +21,21 @@
  * and write lives where those clauses run, in the kernel: the compiler offers such a clause with
  * its stores ({@code stores}, run in order after the aggregation; a store of 0 deletes the
  * variable, DTrace's semantics) and reads (ThreadLocal), and marks it {@code whole}: a provider
- * must take a whole clause (Probe.runInKernel(clause, true), even one without an aggregation) or
- * refuse the enable (ProviderException); it never runs in the JVM, where its variables do not
- * exist. A store the provider's per-thread store cannot hold counts in {@code dynvarDrops}
+ * takes a whole clause (Probe.runInKernel(clause, true), even one without an aggregation); when it
+ * cannot (since 1.11), it gives EVERY whole clause it was offered back to the JVM together
+ * (Probe.kernelRefused each: the clauses that share a thread-local are all whole clauses of one
+ * provider, so each variable still lives in one place, then in the JVM's thread-locals). A store the provider's per-thread store cannot hold counts in {@code dynvarDrops}
  * (DTrace's dynamic variable drops). TIMESTAMP is the event's time in the kernel's clock (its
  * differences are what thread-local clauses use it for).
  *
  * required (the consumer's -x kernelclauses=force, for tests): a provider that runs clauses in
  * the kernel but cannot take this one's aggregation refuses the enable (ProviderException) instead
- * of leaving the clause to the JVM.
+ * of leaving the clause to the JVM; so does one offered a jvmOnly clause (since 1.11: an aggregating
+ * clause with no kernel form, {@code jvmOnly} its reason; no predicate, no aggregation).
  *
  * Values: every Expr is a 64-bit integer except Str and the string variables (EXECNAME,
- * PROBEFUNC), which appear only as StrCompare operands and aggregation keys. Integer semantics are
+ * PROBEFUNC), which appear only as StrCompare operands and aggregation keys, and Stack (since
+ * 1.11), only an aggregation key. Integer semantics are
  * the D compiler's (Binary.unsigned selects unsigned compares and shifts, Cast narrows as C).
  * There is no division: a division by zero must raise dtrace:::ERROR, which only the JVM does.
  *
@@ -55,7 +58,25 @@ package org.jdtrace.spi;
 import java.util.List;
 
 public record KernelClause(String name, Expr predicate, Aggregation aggregation, boolean required, List<Store> stores,
-        boolean whole, java.util.function.LongConsumer dynvarDrops) {
+        boolean whole, java.util.function.LongConsumer dynvarDrops, String jvmOnly) {
+
+    /** A clause without jvmOnly. */
+    public KernelClause(String name, Expr predicate, Aggregation aggregation, boolean required, List<Store> stores,
+            boolean whole, java.util.function.LongConsumer dynvarDrops) {
+        this(name, predicate, aggregation, required, stores, whole, dynvarDrops, null);
+    }
+
+    /**
+     * A required clause (kernelclauses=force) that is one aggregating action the kernel cannot
+     * run at all (its predicate, keys or value have no form here: a ustack() key, a string
+     * function...): {@code reason} says why. A provider that runs clauses in the kernel refuses its
+     * enable with that reason, as for an aggregation it cannot take.
+     *
+     * @since 1.11
+     */
+    public static KernelClause jvmOnly(String name, String reason) {
+        return new KernelClause(name, null, null, true, List.of(), false, n -> { }, reason);
+    }
 
     /** A clause without thread-locals. */
     public KernelClause(String name, Expr predicate, Aggregation aggregation, boolean required) {
@@ -63,7 +84,17 @@ public record KernelClause(String name, Expr predicate, Aggregation aggregation,
     }
 
     /** A kernel-evaluable expression. */
-    public sealed interface Expr permits Const, Str, Var, Arg, Unary, Binary, StrCompare, Cast, Ternary, ThreadLocal {}
+    public sealed interface Expr permits Const, Str, Var, Arg, Unary, Binary, StrCompare, Cast, Ternary, ThreadLocal, Stack {}
+
+    /**
+     * The kernel stack at the event, {@code frames} deep (stack(n), or the options stackframes and
+     * maxframes as the compiler resolved them): only an aggregation key. Folder.add gives it as a
+     * String[] of its frames, innermost first, each as ProbeContext.ksym names it (else its
+     * address as 0x hex), exactly what the clause's stack() would give in the JVM.
+     *
+     * @since 1.11
+     */
+    public record Stack(int frames) implements Expr {}
 
     /**
      * A thread-local integer scalar (self->name) of the calling thread, 0 when unset; {@code id}
@@ -137,7 +168,10 @@ public record KernelClause(String name, Expr predicate, Aggregation aggregation,
     }
 
     public interface Folder {
-        /** One key's words (see the file comment); {@code key} holds Longs and Strings. */
+        /**
+         * One key's words (see the file comment); {@code key} holds Longs, Strings and, for a
+         * Stack key, String[] frames.
+         */
         void add(Object[] key, long[] data);
 
         /** Updates the provider could not store (a full map): DTrace's aggregation drops. */

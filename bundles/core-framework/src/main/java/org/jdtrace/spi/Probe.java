@@ -129,6 +129,18 @@ public interface Probe {
         return false;
     }
 
+    /**
+     * True when some ECB installed on the probe reads the kernel stack (its statement's
+     * Statement.kernelStack: stack(), stackdepth, caller): a provider whose probes fire after the
+     * event takes the kernel stack at the event while this holds. Read and changed as
+     * {@link #userStack()}.
+     *
+     * @since 1.11
+     */
+    default boolean kernelStack() {
+        return false;
+    }
+
     /** The description of this exact probe. */
     default ProbeDescription description() {
         return new ProbeDescription(provider(), module(), function(), name());

@@ -153,7 +153,7 @@ public final class DCompiler implements FrontEnd {
             EcbBody body = ClauseCompiler.compile(state, lowered.get(i));
             long pid = PidFilter.of(c.predicate());
             java.util.Set<Integer> strings = org.jdtrace.libdtrace.sema.CapturedReads.strings(c);
-            boolean userStack = Ir.walksUserStack(lowered.get(i));
+            boolean userStack = Ir.walksUserStack(lowered.get(i)), kernelStack = Ir.walksKernelStack(lowered.get(i));
             boolean procDestructive = Ir.actsOnProcess(lowered.get(i));
             // one statement per description, sharing the body (dt_compile_clause's stmt per
             // pdesc): a probe that two descriptions of a clause match gets two ECBs and runs the
@@ -162,7 +162,7 @@ public final class DCompiler implements FrontEnd {
                 org.jdtrace.spi.KernelClause k = "off".equals(kernel) ? null
                         : KernelForm.of(state, lowered.get(i), c.source(), "force".equals(kernel), resident);
                 statements.add(new Statement(List.of(spec.description()), c.source(), body, pid, k, strings, userStack,
-                        procDestructive));
+                        kernelStack, procDestructive));
                 lines.add(spec.line());
             }
         }

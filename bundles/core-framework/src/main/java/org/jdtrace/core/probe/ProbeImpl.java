@@ -40,6 +40,8 @@ public final class ProbeImpl implements Probe {
     private volatile boolean userStack;
     /** Probe.procDestructive: set with kernelClauses (lock held) from the installed ECBs' statements. */
     private volatile boolean procDestructive;
+    /** Probe.kernelStack: set with userStack. */
+    private volatile boolean kernelStack;
     /** Other names of the function part, for matching only (ProbeRegistry.alias); framework lock. */
     private volatile List<String> functionAliases = List.of();
     /** Other names of the name part, for matching only (ProbeRegistry.aliasName); framework lock. */
@@ -173,32 +175,36 @@ public final class ProbeImpl implements Probe {
 
     /**
      * Sets the kernel clauses to the installed ECBs' with {@code adding} also installed (null:
-     * none added), in ECB order, userStack to whether one of them walks the user stack and
-     * procDestructive to whether one acts on the firing process; true when any changed
+     * none added), in ECB order, userStack and kernelStack to whether one of them walks that stack
+     * and procDestructive to whether one acts on the firing process; true when any changed
      * (framework lock).
      */
     public boolean setKernelClauses(Ecb adding) {
         java.util.ArrayList<org.jdtrace.spi.KernelClause> l = new java.util.ArrayList<>();
-        boolean stack = false, proc = false;
+        boolean stack = false, kstack = false, proc = false;
         for (Ecb e : ecbs) {
             if (e == adding) continue;
             l.add(e.statement().kernel());
             stack |= e.statement().userStack();
             proc |= e.statement().procDestructive();
+            kstack |= e.statement().kernelStack();
         }
         if (adding != null) {
             l.add(adding.statement().kernel());
             stack |= adding.statement().userStack();
             proc |= adding.statement().procDestructive();
+            kstack |= adding.statement().kernelStack();
         }
         List<org.jdtrace.spi.KernelClause> n = java.util.Collections.unmodifiableList(l);
         java.util.Set<Integer> s = new java.util.TreeSet<>();
         for (Ecb e : ecbs) if (e != adding) s.addAll(e.statement().userStrings());
         if (adding != null) s.addAll(adding.statement().userStrings());
-        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings) || stack != userStack || proc != procDestructive;
+        boolean changed = !n.equals(kernelClauses) || !s.equals(userStrings) || stack != userStack
+                || kstack != kernelStack || proc != procDestructive;
         kernelClauses = n;
         userStrings = java.util.Collections.unmodifiableSet(s);
         userStack = stack;
+        kernelStack = kstack;
         procDestructive = proc;
         return changed;
     }
@@ -216,6 +222,11 @@ public final class ProbeImpl implements Probe {
     @Override
     public boolean procDestructive() {
         return procDestructive;
+    }
+
+    @Override
+    public boolean kernelStack() {
+        return kernelStack;
     }
 
     @Override

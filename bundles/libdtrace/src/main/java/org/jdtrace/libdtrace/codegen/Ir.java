@@ -202,6 +202,23 @@ public final class Ir {
     }
 
     /**
+     * True when {@code c} reads the kernel stack: a stack() action or key, stackdepth or caller
+     * (Statement.kernelStack).
+     */
+    public static boolean walksKernelStack(Clause c) {
+        return any(c.predicate(), Ir::readsKernelStack) || any(c.body(), Ir::readsKernelStack);
+    }
+
+    private static boolean readsKernelStack(Object node) {
+        return switch (node) {
+            case Stack s -> s.which() == StackKind.KERNEL;
+            case StackKey k -> k.which() == StackKind.KERNEL;
+            case Call c -> c.name().equals("caller") || c.name().equals("stackdepth");
+            default -> false;
+        };
+    }
+
+    /**
      * True when {@code c} acts on the firing process: stop(), raise(), copyout() or copyoutstr()
      * (Statement.procDestructive), anywhere in its body.
      */

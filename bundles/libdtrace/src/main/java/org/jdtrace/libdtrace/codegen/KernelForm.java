@@ -12,8 +12,13 @@
  * kernel form either (it wants every event).
  *
  * The aggregation is offered when the clause is exactly one aggregating action (no record, no
- * other action, no if), its keys and arguments translate as above and its function is one of
- * DTrace's nine; its sink is a new rt.KernelCells of the aggregation.
+ * other action, no if), its keys and arguments translate as above or are stack() (the kernel
+ * stack, as deep as the firing would take it: stack(n), else options stackframes and maxframes)
+ * and its function is one of DTrace's nine; its sink is a new rt.KernelCells of the aggregation.
+ * ustack() and jstack() keys have no kernel form: the user stack without frame pointers is
+ * unwound by CFI in the JVM. Under kernelclauses=force (required) an aggregating clause with no
+ * kernel form is offered as KernelClause.jvmOnly, so that a provider that runs kernel clauses
+ * refuses it instead of running it in the JVM unseen.
  *
  * Thread-locals in the kernel (residentThreadLocals, run once per program): a thread-local
  * integer scalar lives in the kernel when every clause of the program that mentions it (reads or
@@ -26,8 +31,9 @@
  * thread-locals and `timestamp`. The set is the largest fixed point (a clause that is not whole
  * gives all the thread-locals it mentions back to the JVM, which may make other clauses not
  * whole). So each thread-local lives in exactly one place: in the kernel, read and written only
- * by kernel programs (a whole clause never runs in the JVM: its provider takes it or refuses the
- * enable), or in the JVM as before; a clause never sees a value from the other side. `timestamp`
+ * by kernel programs (a whole clause runs in the JVM only when its provider gives every whole
+ * clause back together, KernelClause), or in the JVM as before; a clause never sees a value from
+ * the other side. `timestamp`
  * in a whole clause is the kernel's clock at the event (bpf_ktime_get_ns), which only whole
  * clauses see, so its differences are consistent. Stateless.
  */
@@ -60,15 +66,24 @@ public final class KernelForm {
             KernelClause w = whole(state, c, name, required, resident);
             if (w != null) return w;
         }
+        boolean aggregating = !c.records() && c.body().size() == 1 && c.body().get(0) instanceof Ir.Aggregate;
         KernelClause.Expr pred = null;
         if (c.predicate() != null) {
             pred = integer(c.predicate());
-            if (pred == null) return null;
+            if (pred == null) return required && aggregating ? jvmOnly(c, name) : null;
         }
-        KernelClause.Aggregation agg = c.records() || c.body().size() != 1
-                || !(c.body().get(0) instanceof Ir.Aggregate a) ? null : aggregation(state, a, java.util.Set.of());
+        KernelClause.Aggregation agg = aggregating ? aggregation(state, (Ir.Aggregate) c.body().get(0), java.util.Set.of()) : null;
+        if (required && aggregating && agg == null) return jvmOnly(c, name);
         if (pred == null && agg == null) return null;
         return new KernelClause(name, pred, agg, required);
+    }
+
+    /** An aggregating clause the kernel cannot run under kernelclauses=force: KernelClause.jvmOnly with why. */
+    private static KernelClause jvmOnly(Ir.Clause c, String name) {
+        Ir.Aggregate a = (Ir.Aggregate) c.body().get(0);
+        boolean user = a.keys().stream().anyMatch(k -> k instanceof Ir.StackKey s && s.which() != Ir.StackKind.KERNEL);
+        return KernelClause.jvmOnly(name, user ? "a ustack() or jstack() key is unwound in the JVM"
+                : "its predicate, keys or value have no kernel form");
     }
 
     /** The whole form of {@code c} (see the file comment), or null when it has none. */
@@ -153,7 +168,9 @@ public final class KernelForm {
         Aggregation g = a.agg();
         List<KernelClause.Expr> keys = new ArrayList<>();
         for (Ir.Expr k : a.keys()) {
-            KernelClause.Expr e = k.kind() == Ir.VKind.STRING ? string(k) : k.kind() == Ir.VKind.LONG ? integer(k, tls) : null;
+            KernelClause.Expr e = k.kind() == Ir.VKind.STRING ? string(k) : k.kind() == Ir.VKind.LONG ? integer(k, tls)
+                    : k instanceof Ir.StackKey s && s.which() == Ir.StackKind.KERNEL
+                            ? new KernelClause.Stack(Rt.depth(state, Ir.StackKind.KERNEL.ordinal(), s.frames())) : null;
             if (e == null) return null;
             keys.add(e);
         }

@@ -256,7 +256,7 @@ public final class Rt {
     }
 
     /** The frames asked for, else the option's default; never more than option maxframes when set. */
-    private static int depth(DState st, int which, int frames) {
+    static int depth(DState st, int which, int frames) {
         long n = frames;
         if (n <= 0) {
             n = st.options.get(switch (Ir.StackKind.values()[which]) {

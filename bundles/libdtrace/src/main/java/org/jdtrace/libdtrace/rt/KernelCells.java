@@ -68,6 +68,10 @@ public final class KernelCells implements KernelClause.Sink, KernelClause.Folder
             gen = agg.gen;
         }
         Object[] k = key.clone();
+        for (int i = 0; i < k.length; i++) {
+            // a kernel stack (KernelClause.Stack): its frames, as the firing's stack() key makes them
+            if (k[i] instanceof String[] frames) k[i] = frames.length == 0 ? StackFrames.EMPTY : new StackFrames(frames);
+        }
         agg.merge(cells.computeIfAbsent(new Tuple(k), x -> agg.identity()), data);
     }
 

@@ -5,7 +5,9 @@
  * extreme of the CPUs that saw a value) and hands the consumer what changed since the previous
  * fold (deltas; MIN and MAX the extreme so far; STDDEV's sum of squares a 128-bit number, carried
  * and borrowed across its two words), keys decoded as the JVM would have made them
- * (execname a String up to its NUL, probefunc the call's name, integers as Longs). The drops slot
+ * (execname a String up to its NUL, probefunc the call's name, integers as Longs, a stack() key's
+ * id its frames through KernelStacks: keys whose stacks differ only below the clause's depth
+ * become one key, the consumer merging their words). The drops slot
  * (the clause's index in the program's drops map, a per-CPU array) is reported the same way, by
  * the CPU whose insertion the full map refused.
  *
@@ -49,6 +51,7 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     final int slot;
     private final int cpus;
     private final Map<Integer, String> names;
+    private final KernelStacks stacks;
     private final int keySize, words;
     private final Map<ByteBuffer, long[]> last = new HashMap<>();
     private final long[] lastDrops;
@@ -56,6 +59,12 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     volatile boolean fresh = true;
 
     ClauseMap(PerfEvents perf, KernelClause clause, int slot, BpfObject drops, Map<Integer, String> names) {
+        this(perf, clause, slot, drops, names, null);
+    }
+
+    /** {@code stacks}: where the program's stack() keys' ids name their stacks (null: it has none). */
+    ClauseMap(PerfEvents perf, KernelClause clause, int slot, BpfObject drops, Map<Integer, String> names, KernelStacks stacks) {
+        this.stacks = stacks;
         this.clause = clause;
         this.slot = slot;
         this.drops = drops;
@@ -166,6 +175,8 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
             } else if (k instanceof KernelClause.Var var && var.which() == KernelClause.Variable.PROBEFUNC) {
                 long nr = b.getLong(off);
                 out[i] = names.getOrDefault((int) nr, "");
+            } else if (k instanceof KernelClause.Stack st) {
+                out[i] = stacks.frames(b.getLong(off), st.frames());
             } else {
                 out[i] = b.getLong(off);
             }

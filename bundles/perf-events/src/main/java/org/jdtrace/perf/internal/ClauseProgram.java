@@ -20,6 +20,11 @@
  * equality of execname (the process's name, its group leader's comm as SampleContext reads it)
  * and probefunc (the call's number compared with the numbers of that name).
  *
+ * A stack() key (KernelClause.Stack, syscall events only: Event.stackFd) is the id
+ * bpf_get_stackid gives the event's kernel stack in the provider's KernelStacks map (r6 the
+ * context); a stack it cannot store (a negative id) counts one drop in the clause's slot, as a full
+ * aggregation map does. ClauseMap names the frames at the fold.
+ *
  * A map value's words (internal; ClauseMap turns them into the consumer's): COUNT {n}, SUM {s},
  * MIN and MAX {n, m} (n tells a CPU's copy that never saw a value from one holding 0), AVG {n, s},
  * STDDEV {n, s, sum of squares high, low} (the square's 128 bits from 32-bit halves, the low word's
@@ -77,9 +82,19 @@ final class ClauseProgram {
      * extended (negative: signed; a USDT register operand), and errno 0.
      */
     record Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader,
-            Map<String, List<Integer>> numbers, int[] args, int[] argBytes) {
+            Map<String, List<Integer>> numbers, int[] args, int[] argBytes, int stackFd) {
         Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader, Map<String, List<Integer>> numbers) {
-            this(entry, argsOff, retOff, parent, leader, numbers, null, null);
+            this(entry, argsOff, retOff, parent, leader, numbers, null, null, -1);
+        }
+
+        Event(boolean entry, int argsOff, int retOff, Btf.Parent parent, Btf.Leader leader,
+                Map<String, List<Integer>> numbers, int[] args, int[] argBytes) {
+            this(entry, argsOff, retOff, parent, leader, numbers, args, argBytes, -1);
+        }
+
+        /** The same event whose kernel stack a stack() key takes into {@code fd} (KernelStacks; r6 the context). */
+        Event withStacks(int fd) {
+            return new Event(entry, argsOff, retOff, parent, leader, numbers, args, argBytes, fd);
         }
 
         /** Whether argument {@code i} can be read at the event. */
@@ -147,6 +162,7 @@ final class ClauseProgram {
             }
             case KernelClause.StrCompare s -> stringCompare(s, ev) ? 2 : -1;
             case KernelClause.Str s -> -1;
+            case KernelClause.Stack s -> -1;
             case KernelClause.ThreadLocal t -> t.id() >= 0 && t.id() < MAX_TLS ? 1 : -1;
         };
     }
@@ -176,6 +192,10 @@ final class ClauseProgram {
         if (g == null || (c.predicate() != null && !supports(c.predicate(), ev))) return false;
         if (words(g) * 8 > MAX_VALUE || keySize(g) > MAX_KEY) return false;
         for (KernelClause.Expr k : g.keys()) {
+            if (k instanceof KernelClause.Stack s) {
+                if (ev.stackFd() < 0 || s.frames() < 0) return false;
+                continue;
+            }
             if (!(k instanceof KernelClause.Var v && (v.which() == Variable.PROBEFUNC
                     || v.which() == Variable.EXECNAME && ev.leader() != null)) && !supports(k, ev)) {
                 return false;
@@ -197,7 +217,10 @@ final class ClauseProgram {
         };
     }
 
-    /** A key's bytes: 16 for execname, 8 for anything else (probefunc as the call's number). */
+    /**
+     * A key's bytes: 16 for execname, 8 for anything else (probefunc as the call's number, a stack
+     * as its KernelStacks id).
+     */
     static int keyWidth(KernelClause.Expr k) {
         return k instanceof KernelClause.Var v && v.which() == Variable.EXECNAME ? 16 : 8;
     }
@@ -310,7 +333,7 @@ final class ClauseProgram {
     private void aggregate(Taken t, int zeroFd, int dropsFd) {
         KernelClause c = t.clause();
         KernelClause.Aggregation g = c.aggregation();
-        String skip = fresh("skip"), have = fresh("have"), again = fresh("again");
+        String skip = fresh("skip"), have = fresh("have"), again = fresh("again"), drop = fresh("drop");
         if (c.whole()) loadThreadLocals(c);
         if (c.predicate() != null) {
             eval(c.predicate(), R1);
@@ -330,6 +353,11 @@ final class ClauseProgram {
                 a.ldxDw(R1, R10, COMM).stxDw(R10, off, R1).ldxDw(R1, R10, COMM + 8).stxDw(R10, off + 8, R1);
             } else if (k instanceof KernelClause.Var v && v.which() == Variable.PROBEFUNC) {
                 a.stxDw(R10, off, R8);
+            } else if (k instanceof KernelClause.Stack) {
+                // the stack's id; none (a full map, a bucket another stack holds): an aggregation drop
+                a.mov(R1, R6).ldMap(R2, ev.stackFd()).movImm(R3, 0).call(KernelStacks.GET_STACKID)
+                        .jmp(0xc5, R0, 0, 0, drop) // jslt 0
+                        .stxDw(R10, off, R0);
             } else {
                 eval(k, R1);
                 a.stxDw(R10, off, R1);
@@ -349,6 +377,7 @@ final class ClauseProgram {
                 .mov(R3, R0).ldMap(R1, t.mapFd()).mov(R2, R10).addImm(R2, key).movImm(R4, 1).call(MAP_UPDATE_ELEM)
                 .jmp(0x65, R0, 0, -1, again) // r0 > -1: inserted
                 .jmp(0x15, R0, 0, -17, again) // -EEXIST
+                .label(drop)
                 .stW(R10, -4, t.slot()).ldMap(R1, dropsFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM)
                 .jeqImm(R0, 0, skip)
                 .ldxDw(R1, R0, 0).addImm(R1, 1).stxDw(R0, 0, R1)
@@ -516,6 +545,7 @@ final class ClauseProgram {
             case KernelClause.Binary b -> binary(b, reg);
             case KernelClause.StrCompare s -> strCompare(s, reg);
             case KernelClause.Str s -> throw new IllegalArgumentException("a string is no integer");
+            case KernelClause.Stack s -> throw new IllegalArgumentException("a stack is no integer");
             case KernelClause.ThreadLocal t -> a.ldxDw(reg, R10, tlsSlot(t.id()));
         }
     }

@@ -49,10 +49,13 @@
  * Whole clauses (KernelClause.whole: thread-locals that live in the kernel, libdtrace's
  * KernelForm) are taken with or without an aggregation and keep their variables in the service's
  * one thread-locals map (ThreadLocalsMap, shared with the uprobe programs, leased while whole
- * clauses are taken; ClauseProgram); one that cannot run here fails its enable, one whose program
- * the kernel refuses does not run at all (one warning line), for its variables exist nowhere
- * else. Stores the full map refused are polled at each sync and at the close and handed to the
- * clauses' consumers as dynamic variable drops.
+ * clauses are taken; ClauseProgram). When one cannot run here (ClauseProgram.takes) or its
+ * program is refused, every whole clause goes to the JVM (wholeToTheJvm, the refusal in
+ * rebuild): libdtrace's KernelForm keeps a variable any JVM clause touches in the JVM, so each
+ * variable still lives in one place; each clause's consumer prints one `dtrace: clause X runs in
+ * the JVM` line (kernelclauses=force: an error). Values stored in the kernel before such a move
+ * (a rebuild after tracing began) are not carried over. Stores the full map refused are polled
+ * at each sync and at the close and handed to the clauses' consumers as dynamic variable drops.
  * Group ids across rebuilds (GroupIds): a clause list keeps its id, and the programs also carry the
  * last programs' other groups, so a call between the programs' swap and its re-arming runs the
  * complete old or new clauses on the maps the consumer folds.
@@ -248,11 +251,17 @@ final class KernelSyscallProvider implements Provider {
         try {
             if (kernel == null) kernel = new Kernel();
             for (KernelClause k : probe.kernelClauses()) {
-                if (k != null && (k.required() && k.aggregation() != null || k.whole())
+                if (k != null && k.jvmOnly() != null) {
+                    if (enabled == 0) closeKernel();
+                    throw new ProviderException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
+                            + ": " + k.jvmOnly() + " (kernelclauses=force)");
+                }
+                // a whole clause the kernel cannot run goes to the JVM at commit with its thread-locals' clauses (rebuild)
+                if (k != null && k.required() && (k.aggregation() != null || k.whole())
                         && !ClauseProgram.takes(k, kernel.event(c.entry()))) {
                     if (enabled == 0) closeKernel();
                     throw new ProviderException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
-                            + (k.whole() ? " (it uses thread-locals that live in the kernel)" : " (kernelclauses=force)"));
+                            + " (kernelclauses=force)");
                 }
             }
             if (c.entry()) masks[c.number()] = SyscallProgram.ENTRY | stringArgs(c.name()) | deferrable(c.name());
@@ -337,6 +346,7 @@ final class KernelSyscallProvider implements Provider {
         assert Thread.holdsLock(this);
         dirty = false;
         Probe[][] now = armed;
+        wholeToTheJvm(now);
         List<List<ClauseProgram.Group>> byEnd = List.of(new ArrayList<>(), new ArrayList<>());
         List<Map<Integer, ClauseProgram.Group>> built = List.of(new HashMap<>(), new HashMap<>());
         int[] next = new int[groups.length];
@@ -358,7 +368,7 @@ final class KernelSyscallProvider implements Provider {
                 next[SyscallProgram.armedKey(nr, end == 0, maxNr)] = id;
                 for (KernelClause c : l) {
                     if (c == null || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
-                    ClauseMap.take(c, keep, taken, attached, slot -> new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames()));
+                    ClauseMap.take(c, keep, taken, attached, slot -> new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames(), kernel.stacks));
                 }
             }
         }
@@ -374,7 +384,7 @@ final class KernelSyscallProvider implements Provider {
         }
         try {
             kernel.load(withRetired.get(0), withRetired.get(1), ClauseMap.program(keep),
-                    lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd());
+                    lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd(), stacksUsed(now));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
             ids.forEach(GroupIds::abandon);
             List<KernelClause> named = keep.isEmpty()
@@ -382,16 +392,13 @@ final class KernelSyscallProvider implements Provider {
                             .distinct().toList()
                     : List.copyOf(keep.keySet());
             String reason = ClauseMap.refusal(e);
+            // every taken clause is refused, whole ones too: they all go to the JVM, with every
+            // thread-local they share (no whole clause stays in the kernel)
             for (KernelClause c : named) refusedAt(now, c, reason);
-            String wholeNames = keep.keySet().stream().filter(KernelClause::whole).map(KernelClause::name).distinct()
-                    .collect(java.util.stream.Collectors.joining(", "));
-            if (!wholeNames.isEmpty()) {
-                LOG.warn("syscall: clause {} uses thread-locals that live in the kernel and does not run", wholeNames);
-            }
             ClauseMap.giveBack(keep.values(), attached);
             if (keep.isEmpty()) {
                 refused.addAll(named);
-                kernel.load(List.of(), List.of(), Map.of(), -1, -1); // predicates alone refused: none in the kernel
+                kernel.load(List.of(), List.of(), Map.of(), -1, -1, stacksUsed(now)); // predicates alone refused: none in the kernel
                 ids.forEach(GroupIds::clear);
                 built.forEach(Map::clear);
                 java.util.Arrays.fill(next, 0);
@@ -412,8 +419,10 @@ final class KernelSyscallProvider implements Provider {
                 if (p == null) continue;
                 arm(p, (Call) p.providerArg());
                 for (KernelClause c : p.kernelClauses()) {
-                    // a whole clause never runs in the JVM, where its thread-locals do not exist
-                    if (c != null && (c.aggregation() != null || c.whole())) p.runInKernel(c, taken.containsKey(c) || c.whole());
+                    // a whole clause runs in the JVM only once all of them do (refused, wholeToTheJvm)
+                    if (c != null && (c.aggregation() != null || c.whole())) {
+                        p.runInKernel(c, taken.containsKey(c) || c.whole() && !refused.contains(c));
+                    }
                 }
             }
         }
@@ -423,6 +432,63 @@ final class KernelSyscallProvider implements Provider {
             if (m != null) m.clause.aggregation().sink().attach(m);
         }
         if (!whole) releaseThreadLocals(); // the programs that ran them are gone
+    }
+
+    /**
+     * A whole clause the programs cannot run (ClauseProgram.takes) cannot
+     * keep its thread-locals in the kernel: then every whole clause not refused yet goes to the JVM
+     * (refused, its consumer told through Probe.kernelRefused: one `dtrace: clause X runs in the
+     * JVM` line, an error under kernelclauses=force). All of them, since the clauses that share a
+     * thread-local are all whole clauses of this provider (libdtrace's KernelForm), and a variable
+     * must live in one place; their JVM bodies keep it in the JVM's thread-locals from then on.
+     */
+    private void wholeToTheJvm(Probe[][] now) {
+        assert Thread.holdsLock(this);
+        String why = null;
+        KernelClause culprit = null;
+        Set<KernelClause> whole = new java.util.LinkedHashSet<>();
+        for (int end = 0; end < 2; end++) {
+            ClauseProgram.Event ev = kernel.event(end == 0);
+            for (Probe p : now[end]) {
+                if (p == null) continue;
+                for (KernelClause c : p.kernelClauses()) {
+                    if (c == null || !c.whole() || refused.contains(c)) continue;
+                    whole.add(c);
+                    if (why == null && !ClauseProgram.takes(c, ev)) {
+                        why = "cannot run in the kernel at " + p.description();
+                        culprit = c;
+                    }
+                }
+            }
+        }
+        if (why == null) return;
+        for (KernelClause c : whole) {
+            ClauseMap m = taken.remove(c);
+            if (m != null) {
+                c.aggregation().sink().detach(m);
+                m.close();
+            }
+            refused.add(c);
+            refusedAt(now, c, c == culprit ? "it " + why
+                    : "its thread-locals go to the JVM with clause " + culprit.name() + ", which " + why);
+        }
+    }
+
+    /** Whether the programs take kernel stacks: for stack() in the JVM (Probe.kernelStack) or a stack() key. */
+    private static boolean stacksUsed(Probe[][] now) {
+        for (Probe[] end : now) {
+            for (Probe p : end) {
+                if (p == null) continue;
+                if (p.kernelStack()) return true;
+                for (KernelClause c : p.kernelClauses()) {
+                    if (c != null && c.aggregation() != null
+                            && c.aggregation().keys().stream().anyMatch(k -> k instanceof KernelClause.Stack)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     /** Probe.kernelRefused on the first armed probe listing {@code clause}: its consumer is told once. */
@@ -455,6 +521,7 @@ final class KernelSyscallProvider implements Provider {
         int mask = (c.entry() ? masks[c.number()] : SyscallProgram.RETURN) | groups[key] << 16;
         // USTACK: a clause walks the user stack: its registers and ustackbytes of it copied at the event
         if (probe.userStack() && regs != null) mask |= SyscallProgram.stackPages(ustackbytes, regs.words());
+        mask |= probe.kernelStack() ? SyscallProgram.KSTACK : 0; // a clause in the JVM reads stack()
         // KEEP: the return probe is armed too and takes the entry's strings (capturedStrings)
         if (c.entry() && armed[1][c.number()] != null && (masks[c.number()] & SyscallProgram.DEFER) != 0) {
             mask |= SyscallProgram.KEEP;
@@ -529,12 +596,14 @@ final class KernelSyscallProvider implements Provider {
         final Btf.Task task = Btf.task();
         final Btf.Leader leader = Btf.leader();
         final Map<String, List<Integer>> numbers = new HashMap<>();
-        final SyscallContext ctx = new SyscallContext(perf, comms, symbols, abi);
+        final KernelStacks stacks;
+        final SyscallContext ctx;
 
         Kernel() {
             BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, te = null, tx = null;
             EventSet out = null;
             AutoCloseable en = null, ex = null;
+            KernelStacks ks = null;
             abi.syscallNames().forEach((nr, name) -> numbers.computeIfAbsent(name, x -> new ArrayList<>()).add(nr));
             try {
                 enterTp = perf.tracepoint("raw_syscalls", "sys_enter");
@@ -547,6 +616,7 @@ final class KernelSyscallProvider implements Provider {
                 z = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, ClauseProgram.MAX_VALUE, 1, "jdtrace_zero");
                 d = perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, 8, SyscallProgram.LOST_SLOT + 1, "jdtrace_kdrops");
                 df = perf.map(PerfSys.MAP_LRU_HASH, 4, SyscallProgram.BUF_SIZE, SyscallProgram.DEFERRED, "jdtrace_defer");
+                ks = new KernelStacks(perf);
                 out = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                         EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW, 0, 0, 512, -1, false), this);
                 int[] fds = out.fds();
@@ -558,13 +628,15 @@ final class KernelSyscallProvider implements Provider {
                 this.zero = z;
                 this.drops = d;
                 this.deferred = df;
-                load(List.of(), List.of(), Map.of(), -1, -1);
+                this.stacks = ks;
+                this.ctx = new SyscallContext(perf, comms, symbols, abi, ks);
+                load(List.of(), List.of(), Map.of(), -1, -1, false);
                 te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
                 tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, te);
                 ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, df, d, z, pa, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, ks, df, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
             this.enterJump = te;
@@ -575,7 +647,7 @@ final class KernelSyscallProvider implements Provider {
         }
 
         ClauseProgram.Event event(boolean entry) {
-            return new ClauseProgram.Event(entry, 0, 0, parent, leader, numbers);
+            return new ClauseProgram.Event(entry, 0, 0, parent, leader, numbers).withStacks(stacks.map.fd());
         }
 
         /**
@@ -583,16 +655,18 @@ final class KernelSyscallProvider implements Provider {
          * {@code tlsFd}, {@code tlsDropsFd}: the thread-locals map (ThreadLocalsMap), -1 without whole clauses.
          */
         void load(List<ClauseProgram.Group> enterGroups, List<ClauseProgram.Group> exitGroups,
-                Map<KernelClause, ClauseProgram.Taken> t, int tlsFd, int tlsDropsFd) {
+                Map<KernelClause, ClauseProgram.Taken> t, int tlsFd, int tlsDropsFd, boolean withStacks) {
+            // the stack map only where it is used: a program may name 64 maps at most
+            int stackFd = withStacks ? stacks.map.fd() : -1;
             BpfObject pe = null, px = null;
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
-                        deferred.fd(), regs),
+                        deferred.fd(), regs, stackFd),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
                         new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
-                        deferred.fd(), regs),
+                        deferred.fd(), regs, stackFd),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());
                 progs.update(1, px.fd());
@@ -610,7 +684,7 @@ final class KernelSyscallProvider implements Provider {
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
             for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
-                    events, buf, armed, progs, zero, drops, deferred}) {
+                    events, buf, armed, progs, zero, drops, deferred, stacks}) {
                 close(c);
             }
         }
@@ -675,10 +749,12 @@ final class KernelSyscallProvider implements Provider {
         private String comm;
 
         private final Comms comms;
+        private final KernelStacks stacks;
 
-        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
+        SyscallContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi, KernelStacks stacks) {
             super(perf, comms, symbols, abi);
             this.comms = comms;
+            this.stacks = stacks;
         }
 
         /** The registers and the stack copy the program captured at the call (SyscallProgram's stack section). */
@@ -752,7 +828,7 @@ final class KernelSyscallProvider implements Provider {
 
         @Override
         public long[] stack(int max) {
-            return new long[0];
+            return stacks.pcs(s.raw.get(ValueLayout.JAVA_LONG_UNALIGNED, entry ? SyscallProgram.ENTRY_STACK : SyscallProgram.EXIT_STACK), max);
         }
 
         @Override

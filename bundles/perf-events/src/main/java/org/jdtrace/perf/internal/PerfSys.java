@@ -63,7 +63,7 @@ public final class PerfSys {
     public static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
             BPF_PROG_LOAD = 5;
     public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6, MAP_LRU_HASH = 9;
-    public static final int MAP_HASH = 1, MAP_PROG_ARRAY = 3, MAP_PERCPU_HASH = 5, BPF_MAP_GET_NEXT_KEY = 4;
+    public static final int MAP_HASH = 1, MAP_PROG_ARRAY = 3, MAP_PERCPU_HASH = 5, MAP_STACK_TRACE = 7, BPF_MAP_GET_NEXT_KEY = 4;
     public static final int PROG_KPROBE = 2, PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
     /** BPF_LINK_CREATE, and enum bpf_attach_type's BPF_TRACE_UPROBE_MULTI (newer than this machine's bpf.h). */
     public static final int BPF_LINK_CREATE = 28, TRACE_UPROBE_MULTI = 48;

@@ -10,9 +10,13 @@
  * The record (in the per-CPU scratch map, sent with bpf_perf_event_output):
  *   0  u64 pid_tgid      8 u32 call number     12 u32 kind (entry: the armed mask; return: RETURN_RECORD)
  *   16 char comm[16]     32 u64 args[6] (entry) | u64 return value (return)
- *   entry: 80 u64 ppid   88 u64 runtime   96 char strings[4][256] (a call with string arguments only)
- *          1120 u32 faults: bit i set when string argument i could not be read (a bad address)
- *   return: 40 u64 ppid  48 u64 runtime
+ *   entry: 80 u64 ppid   88 u64 runtime   96 s64 kernel stack   104 char strings[4][256] (a call
+ *          with string arguments only)
+ *          1128 u32 faults: bit i set when string argument i could not be read (a bad address)
+ *   return: 40 u64 ppid  48 u64 runtime  56 s64 kernel stack
+ * The kernel stack is the KernelStacks id of the stack at the event (bpf_get_stackid) where the
+ * call's mask has KSTACK (bit 12: a clause in the JVM reads stack(), Probe.kernelStack), else -1 (and
+ * -1 where the stack map would not take it).
  * DEFER (bit 6 of an entry's mask): a string argument that faults at entry is read again at the
  * return of the same call: the entry record waits in the deferred map (tid -> record) and the exit
  * program sends it, completed, before anything else (deferredEntry).
@@ -30,7 +34,7 @@
  * (the call has not returned to user mode yet). A return record with a stack has 0 at EXIT_KIND
  * unless it is a KEEP return.
  *
- * Sizes: entry 96, entry with strings 1128, return 56. ppid is the calling process's parent at the
+ * Sizes: entry 104, entry with strings 1136, return 64. ppid is the calling process's parent at the
  * event (current->real_parent->tgid at the kernel's BTF offsets), 0 when the kernel has no BTF;
  * runtime the calling thread's time on CPU (current->se.sum_exec_runtime: D's vtimestamp, as the
  * scheduler last accounted it, up to one tick behind; see CaptureProgram), 0 without BTF.
@@ -47,10 +51,10 @@ import static org.jdtrace.perf.internal.BpfAsm.*;
 
 final class SyscallProgram {
 
-    static final int ENTRY = 1, STRING0 = 2, KEEP = 0x20, DEFER = 0x40, RETURN = 0x80, RETURN_RECORD = 0x100;
+    static final int ENTRY = 1, STRING0 = 2, KEEP = 0x20, DEFER = 0x40, RETURN = 0x80, RETURN_RECORD = 0x100, KSTACK = 0x1000;
     static final int STRINGS = 4, STRING_SIZE = 256;
     static final int ENTRY_PPID = 80, EXIT_PPID = 40, ENTRY_RUNTIME = 88, EXIT_RUNTIME = 48;
-    static final int ENTRY_SIZE = 96, EXIT_SIZE = 56;
+    static final int ENTRY_STACK = 96, EXIT_STACK = 56, ENTRY_SIZE = 104, EXIT_SIZE = 64;
     /** The u32 of a record with strings whose bit i says string argument i's read faulted. */
     static final int FAULTS = ENTRY_SIZE + STRINGS * STRING_SIZE;
     static final int ENTRY_STRINGS_SIZE = FAULTS + 8;
@@ -133,7 +137,7 @@ final class SyscallProgram {
      * entry at key nr, the exit program at key nr + maxNr + 1 (armedKey).
      */
     private static BpfAsm head(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int bit, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd, UserRegs regs) {
+            Btf.Task task, Clauses clauses, int deferredFd, int eventsFd, UserRegs regs, int stackFd) {
         BpfAsm a = new BpfAsm();
         a.mov(R6, R1)
                 .call(GET_CURRENT_PID_TGID)
@@ -156,7 +160,7 @@ final class SyscallProgram {
                 .pidFilter(R0, 4, R7, "out");
         if (clauses != null) {
             ClauseProgram.Event ev = new ClauseProgram.Event(bit != RETURN, bit == RETURN ? 0 : tp.offset("args"),
-                    bit == RETURN ? tp.offset("ret") : 0, parent, clauses.leader(), clauses.numbers());
+                    bit == RETURN ? tp.offset("ret") : 0, parent, clauses.leader(), clauses.numbers()).withStacks(stackFd);
             new ClauseProgram(a, ev).threadLocals(clauses.tlsFd(), clauses.tlsDropsFd()).groups(clauses.groups(), clauses.taken(), clauses.zeroFd(), clauses.dropsFd(),
                     "record", "out");
         }
@@ -173,6 +177,14 @@ final class SyscallProgram {
         int runtime = bit == RETURN ? EXIT_RUNTIME : ENTRY_RUNTIME;
         if (task != null) a.taskRead(R7, runtime, task.se() + task.runtime(), 8);
         else a.movImm(R1, 0).stxDw(R7, runtime, R1);
+        int stack = bit == RETURN ? EXIT_STACK : ENTRY_STACK;
+        a.movImm(R0, -1);
+        if (stackFd >= 0) {
+            a.jsetImm(R9, KSTACK, "stack").ja("stacked")
+                    .label("stack").mov(R1, R6).ldMap(R2, stackFd).movImm(R3, 0).call(KernelStacks.GET_STACKID)
+                    .label("stacked");
+        }
+        a.stxDw(R7, stack, R0);
         return a;
     }
 
@@ -300,11 +312,12 @@ final class SyscallProgram {
     /**
      * {@code parent}: where the parent's tgid is (Btf.parent), null when unknown (ppid 0);
      * {@code task}: where the thread's time on CPU is (Btf.task), null when unknown (runtime 0);
-     * {@code clauses}: the clauses the program runs, null for none.
+     * {@code clauses}: the clauses the program runs, null for none; {@code stackFd}: the
+     * KernelStacks map the record's stack and stack() keys take (-1: none, the record's stack -1).
      */
     static long[] enter(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses, -1, eventsFd, regs);
+            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs, int stackFd) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, ENTRY, parent, task, clauses, -1, eventsFd, regs, stackFd);
         int args = tp.offset("args");
         a.stxW(R7, 12, R9);
         for (int i = 0; i < 6; i++) a.ldxDw(R1, R6, args + 8 * i).stxDw(R7, 32 + 8 * i, R1);
@@ -367,8 +380,8 @@ final class SyscallProgram {
     }
 
     static long[] exit(KernelTracepoint tp, int maxNr, int armedFd, int bufFd, int eventsFd, Btf.Parent parent,
-            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs) {
-        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses, deferredFd, eventsFd, regs);
+            Btf.Task task, Clauses clauses, int deferredFd, UserRegs regs, int stackFd) {
+        BpfAsm a = head(tp, maxNr, armedFd, bufFd, RETURN, parent, task, clauses, deferredFd, eventsFd, regs, stackFd);
         a.mov(R1, R9).andImm(R1, PAGES_MASK).insn(0x47, R1, 0, 0, RETURN_RECORD) // or: the return's pages
                 .stxW(R7, 12, R1)
                 .ldxDw(R1, R6, tp.offset("ret"))

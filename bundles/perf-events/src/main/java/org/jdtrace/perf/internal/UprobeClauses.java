@@ -96,6 +96,10 @@ final class UprobeClauses {
         int[] words = argWords.clone();
         ClauseProgram.Event ev = event(words, Map.of());
         for (KernelClause k : probe.kernelClauses()) {
+            if (k != null && k.jvmOnly() != null) {
+                throw new PerfException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
+                        + ": " + k.jvmOnly() + " (kernelclauses=force)", 0);
+            }
             if (k != null && (k.required() && k.aggregation() != null || k.whole()) && !ClauseProgram.takes(k, ev)) {
                 throw new PerfException("clause " + k.name() + " cannot run in the kernel at " + probe.description()
                         + (k.whole() ? " (it uses thread-locals that live in the kernel)" : " (kernelclauses=force)"), 0);

@@ -125,6 +125,69 @@ class KernelClausesTest {
     }
 
     @Test
+    void kernelStackKeysGiveTheJvmsBytesWithTheKernelsOwnFrames() throws Exception {
+        // stack() keys alone, with a depth, and beside other keys: kept in the kernel (stack ids)
+        // and symbolised at the fold, the same bytes as stack() taken in the record for the JVM
+        String out = same(5, (a, b) -> "syscall:::entry /pid == " + a + "/ { @s[stack()] = count(); } "
+                + "syscall::getppid:return /pid == " + a + "/ { @m[execname, stack(2)] = sum(arg0 > 0); } "
+                + "syscall::write:entry /pid == " + a + "/ { @w[stack(), probefunc] = max(arg2); } "
+                + "END { printa(@s); printa(@m); printa(@w); }");
+        // each frame as kallsyms names it, and the frames are those bpftrace's kstack gives
+        // at raw_syscalls:sys_enter in the same program (outside reference)
+        java.util.Set<List<String>> ours = new java.util.HashSet<>();
+        List<String> cur = new java.util.ArrayList<>();
+        int blocks = 0;
+        for (String l : out.strip().lines().toList()) {
+            String t = l.strip();
+            if (t.startsWith("vmlinux`")) {
+                cur.add(t.substring("vmlinux`".length()));
+            } else if (t.matches("\\d+") && !cur.isEmpty()) {
+                if (blocks++ == 0) ours.add(List.copyOf(cur)); // @s: the only entry stack block first
+                cur.clear();
+            } else if (!t.isEmpty()) {
+                cur.clear();
+            }
+        }
+        assertTrue(out.contains("  ft_sys  ") && out.contains("`do_syscall_64+0x"), out);
+        java.util.Set<List<String>> theirs = bpftraceEntryStacks();
+        org.junit.jupiter.api.Assumptions.assumeTrue(theirs != null, "bpftrace is not installed");
+        // bpftrace prints function+decimal offset: ours in its notation
+        java.util.Set<List<String>> mine = new java.util.HashSet<>();
+        for (List<String> st : ours) {
+            mine.add(st.stream().map(f -> {
+                int plus = f.lastIndexOf("+0x");
+                return f.substring(0, plus) + "+" + Long.parseLong(f.substring(plus + 3), 16);
+            }).toList());
+        }
+        assertTrue(theirs.containsAll(mine) && !mine.isEmpty(), "jdtrace " + mine + "\nbpftrace " + theirs);
+    }
+
+    /** The kernel stacks bpftrace's kstack shows at raw_syscalls:sys_enter for ft_sys's calls; null without bpftrace. */
+    private static java.util.Set<List<String>> bpftraceEntryStacks() throws Exception {
+        if (!java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/bpftrace"))) return null;
+        Process p = new ProcessBuilder("/usr/bin/bpftrace", "-e",
+                "tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @[kstack] = count(); }",
+                "-c", PerfEventsTest.bin("ft_sys") + " 100").redirectErrorStream(true).start();
+        String text;
+        try {
+            text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), text);
+        } finally {
+            p.destroyForcibly();
+        }
+        java.util.Set<List<String>> out = new java.util.HashSet<>();
+        List<String> cur = null;
+        for (String l : text.lines().toList()) {
+            if (l.startsWith("@[")) cur = new java.util.ArrayList<>();
+            else if (l.startsWith("]:") && cur != null) {
+                out.add(List.copyOf(cur));
+                cur = null;
+            } else if (cur != null && !l.isBlank()) cur.add(l.strip());
+        }
+        return out;
+    }
+
+    @Test
     void whatTheKernelCannotKeepRunsInTheJvmAndForceMakesThatAnError() throws Exception {
         // an llquantize of 1,263 buckets is not kept in the kernel: on the JVM path either way, the same bytes
         String big = "llquantize(arg0, 10, 2, 8, 100)";
@@ -139,6 +202,24 @@ class KernelClausesTest {
         assertEquals("1", r[0]);
         assertEquals("dtrace: could not enable tracing: clause syscall::getppid:entry cannot run in the kernel at"
                 + " syscall:vmlinux:getppid:entry (kernelclauses=force)\n", r[2]);
+    }
+
+    @Test
+    void aUstackKeyStaysInTheJvmAndForceSaysWhy() throws Exception {
+        // the user stack is unwound by CFI in the JVM: silently there by default (the documented
+        // rule), an error under kernelclauses=force, naming the clause and the reason
+        BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { @[ustack(1)] = count(); } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        Object[] off = h.countWhileTwoRun(N, OFF, p);
+        Object[] on = h.countWhileTwoRun(N, List.of(), p);
+        assertEquals(off[0], on[0]);
+        assertEquals("", on[2]);
+        assertTrue((Long) on[1] >= N, "the JVM judged every call: " + on[1]);
+        h.providers().forEach(h.fw::addProvider);
+        String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", "syscall::getppid:entry { @[ustack()] = count(); }");
+        assertEquals("1", r[0]);
+        assertEquals("dtrace: could not enable tracing: clause syscall::getppid:entry cannot run in the kernel at"
+                + " syscall:vmlinux:getppid:entry: a ustack() or jstack() key is unwound in the JVM (kernelclauses=force)\n", r[2]);
     }
 
     @Test

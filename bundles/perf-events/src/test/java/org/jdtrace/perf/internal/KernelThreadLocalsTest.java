@@ -59,4 +59,57 @@ class KernelThreadLocalsTest {
         assertEquals(N + "\n\n", r[0]);
         assertTrue((Long) r[3] >= N, "the returns reached the JVM: " + r[3]);
     }
+
+    @Test
+    void wholeClausesWhoseProgramIsRefusedRunInTheJvmWithOneLineEach() throws Exception {
+        // getppid's value bit by bit (KernelClausesTest's verifier refusal) in a whole clause: the
+        // program is refused, both clauses of self->ts go to the JVM with their variable, each
+        // told in one dtrace: line, and print what kernelclauses=off prints
+        StringBuilder sum = new StringBuilder("0");
+        for (int i = 0; i < 22; i++) sum.append(" + (arg0 & ").append(1 << i).append(" ? ").append(1 << i).append(" : 0)");
+        BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { self->ts = timestamp; } "
+                + "syscall::getppid:return /self->ts/ { @ = lquantize(" + sum + " > 0 ? 1 : 0, 0, 100, 1); self->ts = 0; } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        List<String> lines = sameBytesInTheJvm(p, " " + N + " ");
+        assertEquals(2, lines.size(), lines.toString());
+        assertTrue(lines.get(0).startsWith("dtrace: clause syscall::getppid:entry runs in the JVM: the kernel refused its program: ")
+                && lines.get(1).startsWith("dtrace: clause syscall::getppid:return runs in the JVM: the kernel refused its program: "),
+                lines.toString());
+        h.providers().forEach(h.fw::addProvider);
+        String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", p.apply(1L, 2L));
+        assertEquals("1", r[0], r[2]);
+        assertTrue(r[2].startsWith("dtrace: could not enable tracing: clause syscall::getppid:") && r[2].endsWith(" (kernelclauses=force)\n"),
+                r[2]);
+    }
+
+    @Test
+    void wholeClausesTheKernelCannotRunGoToTheJvmTogether() throws Exception {
+        // seventeen thread-locals: the programs keep sixteen (ClauseProgram.MAX_TLS), so the
+        // clause that stores the seventeenth cannot run in the kernel, and every whole clause
+        // goes to the JVM with it, one line each, the bytes of kernelclauses=off
+        StringBuilder set = new StringBuilder(), clear = new StringBuilder();
+        for (int i = 0; i <= ClauseProgram.MAX_TLS; i++) {
+            set.append(" self->v").append(i).append(" = arg0 + ").append(i + 1).append(";");
+            clear.append(" self->v").append(i).append(" = 0;");
+        }
+        BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ {" + set + " } "
+                + "syscall::getppid:return /self->v" + ClauseProgram.MAX_TLS + "/ { @ = count();" + clear + " } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        assertEquals(List.of("dtrace: clause syscall::getppid:entry runs in the JVM: it cannot run in the kernel at syscall:vmlinux:getppid:entry",
+                "dtrace: clause syscall::getppid:return runs in the JVM: its thread-locals go to the JVM with clause syscall::getppid:entry,"
+                        + " which cannot run in the kernel at syscall:vmlinux:getppid:entry"), sameBytesInTheJvm(p, " " + N + "\n"));
+    }
+
+    /**
+     * {@code program} run both ways prints the same bytes, which contain {@code counted}; the
+     * default path's warning lines, sorted (kernelclauses=off has none).
+     */
+    private List<String> sameBytesInTheJvm(BiFunction<Long, Long, String> program, String counted) throws Exception {
+        Object[] off = h.countWhileTwoRun(N, OFF, program);
+        Object[] on = h.countWhileTwoRun(N, ON, program);
+        assertEquals(off[0], on[0]);
+        assertTrue(((String) on[0]).contains(counted), (String) on[0]);
+        assertEquals("", off[2]);
+        return ((String) on[2]).lines().sorted().toList();
+    }
 }

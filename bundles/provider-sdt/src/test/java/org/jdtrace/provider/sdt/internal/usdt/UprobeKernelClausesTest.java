@@ -301,4 +301,30 @@ class UprobeKernelClausesTest {
         assertTrue(r.out().contains("offset " + n + "\n"), "every offset hit counted: " + r);
         assertTrue(r.out().contains("return 0 " + n + "\n"), "every return saw its entry's thread-local: " + r);
     }
+
+    /**
+     * Stack keys at a pid probe stay in the JVM (the user stack is unwound by CFI there; a pid
+     * probe's program takes no kernel stack): by default silently, as the documented rule says,
+     * the same bytes as kernelclauses=off; under kernelclauses=force each is refused with why.
+     */
+    @Test
+    void stackKeysAtPidProbesStayInTheJvmAndForceSaysWhy() throws Exception {
+        String script = "pid$target:a.out:sq:entry { @[ustack(2), arg0 % 3] = count(); }";
+        Object[] off = run("off", script, ftCount(2000));
+        Object[] on = run(null, script, ftCount(2000));
+        assertEquals(off[0], on[0]);
+        assertTrue((Long) on[1] >= 111, "every hit judged in the JVM: " + on[1]);
+        Platform.Run f = platform.run("-q", "-x", "kernelclauses=force", "-n", script, "-c", ftCount(2000));
+        assertEquals(1, f.await(), f.toString());
+        assertTrue(warnings(f.err()).matches("dtrace: could not enable tracing: cannot enable pid\\d+:a.out:sq:entry:"
+                + " clause pid\\$target:a.out:sq:entry cannot run in"
+                + " the kernel at pid\\d+:a.out:sq:entry: a ustack\\(\\) or jstack\\(\\) key is unwound in the JVM"
+                + " \\(kernelclauses=force\\)\n"), f.toString());
+        Platform.Run k = platform.run("-q", "-x", "kernelclauses=force", "-n", "pid$target:a.out:sq:entry { @[stack()] = count(); }",
+                "-c", ftCount(2000));
+        assertEquals(1, k.await(), k.toString());
+        assertTrue(warnings(k.err()).matches("dtrace: could not enable tracing: cannot enable pid\\d+:a.out:sq:entry:"
+                + " clause pid\\$target:a.out:sq:entry cannot run in"
+                + " the kernel at pid\\d+:a.out:sq:entry \\(kernelclauses=force\\)\n"), k.toString());
+    }
 }
