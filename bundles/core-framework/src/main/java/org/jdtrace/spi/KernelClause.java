@@ -25,7 +25,9 @@
  * cannot (since 1.11), it gives EVERY whole clause it was offered back to the JVM together
  * (Probe.kernelRefused each: the clauses that share a thread-local are all whole clauses of one
  * provider, so each variable still lives in one place, then in the JVM's thread-locals). A store the provider's per-thread store cannot hold counts in {@code dynvarDrops}
- * (DTrace's dynamic variable drops). TIMESTAMP is the event's time in the kernel's clock (its
+ * (DTrace's dynamic variable drops). Each consumer's thread-locals are its own: every whole
+ * clause of one consumer carries the same {@code dynvarDrops} object, by which a provider keeps
+ * consumers' variables apart (two consumers' self->ts are two variables). TIMESTAMP is the event's time in the kernel's clock (its
  * differences are what thread-local clauses use it for).
  *
  * required (the consumer's -x kernelclauses=force, for tests): a provider that runs clauses in

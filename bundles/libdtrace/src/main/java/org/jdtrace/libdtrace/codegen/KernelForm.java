@@ -106,7 +106,7 @@ public final class KernelForm {
                 return null;
             }
         }
-        return new KernelClause(name, pred, agg, required, List.copyOf(stores), true, state::dynvarDrops);
+        return new KernelClause(name, pred, agg, required, List.copyOf(stores), true, state.kernelDynvarDrops);
     }
 
     /**

@@ -395,6 +395,12 @@ public final class DState {
         return (n + 7) & ~7L;
     }
 
+    /**
+     * This consumer's dynvarDrops for every whole KernelClause it offers: one object, by which a
+     * provider tells this consumer's thread-locals from other consumers'.
+     */
+    public final java.util.function.LongConsumer kernelDynvarDrops = this::dynvarDrops;
+
     /** Stores a provider's kernel could not make (its per-thread map was full): dynamic variable drops. */
     public void dynvarDrops(long n) {
         if (n > 0) dynvarDrops.addAndGet(n);

@@ -36,16 +36,17 @@
  *
  * Thread-locals (KernelClause.whole, see libdtrace's KernelForm for which ones live here): one
  * hash map for the service (ThreadLocalsMap, shared by the syscall and uprobe programs), {u32 tid,
- * u32 the variable's id} -> u64, holds every thread's
+ * u32 the consumer's state number << 8 | the variable's id} -> u64, holds every consumer's and thread's
  * resident thread-locals; a missing key reads 0. A whole clause loads the thread-locals it reads
  * into stack slots (TLS_BASE - 8 * id) before its predicate, runs predicate and aggregation as
  * above, then its stores in order: the value into the slot (later stores of the clause see it)
  * and into the map, or, for 0, the key deleted (DTrace's semantics: assigning 0 frees the
- * variable). A store the full map refuses adds one to the tls drops array (key 0, an atomic add),
- * which ThreadLocalsMap reports as dynamic variable drops. Only the thread itself touches its keys,
+ * variable). A store the full map refuses adds one to the tls drops array (at the
+ * consumer's state, an atomic add), which ThreadLocalsMap reports to that consumer as dynamic
+ * variable drops. Only the thread itself touches its keys,
  * so no two CPUs race on one key. A thread that exits with variables set leaves them in the map
- * until the provider closes it (as DTrace, whose dynamic variables of a dead thread stay until
- * zeroed). TIMESTAMP is bpf_ktime_get_ns() once per event (the group's prelude): only whole
+ * until its consumer's clauses go (ThreadLocalsMap frees the state; as DTrace, whose dynamic
+ * variables of a dead thread stay until zeroed or the consumer ends). TIMESTAMP is bpf_ktime_get_ns() once per event (the group's prelude): only whole
  * clauses read it, so it is never compared with the JVM's timestamps.
  *
  * Not thread-safe: one instance builds one program.
@@ -115,16 +116,19 @@ final class ClauseProgram {
     private int labels;
     /** The thread-locals map and its drops array (-1: none, no whole clause is taken). */
     private int tlsFd = -1, tlsDropsFd = -1;
+    /** Their lease: each consumer's state number (null: none). */
+    private ThreadLocalsMap.Lease tls;
 
     ClauseProgram(BpfAsm a, Event ev) {
         this.a = a;
         this.ev = ev;
     }
 
-    /** The maps whole clauses keep thread-locals in and count their drops in. */
-    ClauseProgram threadLocals(int tlsFd, int tlsDropsFd) {
-        this.tlsFd = tlsFd;
-        this.tlsDropsFd = tlsDropsFd;
+    /** The maps whole clauses keep thread-locals in and count their drops in (null: no whole clause is taken). */
+    ClauseProgram threadLocals(ThreadLocalsMap.Lease tls) {
+        this.tls = tls;
+        this.tlsFd = tls == null ? -1 : tls.tlsFd();
+        this.tlsDropsFd = tls == null ? -1 : tls.dropsFd();
         return this;
     }
 
@@ -669,9 +673,10 @@ final class ClauseProgram {
             reads(c.aggregation().value(), ids);
             reads(c.aggregation().increment(), ids);
         }
+        int state = ids.isEmpty() ? 0 : tls.state(c);
         for (int id : ids) {
             String none = fresh("tls0"), done = fresh("tls");
-            tlsKey(id);
+            tlsKey(state, id);
             a.ldMap(R1, tlsFd).mov(R2, R10).addImm(R2, TLS_KEY).call(MAP_LOOKUP_ELEM)
                     .jeqImm(R0, 0, none)
                     .ldxDw(R1, R0, 0).ja(done)
@@ -699,25 +704,27 @@ final class ClauseProgram {
         }
     }
 
-    /** The stack's map key = {this thread's tid, id}. */
-    private void tlsKey(int id) {
-        a.stxW(R10, TLS_KEY, R7).stW(R10, TLS_KEY + 4, id);
+    /** The stack's map key = {this thread's tid, the consumer's state << 8 | id} (ThreadLocalsMap). */
+    private void tlsKey(int state, int id) {
+        a.stxW(R10, TLS_KEY, R7).stW(R10, TLS_KEY + 4, state << 8 | id);
     }
 
     /** The clause's stores, in order: slot and map (a value of 0 deletes the key). */
     private void stores(KernelClause c) {
+        int state = c.stores().isEmpty() ? 0 : tls.state(c);
         for (KernelClause.Store st : c.stores()) {
             int id = st.variable().id();
             String delete = fresh("del"), done = fresh("stored");
             eval(st.value(), R1);
             a.stxDw(R10, tlsSlot(id), R1).stxDw(R10, TLS_VALUE, R1);
-            tlsKey(id);
+            tlsKey(state, id);
             a.ldxDw(R1, R10, TLS_VALUE).jeqImm(R1, 0, delete)
                     .ldMap(R1, tlsFd).mov(R2, R10).addImm(R2, TLS_KEY).mov(R3, R10).addImm(R3, TLS_VALUE)
                     .movImm(R4, 0) // BPF_ANY
                     .call(MAP_UPDATE_ELEM)
                     .jmp(0x65, R0, 0, -1, done) // r0 > -1: stored
-                    .lookupKey0(tlsDropsFd).jeqImm(R0, 0, done)
+                    .stW(R10, -4, state).ldMap(R1, tlsDropsFd).mov(R2, R10).addImm(R2, -4).call(MAP_LOOKUP_ELEM) // the state's slot
+                    .jeqImm(R0, 0, done)
                     .movImm(R1, 1).insn(0xdb, R0, R1, 0, 0) // atomic add: a dynamic variable drop
                     .ja(done)
                     .label(delete)

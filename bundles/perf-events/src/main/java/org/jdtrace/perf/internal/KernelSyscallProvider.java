@@ -384,7 +384,7 @@ final class KernelSyscallProvider implements Provider {
         }
         try {
             kernel.load(withRetired.get(0), withRetired.get(1), ClauseMap.program(keep),
-                    lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd(), stacksUsed(now));
+                    lease, stacksUsed(now));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
             ids.forEach(GroupIds::abandon);
             List<KernelClause> named = keep.isEmpty()
@@ -398,7 +398,7 @@ final class KernelSyscallProvider implements Provider {
             ClauseMap.giveBack(keep.values(), attached);
             if (keep.isEmpty()) {
                 refused.addAll(named);
-                kernel.load(List.of(), List.of(), Map.of(), -1, -1, stacksUsed(now)); // predicates alone refused: none in the kernel
+                kernel.load(List.of(), List.of(), Map.of(), null, stacksUsed(now)); // predicates alone refused: none in the kernel
                 ids.forEach(GroupIds::clear);
                 built.forEach(Map::clear);
                 java.util.Arrays.fill(next, 0);
@@ -630,7 +630,7 @@ final class KernelSyscallProvider implements Provider {
                 this.deferred = df;
                 this.stacks = ks;
                 this.ctx = new SyscallContext(perf, comms, symbols, abi, ks);
-                load(List.of(), List.of(), Map.of(), -1, -1, false);
+                load(List.of(), List.of(), Map.of(), null, false);
                 te = perf.program(SyscallProgram.trampoline(pa.fd(), 0), "jdtrace_sys_enter");
                 tx = perf.program(SyscallProgram.trampoline(pa.fd(), 1), "jdtrace_sys_exit");
                 en = perf.attach(enterTp, te);
@@ -652,20 +652,20 @@ final class KernelSyscallProvider implements Provider {
 
         /**
          * Loads both programs with these clause groups and swaps them in; the old ones closed.
-         * {@code tlsFd}, {@code tlsDropsFd}: the thread-locals map (ThreadLocalsMap), -1 without whole clauses.
+         * {@code tls}: the thread-locals maps' lease (ThreadLocalsMap), null without whole clauses.
          */
         void load(List<ClauseProgram.Group> enterGroups, List<ClauseProgram.Group> exitGroups,
-                Map<KernelClause, ClauseProgram.Taken> t, int tlsFd, int tlsDropsFd, boolean withStacks) {
+                Map<KernelClause, ClauseProgram.Taken> t, ThreadLocalsMap.Lease tls, boolean withStacks) {
             // the stack map only where it is used: a program may name 64 maps at most
             int stackFd = withStacks ? stacks.map.fd() : -1;
             BpfObject pe = null, px = null;
             try {
                 pe = perf.program(SyscallProgram.enter(enterTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
+                        new SyscallProgram.Clauses(enterGroups, t, zero.fd(), drops.fd(), leader, numbers, tls),
                         deferred.fd(), regs, stackFd),
                         "jdtrace_sys_enter");
                 px = perf.program(SyscallProgram.exit(exitTp, maxNr, armed.fd(), buf.fd(), events.fd(), parent, task,
-                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tlsFd, tlsDropsFd),
+                        new SyscallProgram.Clauses(exitGroups, t, zero.fd(), drops.fd(), leader, numbers, tls),
                         deferred.fd(), regs, stackFd),
                         "jdtrace_sys_exit");
                 progs.update(0, pe.fd());

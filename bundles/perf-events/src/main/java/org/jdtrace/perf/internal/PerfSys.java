@@ -61,7 +61,7 @@ public final class PerfSys {
 
     // bpf commands, map and program types
     public static final int BPF_MAP_CREATE = 0, BPF_MAP_LOOKUP_ELEM = 1, BPF_MAP_UPDATE_ELEM = 2,
-            BPF_PROG_LOAD = 5;
+            BPF_MAP_DELETE_ELEM = 3, BPF_PROG_LOAD = 5;
     public static final int MAP_ARRAY = 2, MAP_PERF_EVENT_ARRAY = 4, MAP_PERCPU_ARRAY = 6, MAP_LRU_HASH = 9;
     public static final int MAP_HASH = 1, MAP_PROG_ARRAY = 3, MAP_PERCPU_HASH = 5, MAP_STACK_TRACE = 7, BPF_MAP_GET_NEXT_KEY = 4;
     public static final int PROG_KPROBE = 2, PROG_TRACEPOINT = 5, PROG_PERF_EVENT = 7;
@@ -266,6 +266,22 @@ public final class PerfSys {
             return Long.MIN_VALUE; // ENOENT
         }
         return java.nio.ByteBuffer.wrap(v).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** BPF_MAP_DELETE_ELEM of {@code key}: false when the map has no such key. */
+    public boolean mapDelete(int mapFd, byte[] key) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment k = arena.allocate(key.length, 8).copyFrom(MemorySegment.ofArray(key));
+            MemorySegment a = arena.allocate(32, 8); // the fields after key must be zero
+            a.set(JAVA_INT, 0, mapFd);
+            a.set(JAVA_LONG, 8, k.address());
+            try {
+                bpf(BPF_MAP_DELETE_ELEM, a, "bpf map delete");
+            } catch (PerfException e) {
+                return false; // ENOENT
+            }
+            return true;
+        }
     }
 
     /**

@@ -161,7 +161,7 @@ final class SyscallProgram {
         if (clauses != null) {
             ClauseProgram.Event ev = new ClauseProgram.Event(bit != RETURN, bit == RETURN ? 0 : tp.offset("args"),
                     bit == RETURN ? tp.offset("ret") : 0, parent, clauses.leader(), clauses.numbers()).withStacks(stackFd);
-            new ClauseProgram(a, ev).threadLocals(clauses.tlsFd(), clauses.tlsDropsFd()).groups(clauses.groups(), clauses.taken(), clauses.zeroFd(), clauses.dropsFd(),
+            new ClauseProgram(a, ev).threadLocals(clauses.tls()).groups(clauses.groups(), clauses.taken(), clauses.zeroFd(), clauses.dropsFd(),
                     "record", "out");
         }
         a.label("record")
@@ -266,11 +266,11 @@ final class SyscallProgram {
 
     /**
      * The clauses the program runs (ClauseProgram): the groups of its end's probes, the taken
-     * clauses' maps, the zeroed scratch value and the drops map, the thread-locals map and its drops
-     * array (ClauseProgram.threadLocals); null: none (group bits ignored).
+     * clauses' maps, the zeroed scratch value and the drops map, the thread-locals maps' lease
+     * (ClauseProgram.threadLocals; null without whole clauses); null: none (group bits ignored).
      */
     record Clauses(List<ClauseProgram.Group> groups, Map<KernelClause, ClauseProgram.Taken> taken, int zeroFd,
-            int dropsFd, Btf.Leader leader, Map<String, List<Integer>> numbers, int tlsFd, int tlsDropsFd) {}
+            int dropsFd, Btf.Leader leader, Map<String, List<Integer>> numbers, ThreadLocalsMap.Lease tls) {}
 
     /**
      * The program of the provider's tail call (prog array {@code progsFd}, slot {@code slot}):

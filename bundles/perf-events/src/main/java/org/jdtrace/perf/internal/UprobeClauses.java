@@ -194,7 +194,7 @@ final class UprobeClauses {
         }
         try {
             target.load(all.isEmpty() ? null : new UprobeProgram.Clauses(List.copyOf(all), zero.fd(), drops.fd(),
-                    lease == null ? -1 : lease.tlsFd(), lease == null ? -1 : lease.dropsFd()));
+                    lease));
         } catch (PerfException | IllegalArgumentException e) { // the verifier's refusal, a program too big to encode
             ids.abandon();
             List<KernelClause> named = keep.isEmpty()

@@ -109,9 +109,9 @@ final class UprobeProgram {
 
     /**
      * The clauses of a program: its groups, the zeroed scratch value and the drops map, the
-     * thread-locals map and its drops counter (ThreadLocalsMap; -1 when no whole clause is taken).
+     * thread-locals maps' lease (ThreadLocalsMap; null when no whole clause is taken).
      */
-    record Clauses(List<Group> groups, int zeroFd, int dropsFd, int tlsFd, int tlsDropsFd) {}
+    record Clauses(List<Group> groups, int zeroFd, int dropsFd, ThreadLocalsMap.Lease tls) {}
 
     static long[] build(int words, int spWord, int small, int filterFd, int bufFd, int eventsFd, int lostFd) {
         return build(words, spWord, small, filterFd, bufFd, eventsFd, lostFd, null);
@@ -140,7 +140,7 @@ final class UprobeProgram {
             a.mov(R1, R9).rshImm(R1, 16);
             for (Group g : clauses.groups()) a.jeqImm(R1, g.group().id(), "ugroup" + g.group().id());
             a.ja("record");
-            ClauseProgram cp = new ClauseProgram(a, null).threadLocals(clauses.tlsFd(), clauses.tlsDropsFd());
+            ClauseProgram cp = new ClauseProgram(a, null).threadLocals(clauses.tls());
             for (Group g : clauses.groups()) {
                 a.label("ugroup" + g.group().id());
                 cp.event(g.event());

@@ -100,6 +100,86 @@ class KernelThreadLocalsTest {
         assertEquals(List.of(), sameBytesInTheJvm(p, " " + N + "\n"));
     }
 
+    @Test
+    void eachConsumerHasItsOwnThreadLocals() throws Exception {
+        // two consumers on one framework run the classic idiom at once: each one's self->ts is
+        // its own (each dtrace_state_t has its own dynamic variables), so neither's return
+        // clause zeroes the other's; on a shared variable one of them would count fewer than N
+        BiFunction<Long, Long, String> classic = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { self->ts = timestamp; } "
+                + "syscall::getppid:return /self->ts/ { @ = count(); self->ts = 0; } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        List<String> off = twoConsumers(OFF, classic, classic), on = twoConsumers(ON, classic, classic);
+        assertEquals(off, on);
+        assertEquals(List.of(Integer.toString(N), Integer.toString(N)), on.stream().map(String::strip).toList(), on.toString());
+    }
+
+    @Test
+    void aVariableOneConsumerSetsIsNeverSeenByAnother() throws Exception {
+        // the first consumer sets self->ts (and leaves it set); the second only tests its own
+        // self->ts, whose one store never runs: it must always read 0
+        BiFunction<Long, Long, String> sets = (a, b) -> "syscall::getppid:entry /pid == " + a + "/ { self->ts = timestamp; } "
+                + "syscall::getppid:return /self->ts/ { @ = count(); } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
+        BiFunction<Long, Long, String> tests = (a, b) -> "syscall::getppid:entry /pid == -1/ { self->ts = timestamp; } "
+                + "syscall::getppid:return /pid == " + a + " && self->ts/ { @seen = count(); } "
+                + "syscall::getppid:return /pid == " + a + " && self->ts == 0/ { @unset = count(); } "
+                + "syscall::exit_group:entry /pid == " + a + "/ { exit(0); } "
+                + "END { printa(\"seen %@d\\n\", @seen); printa(\"unset %@d\\n\", @unset); }";
+        List<String> off = twoConsumers(OFF, sets, tests), on = twoConsumers(ON, sets, tests);
+        assertEquals(off, on);
+        assertEquals("unset " + N + "\n\n", on.get(1), on.toString());
+    }
+
+    /**
+     * Two consumers on one framework, {@code first} and {@code second} (after {@code options}),
+     * tracing at once while two processes make N getppid calls each: their outputs.
+     */
+    private List<String> twoConsumers(List<String> options, BiFunction<Long, Long, String> first,
+            BiFunction<Long, Long, String> second) throws Exception {
+        List<org.jdtrace.spi.Provider> ps = h.providers();
+        ps.forEach(h.fw::addProvider);
+        try {
+            Process a = h.waitingSys(N), b = h.waitingSys(N);
+            List<java.io.ByteArrayOutputStream> outs = List.of(new java.io.ByteArrayOutputStream(), new java.io.ByteArrayOutputStream());
+            List<java.util.concurrent.CompletableFuture<String[]>> runs = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                List<String> argv = new java.util.ArrayList<>(options);
+                argv.addAll(List.of("-q", "-n", "BEGIN { printf(\"ready\\n\"); } tick-60s { exit(3); } "
+                        + (i == 0 ? first : second).apply(a.pid(), b.pid())));
+                java.io.ByteArrayOutputStream out = outs.get(i);
+                // a thread each: the common pool may have one worker (two cores), which would run them in turn
+                var f = new java.util.concurrent.CompletableFuture<String[]>();
+                Thread.ofPlatform().daemon().start(() -> f.complete(h.run(out, argv.toArray(String[]::new))));
+                runs.add(f);
+            }
+            for (int k = 0; k < 2; k++) {
+                java.io.ByteArrayOutputStream out = outs.get(k);
+                var run = runs.get(k);
+                for (int i = 0; i < 600 && !run.isDone() && !out.toString(java.nio.charset.StandardCharsets.UTF_8).contains("ready"); i++) {
+                    Thread.sleep(50);
+                }
+                assertTrue(out.toString(java.nio.charset.StandardCharsets.UTF_8).contains("ready"),
+                        () -> "tracing started" + (run.isDone() ? java.util.Arrays.toString(run.join()) : ""));
+            }
+            for (Process p : List.of(a, b)) {
+                p.getOutputStream().write('\n');
+                p.getOutputStream().flush();
+            }
+            assertEquals(0, a.waitFor());
+            assertEquals(0, b.waitFor());
+            List<String> r = new java.util.ArrayList<>();
+            for (var f : runs) {
+                String[] x = f.get();
+                assertEquals("0", x[0], x[2]);
+                assertEquals("", x[2]);
+                r.add(x[1].replace("ready\n", ""));
+            }
+            return r;
+        } finally {
+            ps.forEach(h.fw::removeProvider);
+        }
+    }
+
     /**
      * {@code program} run both ways prints the same bytes, which contain {@code counted}; the
      * default path's warning lines, sorted (kernelclauses=off has none).
