@@ -234,6 +234,33 @@ final class BpfAsm {
         return this;
     }
 
+    /** The kernel's limit of distinct maps one program may name (MAX_USED_MAPS in bpf_verifier.h). */
+    static final int MAX_MAPS = 64;
+
+    /** The distinct map descriptors {@code code} names (ld_imm64 of BPF_PSEUDO_MAP_FD or _VALUE). */
+    static int mapsNamed(long[] code) {
+        java.util.Set<Integer> fds = new java.util.HashSet<>();
+        for (int i = 0; i < code.length; i++) {
+            if ((code[i] & 0xff) != 0x18) continue;
+            int src = (int) (code[i] >> 12) & 0xf;
+            if (src == 1 || src == 2) fds.add((int) (code[i] >>> 32));
+            i++; // the second slot of ld_imm64
+        }
+        return fds.size();
+    }
+
+    /**
+     * IllegalArgumentException (a program too big for BPF) when {@code code} names more maps than
+     * the kernel lets a program use: checked before loading, as the verifier's own refusal (E2BIG,
+     * before any instruction is processed) does not say why.
+     */
+    static void checkMaps(long[] code) {
+        int n = mapsNamed(code);
+        if (n > MAX_MAPS) {
+            throw new IllegalArgumentException("it names " + n + " maps, past the kernel's limit of " + MAX_MAPS + " maps a program");
+        }
+    }
+
     long[] code() {
         long[] out = new long[insns.size()];
         for (int i = 0; i < out.length; i++) {

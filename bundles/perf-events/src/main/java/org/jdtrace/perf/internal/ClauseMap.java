@@ -246,7 +246,8 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
 
     /**
      * Why the kernel would not run a program, in Probe.kernelRefused's one line: its verifier's
-     * refusal (PerfException), or a program too big to encode (IllegalArgumentException).
+     * refusal (PerfException), or a program too big to encode or naming too many maps
+     * (IllegalArgumentException).
      */
     static String refusal(RuntimeException e) {
         return e instanceof PerfException ? "the kernel refused its program: " + e.getMessage()

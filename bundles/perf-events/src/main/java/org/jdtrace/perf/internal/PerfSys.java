@@ -308,7 +308,9 @@ public final class PerfSys {
 
     /**
      * BPF_PROG_LOAD of a tracepoint program under the GPL (bpf_perf_event_output and
-     * bpf_probe_read_user_str are GPL-only). A refusal carries the verifier's last log line.
+     * bpf_probe_read_user_str are GPL-only). A refusal carries the verifier's last log line; a
+     * program naming more maps than the kernel allows is refused before the call
+     * (BpfAsm.checkMaps: IllegalArgumentException).
      */
     public int progLoad(long[] insns, String name) {
         return progLoad(PROG_TRACEPOINT, insns, name);
@@ -324,6 +326,7 @@ public final class PerfSys {
      * program is PROG_KPROBE expecting TRACE_UPROBE_MULTI), as above.
      */
     public int progLoad(int type, int expectedAttachType, long[] insns, String name) {
+        BpfAsm.checkMaps(insns);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment code = arena.allocate(insns.length * 8L, 8);
             for (int i = 0; i < insns.length; i++) code.setAtIndex(JAVA_LONG, i, insns[i]);

@@ -295,6 +295,22 @@ class KernelClausesTest {
     }
 
     @Test
+    void aProgramNamingMoreMapsThanTheKernelAllowsSaysSo() throws Exception {
+        // a map for each of 64 counting clauses at one probe, and the program's own maps: past
+        // the kernel's 64 maps a program, told as that (the kernel's own refusal, E2BIG before
+        // any instruction, reads as a verifier failure)
+        BiFunction<Long, Long, String> p = (a, b) -> {
+            StringBuilder prog = new StringBuilder();
+            for (int k = 0; k < ClauseProgram.MAX_CLAUSES; k++) {
+                prog.append("syscall::getppid:entry /pid == ").append(a).append("/ { @c").append(k).append(" = count(); } ");
+            }
+            return prog.toString();
+        };
+        String err = refusedRunsInTheJvm(p, "its program is too big for BPF: it names ");
+        assertTrue(err.matches("(?s).*: it names (6[5-9]|[7-9][0-9]) maps, past the kernel's limit of 64 maps a program\n"), err);
+    }
+
+    @Test
     void aProgramTheVerifierRefusesLeavesItsClausesToTheJvmWithOneWarning() throws Exception {
         // getppid's value (this JVM's pid) bit by bit: 22 branches whose sides the verifier keeps
         // apart (lquantize compares the sum), 2^22 paths, past its million instructions
@@ -309,9 +325,9 @@ class KernelClausesTest {
     /**
      * {@code program} runs in the JVM after one warning line whose reason starts with
      * {@code reason}, with the bytes of kernelclauses=off; under kernelclauses=force the refusal
-     * is an error.
+     * is an error. Returns the warning.
      */
-    private void refusedRunsInTheJvm(BiFunction<Long, Long, String> program, String reason) throws Exception {
+    private String refusedRunsInTheJvm(BiFunction<Long, Long, String> program, String reason) throws Exception {
         BiFunction<Long, Long, String> p = (a, b) -> program.apply(a, b) + " syscall::exit_group:entry /pid == " + a + "/ { exit(0); }";
         Object[] off = h.countWhileTwoRun(N, OFF, p);
         Object[] on = h.countWhileTwoRun(N, List.of(), p);
@@ -328,6 +344,7 @@ class KernelClausesTest {
         assertEquals("1", r[0], r[2]);
         assertTrue(r[2].startsWith("dtrace: could not enable tracing: clause " + clause + ": " + reason)
                 && r[2].endsWith(" (kernelclauses=force)\n") && r[2].lines().count() == 1, r[2]);
+        return err;
     }
 
     /**
