@@ -1,0 +1,64 @@
+package org.jdtrace.perf.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+import org.jdtrace.isa.amd64.internal.Amd64Isa;
+import org.jdtrace.spi.KernelClause;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ThreadLocalsMap's states on the service's real BPF maps: a consumer (its clauses'
+ * dynvarDrops) has one state number across its clauses and builders, another consumer another;
+ * a full hash's drops counted in a state's slot go to that state's consumer alone; a state whose
+ * clauses went is freed and its number not handed out again at once.
+ */
+class ThreadLocalsMapTest {
+
+    final PerfEventsImpl perf = new PerfEventsImpl(new Amd64Isa());
+
+    @AfterEach
+    void tearDown() {
+        perf.close();
+    }
+
+    static KernelClause whole(String name, LongConsumer drops) {
+        return new KernelClause(name, null, null, false, List.of(), true, drops);
+    }
+
+    @Test
+    void eachConsumerHasItsOwnStateAndItsOwnDrops() {
+        AtomicLong aDrops = new AtomicLong(), bDrops = new AtomicLong();
+        LongConsumer a = aDrops::addAndGet, b = bDrops::addAndGet, c = n -> { };
+        KernelClause a1 = whole("a1", a), a2 = whole("a2", a), b1 = whole("b1", b);
+        ThreadLocalsMap tlm = perf.threadLocals;
+        ThreadLocalsMap.Lease sys = tlm.lease(), uprobes = tlm.lease();
+        int sa = sys.state(a1), sb = sys.state(b1);
+        assertNotEquals(sa, sb, "two consumers, two states");
+        assertEquals(sa, sys.state(a2), "one consumer's clauses share its variables");
+        assertEquals(sa, uprobes.state(a1), "at every provider's programs");
+        sys.taken(List.of(a1, a2, b1));
+        uprobes.taken(List.of(a1));
+
+        perf.sys().mapUpdate(sys.dropsFd(), sb, 5, 8); // what 5 refused stores of b's leave
+        tlm.poll();
+        assertEquals(5, bDrops.get());
+        assertEquals(0, aDrops.get(), "a's stores were not refused");
+
+        sys.taken(List.of(a1, a2)); // b's clauses went: its state is freed
+        int sc = sys.state(whole("c1", c));
+        assertNotEquals(sb, sc, "a freed state is not handed out again at once");
+        assertNotEquals(sa, sc);
+        assertEquals(sa, sys.state(a1), "a's state stays while its clauses run");
+        perf.sys().mapUpdate(sys.dropsFd(), sa, 2, 8);
+        sys.close();
+        assertEquals(2, aDrops.get(), "drops are polled when a lease goes");
+        assertEquals(5, bDrops.get());
+        uprobes.close();
+    }
+}
