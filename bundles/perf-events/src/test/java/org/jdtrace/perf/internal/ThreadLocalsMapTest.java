@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * ThreadLocalsMap's states on the service's real BPF maps: a consumer (its clauses'
  * dynvarDrops) has one state number across its clauses and builders, another consumer another;
  * a full hash's drops counted in a state's slot go to that state's consumer alone; a state whose
- * clauses went is freed and its number not handed out again at once.
+ * clauses went is freed, its variables deleted from the hash, and its number not handed out again
+ * at once.
  */
 class ThreadLocalsMapTest {
 
@@ -29,6 +30,23 @@ class ThreadLocalsMapTest {
 
     static KernelClause whole(String name, LongConsumer drops) {
         return new KernelClause(name, null, null, false, List.of(), true, drops);
+    }
+
+    static byte[] key(int tid, int word) {
+        return java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder()).putInt(tid).putInt(word).array();
+    }
+
+    /** The hash's keys {tid, state << 8 | id}, sorted. */
+    List<List<Integer>> keys(int fd) {
+        List<List<Integer>> out = new java.util.ArrayList<>();
+        byte[] k = null, next = new byte[8];
+        while (perf.sys().mapBytes(PerfSys.BPF_MAP_GET_NEXT_KEY, fd, k, next)) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(next).order(java.nio.ByteOrder.nativeOrder());
+            out.add(List.of(b.getInt(0), b.getInt(4)));
+            k = next.clone();
+        }
+        out.sort(java.util.Comparator.comparing((List<Integer> l) -> l.get(0)).thenComparing(l -> l.get(1)));
+        return out;
     }
 
     @Test
@@ -50,7 +68,14 @@ class ThreadLocalsMapTest {
         assertEquals(5, bDrops.get());
         assertEquals(0, aDrops.get(), "a's stores were not refused");
 
-        sys.taken(List.of(a1, a2)); // b's clauses went: its state is freed
+        // variables of a's and b's left set by threads 7 and 8 (values 0: the update writes a zeroed value)
+        for (int[] k : new int[][] {{7, sa << 8}, {7, sb << 8}, {8, sb << 8 | 3}}) {
+            perf.sys().mapBytes(PerfSys.BPF_MAP_UPDATE_ELEM, sys.tlsFd(), key(k[0], k[1]), new byte[8]);
+        }
+        assertEquals(List.of(List.of(7, sa << 8), List.of(7, sb << 8), List.of(8, sb << 8 | 3)), keys(sys.tlsFd()));
+
+        sys.taken(List.of(a1, a2)); // b's clauses went: its state is freed, its variables deleted
+        assertEquals(List.of(List.of(7, sa << 8)), keys(sys.tlsFd()));
         int sc = sys.state(whole("c1", c));
         assertNotEquals(sb, sc, "a freed state is not handed out again at once");
         assertNotEquals(sa, sc);
