@@ -1,0 +1,177 @@
+package org.jdtrace.provider.sdt.internal.usdt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two consumers on one process in one JVM (as in the gogo shell): A runs ft_pair with -c and
+ * counts work()'s entries, returns and the hits of its second instruction; B grabs the same
+ * process with -p, counts other()'s entries and returns, and ends while A traces on. The
+ * process's shared state (its ProcessState, uprobes, captured contexts) is held by both grabs
+ * and let go only by the last (dt_proc's reference count): A still counts every one of the calls
+ * ft_pair counts itself, the target is never left stopped or under ptrace, and once both end no
+ * perf event or BPF descriptor of theirs is left in this JVM. The reverse order too: A's end
+ * kills the command it created (dtrace -c), and B, still tracing, ends as its process exits.
+ */
+class SharedTargetTest {
+
+    private final Platform platform = new Platform(true);
+    private final List<Long> targets = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        for (long pid : targets) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        platform.close();
+    }
+
+    private static final Pattern TARGET = Pattern.compile("target (\\d+)\n");
+
+    /** The offset of work()'s second instruction in ft_pair (an offset probe's name). */
+    private static long secondInstruction(String bin) throws Exception {
+        try (org.jdtrace.elf.ElfFile elf = org.jdtrace.elf.ElfFile.open(Path.of(bin))) {
+            long work = elf.symbol("work").orElseThrow().value();
+            byte[] code = elf.read(work, 16);
+            return Platform.ISA.decode(code, 0, work).length();
+        }
+    }
+
+    /** Consumer A: -c ft_pair, work()'s entries, returns and second instruction counted. */
+    private Platform.Run startA(String bin) throws Exception {
+        String off = Long.toHexString(secondInstruction(bin));
+        Platform.Run a = platform.run("-q", "-c", bin, "-n",
+                "BEGIN { printf(\"target %d\\n\", $target); }"
+                        + " pid$target:a.out:work:entry { @e = count(); }"
+                        + " pid$target:a.out:work:return { @r = count(); }"
+                        + " pid$target:a.out:work:" + off + " { @o = count(); }"
+                        + " END { printa(\"entry %@d\\n\", @e); printa(\"return %@d\\n\", @r); printa(\"offset %@d\\n\", @o); }");
+        for (int i = 0; i < 600 && !TARGET.matcher(a.out()).find(); i++) Thread.sleep(50);
+        Matcher m = TARGET.matcher(a.out());
+        assertTrue(m.find(), "target started: " + a);
+        targets.add(Long.parseLong(m.group(1)));
+        Thread.sleep(300); // A's probes are in and firing
+        return a;
+    }
+
+    /** Consumer B: -p the same process, other()'s entries and returns, until {@code rounds} rounds of ft_pair. */
+    private Platform.Run startB(long pid, int rounds) throws Exception {
+        Platform.Run b = platform.run("-q", "-p", Long.toString(pid), "-n",
+                "BEGIN { printf(\"grabbed\\n\"); }"
+                        + " pid$target:a.out:other:entry { @e = count(); }"
+                        + " pid$target:a.out:other:return { @r = count(); }"
+                        + " pid$target:a.out:other:entry /arg0 == 999/ { n++; }"
+                        + " pid$target:a.out:other:entry /n == " + rounds + "/ { exit(0); }"
+                        + " END { printa(\"entry %@d\\n\", @e); printa(\"return %@d\\n\", @r); }");
+        for (int i = 0; i < 600 && !b.out().contains("grabbed\n"); i++) Thread.sleep(50);
+        assertTrue(b.out().contains("grabbed\n"), "B grabbed the process: " + b);
+        return b;
+    }
+
+    private static long count(String out, String what) {
+        Matcher m = Pattern.compile("(?m)^" + what + " (\\d+)$").matcher(out);
+        assertTrue(m.find(), what + " in " + out);
+        return Long.parseLong(m.group(1));
+    }
+
+    /** The process's state letter and TracerPid (/proc/PID/status). */
+    private static String stateAndTracer(long pid) throws Exception {
+        String state = null, tracer = null;
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("State:")) state = line.substring(6).strip().substring(0, 1);
+            if (line.startsWith("TracerPid:")) tracer = line.substring(10).strip();
+        }
+        return state + " " + tracer;
+    }
+
+    /** This JVM's perf event and BPF descriptors, by kind (/proc/self/fd). */
+    private static Map<String, Integer> kernelFds() throws Exception {
+        Map<String, Integer> n = new TreeMap<>(Map.of("perf_event", 0, "bpf-prog", 0, "bpf-map", 0, "bpf_link", 0));
+        try (var s = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path f : s.toList()) {
+                String link;
+                try {
+                    link = Files.readSymbolicLink(f).toString();
+                } catch (Exception e) {
+                    continue;
+                }
+                for (String k : n.keySet()) if (link.contains(k)) n.merge(k, 1, Integer::sum);
+            }
+        }
+        return n;
+    }
+
+    /** A run on ft_count first, so that what stays open for the platform's life (the rings) is in the baseline. */
+    private Map<String, Integer> baseline() throws Exception {
+        Platform.Run w = platform.run("-q", "-n", "pid$target:a.out:sq:entry { @ = count(); }", "-c", Platform.bin("ft_count") + " 100");
+        assertEquals(0, w.await(), w.toString());
+        return kernelFds();
+    }
+
+    private static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    @Test
+    void aSecondConsumersEndLeavesTheFirstCountingEveryHit() throws Exception {
+        Map<String, Integer> before = baseline();
+        String bin = Platform.bin("ft_pair");
+        Platform.Run a = startA(bin);
+        long pid = targets.get(0);
+        Platform.Run b = startB(pid, 300);
+        assertEquals(0, b.await(), b.toString());
+        long be = count(b.out(), "entry"), br = count(b.out(), "return");
+        // B's end comes with its exit() record: the hits around it are its own to count or not
+        assertTrue(be >= 290_000 && br >= 290_000, "B counted other()'s calls while it traced: " + b);
+        assertTrue(alive(pid), "the target runs on after B's end");
+        assertEquals("S 0", stateAndTracer(pid).replace("R ", "S "), "neither stopped nor traced after B's end");
+        Thread.sleep(500); // A traces on, alone
+        new ProcessBuilder("kill", "-USR1", Long.toString(pid)).start().waitFor();
+        assertEquals(0, a.await(), a.toString());
+        Matcher own = Pattern.compile("work (\\d+) other (\\d+)\n").matcher(a.out());
+        assertTrue(own.find(), "the target's own counts: " + a);
+        long calls = Long.parseLong(own.group(1));
+        assertTrue(calls > 300_000, "the target ran through B's whole run: " + a);
+        assertEquals(calls, count(a.out(), "entry"), "A counted every entry: " + a);
+        assertEquals(calls, count(a.out(), "return"), "A counted every return: " + a);
+        assertEquals(calls, count(a.out(), "offset"), "A counted every offset hit: " + a);
+        assertEquals(before, kernelFds(), "nothing of either consumer left in the kernel");
+    }
+
+    @Test
+    void theCreatorsEndKillsItsCommandAndTheGrabberEndsWithIt() throws Exception {
+        Map<String, Integer> before = baseline();
+        String bin = Platform.bin("ft_pair");
+        String off = Long.toHexString(secondInstruction(bin));
+        // A ends on its own after 200 rounds of ft_pair, while B traces
+        Platform.Run a = platform.run("-q", "-c", bin, "-n",
+                "BEGIN { printf(\"target %d\\n\", $target); }"
+                        + " pid$target:a.out:work:entry { @e = count(); }"
+                        + " pid$target:a.out:work:" + off + " { @o = count(); }"
+                        + " pid$target:a.out:work:entry /arg0 == 999/ { n++; }"
+                        + " pid$target:a.out:work:entry /n == 200/ { exit(0); }");
+        for (int i = 0; i < 600 && !TARGET.matcher(a.out()).find(); i++) Thread.sleep(50);
+        Matcher m = TARGET.matcher(a.out());
+        assertTrue(m.find(), "target started: " + a);
+        long pid = Long.parseLong(m.group(1));
+        targets.add(pid);
+        Platform.Run b = startB(pid, Integer.MAX_VALUE);
+        assertEquals(0, a.await(), a.toString());
+        assertEquals(0, b.await(), b.toString());
+        assertTrue(count(b.out(), "entry") > 0 && b.err().isEmpty(), "B traced until its process went: " + b);
+        for (int i = 0; i < 100 && alive(pid); i++) Thread.sleep(20);
+        assertFalse(alive(pid), "dtrace -c kills its command at its end");
+        assertEquals(before, kernelFds(), "nothing of either consumer left in the kernel");
+    }
+}
