@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * and let go only by the last (dt_proc's reference count): A still counts every one of the calls
  * ft_pair counts itself, the target is never left stopped or under ptrace, and once both end no
  * perf event or BPF descriptor of theirs is left in this JVM. The reverse order too: A's end
- * kills the command it created (dtrace -c), and B, still tracing, ends as its process exits.
+ * kills the command it created (dtrace -c), and B, still tracing, ends as its process exits; and
+ * with two -p grabs, the first one's end leaves the second tracing.
  */
 class SharedTargetTest {
 
@@ -146,6 +147,47 @@ class SharedTargetTest {
         assertEquals(calls, count(a.out(), "entry"), "A counted every entry: " + a);
         assertEquals(calls, count(a.out(), "return"), "A counted every return: " + a);
         assertEquals(calls, count(a.out(), "offset"), "A counted every offset hit: " + a);
+        assertEquals(before, kernelFds(), "nothing of either consumer left in the kernel");
+    }
+
+    /**
+     * The reverse order without a kill: ft_pair started here, A grabs it first (-p) and ends
+     * first, after 200 of its rounds, while B, grabbed second, traces on: B's probes still fire
+     * after A's end (it counts on past 400 rounds), and once both let go the process runs on,
+     * neither stopped nor traced, and ends at SIGUSR1 printing its own counts.
+     */
+    @Test
+    void theFirstGrabbersEndLeavesTheSecondTracing() throws Exception {
+        Map<String, Integer> before = baseline();
+        // not a child of this JVM (whose process reaper would take the stops of a grab): a shell's
+        Path out = Files.createTempFile("ft_pair", ".out");
+        Process sh = new ProcessBuilder("sh", "-c", "\"$0\" >\"$1\" 2>&1 </dev/null & echo $!", Platform.bin("ft_pair"),
+                out.toString()).start();
+        long pid = Long.parseLong(new String(sh.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip());
+        targets.add(pid);
+        assertEquals(0, sh.waitFor());
+        Platform.Run a = platform.run("-q", "-p", Long.toString(pid), "-n",
+                "BEGIN { printf(\"grabbed\\n\"); }"
+                        + " pid$target:a.out:work:entry { @e = count(); }"
+                        + " pid$target:a.out:work:entry /arg0 == 999/ { n++; }"
+                        + " pid$target:a.out:work:entry /n == 200/ { exit(0); }"
+                        + " END { printa(\"entry %@d\\n\", @e); }");
+        for (int i = 0; i < 600 && !a.out().contains("grabbed\n"); i++) Thread.sleep(50);
+        assertTrue(a.out().contains("grabbed\n"), "A grabbed the process: " + a);
+        Platform.Run b = startB(pid, 400);
+        assertEquals(0, a.await(), a.toString());
+        assertTrue(count(a.out(), "entry") >= 190_000, a.toString());
+        assertTrue(b.thread.isAlive(), "B traces on after A's end: " + b);
+        assertEquals(0, b.await(), b.toString()); // its 400th round came after A's end
+        assertTrue(count(b.out(), "entry") >= 390_000, "B counted other()'s calls while it traced: " + b);
+        assertTrue(alive(pid), "the target runs on after both ends");
+        assertEquals("S 0", stateAndTracer(pid).replace("R ", "S "), "neither stopped nor traced after both ends");
+        new ProcessBuilder("kill", "-USR1", Long.toString(pid)).start().waitFor();
+        for (int i = 0; i < 1500 && alive(pid); i++) Thread.sleep(20);
+        assertFalse(alive(pid), "ft_pair ends at SIGUSR1");
+        String own = Files.readString(out);
+        Files.delete(out);
+        assertTrue(own.matches("work (\\d+) other \\1\n"), "every call made, untouched: " + own);
         assertEquals(before, kernelFds(), "nothing of either consumer left in the kernel");
     }
 
