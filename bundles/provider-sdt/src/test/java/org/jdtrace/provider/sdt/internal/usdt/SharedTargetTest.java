@@ -38,8 +38,6 @@ class SharedTargetTest {
         platform.close();
     }
 
-    private static final Pattern TARGET = Pattern.compile("target (\\d+)\n");
-
     /** The offset of work()'s second instruction in ft_pair (an offset probe's name). */
     private static long secondInstruction(String bin) throws Exception {
         try (org.jdtrace.elf.ElfFile elf = org.jdtrace.elf.ElfFile.open(Path.of(bin))) {
@@ -58,10 +56,7 @@ class SharedTargetTest {
                         + " pid$target:a.out:work:return { @r = count(); }"
                         + " pid$target:a.out:work:" + off + " { @o = count(); }"
                         + " END { printa(\"entry %@d\\n\", @e); printa(\"return %@d\\n\", @r); printa(\"offset %@d\\n\", @o); }");
-        for (int i = 0; i < 600 && !TARGET.matcher(a.out()).find(); i++) Thread.sleep(50);
-        Matcher m = TARGET.matcher(a.out());
-        assertTrue(m.find(), "target started: " + a);
-        targets.add(Long.parseLong(m.group(1)));
+        targets.add(a.target());
         Thread.sleep(300); // A's probes are in and firing
         return a;
     }
@@ -223,10 +218,7 @@ class SharedTargetTest {
                         + " pid$target:a.out:work:" + off + " { @o = count(); }"
                         + " pid$target:a.out:work:entry /arg0 == 999/ { n++; }"
                         + " pid$target:a.out:work:entry /n == 200/ { exit(0); }");
-        for (int i = 0; i < 600 && !TARGET.matcher(a.out()).find(); i++) Thread.sleep(50);
-        Matcher m = TARGET.matcher(a.out());
-        assertTrue(m.find(), "target started: " + a);
-        long pid = Long.parseLong(m.group(1));
+        long pid = a.target();
         targets.add(pid);
         Platform.Run b = startB(pid, Integer.MAX_VALUE);
         assertEquals(0, a.await(), a.toString());
