@@ -53,6 +53,14 @@ import org.slf4j.LoggerFactory;
  * warning line with its reason). A process already followed keeps its path for every consumer
  * (one attachment per process).
  *
+ * Holds (dt_proc's reference count): every create and grab, the second consumer's -p of a
+ * process already followed included, is one consumer's hold (a TargetProcess). The process runs
+ * once every holder has said go (or let go), and its shared state (the ProcessState, its
+ * uprobes, captures, listeners' writes, the probes named after it) stays until the last holder
+ * lets go: one consumer's end never takes it from another (illumos bug 6573659: only exit and
+ * exec make the state defunct). A -c holder's end kills its command, for every holder, as dtrace
+ * -c does. Counts guarded by this component's lock.
+ *
  * Events: exec and exit mark the process defunct and tell the Fasttrap listeners; then, on a
  * separate thread (never the control thread, which the framework may be waiting for), the probe
  * owner (the pid provider, ProcessTable.ProbeOwner) retires the probes named after the process,
@@ -173,6 +181,9 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     private void releaseAll() {
         for (ProcessState s : List.copyOf(processes.values())) {
+            synchronized (this) {
+                s.released = true; // a hold's end after this finds nothing to do
+            }
             releasing(s);
             holds.letGo(s.pid(), true);
             try {
@@ -267,7 +278,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         } catch (RuntimeException e) {
             throw new ProcessException(e.getMessage());
         }
-        return target(track(p, false, uprobes));
+        return hold(track(p, false, uprobes), true);
     }
 
     @Override
@@ -277,8 +288,10 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
 
     @Override
     public TargetProcess grab(int pid, Map<String, Long> consumerOptions) throws ProcessException {
-        ProcessState s = processes.get(pid);
-        if (s != null) return target(s);
+        synchronized (this) {
+            ProcessState s = processes.get(pid);
+            if (s != null && !s.released) return hold(s, false); // followed already: one more consumer holds it
+        }
         boolean uprobes = wantsUprobes(consumerOptions);
         TracedProcess p;
         try {
@@ -287,7 +300,7 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
             throw new ProcessException(e.getMessage().startsWith("failed") ? e.getMessage()
                     : "failed to grab pid " + pid + ": " + e.getMessage());
         }
-        return target(track(p, false, uprobes));
+        return hold(track(p, false, uprobes), false);
     }
 
     private ProcessState track(TracedProcess p, boolean owned, boolean uprobes) {
@@ -410,13 +423,16 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
     /** A process grabbed only for probes, none left: released untouched. */
     @Override
     public void letGoIfUnused(ProcessState s) {
-        if (s.ownedByProvider && !s.hasProbes() && !s.defunct() && processes.get(s.pid()) == s) {
-            releasing(s);
-            holds.letGo(s.pid(), true);
-            s.process.release();
-            processes.remove(s.pid(), s);
-            s.close();
+        synchronized (this) {
+            if (!s.ownedByProvider || s.hasProbes() || s.defunct() || s.holders > 0 || s.released
+                    || processes.get(s.pid()) != s) return;
+            s.released = true;
         }
+        releasing(s);
+        holds.letGo(s.pid(), true);
+        s.process.release();
+        processes.remove(s.pid(), s);
+        s.close();
     }
 
     // ------------------------------------------------------------------ ProcessTable
@@ -493,34 +509,86 @@ public final class ProcessControlImpl implements ProcessControl, ProcessTable, F
         else s.process.go();
     }
 
-    private TargetProcess target(ProcessState s) {
-        TracedProcess p = s.process;
-        return new TargetProcess() {
-            @Override public int pid() { return p.pid(); }
-            @Override public boolean created() { return p.created(); }
-            @Override public void go() { letRun(s); }
-            @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
-            @Override public boolean exited() { return p.ended(); }
-            @Override public int exitStatus() { return p.exitStatus(); }
-            @Override public java.io.OutputStream stdin() { return p.stdin(); }
-            @Override public java.io.InputStream stdout() { return p.stdout(); }
-            @Override public java.io.InputStream stderr() { return p.stderr(); }
-            @Override public void release() { end(s, false); }
-            @Override public void kill() { end(s, true); }
-            @Override public void close() { end(s, p.created()); }
-        };
+    /**
+     * One consumer's hold on {@code s} (its -c or -p; dt_proc's reference): the process runs once
+     * every consumer holding it has said go or let go, and is released (its probes retired, its
+     * listeners told, its uprobes and captures closed) when the last lets go. A hold's kill (a -c
+     * command at its dtrace's end, as dtrace -c kills it whoever else traces it) ends it for all.
+     */
+    private synchronized TargetProcess hold(ProcessState s, boolean created) {
+        assert !s.released;
+        s.holders++;
+        s.waiting++;
+        return new Hold(s, created);
     }
 
-    private void end(ProcessState s, boolean kill) {
+    private final class Hold implements TargetProcess {
+        final ProcessState s;
+        final TracedProcess p;
+        /** This consumer created the process (-c): its end kills it. */
+        final boolean created;
+        /** Guarded by ProcessControlImpl.this. */
+        boolean went, ended;
+
+        Hold(ProcessState s, boolean created) {
+            this.s = s;
+            this.p = s.process;
+            this.created = created;
+        }
+
+        @Override public int pid() { return p.pid(); }
+        @Override public boolean created() { return created; }
+        @Override public void go() { goes(this); }
+        @Override public int awaitExit(long t, TimeUnit u) throws InterruptedException { return p.awaitExit(t, u); }
+        @Override public boolean exited() { return p.ended(); }
+        @Override public int exitStatus() { return p.exitStatus(); }
+        @Override public java.io.OutputStream stdin() { return created ? p.stdin() : null; }
+        @Override public java.io.InputStream stdout() { return created ? p.stdout() : null; }
+        @Override public java.io.InputStream stderr() { return created ? p.stderr() : null; }
+        @Override public void release() { end(this, false); }
+        @Override public void kill() { end(this, true); }
+        @Override public void close() { end(this, created); }
+    }
+
+    /** {@code h}'s consumer says go: the process runs unless another holder has not said so yet. */
+    private void goes(Hold h) {
+        synchronized (this) {
+            if (h.went || h.ended) return;
+            h.went = true;
+            if (--h.s.waiting > 0 || h.s.released) return;
+        }
+        letRun(h.s);
+    }
+
+    /** {@code h}'s consumer lets go: the last one releases the process ({@code kill}: ends it for every holder). */
+    private void end(Hold h, boolean kill) {
+        ProcessState s = h.s;
+        boolean run = false;
+        synchronized (this) {
+            if (h.ended) return;
+            h.ended = true;
+            s.holders--;
+            // the others said go: it waited for this one
+            if (!h.went) run = --s.waiting == 0 && s.holders > 0 && !s.released;
+            if (s.released || (!kill && s.holders > 0)) {
+                s = null;
+            } else {
+                s.released = true;
+            }
+        }
+        if (s == null) {
+            if (run) letRun(h.s);
+            return;
+        }
         releasing(s);
-        retireProbes(s);
+        // its probes are retired here unless it exited and forgot already (its pid may be another's now)
+        if (processes.get(s.pid()) == s) retireProbes(s);
         holds.letGo(s.pid(), !kill); // stopped by stop(): runs again as dtrace lets it go
         if (kill) s.process.kill();
         else s.process.release();
         processes.remove(s.pid(), s);
         s.close();
     }
-
 
     // ------------------------------------------------------------------ for the pid provider
 

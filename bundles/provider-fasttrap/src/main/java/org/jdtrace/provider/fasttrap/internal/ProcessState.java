@@ -44,6 +44,13 @@ import org.jdtrace.spi.ProbeDescription;
 final class ProcessState implements TracedTarget {
 
     final TracedProcess process;
+    /**
+     * The consumers holding it through ProcessControl (-c, -p; dt_proc's reference count), those
+     * of them that have not said go yet, and whether it was let go (released or killed: no new
+     * hold): guarded by ProcessControlImpl's lock. The last holder's end releases it.
+     */
+    int holders, waiting;
+    boolean released;
     /** True when the provider grabbed it itself (pid123 named in a description, no -p). */
     final boolean ownedByProvider;
     final PidContext context;

@@ -118,6 +118,15 @@ final class Platform implements AutoCloseable {
             return err.toString(StandardCharsets.UTF_8);
         }
 
+        /** The pid its script printed as "target N" (its $target), waited for up to 30 s. */
+        long target() throws InterruptedException {
+            java.util.regex.Pattern target = java.util.regex.Pattern.compile("target (\\d+)\n");
+            for (int i = 0; i < 600 && !target.matcher(out()).find(); i++) Thread.sleep(50);
+            java.util.regex.Matcher m = target.matcher(out());
+            if (!m.find()) throw new AssertionError("no target printed: " + this);
+            return Long.parseLong(m.group(1));
+        }
+
         @Override
         public String toString() {
             return "out: " + out() + " err: " + err();

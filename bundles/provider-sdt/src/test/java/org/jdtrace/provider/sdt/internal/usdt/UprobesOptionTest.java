@@ -7,8 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,8 +28,6 @@ class UprobesOptionTest {
         platform.close();
     }
 
-    private static final Pattern TARGET = Pattern.compile("target (\\d+)\n");
-
     /** A dtrace -c ft_spin run counting work() calls; returns it once its target runs, the target's pid noted. */
     private Platform.Run start(String... options) throws Exception {
         List<String> argv = new ArrayList<>(List.of(options));
@@ -39,19 +35,10 @@ class UprobesOptionTest {
                 "BEGIN { printf(\"target %d\\n\", $target); } pid$target:a.out:work:entry { @ = count(); } "
                         + "END { printa(\"calls %@d\\n\", @); }"));
         Platform.Run run = platform.run(argv.toArray(String[]::new));
-        for (int i = 0; i < 600 && !TARGET.matcher(run.out()).find(); i++) Thread.sleep(50);
-        Matcher m = TARGET.matcher(run.out());
-        assertTrue(m.find(), "target started: " + run);
-        targets.add(Long.parseLong(m.group(1)));
+        targets.add(run.target());
         // the work() probe fires once the target runs: its probes are in, a uprobe target detached
         Thread.sleep(500);
         return run;
-    }
-
-    private long target(Platform.Run run) {
-        Matcher m = TARGET.matcher(run.out());
-        assertTrue(m.find(), run.toString());
-        return Long.parseLong(m.group(1));
     }
 
     private static long tracerPid(long pid) throws Exception {
@@ -73,7 +60,7 @@ class UprobesOptionTest {
         long me = ProcessHandle.current().pid();
         Platform.Run ptrace = start("-x", "uprobes=off");
         Platform.Run uprobes = start();
-        long a = target(ptrace), b = target(uprobes);
+        long a = ptrace.target(), b = uprobes.target();
         long tracer = tracerPid(a);
         assertTrue(tracer != 0 && Files.isDirectory(Path.of("/proc/" + me + "/task/" + tracer)),
                 "the uprobes=off consumer's target is traced by ptrace from this JVM: TracerPid " + tracer);
@@ -81,7 +68,7 @@ class UprobesOptionTest {
         assertTrue(finish(ptrace, a).matches("(?s)target \\d+\n.*calls [1-9]\\d*\n.*"), ptrace.toString());
         // a consumer after the uprobes=off one: the option did not stay behind
         Platform.Run after = start();
-        long c = target(after);
+        long c = after.target();
         assertEquals(0, tracerPid(c), "a later consumer without the option is on uprobes");
         assertTrue(finish(uprobes, b).matches("(?s)target \\d+\n.*calls [1-9]\\d*\n.*"), uprobes.toString());
         assertTrue(finish(after, c).matches("(?s)target \\d+\n.*calls [1-9]\\d*\n.*"), after.toString());
