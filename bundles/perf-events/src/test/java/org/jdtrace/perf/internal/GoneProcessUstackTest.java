@@ -1,0 +1,124 @@
+package org.jdtrace.perf.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.jdtrace.elf.ObjectFiles;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * ustack() at a syscall of processes gone before the drain reads their records: a program built
+ * here with -O2 -fomit-frame-pointer calls write(2) through main, outer, middle and leaf and exits
+ * at once; twenty of them run one after another under `syscall::write:entry /execname == ".."/ {
+ * @[ustack()] = count(); }`. Their mappings come from UserSymbols' side-band records (fork, exec,
+ * MMAP2), not from /proc, which is gone for most of them by then: every one of the twenty gives
+ * the same stack, each frame of the program named as nm names it (the function, an offset inside
+ * its size) in the call chain's order, down to _start.
+ */
+class GoneProcessUstackTest {
+
+    private static final Pattern FRAME = Pattern.compile("^\\s+([^`\\s]+)`(\\w+)\\+0x([0-9a-f]+)$");
+
+    private final KernelProvidersTest k = new KernelProvidersTest();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void tearDown() {
+        k.tearDown();
+    }
+
+    @Test
+    void ustackOfShortLivedProcessesIsNamedFromTheMappingsTheyHadAtTheCall() throws Exception {
+        Path src = dir.resolve("gone.c");
+        Files.writeString(src, """
+                #include <unistd.h>
+                volatile int sink;
+                __attribute__((noinline)) int leaf(int n) { int r = (int) write(1, "x\\n", 2); sink += r; return r + n; }
+                __attribute__((noinline)) int middle(int n) { int r = leaf(n + 1); sink += r; return r * 3; }
+                __attribute__((noinline)) int outer(int n) { int r = middle(n + 2); sink += r; return r ^ 5; }
+                int main(int argc, char **argv) { (void) argv; return outer(argc) == 12345; }
+                """);
+        Path exe = dir.resolve("sbgone"), stop = dir.resolve("sbstop");
+        cmd("gcc", "-O2", "-fomit-frame-pointer", "-o", exe.toString(), src.toString());
+        Files.copy(exe, stop);
+        // nm's functions of the program: name -> size
+        Map<String, Long> sizes = new HashMap<>();
+        for (String l : cmd("nm", "-S", exe.toString()).lines().toList()) {
+            String[] f = l.trim().split("\\s+");
+            if (f.length == 4 && (f[2].equals("T") || f[2].equals("t"))) sizes.put(f[3], Long.parseLong(f[1], 16));
+        }
+
+        TracepointProviders.all(k.perf, new Comms(), new UserSymbols(new ObjectFiles(), k.perf), k.isa.abi()).forEach(k.fw::addProvider);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> k.run(out, "-q", "-n",
+                "BEGIN { printf(\"go\\n\"); } syscall::write:entry /execname == \"sbgone\"/ { @[ustack()] = count(); } "
+                        + "syscall::write:entry /execname == \"sbstop\"/ { exit(0); }"));
+        KernelProvidersTest.awaitLive(out, trace);
+        int runs = 20;
+        for (int i = 0; i < runs; i++) run(exe);
+        run(stop);
+        String[] r = trace.get(120, TimeUnit.SECONDS);
+        assertEquals("0", r[0], r[2]);
+
+        // one stack, counted twenty times
+        List<String> stacks = new ArrayList<>();
+        List<String> frames = new ArrayList<>();
+        for (String l : r[1].substring(r[1].indexOf("go\n") + 3).lines().toList()) {
+            if (l.isBlank()) continue;
+            if (l.trim().matches("\\d+")) {
+                stacks.add(String.join(" < ", frames) + " x" + l.trim());
+                frames.clear();
+            } else {
+                frames.add(l.trim());
+            }
+        }
+        assertEquals(1, stacks.size(), r[1]);
+        assertTrue(stacks.get(0).endsWith(" x" + runs), r[1]);
+
+        List<String> ours = new ArrayList<>();
+        for (String f : stacks.get(0).replaceAll(" x\\d+$", "").split(" < ")) {
+            Matcher m = FRAME.matcher("  " + f);
+            assertTrue(m.matches(), "a named frame: " + f + " in " + r[1]);
+            if (!m.group(1).equals("sbgone")) continue;
+            Long size = sizes.get(m.group(2));
+            assertTrue(size != null && Long.parseLong(m.group(3), 16) < size, f + " inside nm's " + m.group(2) + " (" + size + ")");
+            ours.add(m.group(2));
+        }
+        assertEquals(List.of("leaf", "middle", "outer", "main", "_start"), ours, stacks.get(0));
+        assertTrue(stacks.get(0).startsWith("libc.so.6`"), "the call is made in libc: " + stacks.get(0));
+        System.out.println("ustack of " + runs + " short-lived processes: " + stacks.get(0));
+    }
+
+    private static String cmd(String... argv) throws Exception {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        try {
+            String text = new String(p.getInputStream().readAllBytes());
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, String.join(" ", argv) + ": " + text);
+            return text;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private void run(Path exe) throws Exception {
+        Process p = new ProcessBuilder(exe.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        k.started.add(p);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+    }
+}
