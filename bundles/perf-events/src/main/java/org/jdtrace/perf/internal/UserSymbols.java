@@ -173,8 +173,8 @@ final class UserSymbols {
                         false, PerfSys.SAMPLE_TID | PerfSys.SAMPLE_TIME, PerfSys.F_MMAP | PerfSys.F_MMAP2 | PerfSys.F_COMM
                                 | PerfSys.F_COMM_EXEC | PerfSys.F_TASK | PerfSys.F_SAMPLE_ID_ALL,
                         0, 64, -1, false), new Records());
-            } catch (org.jdtrace.perf.PerfException e) {
-                org.slf4j.LoggerFactory.getLogger(UserSymbols.class).debug("no side-band events: {}", e.getMessage());
+            } catch (RuntimeException e) { // PerfException: the kernel refused; processes from /proc as before
+                org.slf4j.LoggerFactory.getLogger(UserSymbols.class).debug("no side-band events: {}", e.toString());
             }
         }
         boolean[] closed = {false};

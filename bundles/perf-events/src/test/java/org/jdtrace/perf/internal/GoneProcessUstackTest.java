@@ -27,7 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * @[ustack()] = count(); }`. Their mappings come from UserSymbols' side-band records (fork, exec,
  * MMAP2), not from /proc, which is gone for most of them by then: every one of the twenty gives
  * the same stack, each frame of the program named as nm names it (the function, an offset inside
- * its size) in the call chain's order, down to _start.
+ * its size) in the call chain's order, down to _start. And profile-N over twenty runs of a
+ * program that burns ~30 ms in spin, called by work from main: every one of them has samples in
+ * spin, and each such sample's stack is spin < work < main.
  */
 class GoneProcessUstackTest {
 
@@ -103,6 +105,58 @@ class GoneProcessUstackTest {
         assertEquals(List.of("leaf", "middle", "outer", "main", "_start"), ours, stacks.get(0));
         assertTrue(stacks.get(0).startsWith("libc.so.6`"), "the call is made in libc: " + stacks.get(0));
         System.out.println("ustack of " + runs + " short-lived processes: " + stacks.get(0));
+    }
+
+    @Test
+    void profileUstackOfShortLivedProcessesIsNamedFromTheMappingsTheyHadAtTheSample() throws Exception {
+        Path src = dir.resolve("burn.c");
+        Files.writeString(src, """
+                volatile unsigned long sink;
+                __attribute__((noinline)) unsigned long spin(unsigned long n) { unsigned long s = 0; for (unsigned long i = 0; i < n; i++) s += i * i ^ (s >> 3); sink = s; return s; }
+                __attribute__((noinline)) unsigned long work(unsigned long n) { unsigned long r = spin(n); sink += r; return r + 1; }
+                int main(void) { return work(40000000UL) == 7; }
+                """);
+        Path exe = dir.resolve("sbburn");
+        cmd("gcc", "-O2", "-fomit-frame-pointer", "-o", exe.toString(), src.toString());
+        ProfileSampler sampler = new ProfileSampler(k.perf, new Comms(), new UserSymbols(new ObjectFiles(), k.perf), k.isa.abi());
+        Map<Long, Integer> inSpin = new java.util.concurrent.ConcurrentHashMap<>();
+        List<String> wrong = java.util.Collections.synchronizedList(new ArrayList<>());
+        int[] unnamed = {0};
+        ProfileSamplerTest.CountingProbe probe = new ProfileSamplerTest.CountingProbe() {
+            @Override
+            public void fire(org.jdtrace.spi.ProbeContext ctx) {
+                if (!ctx.execname().equals("sbburn") || ctx.arg(1) == 0) return;
+                long[] st = ctx.ustack(10);
+                List<String> names = new ArrayList<>();
+                for (long pc : st) {
+                    String n = ctx.usym(pc);
+                    names.add(n == null ? "0x" + Long.toHexString(pc) : n.replaceAll("\\+0x[0-9a-f]+$", ""));
+                }
+                if (names.isEmpty() || names.get(0).startsWith("0x")) unnamed[0]++;
+                if (names.isEmpty() || !names.get(0).equals("sbburn`spin")) return;
+                if (names.size() < 3 || !names.subList(0, 3).equals(List.of("sbburn`spin", "sbburn`work", "sbburn`main"))) {
+                    wrong.add(names.toString());
+                }
+                inSpin.merge(ctx.pid(), 1, Integer::sum);
+            }
+        };
+        probe.filter = -1;
+        List<Long> pids = new ArrayList<>();
+        int runs = 20;
+        try (AutoCloseable h = sampler.sample(probe, 1_000_000_000L / 997)) {
+            for (int i = 0; i < runs; i++) {
+                Process p = new ProcessBuilder(exe.toString()).start();
+                k.started.add(p);
+                pids.add(p.pid());
+                assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+            }
+            Thread.sleep(200);
+            k.perf.drain();
+        }
+        assertTrue(wrong.isEmpty(), "stacks in spin that are not spin < work < main: " + wrong);
+        assertEquals(java.util.Set.copyOf(pids), inSpin.keySet(), "every run has named samples in spin: " + inSpin);
+        System.out.println("profile of " + runs + " short-lived processes: samples in spin " + inSpin.values()
+                + ", leaves unnamed " + unnamed[0]);
     }
 
     private static String cmd(String... argv) throws Exception {
