@@ -66,7 +66,7 @@ class GoneProcessUstackTest {
             if (f.length == 4 && (f[2].equals("T") || f[2].equals("t"))) sizes.put(f[3], Long.parseLong(f[1], 16));
         }
 
-        TracepointProviders.all(k.perf, new Comms(), new UserSymbols(new ObjectFiles(), k.perf), k.isa.abi()).forEach(k.fw::addProvider);
+        k.providers().forEach(k.fw::addProvider); // their UserSymbols follow processes by side-band records
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> k.run(out, "-q", "-n",
                 "BEGIN { printf(\"go\\n\"); } syscall::write:entry /execname == \"sbgone\"/ { @[ustack()] = count(); } "
