@@ -35,10 +35,12 @@
  * before the drain reaches its records is named and unwound exactly, as perf report does: a forked
  * child starts with its parent's mappings (the parent's /proc read at the fork when it was never
  * seen), an exec replaces the image (the one before kept, for records stamped before the exec:
- * Proc.image), an exit drops the process RETAIN_NANOS after its record is read (the drain reads
- * side-band records before the samples of the same drain, and a sample's names are made when it
- * is processed). /proc is read only for processes seen first otherwise (those older than the
- * tracing), and again for any that lives on when a pc is in no known mapping (a lost record). The
+ * Proc.image), an exit drops the process RETAIN_NANOS after its record is read (the drain merges
+ * side-band records with the samples by time, PerfEventsImpl's Order, and a sample's names are
+ * made when it is processed). /proc is read only for processes seen first otherwise (those older than the
+ * tracing: all of them as the side-band starts, snapshot(), as perf synthesizes their mappings, so
+ * one held stopped until then, dtrace -c's, keeps what it had), and again for any that lives on
+ * when a pc is in no known mapping (a lost record). The
  * last track() closed forgets every process followed so (no record comes for them any more).
  *
  * Threading: called from the drain thread in probe context; the maps are concurrent so the
@@ -173,12 +175,39 @@ final class UserSymbols {
                         false, PerfSys.SAMPLE_TID | PerfSys.SAMPLE_TIME, PerfSys.F_MMAP | PerfSys.F_MMAP2 | PerfSys.F_COMM
                                 | PerfSys.F_COMM_EXEC | PerfSys.F_TASK | PerfSys.F_SAMPLE_ID_ALL,
                         0, 64, -1, false), new Records());
+                snapshot();
             } catch (RuntimeException e) { // PerfException: the kernel refused; processes from /proc as before
                 org.slf4j.LoggerFactory.getLogger(UserSymbols.class).debug("no side-band events: {}", e.toString());
             }
         }
         boolean[] closed = {false};
         return () -> untrack(closed);
+    }
+
+    /**
+     * The processes alive as the side-band starts, read from /proc now (perf's synthesized
+     * mappings): a process made before the tracing and held until it starts (dtrace -c's, stopped
+     * at its exec) is named from the mappings it had then and those its records add, also when it
+     * is gone by the drain. At most MAX_PROCS / 2; processes with no executable mapping of a file
+     * (kernel threads) are left out.
+     */
+    private void snapshot() {
+        List<Integer> pids = new ArrayList<>();
+        try (var dirs = Files.list(Procfs.dir(1).getParent())) {
+            dirs.map(d -> d.getFileName().toString()).filter(n -> !n.isEmpty() && n.chars().allMatch(Character::isDigit))
+                    .forEach(n -> pids.add(Integer.parseInt(n)));
+        } catch (Exception e) {
+            return; // no /proc: each process read at its first pc, as before
+        }
+        for (int pid : pids) {
+            if (procs.size() >= MAX_PROCS / 2) break;
+            if (procs.containsKey(pid)) continue;
+            Proc p = new Proc();
+            refresh(pid, p);
+            if (p.maps.byStart.length == 0) continue;
+            p.followed = true;
+            procs.putIfAbsent(pid, p);
+        }
     }
 
     private synchronized void untrack(boolean[] closed) {

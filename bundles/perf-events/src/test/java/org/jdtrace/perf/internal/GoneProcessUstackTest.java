@@ -16,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jdtrace.elf.ObjectFiles;
+import org.jdtrace.proc.Procfs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,8 +46,8 @@ class GoneProcessUstackTest {
         k.tearDown();
     }
 
-    @Test
-    void ustackOfShortLivedProcessesIsNamedFromTheMappingsTheyHadAtTheCall() throws Exception {
+    /** The program that reads a byte of stdin, then writes through leaf, middle, outer and main, built as {@code name}. */
+    private Path chain(String name) throws Exception {
         Path src = dir.resolve("gone.c");
         Files.writeString(src, """
                 #include <unistd.h>
@@ -54,17 +55,17 @@ class GoneProcessUstackTest {
                 __attribute__((noinline)) int leaf(int n) { int r = (int) write(1, "x\\n", 2); sink += r; return r + n; }
                 __attribute__((noinline)) int middle(int n) { int r = leaf(n + 1); sink += r; return r * 3; }
                 __attribute__((noinline)) int outer(int n) { int r = middle(n + 2); sink += r; return r ^ 5; }
-                int main(int argc, char **argv) { (void) argv; return outer(argc) == 12345; }
+                int main(int argc, char **argv) { char c; (void) argv; (void) !read(0, &c, 1); return outer(argc) == 12345; }
                 """);
-        Path exe = dir.resolve("sbgone"), stop = dir.resolve("sbstop");
+        Path exe = dir.resolve(name);
         cmd("gcc", "-O2", "-fomit-frame-pointer", "-o", exe.toString(), src.toString());
+        return exe;
+    }
+
+    @Test
+    void ustackOfShortLivedProcessesIsNamedFromTheMappingsTheyHadAtTheCall() throws Exception {
+        Path exe = chain("sbgone"), stop = dir.resolve("sbstop");
         Files.copy(exe, stop);
-        // nm's functions of the program: name -> size
-        Map<String, Long> sizes = new HashMap<>();
-        for (String l : cmd("nm", "-S", exe.toString()).lines().toList()) {
-            String[] f = l.trim().split("\\s+");
-            if (f.length == 4 && (f[2].equals("T") || f[2].equals("t"))) sizes.put(f[3], Long.parseLong(f[1], 16));
-        }
 
         k.providers().forEach(k.fw::addProvider); // their UserSymbols follow processes by side-band records
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -77,12 +78,57 @@ class GoneProcessUstackTest {
         run(stop);
         String[] r = trace.get(120, TimeUnit.SECONDS);
         assertEquals("0", r[0], r[2]);
+        String stack = oneNamedStack(exe, r[1].substring(r[1].indexOf("go\n") + 3), runs);
+        System.out.println("ustack of " + runs + " short-lived processes: " + stack);
+    }
 
-        // one stack, counted twenty times
+    /**
+     * A process older than the tracing (as dtrace -c's, made and held before its probes are
+     * enabled), waiting on its stdin, then let go to write and exit at once: gone before its
+     * records are drained, it is named from the mappings read as the side-band started.
+     */
+    @Test
+    void ustackOfAProcessOlderThanTheTracingAndGoneBeforeTheDrainIsNamed() throws Exception {
+        Path exe = chain("sbolder"), stop = dir.resolve("sbstop");
+        Files.copy(exe, stop);
+        Process p = new ProcessBuilder(exe.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        k.started.add(p);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        // its libraries mapped: it waits in read(2)
+        while (Procfs.maps(p.pid()).stream().noneMatch(m -> m.path().endsWith("/libc.so.6"))) {
+            assertTrue(System.nanoTime() < deadline, "sbolder did not start");
+            Thread.sleep(10);
+        }
+        k.providers().forEach(k.fw::addProvider);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CompletableFuture<String[]> trace = CompletableFuture.supplyAsync(() -> k.run(out, "-q", "-n",
+                "BEGIN { printf(\"go\\n\"); } syscall::write:entry /pid == " + p.pid() + "/ { @[ustack()] = count(); } "
+                        + "syscall::write:entry /execname == \"sbstop\"/ { exit(0); }"));
+        KernelProvidersTest.awaitLive(out, trace);
+        p.getOutputStream().close();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        run(stop);
+        String[] r = trace.get(120, TimeUnit.SECONDS);
+        assertEquals("0", r[0], r[2]);
+        System.out.println("ustack of a process older than the tracing: " + oneNamedStack(exe, r[1].substring(r[1].indexOf("go\n") + 3), 1));
+    }
+
+    /**
+     * The one stack of {@code output} (a printed @[ustack()] = count()), counted {@code runs}
+     * times, whose frames in {@code exe} are leaf, middle, outer, main, _start as nm names them
+     * (the function, an offset inside its size), called in libc.
+     */
+    private static String oneNamedStack(Path exe, String output, int runs) throws Exception {
+        Map<String, Long> sizes = new HashMap<>();
+        for (String l : cmd("nm", "-S", exe.toString()).lines().toList()) {
+            String[] f = l.trim().split("\\s+");
+            if (f.length == 4 && (f[2].equals("T") || f[2].equals("t"))) sizes.put(f[3], Long.parseLong(f[1], 16));
+        }
+        String module = exe.getFileName().toString();
         List<String> stacks = new ArrayList<>();
         List<String> frames = new ArrayList<>();
-        for (String l : r[1].substring(r[1].indexOf("go\n") + 3).lines().toList()) {
-            if (l.isBlank()) continue;
+        for (String l : output.lines().toList()) {
+            if (l.isBlank() || l.equals("x")) continue; // the program's own output (dtrace -c's)
             if (l.trim().matches("\\d+")) {
                 stacks.add(String.join(" < ", frames) + " x" + l.trim());
                 frames.clear();
@@ -90,21 +136,21 @@ class GoneProcessUstackTest {
                 frames.add(l.trim());
             }
         }
-        assertEquals(1, stacks.size(), r[1]);
-        assertTrue(stacks.get(0).endsWith(" x" + runs), r[1]);
+        assertEquals(1, stacks.size(), output);
+        assertTrue(stacks.get(0).endsWith(" x" + runs), output);
 
         List<String> ours = new ArrayList<>();
         for (String f : stacks.get(0).replaceAll(" x\\d+$", "").split(" < ")) {
             Matcher m = FRAME.matcher("  " + f);
-            assertTrue(m.matches(), "a named frame: " + f + " in " + r[1]);
-            if (!m.group(1).equals("sbgone")) continue;
+            assertTrue(m.matches(), "a named frame: " + f + " in " + output);
+            if (!m.group(1).equals(module)) continue;
             Long size = sizes.get(m.group(2));
             assertTrue(size != null && Long.parseLong(m.group(3), 16) < size, f + " inside nm's " + m.group(2) + " (" + size + ")");
             ours.add(m.group(2));
         }
         assertEquals(List.of("leaf", "middle", "outer", "main", "_start"), ours, stacks.get(0));
         assertTrue(stacks.get(0).startsWith("libc.so.6`"), "the call is made in libc: " + stacks.get(0));
-        System.out.println("ustack of " + runs + " short-lived processes: " + stacks.get(0));
+        return stacks.get(0);
     }
 
     @Test
@@ -171,7 +217,8 @@ class GoneProcessUstackTest {
     }
 
     private void run(Path exe) throws Exception {
-        Process p = new ProcessBuilder(exe.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = new ProcessBuilder(exe.toString()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         k.started.add(p);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
     }
