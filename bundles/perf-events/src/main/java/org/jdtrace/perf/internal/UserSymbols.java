@@ -34,8 +34,9 @@
  * mapping, as perf's MMAP2 side-band) keeps their mappings as they were made, so a process gone
  * before the drain reaches its records is named and unwound exactly, as perf report does: a forked
  * child starts with its parent's mappings (the parent's /proc read at the fork when it was never
- * seen), an exec replaces the image (the one before kept, for records stamped before the exec:
- * Proc.image), an exit drops the process RETAIN_NANOS after its record is read (the drain merges
+ * seen), an exec replaces the image (the one before kept, for records stamped before the exec,
+ * Proc.image, and for a sample in the exec itself, whose user registers are still the old image's:
+ * mapping()), an exit drops the process RETAIN_NANOS after its record is read (the drain merges
  * side-band records with the samples by time, PerfEventsImpl's Order, and a sample's names are
  * made when it is processed). /proc is read only for processes seen first otherwise (those older than the
  * tracing: all of them as the side-band starts, snapshot(), as perf synthesizes their mappings, so
@@ -324,7 +325,7 @@ final class UserSymbols {
     String lookup(int pid, long pc, long time) {
         Proc p = proc(pid, pc);
         if (p == null) return null;
-        Mapping m = find(p.image(time), pc);
+        Mapping m = mapping(p, pc, time);
         if (m == null) {
             Vdso v = vdso();
             if (p.vdso == 0 || v.symbols == null || pc < p.vdso || pc >= p.vdso + VDSO_MAX) {
@@ -401,7 +402,7 @@ final class UserSymbols {
             lastBias = 0;
             Proc p = proc(pid, pc);
             if (p == null) return;
-            Mapping m = find(p.image(time), pc);
+            Mapping m = mapping(p, pc, time);
             if (m != null) {
                 ObjectInfo o = info(pid, m);
                 if (o == null) return;
@@ -457,6 +458,23 @@ final class UserSymbols {
             refresh(pid, p);
         }
         return p;
+    }
+
+    /**
+     * The mapping of {@code pc} in {@code p}'s image at {@code time}; else, for a pc in no mapping,
+     * vDSO or JIT code of that image, in the image before its last exec: a sample taken in the
+     * kernel during the exec, after its comm record, has the old image's user registers (its
+     * execve call). Null when neither maps it.
+     */
+    private static Mapping mapping(Proc p, long pc, long time) {
+        Maps image = p.image(time);
+        Mapping m = find(image, pc);
+        Maps b = p.before;
+        if (m != null || b == null || image == b || time == 0 || inAnon(p.anon, pc)
+                || p.vdso != 0 && pc >= p.vdso && pc < p.vdso + VDSO_MAX) {
+            return m;
+        }
+        return find(b, pc);
     }
 
     /** The lowest address {@code m}'s file is mapped at. */
