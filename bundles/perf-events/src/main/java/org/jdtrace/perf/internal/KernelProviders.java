@@ -39,7 +39,7 @@ final class KernelProviders {
             return;
         }
         Comms comms = new Comms();
-        UserSymbols symbols = new UserSymbols(objects);
+        UserSymbols symbols = new UserSymbols(objects, perf);
         registrations.add(ctx.registerService(CpuSampler.class, new ProfileSampler(perf, comms, symbols, isa.abi()), null));
         for (var p : TracepointProviders.all(perf, comms, symbols, isa.abi())) {
             Hashtable<String, Object> props = new Hashtable<>();

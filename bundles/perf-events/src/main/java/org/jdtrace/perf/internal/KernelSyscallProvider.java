@@ -598,6 +598,8 @@ final class KernelSyscallProvider implements Provider {
         final Map<String, List<Integer>> numbers = new HashMap<>();
         final KernelStacks stacks;
         final SyscallContext ctx;
+        /** UserSymbols' side-band, open before the programs: ustack() of a process gone before the drain. */
+        final AutoCloseable followed = symbols.track();
 
         Kernel() {
             BpfObject a = null, b = null, ev = null, pa = null, z = null, d = null, df = null, te = null, tx = null;
@@ -636,7 +638,7 @@ final class KernelSyscallProvider implements Provider {
                 en = perf.attach(enterTp, te);
                 ex = perf.attach(exitTp, tx);
             } catch (RuntimeException e) {
-                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, ks, df, d, z, pa, ev, b, a}) close(c);
+                for (AutoCloseable c : new AutoCloseable[] {ex, en, tx, te, enter, exit, out, followed, ks, df, d, z, pa, ev, b, a}) close(c);
                 throw e;
             }
             this.enterJump = te;
@@ -684,7 +686,7 @@ final class KernelSyscallProvider implements Provider {
         void close() {
             // the programs first (no new records), then the rings (drained on close), then the maps
             for (AutoCloseable c : new AutoCloseable[] {enterEvents, exitEvents, enterJump, exitJump, enter, exit, output,
-                    events, buf, armed, progs, zero, drops, deferred, stacks}) {
+                    followed, events, buf, armed, progs, zero, drops, deferred, stacks}) {
                 close(c);
             }
         }

@@ -29,7 +29,10 @@
  * the kernel takes between a record's stamp and its write into the ring, so records of different
  * CPUs and providers come out in event order across drains too. drain() (a consumer's sync before
  * END) takes everything. Non-sample records (comm, lost) go first among their ring's pending
- * records. close() reads what is left of its own rings unmerged.
+ * records, except where the event stamps them too (sample_id_all with PERF_SAMPLE_TIME: UserSymbols'
+ * side-band), which are merged by their time like samples: a process's fork on one CPU is read
+ * before its exec and mappings on another, and both before its samples. close() reads what is
+ * left of its own rings unmerged.
  *
  * Locking: each set has its own lock, held by the drain while it reads that set's rings and by
  * close() while it unmaps them, so a ring is never read after its munmap. A drain takes
@@ -405,7 +408,7 @@ public final class PerfEventsImpl implements PerfEvents {
             for (Ring r : set.rings) {
                 r.begin();
                 long t;
-                if (r.pending() && (t = r.nextTime(set.spec.sampleType())) <= cutoff) {
+                if (r.pending() && (t = r.nextTime(set.spec.sampleType(), set.spec.flags())) <= cutoff) {
                     rings[live] = r;
                     owners[live] = set;
                     times[live] = t;
@@ -431,7 +434,7 @@ public final class PerfEventsImpl implements PerfEvents {
                     LOG.debug("handler failure", e);
                 }
                 long t;
-                if (r.pending() && (t = r.nextTime(set.spec.sampleType())) <= cutoff) {
+                if (r.pending() && (t = r.nextTime(set.spec.sampleType(), set.spec.flags())) <= cutoff) {
                     times[min] = t;
                 } else {
                     held |= r.pending();

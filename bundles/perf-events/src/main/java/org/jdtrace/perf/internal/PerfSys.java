@@ -50,11 +50,13 @@ public final class PerfSys {
     public static final long F_DISABLED = 1, F_INHERIT = 2, F_EXCLUDE_USER = 1 << 4,
             F_EXCLUDE_KERNEL = 1 << 5, F_EXCLUDE_HV = 1 << 6, F_EXCLUDE_IDLE = 1 << 7,
             F_COMM = 1 << 9, F_FREQ = 1 << 10, F_TASK = 1 << 13, F_SAMPLE_ID_ALL = 1 << 18,
-            F_USE_CLOCKID = 1 << 25;
+            F_USE_CLOCKID = 1 << 25, F_MMAP = 1 << 8, F_MMAP2 = 1 << 23, F_COMM_EXEC = 1 << 24;
     private static final int CLOCK_MONOTONIC = 1;
     // record types
     public static final int RECORD_LOST = 2, RECORD_COMM = 3, RECORD_EXIT = 4, RECORD_FORK = 7,
-            RECORD_SAMPLE = 9;
+            RECORD_SAMPLE = 9, RECORD_MMAP2 = 10;
+    /** PERF_RECORD_MISC_COMM_EXEC: a comm record made by exec. */
+    public static final int MISC_COMM_EXEC = 1 << 13;
     // ioctls
     public static final long IOC_ENABLE = 0x2400, IOC_DISABLE = 0x2401, IOC_SET_BPF = 0x40042408L;
     public static final int ATTR_SIZE = 128;

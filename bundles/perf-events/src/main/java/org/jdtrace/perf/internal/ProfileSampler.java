@@ -211,6 +211,8 @@ final class ProfileSampler implements CpuSampler {
                 true, cpu, stackBytes);
         BpfObject map = null, prog = null, ppids = null;
         EventSet set = null;
+        // profile-N names processes gone before the drain too (UserSymbols' side-band), from before its first sample
+        AutoCloseable followed = cpu < 0 ? symbols.track() : () -> { };
         try {
             map = perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_pidflt");
             if (filtered) map.update(0, probe.pidFilter() + 1); // else 0: every process
@@ -229,6 +231,7 @@ final class ProfileSampler implements CpuSampler {
             AutoCloseable event = () -> {
                 filters.remove(probe, m);
                 s.close();
+                followed.close(); // after the samples' last drain
                 pr.close();
                 m.close();
                 if (pp != null) pp.close();
@@ -238,7 +241,7 @@ final class ProfileSampler implements CpuSampler {
             tick.start();
             return tick;
         } catch (PerfException e) {
-            for (AutoCloseable c : new AutoCloseable[] {set, prog, map, ppids}) {
+            for (AutoCloseable c : new AutoCloseable[] {set, followed, prog, map, ppids}) {
                 if (c != null) {
                     try {
                         c.close();

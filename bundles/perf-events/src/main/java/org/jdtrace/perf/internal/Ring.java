@@ -90,16 +90,30 @@ final class Ring {
 
     /**
      * The pending record's time: a sample's PERF_SAMPLE_TIME (0 if the event has none); any other
-     * record (comm, lost) Long.MIN_VALUE, so that it is read before the samples that follow it.
+     * record (comm, lost) Long.MIN_VALUE, so that it is read before the samples that follow it,
+     * unless the event ({@code flags}) stamps every record (sample_id_all with PERF_SAMPLE_TIME):
+     * then its sample_id's time.
      */
-    long nextTime(long sampleType) {
+    long nextTime(long sampleType, long flags) {
         long off = tail & mask;
-        if (data.get(JAVA_INT, off) != PerfSys.RECORD_SAMPLE) return Long.MIN_VALUE;
+        if (data.get(JAVA_INT, off) != PerfSys.RECORD_SAMPLE) {
+            if ((flags & PerfSys.F_SAMPLE_ID_ALL) == 0 || (sampleType & PerfSys.SAMPLE_TIME) == 0) return Long.MIN_VALUE;
+            // sample_id: {pid, tid}, time, {id}, {stream_id}, {cpu, res}, {identifier}, at the record's end
+            int size = Short.toUnsignedInt(data.get(JAVA_SHORT, (off + 6) & mask));
+            long after = 8L * Long.bitCount(sampleType & (SAMPLE_ID | SAMPLE_STREAM_ID | PerfSys.SAMPLE_CPU | SAMPLE_IDENTIFIER));
+            return bytesAt(off + size - after - 8);
+        }
         if ((sampleType & PerfSys.SAMPLE_TIME) == 0) return 0;
         long at = 8 + ((sampleType & PerfSys.SAMPLE_IP) != 0 ? 8 : 0) + ((sampleType & PerfSys.SAMPLE_TID) != 0 ? 8 : 0);
-        // the record may wrap the end of the data area, its 8 time bytes too
+        return bytesAt(off + at);
+    }
+
+    private static final long SAMPLE_ID = 64, SAMPLE_STREAM_ID = 512, SAMPLE_IDENTIFIER = 65536;
+
+    /** The 8 bytes at data offset {@code at}: the record may wrap the end of the data area, they too. */
+    private long bytesAt(long at) {
         long t = 0;
-        for (int i = 7; i >= 0; i--) t = t << 8 | Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, (off + at + i) & mask));
+        for (int i = 7; i >= 0; i--) t = t << 8 | Byte.toUnsignedLong(data.get(ValueLayout.JAVA_BYTE, (at + i) & mask));
         return t;
     }
 
@@ -211,6 +225,34 @@ final class Ring {
                 byte[] b = new byte[len];
                 MemorySegment.copy(r, ValueLayout.JAVA_BYTE, q + 8, b, 0, len);
                 h.comm(pid, tid, new String(b, StandardCharsets.UTF_8));
+                // sample_id_all's trailer ends with the time (Sideband's events ask for TID and TIME)
+                if ((misc & PerfSys.MISC_COMM_EXEC) != 0 && h instanceof Sideband sb) sb.exec(pid, r.get(JAVA_LONG, p + size - 8));
+            }
+            case PerfSys.RECORD_MMAP2 -> {
+                if (!(h instanceof Sideband sb)) break;
+                // pid, tid, addr, len, pgoff, maj, min, ino, ino_generation, prot, flags, filename
+                int pid = r.get(JAVA_INT, q);
+                long addr = r.get(JAVA_LONG, q + 8), len = r.get(JAVA_LONG, q + 16), pgoff = r.get(JAVA_LONG, q + 24);
+                int maj = r.get(JAVA_INT, q + 32), min = r.get(JAVA_INT, q + 36);
+                long ino = r.get(JAVA_LONG, q + 40);
+                long name = q + 64, end = p + size - 16;
+                int n = 0;
+                while (name + n < end && r.get(ValueLayout.JAVA_BYTE, name + n) != 0) n++;
+                byte[] b = new byte[n];
+                MemorySegment.copy(r, ValueLayout.JAVA_BYTE, name, b, 0, n);
+                sb.mmap(pid, addr, len, pgoff, String.format("%02x:%02x", maj, min), ino,
+                        new String(b, StandardCharsets.UTF_8), r.get(JAVA_LONG, p + size - 8));
+            }
+            case PerfSys.RECORD_FORK, PerfSys.RECORD_EXIT -> {
+                if (!(h instanceof Sideband sb)) break;
+                // pid, ppid, tid, ptid, time
+                int pid = r.get(JAVA_INT, q), ppid = r.get(JAVA_INT, q + 4), tid = r.get(JAVA_INT, q + 8);
+                long time = r.get(JAVA_LONG, q + 16);
+                if (type == PerfSys.RECORD_FORK) {
+                    if (pid != ppid) sb.fork(pid, ppid, time);
+                } else if (pid == tid) {
+                    sb.exit(pid, time);
+                }
             }
             case PerfSys.RECORD_LOST -> {
                 long count = r.get(JAVA_LONG, q + 8);

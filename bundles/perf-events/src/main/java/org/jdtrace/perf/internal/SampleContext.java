@@ -173,7 +173,7 @@ class SampleContext implements ProbeContext {
         if (max > 0 && unwinder != null) {
             try {
                 long known = userState(dwarf, snapshot);
-                if (known != 0) return unwinder.walk(dwarf, known, snapshot, view.at((int) pid()), pcs, fps, Math.min(max, pcs.length));
+                if (known != 0) return unwinder.walk(dwarf, known, snapshot, view.at((int) pid(), s.time), pcs, fps, Math.min(max, pcs.length));
             } catch (UnsupportedOperationException e) {
                 // no perf register convention: the call chain
             }
@@ -244,7 +244,7 @@ class SampleContext implements ProbeContext {
         String[] frames = new String[n];
         for (int i = 0; i < n; i++) {
             String name = vm == null ? null : vm.interpreterFrame(pcs[i], fps[i], snapshot);
-            if (name == null) name = symbols.lookup((int) pid(), pcs[i]);
+            if (name == null) name = symbols.lookup((int) pid(), pcs[i], s.time);
             frames[i] = name == null ? "0x" + Long.toHexString(pcs[i]) : name;
         }
         return frames;
@@ -257,7 +257,7 @@ class SampleContext implements ProbeContext {
 
     @Override
     public String usym(long pc) {
-        return symbols.lookup((int) pid(), pc);
+        return symbols.lookup((int) pid(), pc, s.time);
     }
 
     @Override

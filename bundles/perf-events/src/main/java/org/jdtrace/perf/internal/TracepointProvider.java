@@ -270,6 +270,7 @@ final class TracepointProvider implements Provider {
                 ppidsFd = ppids.fd();
                 ctx.ppids = parent == null ? null : ppids;
             }
+            bpf.add(symbols.track()); // ustack() of a process gone before the drain; closed after the set
             set = perf.open(new EventSpec(EventSpec.TYPE_SOFTWARE, PerfSys.SW_BPF_OUTPUT, 1, false,
                     EventSpec.SAMPLE_TID | EventSpec.SAMPLE_TIME | EventSpec.SAMPLE_CPU | EventSpec.SAMPLE_RAW
                             | EventSpec.SAMPLE_CALLCHAIN, 0, 0, 128, -1, false), this);

@@ -29,13 +29,30 @@
  * unwind without -XX:+PreserveFramePointer. A process is looked at for a JVM at its first pc in
  * no mapping, and again at most once a second while it is not one (a JVM still starting).
  *
+ * Processes born while tracing (track(): held by each provider that symbolises user pcs while it
+ * is enabled): a dummy perf event on every CPU (Sideband: fork, exec, exit and each executable
+ * mapping, as perf's MMAP2 side-band) keeps their mappings as they were made, so a process gone
+ * before the drain reaches its records is named and unwound exactly, as perf report does: a forked
+ * child starts with its parent's mappings (the parent's /proc read at the fork when it was never
+ * seen), an exec replaces the image (the one before kept, for records stamped before the exec,
+ * Proc.image, and for a sample in the exec itself, whose user registers are still the old image's:
+ * mapping()), an exit drops the process RETAIN_NANOS after its record is read (the drain merges
+ * side-band records with the samples by time, PerfEventsImpl's Order, and a sample's names are
+ * made when it is processed). /proc is read only for processes seen first otherwise (those older than the
+ * tracing: all of them as the side-band starts, snapshot(), as perf synthesizes their mappings, so
+ * one held stopped until then, dtrace -c's, keeps what it had), and again for any that lives on
+ * when a pc is in no known mapping (a lost record). The
+ * last track() closed forgets every process followed so (no record comes for them any more).
+ *
  * Threading: called from the drain thread in probe context; the maps are concurrent so the
- * consumer may call too. Allocation happens only on a cache miss.
+ * consumer may call too. Side-band records come on the drain thread only; a Proc's fields are
+ * volatile values replaced whole. Allocation happens only on a cache miss.
  */
 package org.jdtrace.perf.internal;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -53,7 +70,10 @@ import org.jdtrace.unwind.Unwinder;
 
 final class UserSymbols {
 
-    /** An executable mapping of a file; {@code base} is the lowest address the file is mapped at. */
+    /**
+     * An executable mapping of a file; {@code base} is the lowest address the file is mapped at
+     * (-1 for a side-band mapping: the file's first PT_LOAD page, found from its segments).
+     */
     private record Mapping(long start, long end, long offset, String file, String key, long base) {}
 
     /** What is read once per file: its names, call-frame information and PT_LOADs (file offset to address). */
@@ -93,7 +113,23 @@ final class UserSymbols {
         /** Its HotSpot JVM's structures (null: not looked at, or not a JVM when last looked at jvmAt). */
         volatile HotSpotVm jvm;
         volatile long jvmAt;
+        /** Its mappings come from side-band records (born or exec'd while tracing). */
+        volatile boolean followed;
+        /** Its image before its last exec, for records stamped before execAt (null: none). */
+        volatile Maps before;
+        volatile long execAt;
+
+        /** The mappings of the image that was live at {@code time} (0: now). */
+        Maps image(long time) {
+            Maps b = before;
+            return b != null && time != 0 && time < execAt ? b : maps;
+        }
     }
+
+    /** How long a process is kept after its exit record was read (its last samples are in that drain or the next). */
+    private static final long RETAIN_NANOS = 5_000_000_000L;
+    /** The most executable mappings of no file kept per process from side-band records. */
+    private static final int MAX_ANON = 4096;
 
     private static final int MAX_PROCS = 4096;
     /** The largest vDSO this reads. */
@@ -102,6 +138,15 @@ final class UserSymbols {
     private final Map<Integer, Proc> procs = new ConcurrentHashMap<>();
     private final Map<String, ObjectInfo> files = new ConcurrentHashMap<>();
     private volatile Vdso vdso;
+    /** Where side-band events open (null: none, every process from /proc). */
+    private final org.jdtrace.perf.PerfEvents perf;
+    /** Guarded by this: the holders of track(), and the side-band events while there are any. */
+    private int tracking;
+    private org.jdtrace.perf.EventSet sideband;
+    /** Processes whose exit record was read, with when (drain thread only). */
+    private final ArrayDeque<Exited> exited = new ArrayDeque<>();
+
+    private record Exited(int pid, Proc proc, long readAt) {}
 
     /** With its own ObjectFiles (tests). */
     UserSymbols() {
@@ -109,13 +154,178 @@ final class UserSymbols {
     }
 
     UserSymbols(org.jdtrace.elf.ObjectFiles objects) {
+        this(objects, null);
+    }
+
+    UserSymbols(org.jdtrace.elf.ObjectFiles objects, org.jdtrace.perf.PerfEvents perf) {
         this.objects = objects;
+        this.perf = perf;
+    }
+
+    /**
+     * Follows processes from now on through side-band records until the returned handle is
+     * closed (counted: the events stay open while any holder does). Open it before the events
+     * whose pcs it names. Where the kernel refuses the events, processes are read from /proc as
+     * before, with one debug line.
+     */
+    synchronized AutoCloseable track() {
+        if (perf == null) return () -> { };
+        if (tracking++ == 0) {
+            try {
+                sideband = perf.open(new org.jdtrace.perf.EventSpec(org.jdtrace.perf.EventSpec.TYPE_SOFTWARE, PerfSys.SW_DUMMY, 1,
+                        false, PerfSys.SAMPLE_TID | PerfSys.SAMPLE_TIME, PerfSys.F_MMAP | PerfSys.F_MMAP2 | PerfSys.F_COMM
+                                | PerfSys.F_COMM_EXEC | PerfSys.F_TASK | PerfSys.F_SAMPLE_ID_ALL,
+                        0, 64, -1, false), new Records());
+                snapshot();
+            } catch (RuntimeException e) { // PerfException: the kernel refused; processes from /proc as before
+                org.slf4j.LoggerFactory.getLogger(UserSymbols.class).debug("no side-band events: {}", e.toString());
+            }
+        }
+        boolean[] closed = {false};
+        return () -> untrack(closed);
+    }
+
+    /**
+     * The processes alive as the side-band starts, read from /proc now (perf's synthesized
+     * mappings): a process made before the tracing and held until it starts (dtrace -c's, stopped
+     * at its exec) is named from the mappings it had then and those its records add, also when it
+     * is gone by the drain. At most MAX_PROCS / 2; processes with no executable mapping of a file
+     * (kernel threads) are left out.
+     */
+    private void snapshot() {
+        List<Integer> pids = new ArrayList<>();
+        try (var dirs = Files.list(Procfs.dir(1).getParent())) {
+            dirs.map(d -> d.getFileName().toString()).filter(n -> !n.isEmpty() && n.chars().allMatch(Character::isDigit))
+                    .forEach(n -> pids.add(Integer.parseInt(n)));
+        } catch (Exception e) {
+            return; // no /proc: each process read at its first pc, as before
+        }
+        for (int pid : pids) {
+            if (procs.size() >= MAX_PROCS / 2) break;
+            if (procs.containsKey(pid)) continue;
+            Proc p = new Proc();
+            refresh(pid, p);
+            if (p.maps.byStart.length == 0) continue;
+            p.followed = true;
+            procs.putIfAbsent(pid, p);
+        }
+    }
+
+    private synchronized void untrack(boolean[] closed) {
+        if (closed[0]) return;
+        closed[0] = true;
+        if (--tracking > 0) return;
+        org.jdtrace.perf.EventSet s = sideband;
+        sideband = null;
+        if (s != null) s.close(); // its last records read first
+        for (Map.Entry<Integer, Proc> e : procs.entrySet()) {
+            if (e.getValue().followed) forget(e.getKey());
+        }
+        synchronized (exited) {
+            exited.clear();
+        }
+    }
+
+    /** The side-band records (Sideband), on the drain thread. */
+    private final class Records implements Sideband {
+        @Override
+        public void sample(org.jdtrace.perf.Sample s) {
+            // a dummy event has none
+        }
+
+        @Override
+        public void fork(int pid, int ppid, long time) {
+            expire();
+            Proc parent = procs.get(ppid);
+            if (parent == null) parent = proc(ppid, 0);
+            Proc p = new Proc();
+            if (parent != null) {
+                p.maps = parent.maps;
+                p.anon = parent.anon;
+                p.vdso = parent.vdso;
+            }
+            p.followed = true;
+            p.readAt = System.nanoTime();
+            put(pid, p);
+        }
+
+        @Override
+        public void exec(int pid, long time) {
+            Proc old = procs.get(pid);
+            Proc p = new Proc();
+            if (old != null) p.before = old.maps;
+            p.execAt = time;
+            p.followed = true;
+            p.readAt = System.nanoTime();
+            put(pid, p);
+        }
+
+        @Override
+        public void mmap(int pid, long start, long len, long pgoff, String dev, long inode, String file, long time) {
+            Proc p = procs.get(pid);
+            if (p == null) return; // seen first later: read from /proc then
+            long end = start + len;
+            if (file.equals("[vdso]")) {
+                p.vdso = start;
+            } else if (file.equals("//anon") || file.startsWith("/anon_hugepage") || file.startsWith("[anon")) {
+                long[] a = p.anon;
+                if (a.length / 2 < MAX_ANON) {
+                    long[] b = java.util.Arrays.copyOf(a, a.length + 2);
+                    b[a.length] = start;
+                    b[a.length + 1] = end;
+                    p.anon = b;
+                }
+            } else if (file.startsWith("/")) {
+                List<Mapping> list = new ArrayList<>();
+                for (Mapping m : p.maps.byStart) {
+                    // a new mapping replaces what it overlaps (MAP_FIXED over an older one)
+                    if (Long.compareUnsigned(m.end, start) <= 0 || Long.compareUnsigned(m.start, end) >= 0) list.add(m);
+                }
+                list.add(new Mapping(start, end, pgoff, file, dev + ":" + inode + ":" + file, -1));
+                p.maps = Maps.of(list);
+            }
+        }
+
+        @Override
+        public void exit(int pid, long time) {
+            expire();
+            Proc p = procs.get(pid);
+            if (p == null) return;
+            synchronized (exited) {
+                exited.add(new Exited(pid, p, System.nanoTime()));
+            }
+        }
+    }
+
+    private void put(int pid, Proc p) {
+        if (procs.size() > MAX_PROCS) {
+            for (Integer old : List.copyOf(procs.keySet())) forget(old);
+        }
+        Proc old = procs.put(pid, p);
+        if (old != null && old.jvm != null && old.jvm != p.jvm) old.jvm.close();
+    }
+
+    /** Forgets the processes whose exit record was read RETAIN_NANOS ago. */
+    private void expire() {
+        long now = System.nanoTime();
+        synchronized (exited) {
+            for (Exited e = exited.peek(); e != null && now - e.readAt > RETAIN_NANOS; e = exited.peek()) {
+                exited.poll();
+                // not a process forked since under the same pid
+                if (procs.remove(e.pid, e.proc) && e.proc.jvm != null) e.proc.jvm.close();
+            }
+        }
     }
 
     String lookup(int pid, long pc) {
+        return lookup(pid, pc, 0);
+    }
+
+    /** {@code pc} of {@code pid} named with the mappings live at {@code time} (CLOCK_MONOTONIC, 0: now). */
+    String lookup(int pid, long pc, long time) {
         Proc p = proc(pid, pc);
         if (p == null) return null;
-        Mapping m = find(p.maps, pc);
+        Mapping m = mapping(p, pc, time);
         if (m == null) {
             Vdso v = vdso();
             if (p.vdso == 0 || v.symbols == null || pc < p.vdso || pc >= p.vdso + VDSO_MAX) {
@@ -133,7 +343,7 @@ final class UserSymbols {
         String module = m.file.substring(m.file.lastIndexOf('/') + 1);
         ObjectInfo o = info(pid, m);
         String named = o == null || o.symbols == null ? null : o.symbols.describe(vaddr(o.loads, pc - m.start + m.offset));
-        return module + "`" + (named != null ? named : "0x" + Long.toHexString(pc - m.base));
+        return module + "`" + (named != null ? named : "0x" + Long.toHexString(pc - base(m, o)));
     }
 
     /**
@@ -142,11 +352,18 @@ final class UserSymbols {
      */
     final class View implements Unwinder.Modules {
         private int pid;
+        private long time;
         private long lastPc = -1, lastBias;
         private CallFrameInfo lastCfi;
 
         View at(int pid) {
+            return at(pid, 0);
+        }
+
+        /** Points the view at {@code pid} as it was at {@code time} (0: now). */
+        View at(int pid, long time) {
             this.pid = pid;
+            this.time = time;
             this.lastPc = -1;
             return this;
         }
@@ -185,7 +402,7 @@ final class UserSymbols {
             lastBias = 0;
             Proc p = proc(pid, pc);
             if (p == null) return;
-            Mapping m = find(p.maps, pc);
+            Mapping m = mapping(p, pc, time);
             if (m != null) {
                 ObjectInfo o = info(pid, m);
                 if (o == null) return;
@@ -241,6 +458,37 @@ final class UserSymbols {
             refresh(pid, p);
         }
         return p;
+    }
+
+    /**
+     * The mapping of {@code pc} in {@code p}'s image at {@code time}; else, for a pc in no mapping,
+     * vDSO or JIT code of that image, in the image before its last exec: a sample taken in the
+     * kernel during the exec, after its comm record, has the old image's user registers (its
+     * execve call). Null when neither maps it.
+     */
+    private static Mapping mapping(Proc p, long pc, long time) {
+        Maps image = p.image(time);
+        Mapping m = find(image, pc);
+        Maps b = p.before;
+        if (m != null || b == null || image == b || time == 0 || inAnon(p.anon, pc)
+                || p.vdso != 0 && pc >= p.vdso && pc < p.vdso + VDSO_MAX) {
+            return m;
+        }
+        return find(b, pc);
+    }
+
+    /** The lowest address {@code m}'s file is mapped at. */
+    private static long base(Mapping m, ObjectInfo o) {
+        if (m.base != -1) return m.base;
+        if (o == null || o.loads.isEmpty()) return m.start - m.offset;
+        long first = Long.MAX_VALUE;
+        long at = m.start - m.offset; // the file's offset 0 where no segment holds the mapping's
+        for (ElfSegment s : o.loads) {
+            first = Math.min(first, s.vaddr() & ~0xfffL);
+            long off = s.offset() & ~0xfffL;
+            if (m.offset >= off && m.offset < s.offset() + s.filesz()) at = m.start - ((s.vaddr() & ~0xfffL) + (m.offset - off));
+        }
+        return at + first;
     }
 
     private ObjectInfo info(int pid, Mapping m) {

@@ -56,7 +56,7 @@ class KernelProvidersTest {
     }
 
     List<Provider> providers() {
-        return TracepointProviders.all(perf, new Comms(), new UserSymbols(), isa.abi());
+        return TracepointProviders.all(perf, new Comms(), new UserSymbols(new org.jdtrace.elf.ObjectFiles(), perf), isa.abi());
     }
 
     /** dtrace(1M) on the framework: {exit status, stdout, stderr}. */
