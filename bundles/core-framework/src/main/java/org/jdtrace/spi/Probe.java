@@ -78,6 +78,20 @@ public interface Probe {
     default void runInKernel(KernelClause clause, boolean inKernel) {}
 
     /**
+     * Whether the ECB of {@code clause}'s statement on this probe belongs to a consumer that is
+     * live (past its go-live, DTraceFramework.goLive): an event now is its own. False during its
+     * warm-up (between enabling and BEGIN), where a provider that keeps the clause's aggregation
+     * in the kernel drops what it gathered at the go-live sync (Provider.sync), and false for a
+     * clause no installed ECB has. A store made while it is live (a provider that came back
+     * mid-trace) keeps everything from its making. Called with the framework's lock held.
+     *
+     * @since 1.12
+     */
+    default boolean live(KernelClause clause) {
+        return false;
+    }
+
+    /**
      * The kernel would not run the program the provider made with {@code clause} (one of
      * kernelClauses'): the verifier refused it, or it could not be encoded. The clause runs in the
      * JVM from now on (a taken one is given back with runInKernel false). {@code reason} says

@@ -236,6 +236,14 @@ public final class ProbeImpl implements Probe {
         }
     }
 
+    @Override
+    public boolean live(org.jdtrace.spi.KernelClause clause) {
+        for (Ecb e : ecbs) {
+            if (e.statement().kernel() == clause && e.owner().isLive()) return true;
+        }
+        return false;
+    }
+
     /**
      * Tells the owner of each ECB of {@code clause}'s statement here, once each: a failed enabling
      * for a required clause, else its warning (framework lock held: providers call it from commit).

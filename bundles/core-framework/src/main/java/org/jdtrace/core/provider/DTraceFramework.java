@@ -377,6 +377,7 @@ public final class DTraceFramework {
                 if (ecb != null && ecb.isInstalled()) {
                     p.uninstall(ecb);
                     ecb.setInstalled(false);
+                    ecb.setInKernel(false); // the retired provider's kernel no longer runs its clause
                 }
             }
             if (wasEnabled) {

@@ -57,7 +57,7 @@ class OsgiWiringTest {
         config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         config.put("felix.bootdelegation.implicit", "false");
         config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA,
-                "org.jdtrace.spi;version=1.11.0,org.slf4j;version=2.0.17");
+                "org.jdtrace.spi;version=1.12.0,org.slf4j;version=2.0.17");
         felix = new Felix(config);
         felix.start();
         BundleContext ctx = felix.getBundleContext();

@@ -13,7 +13,8 @@
  *
  * Events counted before the consumer went live (the program runs from the batch of enables, BEGIN
  * fires after) are left out: the provider's sync() as the consumer goes live takes the map's
- * first baseline().
+ * first baseline(). A map made while its consumer is already live (Probe.live: the provider came
+ * back mid-trace, a bundle restart) takes none: everything it counts is the consumer's.
  *
  * The map is never cleared while the clause runs (the program's in-place updates would race with
  * a delete), so `last` holds every key seen; it is as big as the map (at most ENTRIES keys).
@@ -55,7 +56,10 @@ final class ClauseMap implements KernelClause.Source, AutoCloseable {
     private final int keySize, words;
     private final Map<ByteBuffer, long[]> last = new HashMap<>();
     private final long[] lastDrops;
-    /** Nothing handed to the consumer yet: the first sync() takes what the map holds as its baseline. */
+    /**
+     * Made during its consumer's warm-up, nothing handed over yet: the first sync() takes what the
+     * map holds as its baseline. The provider clears it for a map made while the consumer is live.
+     */
     volatile boolean fresh = true;
 
     ClauseMap(PerfEvents perf, KernelClause clause, int slot, BpfObject drops, Map<Integer, String> names) {

@@ -169,8 +169,9 @@ final class KernelSyscallProvider implements Provider {
     }
 
     /**
-     * The records so far are fired; a clause map made since the last sync starts from what it
-     * holds now (ClauseMap.baseline): the first sync after an enabling is its consumer's go-live.
+     * The records so far are fired; a clause map made during its consumer's warm-up starts from
+     * what it holds now (ClauseMap.baseline): the first sync after such an enabling is its
+     * consumer's go-live. A map made while its consumer is live (Probe.live) is not fresh.
      */
     @Override
     public void sync() {
@@ -352,6 +353,7 @@ final class KernelSyscallProvider implements Provider {
         int[] next = new int[groups.length];
         Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
         Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<ClauseMap> made = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (int end = 0; end < 2; end++) {
             ClauseProgram.Event ev = kernel.event(end == 0);
             for (int nr = 0; nr <= maxNr; nr++) {
@@ -368,7 +370,11 @@ final class KernelSyscallProvider implements Provider {
                 next[SyscallProgram.armedKey(nr, end == 0, maxNr)] = id;
                 for (KernelClause c : l) {
                     if (c == null || refused.contains(c) || !ClauseProgram.takes(c, ev)) continue;
-                    ClauseMap.take(c, keep, taken, attached, slot -> new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames(), kernel.stacks));
+                    ClauseMap.take(c, keep, taken, attached, slot -> {
+                        ClauseMap m = new ClauseMap(perf, c, slot, kernel.drops, abi.syscallNames(), kernel.stacks);
+                        made.add(m);
+                        return m;
+                    });
                 }
             }
         }
@@ -422,6 +428,10 @@ final class KernelSyscallProvider implements Provider {
                     // a whole clause runs in the JVM only once all of them do (refused, wholeToTheJvm)
                     if (c != null && (c.aggregation() != null || c.whole())) {
                         p.runInKernel(c, taken.containsKey(c) || c.whole() && !refused.contains(c));
+                        // made while its consumer is live (this provider came back mid-trace): no
+                        // go-live baseline, everything it counts from now on is the consumer's
+                        ClauseMap m = taken.get(c);
+                        if (m != null && made.contains(m) && p.live(c)) m.fresh = false;
                     }
                 }
             }

@@ -27,7 +27,9 @@
  * reported too.
  *
  * Locking: attach/filter/close from any thread (links and maps are the kernel's, their
- * descriptors tracked in a concurrent set); the drain thread alone reads records.
+ * descriptors tracked in a concurrent set); the drain thread alone reads records. close() marks
+ * the capture closed under filterLock, so a filter(), signal(), stack() or clauses() racing with
+ * it (a user that fetched the capture before its bundle stopped) writes nothing and never fails.
  */
 package org.jdtrace.perf.internal;
 
@@ -136,6 +138,10 @@ final class UprobeCapture implements UserProbes, RecordHandler {
                 "jdtrace_uprobe");
         BpfObject old;
         synchronized (filterLock) {
+            if (closed) {
+                p.close();
+                return;
+            }
             try {
                 progs.update(0, p.fd());
             } catch (RuntimeException e) {
@@ -150,6 +156,7 @@ final class UprobeCapture implements UserProbes, RecordHandler {
 
     private void writeFilter(int cookie) {
         assert Thread.holdsLock(filterLock);
+        if (closed) return; // closed under its user (the bundle stops): the hits are gone with the links
         filters.update(cookie, (pids[cookie] & 0xffffffffL) | (long) signals[cookie] << 32,
                 UprobeProgram.high(groups[cookie], strings[cookie] == null ? new int[0] : strings[cookie])
                         | (long) pages[cookie] << 32);
@@ -271,8 +278,10 @@ final class UprobeCapture implements UserProbes, RecordHandler {
 
     @Override
     public void close() {
-        if (closed) return;
-        closed = true;
+        synchronized (filterLock) { // no filter or program written from now on (writeFilter, swap)
+            if (closed) return;
+            closed = true;
+        }
         for (AutoCloseable l : links) quietly(l);
         links.clear();
         clauses.close(); // the taken maps' last values folded into the consumer's aggregations

@@ -262,6 +262,48 @@ class KernelProvidersTest {
     }
 
     /**
+     * An aggregation the syscall program keeps in the kernel keeps every count across a stop and
+     * start of the providers mid-trace: what its map counted before the stop is folded in as the
+     * map goes, and the map made after the restart, while the consumer is live, counts from its
+     * making (no go-live baseline then). ft_sys under a name of its own (its execname) makes its
+     * 300 getppid()s once before the stop and once after the restart, each process run to its end
+     * while the kernel side is up: exactly 600 counted, whatever the machine's load.
+     */
+    @Test
+    void aKernelAggregationKeepsEveryCountAcrossAStopAndStartOfTheProviders() throws Exception {
+        Path dir = Files.createTempDirectory("jdtrace-agg");
+        String name = "ftagg" + ProcessHandle.current().pid();
+        Path bin = dir.resolve(name.substring(0, Math.min(15, name.length())));
+        Files.copy(Path.of(PerfEventsTest.bin("ft_sys")), bin);
+        bin.toFile().setExecutable(true);
+        String comm = bin.getFileName().toString();
+        try {
+            List<Provider> first = providers();
+            first.forEach(fw::addProvider);
+            ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+            java.util.concurrent.atomic.AtomicBoolean interrupt = new java.util.concurrent.atomic.AtomicBoolean();
+            // a tick fires only once the consumer is live (past the go-live sync, its baseline);
+            // the trace ends as at a Ctrl-C once both processes are done
+            CompletableFuture<Integer> trace = CompletableFuture.supplyAsync(() -> new DTraceCommandImpl(dtrace).run(List.of("-q", "-n",
+                    "tick-10ms /!live/ { live = 1; printf(\"live\\n\"); } tick-60s { exit(3); } "
+                    + "syscall::getppid:entry /execname == \"" + comm + "\"/ { @ = count(); } END { printa(\"hits %@d\\n\", @); }"),
+                    new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8), interrupt::get));
+            for (int i = 0; i < 1200 && !out.toString(StandardCharsets.UTF_8).contains("live"); i++) Thread.sleep(50);
+            assertEquals(0, new ProcessBuilder(bin.toString(), "300").redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor());
+            first.forEach(fw::removeProvider); // what the bundle stop's unregistration does
+            providers().forEach(fw::addProvider);
+            assertEquals(0, new ProcessBuilder(bin.toString(), "300").redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor());
+            interrupt.set(true);
+            assertEquals(0, trace.get(), out + "" + err);
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains("hits 600\n"),
+                    "every call counted, before the stop and after the restart: " + out + err);
+        } finally {
+            removeDir(dir);
+        }
+    }
+
+    /**
      * dtrace -q -n {@code program} after a BEGIN that prints "ready" (and a tick-60s that ends a
      * run that never finishes, with status 3), on a thread of its own; returns once the ready
      * line is out, when every probe is enabled: processes waiting in "read x" may go then.

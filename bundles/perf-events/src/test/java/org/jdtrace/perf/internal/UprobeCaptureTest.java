@@ -151,6 +151,11 @@ class UprobeCaptureTest {
         assertTrue(links() > 0);
         u.close();
         assertEquals(0, links());
+        // a user that took the capture before it closed (the bundle stopped) is not failed
+        u.filter(1, (int) ProcessHandle.current().pid());
+        u.signal(1, 19);
+        u.stack(1, 4096);
+        u.clauses(1, null, new int[0], "inc");
     }
 
     /** This JVM's descriptors that are BPF links (anon_inode:bpf_link). */
