@@ -136,7 +136,10 @@ final class UprobeClauses {
         if (dirty) rebuild();
     }
 
-    /** Maps made since the last sync start from what they hold now (ClauseMap.baseline). */
+    /**
+     * Maps made since the last sync during their consumer's warm-up start from what they hold now
+     * (ClauseMap.baseline); one made while its consumer is live (Probe.live) is not fresh.
+     */
     void sync() {
         List<ClauseMap> fresh;
         synchronized (this) {
@@ -159,6 +162,7 @@ final class UprobeClauses {
         Map<Integer, Integer> groupOf = new HashMap<>();
         Map<KernelClause, ClauseMap> keep = new IdentityHashMap<>();
         Set<ClauseMap> attached = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<ClauseMap> made = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (Map.Entry<Integer, Entry> ce : byCookie.entrySet()) {
             Entry e = ce.getValue();
             // a refused clause has no kernel form any more: its hits always reach the JVM
@@ -172,7 +176,11 @@ final class UprobeClauses {
             Map<KernelClause, ClauseProgram.Taken> t = new IdentityHashMap<>();
             for (KernelClause c : l) {
                 if (c == null || !ClauseProgram.takes(c, ev)
-                        || !ClauseMap.take(c, keep, taken, attached, slot -> new ClauseMap(perf, c, slot, drops, names))) {
+                        || !ClauseMap.take(c, keep, taken, attached, slot -> {
+                            ClauseMap m = new ClauseMap(perf, c, slot, drops, names);
+                            made.add(m);
+                            return m;
+                        })) {
                     continue;
                 }
                 t.put(c, ClauseMap.taken(c, keep.get(c)));
@@ -209,7 +217,7 @@ final class UprobeClauses {
                 target.load(null); // predicates alone refused: none in the kernel
                 ids.clear();
                 target.groups(Map.of());
-                tell(Map.of(), Map.of());
+                tell(Map.of(), Map.of(), Set.of());
                 releaseThreadLocals();
                 return;
             }
@@ -221,7 +229,7 @@ final class UprobeClauses {
         target.groups(groupOf);
         ids.installed(groups);
         if (lease != null) lease.taken(keep.keySet());
-        tell(groupOf, groups);
+        tell(groupOf, groups, made);
         for (ClauseMap m : taken.values()) {
             if (m != null) m.clause.aggregation().sink().attach(m);
         }
@@ -244,8 +252,12 @@ final class UprobeClauses {
         }
     }
 
-    /** Each probe learns which of its aggregating clauses its group runs in the kernel. */
-    private void tell(Map<Integer, Integer> groupOf, Map<Integer, UprobeProgram.Group> groups) {
+    /**
+     * Each probe learns which of its aggregating clauses its group runs in the kernel; a map
+     * {@code made} in this build for a clause whose consumer is already live (a provider that came
+     * back mid-trace) takes no go-live baseline: everything it counts from now on is the consumer's.
+     */
+    private void tell(Map<Integer, Integer> groupOf, Map<Integer, UprobeProgram.Group> groups, Set<ClauseMap> made) {
         byCookie.forEach((cookie, e) -> {
             Integer id = groupOf.get(cookie);
             UprobeProgram.Group g = id == null ? null : groups.get(id);
@@ -253,6 +265,8 @@ final class UprobeClauses {
                 // a whole clause never runs in the JVM, where its thread-locals do not exist
                 if (c != null && (c.aggregation() != null || c.whole())) {
                     e.probe().runInKernel(c, g != null && g.taken().containsKey(c) || c.whole());
+                    ClauseMap m = taken.get(c);
+                    if (m != null && made.contains(m) && e.probe().live(c)) m.fresh = false;
                 }
             }
         });

@@ -303,6 +303,50 @@ class UprobeKernelClausesTest {
     }
 
     /**
+     * A kernel aggregation at a USDT probe keeps every count across a stop and start of
+     * provider-sdt mid-trace: the map that goes is folded in as it closes, and the map made after
+     * the restart, while its consumer is live (Probe.live), counts from its making (no go-live
+     * baseline, which dropped its counts up to the next sync: here another consumer's end
+     * while the process runs). The process is held stopped (SIGSTOP) from before the stop until
+     * the new map is in: exactly N counted.
+     */
+    @Test
+    void aKernelAggregationAtAUsdtProbeKeepsEveryCountAcrossAStopAndStartOfTheProvider() throws Exception {
+        int n = 1500;
+        Platform.Run r = platform.run("-q", "-x", "kernelclauses=force", "-n",
+                "BEGIN { printf(\"pid %d\\n\", $target); } jdt$target:::tick { @ = count(); } END { printa(\"ticks %@d\\n\", @); }",
+                "-c", Platform.bin("ft_usdt") + " " + n + " 2");
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!r.out().contains("pid ") && System.nanoTime() < deadline) Thread.sleep(5);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("pid (\\d+)\n").matcher(r.out());
+        assertTrue(m.find(), r.toString());
+        long target = Long.parseLong(m.group(1));
+        Thread.sleep(300); // some ticks counted by the first map
+        signal("STOP", target);
+        Platform.Run other;
+        try {
+            // another consumer's enabling at pid probes of the process commits the pid provider
+            // after the stop: the USDT clause's map is folded in and closed. The start's commit
+            // makes a new map for it, while its consumer is live; the other consumer's end, 200
+            // calls after the process goes on, syncs the providers while the new map counts.
+            platform.stopUsdt();
+            String p = "pid" + target + ":a.out:work:entry";
+            other = platform.run("-q", "-n", "BEGIN { printf(\"live\\n\"); } " + p + " { n++; } " + p + " /n == 200/ { exit(0); }");
+            while (!other.out().contains("live") && other.thread.isAlive()) Thread.sleep(5);
+            platform.startUsdt();
+        } finally {
+            signal("CONT", target);
+        }
+        assertEquals(0, other.await(), other.toString());
+        assertEquals(0, r.await(), r.toString());
+        assertTrue(r.out().contains("ticks " + n + "\n"), "every tick counted, before the stop and after the restart: " + r);
+    }
+
+    private static void signal(String name, long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start().waitFor());
+    }
+
+    /**
      * Stack keys at a pid probe stay in the JVM (the user stack is unwound by CFI there; a pid
      * probe's program takes no kernel stack): by default silently, as the documented rule says,
      * the same bytes as kernelclauses=off; under kernelclauses=force each is refused with why.
