@@ -92,7 +92,8 @@ public interface Provider {
     /**
      * Fires now every probe event that happened before this call and is still waiting to be
      * delivered (events drained from kernel rings after the fact). The framework calls it before a
-     * consumer stops tracing (before END), from the consumer's thread, without its lock. Providers
+     * consumer stops tracing (before END), from the consumer's thread, and before this provider's
+     * probes retire as it leaves, without its lock. Providers
      * that fire at the event itself have nothing to do.
      */
     default void sync() {}

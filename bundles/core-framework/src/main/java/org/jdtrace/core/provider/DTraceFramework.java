@@ -5,7 +5,8 @@
  *
  * Provider arrives: attach(registry) (its probes are created and matched at once), provide(desc)
  * for every retained description that may name it, provideModule(m) for every loaded module.
- * Provider leaves: every probe it created retires, then detach(). A probe its own threads
+ * Provider leaves: it delivers the events still in its rings (sync(), outside the lock), then
+ * every probe it created retires, then detach(). A probe its own threads
  * still create after that (the service went away under a dlopen worker) is inert: outside the
  * table, never enabled, nothing thrown into that thread.
  *
@@ -104,7 +105,7 @@ public final class DTraceFramework {
     public void deactivate() {
         synchronized (lock) {
             for (ProviderEntry e : List.copyOf(providerOrder)) {
-                removeProvider(e.provider());
+                retireProvider(e.provider()); // no consumer left to deliver to: no sync
             }
             enablings.clear();
         }
@@ -151,7 +152,29 @@ public final class DTraceFramework {
         }
     }
 
+    /**
+     * The provider leaves (its service unregistered): it first delivers the events still waiting
+     * in its rings (Provider.sync, outside the lock: it fires probes, which are still enabled),
+     * then its probes retire.
+     */
     public void removeProvider(Provider provider) {
+        assert !Thread.holdsLock(lock);
+        boolean known;
+        synchronized (lock) {
+            known = providers.containsKey(provider);
+        }
+        if (known) {
+            try {
+                provider.sync();
+            } catch (RuntimeException e) {
+                LOG.debug("provider sync failed", e);
+            }
+        }
+        retireProvider(provider);
+    }
+
+    /** Retire of every probe of {@code provider}, then its detach(). */
+    private void retireProvider(Provider provider) {
         synchronized (lock) {
             ProviderEntry entry = providers.remove(provider);
             if (entry == null) {

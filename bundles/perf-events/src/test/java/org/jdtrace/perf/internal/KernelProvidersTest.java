@@ -271,6 +271,19 @@ class KernelProvidersTest {
      */
     @Test
     void aKernelAggregationKeepsEveryCountAcrossAStopAndStartOfTheProviders() throws Exception {
+        countsAcrossAStopAndStart();
+    }
+
+    /**
+     * The same on the JVM path (kernelclauses=off): the records still in the ring when the
+     * providers stop are delivered first (the framework syncs a provider before its probes retire).
+     */
+    @Test
+    void everyRecordIsDeliveredAcrossAStopAndStartOfTheProviders() throws Exception {
+        countsAcrossAStopAndStart("-x", "kernelclauses=off");
+    }
+
+    private void countsAcrossAStopAndStart(String... options) throws Exception {
         Path dir = Files.createTempDirectory("jdtrace-agg");
         String name = "ftagg" + ProcessHandle.current().pid();
         Path bin = dir.resolve(name.substring(0, Math.min(15, name.length())));
@@ -284,9 +297,10 @@ class KernelProvidersTest {
             java.util.concurrent.atomic.AtomicBoolean interrupt = new java.util.concurrent.atomic.AtomicBoolean();
             // a tick fires only once the consumer is live (past the go-live sync, its baseline);
             // the trace ends as at a Ctrl-C once both processes are done
-            CompletableFuture<Integer> trace = CompletableFuture.supplyAsync(() -> new DTraceCommandImpl(dtrace).run(List.of("-q", "-n",
-                    "tick-10ms /!live/ { live = 1; printf(\"live\\n\"); } tick-60s { exit(3); } "
-                    + "syscall::getppid:entry /execname == \"" + comm + "\"/ { @ = count(); } END { printa(\"hits %@d\\n\", @); }"),
+            List<String> argv = new java.util.ArrayList<>(List.of(options));
+            argv.addAll(List.of("-q", "-n", "tick-10ms /!live/ { live = 1; printf(\"live\\n\"); } tick-60s { exit(3); } "
+                    + "syscall::getppid:entry /execname == \"" + comm + "\"/ { @ = count(); } END { printa(\"hits %@d\\n\", @); }"));
+            CompletableFuture<Integer> trace = CompletableFuture.supplyAsync(() -> new DTraceCommandImpl(dtrace).run(argv,
                     new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
                     new PrintStream(err, true, StandardCharsets.UTF_8), interrupt::get));
             for (int i = 0; i < 1200 && !out.toString(StandardCharsets.UTF_8).contains("live"); i++) Thread.sleep(50);
