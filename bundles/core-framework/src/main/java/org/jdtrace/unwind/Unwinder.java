@@ -323,10 +323,7 @@ public final class Unwinder {
         } catch (IsaException | RuntimeException e) {
             return 0;
         }
-        System.arraycopy(regs, 0, next, 0, numbering.count());
-        next[fp] = callerFp;
-        next[sp] = cfa;
-        next[pcCol] = ret;
+        caller(sp, fp, pcCol, cfa, callerFp, ret);
         long fpKnown = size >= 2L * word ? 1L << fp : known & (1L << fp);
         return fpKnown | (1L << sp) | (1L << pcCol);
     }
@@ -353,11 +350,16 @@ public final class Unwinder {
         } catch (IsaException | RuntimeException e) {
             return 0;
         }
+        caller(sp, fp, pcCol, callerSp, callerFp, ret);
+        // only the callee-saved registers the frame-pointer convention restores are known
+        return (1L << fp) | (1L << sp) | (1L << pcCol);
+    }
+
+    /** Fills {@link #next} with this frame's registers and the caller's sp, fp and pc (sizedStep, framePointerStep). */
+    private void caller(int sp, int fp, int pcCol, long callerSp, long callerFp, long ret) {
         System.arraycopy(regs, 0, next, 0, numbering.count());
         next[fp] = callerFp;
         next[sp] = callerSp;
         next[pcCol] = ret;
-        // only the callee-saved registers the frame-pointer convention restores are known
-        return (1L << fp) | (1L << sp) | (1L << pcCol);
     }
 }
