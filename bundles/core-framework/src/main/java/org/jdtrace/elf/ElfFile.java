@@ -226,6 +226,51 @@ public final class ElfFile implements AutoCloseable {
         return tab.isEmpty() ? List.of() : readSymbols(tab.get());
     }
 
+    /**
+     * {@link #symbols()}'s table as raw entries, for SymbolTable to read without a String or an
+     * ElfSymbol per symbol; null when there is none. Checked as {@link #symbols()} checks it: the
+     * same ElfException for a bad entry size, string table link or name offset.
+     */
+    RawSymbols rawSymbols() throws ElfException {
+        ensureOpen();
+        Optional<ElfSection> tab = sectionOfType(ElfSection.SHT_SYMTAB);
+        if (tab.isEmpty()) {
+            tab = sectionOfType(ElfSection.SHT_DYNSYM);
+        }
+        return tab.isEmpty() ? null : readRawSymbols(tab.get());
+    }
+
+    /** {@link #dynamicSymbols()}'s table as raw entries (see {@link #rawSymbols()}); null when there is none. */
+    RawSymbols rawDynamicSymbols() throws ElfException {
+        ensureOpen();
+        Optional<ElfSection> tab = sectionOfType(ElfSection.SHT_DYNSYM);
+        return tab.isEmpty() ? null : readRawSymbols(tab.get());
+    }
+
+    /**
+     * One symbol table's entries as they are in the file, null entry included: {@code words[3i]}
+     * holds entry i's st_name (bits 0-31), st_info (32-39), st_other (40-47) and st_shndx (48-63),
+     * {@code words[3i+1]} its st_value, {@code words[3i+2]} its st_size; and its string table (a
+     * read-only view of the file), in which every entry's st_name is a NUL-terminated string.
+     */
+    record RawSymbols(long[] words, ByteBuffer strings) {
+
+        int count() {
+            return words.length / 3;
+        }
+
+        /** The name at string table offset {@code off} (an entry's st_name), decoded as symbols() decodes it. */
+        String name(int off) {
+            int e = off;
+            while (strings.get(e) != 0) {
+                e++;
+            }
+            byte[] s = new byte[e - off];
+            strings.get(off, s);
+            return new String(s, StandardCharsets.UTF_8);
+        }
+    }
+
     /** Defined, sized functions and IFUNC resolvers, in table order. */
     public List<ElfSymbol> functions() throws ElfException {
         List<ElfSymbol> l = new ArrayList<>();
@@ -536,6 +581,38 @@ public final class ElfFile implements AutoCloseable {
             l.add(new ElfSymbol(name, buf.getLong(o + 8), buf.getLong(o + 16), info & 0xf, info >>> 4, other, shndx));
         }
         return Collections.unmodifiableList(l);
+    }
+
+    private RawSymbols readRawSymbols(ElfSection tab) throws ElfException {
+        // the checks of readSymbolsWithNull, in its order, with its messages
+        if (tab.entsize() != 24 && tab.entsize() != 0) {
+            throw new ElfException(path + ": section " + tab.name() + " has entry size " + tab.entsize());
+        }
+        check(tab.offset(), tab.size(), "section " + tab.name());
+        if (tab.link() <= 0 || tab.link() >= sections().size()) {
+            throw new ElfException(path + ": section " + tab.name() + " links to no string table");
+        }
+        ElfSection str = sections().get(tab.link());
+        check(str.offset(), str.size(), "section " + str.name());
+        int n = (int) (tab.size() / 24);
+        // one bulk copy of the whole table (no per-field buffer call, which the interpreter that
+        // runs a JVM's first table would pay 210,000 times for libjvm.so)
+        long[] words = new long[3 * n];
+        buf.slice((int) tab.offset(), 24 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(words);
+        ByteBuffer strings = buf.slice((int) str.offset(), (int) str.size()).asReadOnlyBuffer();
+        // string() demands a name offset inside the table with a NUL at or after it: at or before the last NUL
+        long lastNul = str.size() - 1;
+        while (lastNul >= 0 && strings.get((int) lastNul) != 0) {
+            lastNul--;
+        }
+        for (int i = 0; i < n; i++) {
+            long nameOff = words[3 * i] & 0xffffffffL;
+            if (nameOff > lastNul) {
+                throw new ElfException(path + (nameOff >= str.size() ? ": symbol name offset " + nameOff
+                        + " outside its string table" : ": unterminated symbol name at string table offset " + nameOff));
+            }
+        }
+        return new RawSymbols(words, strings);
     }
 
     private void readSdtNotes(ByteBuffer b, List<SdtNote> out) throws ElfException {

@@ -14,10 +14,30 @@
  * leading underscores, strong over weak, then by name), as illumos' byaddr_cmp picks a name.
  *
  * Lookup is by file address (process address minus load bias): a binary search for the last
- * function starting at or below it, which must also contain it. Immutable once built and safe to
- * share between threads and providers. Failure behaviour: a source that cannot be read, a debug
- * file whose build-id or CRC does not match, corrupt xz data: that source is left out (the
- * table is what the others give); nothing throws from of().
+ * function starting at or below it, which must also contain it.
+ *
+ * Building is cheap because every profile builds the table of each object its samples land in,
+ * the dtrace JVM's own libjvm.so (70,000 .symtab entries, 3.3 MB of names) among them, mostly
+ * before the JIT has compiled any of this: each symbol table is copied from the file in one bulk
+ * read (ElfFile.RawSymbols), only its defined sized functions with a non-zero address are kept,
+ * in primitive arrays (address, size, and a long naming its source, binding and name offset),
+ * and sorted as packed longs (address above, candidate index below; addresses too large to
+ * leave room for the index are first replaced by their rank among the distinct addresses). The
+ * index in the low bits keeps a same address's symbols in the sources' order, so the first of
+ * equally preferred symbols wins, as the stable sort of an ElfSymbol list did. Names are decoded
+ * only to choose among symbols sharing an address (libproc's PREFERRED) and, for the rest, when
+ * name(i) or describe() first asks: the table keeps each source's string table, a read-only
+ * view of the file's mapping (or of MiniDebugInfo's decompressed bytes), and fills name[i] on
+ * demand. That fill is a benign race: two threads may both decode entry i and store equal
+ * Strings, and a String is immutable (final fields), so a reader that sees another thread's
+ * store sees the whole String. The table is otherwise immutable once built and safe to share
+ * between threads and providers. A file truncated in place while mapped (which breaks the
+ * processes that map it too) makes an undecoded name fail as any lazy read of ElfFile's mapping
+ * would.
+ *
+ * Failure behaviour: a source that cannot be read (a bad entry size, string table or name
+ * offset: ElfFile's checks), a debug file whose build-id or CRC does not match, corrupt xz data:
+ * that source is left out (the table is what the others give); nothing throws from of().
  */
 package org.jdtrace.elf;
 
@@ -56,12 +76,18 @@ public final class SymbolTable {
 
     private final long[] start;
     private final long[] end;
+    /** Each entry's name: {@code names[(int) (ref >>> SOURCE_SHIFT)]} decodes {@code (int) ref}. */
+    private final long[] ref;
+    private final Names[] names;
+    /** Each entry's name once decoded (null until then): see the theory comment's benign race. */
     private final String[] name;
     private final List<String> sources;
 
-    private SymbolTable(long[] start, long[] end, String[] name, List<String> sources) {
+    private SymbolTable(long[] start, long[] end, long[] ref, Names[] names, String[] name, List<String> sources) {
         this.start = start;
         this.end = end;
+        this.ref = ref;
+        this.names = names;
         this.name = name;
         this.sources = sources;
     }
@@ -73,16 +99,12 @@ public final class SymbolTable {
 
     /** The table of {@code elf}, with separate debug files looked up under {@code debugRoot}. */
     public static SymbolTable of(ElfFile elf, Path debugRoot) {
-        List<ElfSymbol> all = new ArrayList<>();
+        Builder all = new Builder();
         List<String> sources = new ArrayList<>();
         try {
-            all.addAll(elf.functions());
+            all.addFunctions(elf.rawSymbols());
             sources.add(elf.hasSymtab() ? ".symtab" : ".dynsym");
-            if (elf.hasSymtab()) {
-                for (ElfSymbol s : elf.dynamicSymbols()) {
-                    if (s.isFunction() && s.size() > 0) all.add(s);
-                }
-            }
+            if (elf.hasSymtab()) all.addFunctions(elf.rawDynamicSymbols());
         } catch (ElfException | RuntimeException e) {
             // no symbols of its own
         }
@@ -90,7 +112,7 @@ public final class SymbolTable {
             Optional<ElfSection> mini = elf.section(".gnu_debugdata");
             if (mini.isPresent() && mini.get().type() != ElfSection.SHT_NOBITS) {
                 ElfFile inner = ElfFile.of(elf.path() + "(.gnu_debugdata)", unxz(elf.contents(mini.get())));
-                all.addAll(inner.functions());
+                all.addFunctions(inner.rawSymbols());
                 sources.add(".gnu_debugdata");
             }
         } catch (IOException | RuntimeException e) {
@@ -99,45 +121,145 @@ public final class SymbolTable {
         Path debug = debugFile(elf, debugRoot);
         if (debug != null) {
             try (ElfFile d = ElfFile.open(debug)) {
-                all.addAll(d.functions());
+                all.addFunctions(d.rawSymbols());
                 sources.add(debug.toString());
             } catch (ElfException | RuntimeException e) {
                 // unreadable debug file: without it
             }
         }
-        return build(all, sources);
+        return all.build(sources);
     }
 
+    /** The table of {@code all} (symbols at address 0 left out), as of() makes it from its sources' functions. */
     static SymbolTable build(List<ElfSymbol> all, List<String> sources) {
-        // one sort by address, PREFERRED first among a same address's symbols (a stable sort:
-        // ties keep the sources' order), then one entry per address: no boxed address map (a
-        // JVM's libjvm.so alone has tens of thousands of functions, read by every profile)
-        ElfSymbol[] sorted = all.stream().filter(x -> x.value() != 0).toArray(ElfSymbol[]::new);
-        Arrays.sort(sorted, (a, b) -> {
-            int c = Long.compareUnsigned(a.value(), b.value());
-            return c != 0 ? c : PREFERRED.compare(a, b);
-        });
-        int n = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            if (i == 0 || sorted[i].value() != sorted[i - 1].value()) n++;
-        }
-        long[] start = new long[n], end = new long[n];
-        String[] name = new String[n];
-        int k = -1;
-        long size = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            ElfSymbol sym = sorted[i];
-            if (i == 0 || sym.value() != sorted[i - 1].value()) {
-                if (k >= 0) end[k] = start[k] + size;
-                start[++k] = sym.value();
-                name[k] = sym.name();
-                size = sym.size();
-            } else {
-                size = Math.max(size, sym.size()); // the largest of the aliases' sizes
+        Builder b = new Builder();
+        b.add(all);
+        return b.build(sources);
+    }
+
+    /** Decodes the name reference {@code ref} (a string table offset, or a list index) of one source. */
+    private interface Names {
+        String name(int ref);
+    }
+
+    /** Where an entry's source index sits in its {@code ref}; its binding sits at bits 32-39. */
+    private static final int SOURCE_SHIFT = 40;
+
+    /** The candidate functions of a table's sources, in their order, in primitive arrays. */
+    private static final class Builder {
+        private final List<Names> names = new ArrayList<>();
+        private long[] value = new long[0];
+        private long[] size = new long[0];
+        private long[] ref = new long[0];
+        private int count;
+        /** Every candidate's address or'ed: whether they leave room for an index below them. */
+        private long bits;
+
+        /** The defined, sized functions and IFUNC resolvers of {@code raw}, as ElfFile.functions() picks them. */
+        void addFunctions(ElfFile.RawSymbols raw) {
+            if (raw == null) return;
+            long[] w = raw.words();
+            int n = raw.count();
+            long source = source(raw::name);
+            room(n);
+            for (int i = 1, o = 3; i < n; i++, o += 3) { // entry 0 is the null symbol
+                long head = w[o];
+                int type = (int) (head >>> 32) & 0xf;
+                long value = w[o + 1], size = w[o + 2];
+                if ((type == ElfSymbol.STT_FUNC || type == ElfSymbol.STT_GNU_IFUNC)
+                        && (head >>> 48) != ElfSymbol.SHN_UNDEF && size > 0 && value != 0) {
+                    add(value, size, source | (head >>> 36 & 0xf) << 32 | (head & 0xffffffffL));
+                }
             }
         }
-        if (k >= 0) end[k] = start[k] + size;
-        return new SymbolTable(start, end, name, List.copyOf(sources));
+
+        /** {@code symbols} as they are (a test's list), but those at address 0. */
+        void add(List<ElfSymbol> symbols) {
+            long source = source(i -> symbols.get(i).name());
+            room(symbols.size());
+            for (int i = 0; i < symbols.size(); i++) {
+                ElfSymbol s = symbols.get(i);
+                if (s.value() != 0) add(s.value(), s.size(), source | (long) s.binding() << 32 | i);
+            }
+        }
+
+        private long source(Names n) {
+            names.add(n);
+            return (long) (names.size() - 1) << SOURCE_SHIFT;
+        }
+
+        private void room(int more) {
+            if (count + more > value.length) {
+                int n = Math.max(count + more, 2 * value.length);
+                value = Arrays.copyOf(value, n);
+                size = Arrays.copyOf(size, n);
+                ref = Arrays.copyOf(ref, n);
+            }
+        }
+
+        private void add(long v, long s, long r) {
+            value[count] = v;
+            size[count] = s;
+            ref[count] = r;
+            bits |= v;
+            count++;
+        }
+
+        SymbolTable build(List<String> sources) {
+            Names[] decoders = names.toArray(Names[]::new);
+            int m = count;
+            int shift = 64 - Long.numberOfLeadingZeros(Math.max(m - 1, 1));
+            long mask = (1L << shift) - 1;
+            // sort keys: address (or its rank) above, candidate index below; positive, so
+            // Arrays.sort's signed order is the addresses' unsigned order
+            long[] key = new long[m];
+            if ((bits >>> (63 - shift)) == 0) {
+                for (int j = 0; j < m; j++) key[j] = value[j] << shift | j;
+            } else {
+                long[] distinct = new long[m];
+                for (int j = 0; j < m; j++) distinct[j] = value[j] ^ Long.MIN_VALUE; // unsigned order, signed
+                Arrays.sort(distinct);
+                int d = 0;
+                for (int j = 0; j < m; j++) if (d == 0 || distinct[j] != distinct[d - 1]) distinct[d++] = distinct[j];
+                for (int j = 0; j < m; j++) key[j] = (long) Arrays.binarySearch(distinct, 0, d, value[j] ^ Long.MIN_VALUE) << shift | j;
+            }
+            Arrays.sort(key);
+            long[] start = new long[m], end = new long[m], ref = new long[m];
+            String[] name = new String[m];
+            int n = 0;
+            for (int k = 0; k < m; k++) {
+                int j = (int) (key[k] & mask);
+                long v = value[j];
+                if (n == 0 || v != start[n - 1]) {
+                    start[n] = v;
+                    end[n] = size[j]; // the largest alias size, made an end below
+                    ref[n] = this.ref[j];
+                    n++;
+                    continue;
+                }
+                // an alias: libproc's preference names the address (the earlier of equals stays)
+                int e = n - 1;
+                end[e] = Math.max(end[e], size[j]);
+                String held = name[e] != null ? name[e] : (name[e] = decode(decoders, ref[e]));
+                String other = decode(decoders, this.ref[j]);
+                if (PREFERRED.compare(symbol(other, v, this.ref[j]), symbol(held, v, ref[e])) < 0) {
+                    ref[e] = this.ref[j];
+                    name[e] = other;
+                }
+            }
+            for (int e = 0; e < n; e++) end[e] += start[e];
+            return new SymbolTable(Arrays.copyOf(start, n), Arrays.copyOf(end, n), Arrays.copyOf(ref, n), decoders,
+                    Arrays.copyOf(name, n), List.copyOf(sources));
+        }
+
+        /** What PREFERRED reads of a symbol: its name and binding. */
+        private static ElfSymbol symbol(String name, long value, long ref) {
+            return new ElfSymbol(name, value, 0, ElfSymbol.STT_FUNC, (int) (ref >>> 32) & 0xff, 0, 0);
+        }
+    }
+
+    private static String decode(Names[] names, long ref) {
+        return names[(int) (ref >>> SOURCE_SHIFT)].name((int) ref);
     }
 
     /** The separate debug file of {@code elf}: by build-id, else by .gnu_debuglink; null when none matches. */
@@ -215,7 +337,7 @@ public final class SymbolTable {
         int i = find(vaddr);
         if (i < 0) return null;
         long off = vaddr - start[i];
-        return off == 0 ? name[i] : name[i] + "+0x" + Long.toHexString(off);
+        return off == 0 ? name(i) : name(i) + "+0x" + Long.toHexString(off);
     }
 
     public int size() {
@@ -223,7 +345,12 @@ public final class SymbolTable {
     }
 
     public String name(int i) {
-        return name[i];
+        String s = name[i];
+        if (s == null) {
+            s = decode(names, ref[i]);
+            name[i] = s; // a benign race: see the theory comment
+        }
+        return s;
     }
 
     public long start(int i) {
