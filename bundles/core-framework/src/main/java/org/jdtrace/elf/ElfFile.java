@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
@@ -253,21 +254,40 @@ public final class ElfFile implements AutoCloseable {
      * {@code words[3i+1]} its st_value, {@code words[3i+2]} its st_size; and its string table (a
      * read-only view of the file), in which every entry's st_name is a NUL-terminated string.
      */
-    record RawSymbols(long[] words, ByteBuffer strings) {
+    record RawSymbols(long[] words, ByteBuffer strings) implements SymbolTable.Names {
 
         int count() {
             return words.length / 3;
         }
 
         /** The name at string table offset {@code off} (an entry's st_name), decoded as symbols() decodes it. */
-        String name(int off) {
-            int e = off;
-            while (strings.get(e) != 0) {
-                e++;
-            }
-            byte[] s = new byte[e - off];
+        @Override
+        public String name(int off) {
+            return new String(bytes(off), StandardCharsets.UTF_8);
+        }
+
+        /** The bytes of the name at string table offset {@code off}, up to its NUL. */
+        @Override
+        public byte[] bytes(int off) {
+            // bulk reads of a few dozen bytes, not a buffer call per byte (an interpreted one for
+            // the first names)
+            int room = strings.limit() - off;
+            byte[] s = new byte[Math.min(64, room)];
             strings.get(off, s);
-            return new String(s, StandardCharsets.UTF_8);
+            for (int e = 0;;) {
+                while (e < s.length && s[e] != 0) {
+                    e++;
+                }
+                if (e < s.length) {
+                    return Arrays.copyOf(s, e);
+                }
+                if (s.length == room) { // readRawSymbols made sure every st_name has a NUL after it
+                    throw new IllegalArgumentException("no name at string table offset " + off);
+                }
+                int had = s.length;
+                s = Arrays.copyOf(s, Math.min(2 * had, room));
+                strings.get(off + had, s, had, s.length - had);
+            }
         }
     }
 

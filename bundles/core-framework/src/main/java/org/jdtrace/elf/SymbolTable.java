@@ -18,20 +18,22 @@
  *
  * Building is cheap because every profile builds the table of each object its samples land in,
  * the dtrace JVM's own libjvm.so (70,000 .symtab entries, 3.3 MB of names) among them, mostly
- * before the JIT has compiled any of this: each symbol table is copied from the file in one bulk
+ * interpreted (a loop over 70,000 entries in one call is not compiled on the fly under
+ * jvm.options' CompileThresholdScaling): each symbol table is copied from the file in one bulk
  * read (ElfFile.RawSymbols), only its defined sized functions with a non-zero address are kept,
- * in primitive arrays (address, size, and a long naming its source, binding and name offset),
+ * in primitive arrays (address, size, and a long holding its source, binding and name offset),
  * and sorted as packed longs (address above, candidate index below; addresses too large to
  * leave room for the index are first replaced by their rank among the distinct addresses). The
  * index in the low bits keeps a same address's symbols in the sources' order, so the first of
- * equally preferred symbols wins, as the stable sort of an ElfSymbol list did. Names are decoded
- * only to choose among symbols sharing an address (libproc's PREFERRED) and, for the rest, when
- * name(i) or describe() first asks: the table keeps each source's string table, a read-only
- * view of the file's mapping (or of MiniDebugInfo's decompressed bytes), and fills name[i] on
- * demand. That fill is a benign race: two threads may both decode entry i and store equal
- * Strings, and a String is immutable (final fields), so a reader that sees another thread's
- * store sees the whole String. The table is otherwise immutable once built and safe to share
- * between threads and providers. A file truncated in place while mapped (which breaks the
+ * equally preferred symbols wins, as the stable sort of an ElfSymbol list did. Among symbols
+ * sharing an address libproc's PREFERRED is applied to their names' bytes (String.compareTo's
+ * order while both are ASCII; Strings only when a non-ASCII byte comes first). No name is
+ * decoded while building: the table keeps each source's string table, a read-only view of the
+ * file's mapping (or of MiniDebugInfo's decompressed bytes), and fills name[i] when name(i) or
+ * describe() first asks. That fill is a benign race: two threads may both decode entry i and
+ * store equal Strings, and a String is immutable (final fields), so a reader that sees another
+ * thread's store sees the whole String. The table is otherwise immutable once built and safe to
+ * share between threads and providers. A file truncated in place while mapped (which breaks the
  * processes that map it too) makes an undecoded name fail as any lazy read of ElfFile's mapping
  * would.
  *
@@ -68,11 +70,15 @@ public final class SymbolTable {
      * symbol over a local one, then fewer leading underscores, then a strong over a weak one,
      * then the name.
      */
-    public static final Comparator<ElfSymbol> PREFERRED = Comparator
-            .comparing((ElfSymbol s) -> s.binding() == ElfSymbol.STB_LOCAL)
-            .thenComparingInt(s -> leadingUnderscores(s.name()))
-            .thenComparing(s -> s.binding() == ElfSymbol.STB_WEAK)
-            .thenComparing(ElfSymbol::name);
+    public static final Comparator<ElfSymbol> PREFERRED = (a, b) -> preferred(a.name(), a.binding(), b.name(), b.binding());
+
+    /** PREFERRED's order of symbol {@code a} (its name and binding) against {@code b}. */
+    private static int preferred(String a, int bindingA, String b, int bindingB) {
+        int c = Boolean.compare(bindingA == ElfSymbol.STB_LOCAL, bindingB == ElfSymbol.STB_LOCAL);
+        if (c == 0) c = Integer.compare(leadingUnderscores(a), leadingUnderscores(b));
+        if (c == 0) c = Boolean.compare(bindingA == ElfSymbol.STB_WEAK, bindingB == ElfSymbol.STB_WEAK);
+        return c != 0 ? c : a.compareTo(b);
+    }
 
     private final long[] start;
     private final long[] end;
@@ -137,9 +143,25 @@ public final class SymbolTable {
         return b.build(sources);
     }
 
-    /** Decodes the name reference {@code ref} (a string table offset, or a list index) of one source. */
-    private interface Names {
+    /** One source's names by reference (a string table offset, or a list index). */
+    interface Names {
+        /** The name's bytes (UTF-8, as in the string table). */
+        byte[] bytes(int ref);
+
         String name(int ref);
+    }
+
+    /** A list's names: a test's symbols. */
+    private record Listed(List<ElfSymbol> symbols) implements Names {
+        @Override
+        public byte[] bytes(int ref) {
+            return name(ref).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String name(int ref) {
+            return symbols.get(ref).name();
+        }
     }
 
     /** Where an entry's source index sits in its {@code ref}; its binding sits at bits 32-39. */
@@ -160,22 +182,33 @@ public final class SymbolTable {
             if (raw == null) return;
             long[] w = raw.words();
             int n = raw.count();
-            long source = source(raw::name);
+            long source = source(raw);
             room(n);
-            for (int i = 1, o = 3; i < n; i++, o += 3) { // entry 0 is the null symbol
+            // one pass, locals only: the interpreter runs it for a JVM's first tables (a loop of
+            // libjvm.so's 70,000 entries is never compiled on the fly under jvm.options' scaling)
+            long[] value = this.value, size = this.size, ref = this.ref;
+            int m = count;
+            long bits = this.bits;
+            for (int o = 3, end = 3 * n; o < end; o += 3) { // entry 0 is the null symbol
                 long head = w[o];
                 int type = (int) (head >>> 32) & 0xf;
-                long value = w[o + 1], size = w[o + 2];
+                long v = w[o + 1], sz = w[o + 2];
                 if ((type == ElfSymbol.STT_FUNC || type == ElfSymbol.STT_GNU_IFUNC)
-                        && (head >>> 48) != ElfSymbol.SHN_UNDEF && size > 0 && value != 0) {
-                    add(value, size, source | (head >>> 36 & 0xf) << 32 | (head & 0xffffffffL));
+                        && (head >>> 48) != ElfSymbol.SHN_UNDEF && sz > 0 && v != 0) {
+                    value[m] = v;
+                    size[m] = sz;
+                    ref[m] = source | (head >>> 36 & 0xf) << 32 | (head & 0xffffffffL);
+                    bits |= v;
+                    m++;
                 }
             }
+            count = m;
+            this.bits = bits;
         }
 
         /** {@code symbols} as they are (a test's list), but those at address 0. */
         void add(List<ElfSymbol> symbols) {
-            long source = source(i -> symbols.get(i).name());
+            long source = source(new Listed(symbols));
             room(symbols.size());
             for (int i = 0; i < symbols.size(); i++) {
                 ElfSymbol s = symbols.get(i);
@@ -210,8 +243,7 @@ public final class SymbolTable {
             int m = count;
             int shift = 64 - Long.numberOfLeadingZeros(Math.max(m - 1, 1));
             long mask = (1L << shift) - 1;
-            // sort keys: address (or its rank) above, candidate index below; positive, so
-            // Arrays.sort's signed order is the addresses' unsigned order
+            // sort keys: address (or its rank) above, candidate index below, bit 63 clear
             long[] key = new long[m];
             if ((bits >>> (63 - shift)) == 0) {
                 for (int j = 0; j < m; j++) key[j] = value[j] << shift | j;
@@ -223,39 +255,101 @@ public final class SymbolTable {
                 for (int j = 0; j < m; j++) if (d == 0 || distinct[j] != distinct[d - 1]) distinct[d++] = distinct[j];
                 for (int j = 0; j < m; j++) key[j] = (long) Arrays.binarySearch(distinct, 0, d, value[j] ^ Long.MIN_VALUE) << shift | j;
             }
-            Arrays.sort(key);
+            key = radixSort(key, 64 - Long.numberOfLeadingZeros((bits >>> (63 - shift)) == 0 ? bits << shift | mask : (long) m << shift));
             long[] start = new long[m], end = new long[m], ref = new long[m];
-            String[] name = new String[m];
+            long[] value = this.value, size = this.size, candidate = this.ref; // locals: see addFunctions
             int n = 0;
+            long last = 0, largest = 0;
+            byte[] held = null; // the name bytes of the entry's choice so far, once an alias needs them
             for (int k = 0; k < m; k++) {
                 int j = (int) (key[k] & mask);
                 long v = value[j];
-                if (n == 0 || v != start[n - 1]) {
-                    start[n] = v;
-                    end[n] = size[j]; // the largest alias size, made an end below
-                    ref[n] = this.ref[j];
-                    n++;
+                if (n == 0 || v != last) {
+                    if (n > 0) end[n - 1] = last + largest;
+                    start[n] = last = v;
+                    largest = size[j];
+                    ref[n++] = candidate[j];
+                    held = null;
                     continue;
                 }
-                // an alias: libproc's preference names the address (the earlier of equals stays)
-                int e = n - 1;
-                end[e] = Math.max(end[e], size[j]);
-                String held = name[e] != null ? name[e] : (name[e] = decode(decoders, ref[e]));
-                String other = decode(decoders, this.ref[j]);
-                if (PREFERRED.compare(symbol(other, v, this.ref[j]), symbol(held, v, ref[e])) < 0) {
-                    ref[e] = this.ref[j];
-                    name[e] = other;
+                // an alias: the largest size spans the entry, libproc's preference names it
+                // (the earlier of equally preferred ones stays, as in a stable sort), compared on
+                // the names' bytes: no String unless one is not ASCII
+                largest = Math.max(largest, size[j]);
+                if (held == null) held = bytes(decoders, ref[n - 1]);
+                byte[] other = bytes(decoders, candidate[j]);
+                int c = preferred(other, binding(candidate[j]), held, binding(ref[n - 1]));
+                if (c == UNDECIDED) {
+                    c = preferred(decode(decoders, candidate[j]), binding(candidate[j]), decode(decoders, ref[n - 1]), binding(ref[n - 1]));
+                }
+                if (c < 0) {
+                    ref[n - 1] = candidate[j];
+                    held = other;
                 }
             }
-            for (int e = 0; e < n; e++) end[e] += start[e];
+            if (n > 0) end[n - 1] = last + largest;
             return new SymbolTable(Arrays.copyOf(start, n), Arrays.copyOf(end, n), Arrays.copyOf(ref, n), decoders,
-                    Arrays.copyOf(name, n), List.copyOf(sources));
+                    new String[n], List.copyOf(sources));
         }
 
-        /** What PREFERRED reads of a symbol: its name and binding. */
-        private static ElfSymbol symbol(String name, long value, long ref) {
-            return new ElfSymbol(name, value, 0, ElfSymbol.STT_FUNC, (int) (ref >>> 32) & 0xff, 0, 0);
+        private static int binding(long ref) {
+            return (int) (ref >>> 32) & 0xff;
         }
+    }
+
+    /**
+     * {@code a} sorted (its values below 2^{@code bits}): the array given or another. A least
+     * significant digit first radix sort, 11 bits a pass, four passes for libjvm.so's 41-bit keys:
+     * a third of Arrays.sort's time interpreted, a quarter compiled.
+     */
+    private static long[] radixSort(long[] a, int bits) {
+        long[] b = new long[a.length];
+        int[] at = new int[1 << RADIX];
+        for (int shift = 0; shift < bits; shift += RADIX) {
+            Arrays.fill(at, 0);
+            for (int i = 0; i < a.length; i++) at[(int) (a[i] >>> shift) & (1 << RADIX) - 1]++;
+            for (int d = 0, sum = 0; d < at.length; d++) {
+                int c = at[d];
+                at[d] = sum;
+                sum += c;
+            }
+            for (int i = 0; i < a.length; i++) {
+                long x = a[i];
+                b[at[(int) (x >>> shift) & (1 << RADIX) - 1]++] = x;
+            }
+            long[] t = a;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    private static final int RADIX = 11;
+
+    /** PREFERRED's order on name bytes: UNDECIDED when a non-ASCII byte comes before the names differ. */
+    private static int preferred(byte[] a, int bindingA, byte[] b, int bindingB) {
+        int c = Boolean.compare(bindingA == ElfSymbol.STB_LOCAL, bindingB == ElfSymbol.STB_LOCAL);
+        if (c == 0) c = Integer.compare(leadingUnderscores(a), leadingUnderscores(b));
+        if (c == 0) c = Boolean.compare(bindingA == ElfSymbol.STB_WEAK, bindingB == ElfSymbol.STB_WEAK);
+        if (c != 0) return c;
+        // String.compareTo on ASCII is the bytes' order (a char per byte), then the length's
+        for (int i = 0, n = Math.min(a.length, b.length); i < n; i++) {
+            if ((a[i] | b[i]) < 0) return UNDECIDED;
+            if (a[i] != b[i]) return a[i] - b[i];
+        }
+        return a.length - b.length;
+    }
+
+    private static final int UNDECIDED = Integer.MIN_VALUE;
+
+    private static int leadingUnderscores(byte[] name) {
+        int i = 0;
+        while (i < name.length && name[i] == '_') i++;
+        return i;
+    }
+
+    private static byte[] bytes(Names[] names, long ref) {
+        return names[(int) (ref >>> SOURCE_SHIFT)].bytes((int) ref);
     }
 
     private static String decode(Names[] names, long ref) {
