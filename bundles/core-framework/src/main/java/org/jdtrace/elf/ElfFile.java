@@ -10,7 +10,9 @@
  * buffer is garbage collected; close() only drops the caches and marks the object unusable.
  *
  * Symbols come from .symtab when the file has one, else from .dynsym (stripped libraries such as
- * libc.so.6), as the pid provider needs every function it can name. Code is read by virtual
+ * libc.so.6), as the pid provider needs every function it can name; SymbolTable reads the same
+ * tables raw instead (RawSymbols: the entries in one bulk copy, with the same checks, and the
+ * string table as a view whose names it decodes on demand). Code is read by virtual
  * address through the allocated section (or, in section-less files, the PT_LOAD segment) whose
  * file bytes hold it.
  */
@@ -251,29 +253,33 @@ public final class ElfFile implements AutoCloseable {
     /**
      * One symbol table's entries as they are in the file, null entry included: {@code words[3i]}
      * holds entry i's st_name (bits 0-31), st_info (32-39), st_other (40-47) and st_shndx (48-63),
-     * {@code words[3i+1]} its st_value, {@code words[3i+2]} its st_size; and its string table (a
-     * read-only view of the file), in which every entry's st_name is a NUL-terminated string.
+     * {@code words[3i+1]} its st_value, {@code words[3i+2]} its st_size; and its string table, in
+     * which every entry's st_name is a NUL-terminated string.
      */
-    record RawSymbols(long[] words, ByteBuffer strings) implements SymbolTable.Names {
+    record RawSymbols(long[] words, StringTable strings) {
 
         int count() {
             return words.length / 3;
         }
+    }
 
-        /** The name at string table offset {@code off} (an entry's st_name), decoded as symbols() decodes it. */
+    /** A string table (a read-only view of the file): names by offset, without the symbols that hold them. */
+    record StringTable(ByteBuffer bytes) implements SymbolTable.Names {
+
+        /** The name at offset {@code off} (an entry's st_name), decoded as symbols() decodes it. */
         @Override
         public String name(int off) {
             return new String(bytes(off), StandardCharsets.UTF_8);
         }
 
-        /** The bytes of the name at string table offset {@code off}, up to its NUL. */
+        /** The bytes of the name at offset {@code off}, up to its NUL. */
         @Override
         public byte[] bytes(int off) {
             // bulk reads of a few dozen bytes, not a buffer call per byte (an interpreted one for
             // the first names)
-            int room = strings.limit() - off;
+            int room = bytes.limit() - off;
             byte[] s = new byte[Math.min(64, room)];
-            strings.get(off, s);
+            bytes.get(off, s);
             for (int e = 0;;) {
                 while (e < s.length && s[e] != 0) {
                     e++;
@@ -286,7 +292,7 @@ public final class ElfFile implements AutoCloseable {
                 }
                 int had = s.length;
                 s = Arrays.copyOf(s, Math.min(2 * had, room));
-                strings.get(off + had, s, had, s.length - had);
+                bytes.get(off + had, s, had, s.length - had);
             }
         }
     }
@@ -632,7 +638,7 @@ public final class ElfFile implements AutoCloseable {
                         + " outside its string table" : ": unterminated symbol name at string table offset " + nameOff));
             }
         }
-        return new RawSymbols(words, strings);
+        return new RawSymbols(words, new StringTable(strings));
     }
 
     private void readSdtNotes(ByteBuffer b, List<SdtNote> out) throws ElfException {

@@ -182,7 +182,7 @@ public final class SymbolTable {
             if (raw == null) return;
             long[] w = raw.words();
             int n = raw.count();
-            long source = source(raw);
+            long source = source(raw.strings()); // the table keeps the names, not the entries
             room(n);
             // one pass, locals only: the interpreter runs it for a JVM's first tables (a loop of
             // libjvm.so's 70,000 entries is never compiled on the fly under jvm.options' scaling)
