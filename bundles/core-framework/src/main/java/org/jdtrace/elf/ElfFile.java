@@ -586,31 +586,19 @@ public final class ElfFile implements AutoCloseable {
     }
 
     private List<ElfSymbol> readSymbolsWithNull(ElfSection tab) throws ElfException {
-        if (tab.entsize() != 24 && tab.entsize() != 0) {
-            throw new ElfException(path + ": section " + tab.name() + " has entry size " + tab.entsize());
-        }
-        check(tab.offset(), tab.size(), "section " + tab.name());
-        if (tab.link() <= 0 || tab.link() >= sections().size()) {
-            throw new ElfException(path + ": section " + tab.name() + " links to no string table");
-        }
-        ElfSection str = sections().get(tab.link());
-        check(str.offset(), str.size(), "section " + str.name());
-        int n = (int) (tab.size() / 24);
-        List<ElfSymbol> l = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            int o = (int) (tab.offset() + 24L * i);
-            long nameOff = Integer.toUnsignedLong(buf.getInt(o));
-            int info = Byte.toUnsignedInt(buf.get(o + 4));
-            int other = Byte.toUnsignedInt(buf.get(o + 5));
-            int shndx = Short.toUnsignedInt(buf.getShort(o + 6));
-            String name = string(str.offset(), str.size(), nameOff, "symbol name");
-            l.add(new ElfSymbol(name, buf.getLong(o + 8), buf.getLong(o + 16), info & 0xf, info >>> 4, other, shndx));
+        RawSymbols raw = readRawSymbols(tab);
+        long[] w = raw.words();
+        List<ElfSymbol> l = new ArrayList<>(raw.count());
+        for (int o = 0; o < w.length; o += 3) {
+            long head = w[o];
+            int info = (int) (head >>> 32) & 0xff;
+            l.add(new ElfSymbol(raw.strings().name((int) head), w[o + 1], w[o + 2], info & 0xf, info >>> 4,
+                    (int) (head >>> 40) & 0xff, (int) (head >>> 48)));
         }
         return Collections.unmodifiableList(l);
     }
 
     private RawSymbols readRawSymbols(ElfSection tab) throws ElfException {
-        // the checks of readSymbolsWithNull, in its order, with its messages
         if (tab.entsize() != 24 && tab.entsize() != 0) {
             throw new ElfException(path + ": section " + tab.name() + " has entry size " + tab.entsize());
         }
@@ -626,7 +614,7 @@ public final class ElfFile implements AutoCloseable {
         long[] words = new long[3 * n];
         buf.slice((int) tab.offset(), 24 * n).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(words);
         ByteBuffer strings = buf.slice((int) str.offset(), (int) str.size()).asReadOnlyBuffer();
-        // string() demands a name offset inside the table with a NUL at or after it: at or before the last NUL
+        // every name offset inside the table with a NUL at or after it: at or before the last NUL
         long lastNul = str.size() - 1;
         while (lastNul >= 0 && strings.get((int) lastNul) != 0) {
             lastNul--;

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * demand) is the table the ElfSymbol way made: a reference built here as SymbolTable.of did before,
  * from ElfFile.functions()/dynamicSymbols(), MiniDebugInfo's and the debug file's functions, sorted
  * by address with PREFERRED first among a same address's symbols (a stable sort), one entry per
- * address spanning the largest alias size. Compared entry by entry (start, end, name) with the same
+ * address spanning the largest alias size (its functions are readelf -sW's, checked for libjvm.so
+ * and libc.so.6). Compared entry by entry (start, end, name) with the same
  * sources, on this machine's libc.so.6 (with its build-id debug file), ld.so, libjvm.so, every
  * debug file under /usr/lib/debug, the fixtures' binaries, programs with MiniDebugInfo or a
  * debuglink file, corrupt symbol tables, and random tables with many aliases, some at addresses
@@ -138,6 +139,39 @@ class SymbolTableEquivalenceTest {
         Path libjvm = Path.of(System.getProperty("java.home"), "lib", "server", "libjvm.so");
         Assumptions.assumeTrue(Files.isRegularFile(libjvm), "no " + libjvm);
         assertTrue(compare(libjvm, SymbolTable.DEBUG_ROOT) > 10_000);
+    }
+
+    @Test
+    void theReferencesSymbolsAreReadelfsForLibjvmAndLibc() throws Exception {
+        // the reference reads ElfFile.functions(): readelf -sW lists the same functions
+        Path libjvm = Path.of(System.getProperty("java.home"), "lib", "server", "libjvm.so");
+        Assumptions.assumeTrue(Files.isRegularFile(libjvm), "no " + libjvm);
+        for (Path file : List.of(libjvm, Path.of("/lib/x86_64-linux-gnu/libc.so.6"))) {
+            try (ElfFile elf = ElfFile.open(file)) {
+                String table = elf.hasSymtab() ? ".symtab" : ".dynsym";
+                List<String> ours = new ArrayList<>();
+                for (ElfSymbol s : elf.functions()) {
+                    String bind = switch (s.binding()) {
+                        case ElfSymbol.STB_LOCAL -> "LOCAL";
+                        case ElfSymbol.STB_GLOBAL -> "GLOBAL";
+                        case ElfSymbol.STB_WEAK -> "WEAK";
+                        case ElfSymbol.STB_GNU_UNIQUE -> "UNIQUE";
+                        default -> "?" + s.binding();
+                    };
+                    // readelf leaves the version off .dynsym's names here (readelfFunctions)
+                    ours.add(Long.toHexString(s.value()) + " " + s.size() + " " + bind + " " + s.name().replaceAll("@.*$", ""));
+                }
+                List<String> theirs = new ArrayList<>();
+                for (String[] f : SymbolTableTest.readelfFunctions(file, table)) {
+                    long size = f[1].startsWith("0x") ? Long.parseLong(f[1].substring(2), 16) : Long.parseLong(f[1]);
+                    theirs.add(Long.toHexString(Long.parseUnsignedLong(f[0], 16)) + " " + size + " " + f[2] + " " + f[3]);
+                }
+                ours.sort(null);
+                theirs.sort(null);
+                assertTrue(ours.size() > 1_000, file + ": " + ours.size());
+                assertEquals(theirs, ours, file.toString());
+            }
+        }
     }
 
     @Test
