@@ -5,16 +5,23 @@
  * Draining: the drain thread reads each open set's rings and calls its handler with each record
  * (samples, comm records, lost counts). It blocks while there is nothing to read: parked while no
  * set is open (open() unparks it), else in poll(2) on every ring's descriptor and an eventfd that
- * open() and close() signal. A ring wakes its poller every WAKEUP_EVENTS samples, not at each:
- * a wake-up is an irq_work and a scheduler wake-up charged to the thread that fired, and one per
- * event made machine-wide syscall tracing cost 5x bpftrace on a getppid loop. After a wakeup the
- * drain thread waits DRAIN_NANOS for the burst to gather, then drains, so it drains at most every
- * DRAIN_NANOS. Fewer than WAKEUP_EVENTS records wait for the poll's timeout (OPEN_POLL_MS), after
- * which it drains only if some ring holds unread records (Ring.unread: two loads of the mmap'd
- * page), so an open event that never fires still wakes nothing. The rings are sized so that a burst of
- * that length fits; a full ring makes the kernel count PERF_RECORD_LOST, which the set adds up and
- * its handler reports as drops. A drain that held records back (see Order) polls with a short
- * timeout so that they go out in the next one; otherwise the poll waits up to OPEN_POLL_MS.
+ * open() and close() signal (the poll list is made anew only when the open sets change). A ring
+ * wakes its poller every WAKEUP_EVENTS samples, not at each: a wake-up is an irq_work and a
+ * scheduler wake-up charged to the thread that fired, and one per event made machine-wide syscall
+ * tracing cost 5x bpftrace on a getppid loop. After a wakeup the drain thread waits DRAIN_NANOS
+ * for the burst to gather, then drains, so it drains at most every DRAIN_NANOS. Fewer than
+ * WAKEUP_EVENTS records wait for the poll's timeout (OPEN_POLL_MS), after which it drains at once
+ * (they have gathered for that long) if some ring holds unread records (Ring.unread: two loads of
+ * the mmap'd page), so an open event that never fires still wakes nothing but the timeout. The
+ * rings are sized so that a burst of that length fits; a full ring makes the kernel count
+ * PERF_RECORD_LOST, which the set adds up and its handler reports as drops. Records a drain held
+ * back (see Order) count as unread like any others: they go out at the next wakeup or timeout,
+ * within OPEN_POLL_MS, as records below WAKEUP_EVENTS always did (Tick's GRACE_NANOS and the
+ * uprobe holds wait for no less); a consumer's drain() takes them at once. (Polling again after
+ * 2 ms for them made a steady profile-997 loop ~140 times a second, most of them to read a
+ * millisecond's records.) The loop's round is a method of its own and jvm.options lowers the
+ * compile thresholds of this class, Ring and PerfSys: at tens of rounds a second, the round, its
+ * poll and the FFM call behind it otherwise stay interpreted for the whole run.
  *
  * Ownership and cleanup: every EventSetImpl and BpfObjectImpl registers in `open` and leaves it
  * on close(). deactivate() (bundle stop, framework shutdown) stops the drain thread and closes
@@ -45,11 +52,11 @@ package org.jdtrace.perf.internal;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 
 import org.jdtrace.isa.Isa;
@@ -94,7 +101,13 @@ public final class PerfEventsImpl implements PerfEvents {
     private final Tracefs tracefs = new Tracefs();
     private final int cpus;
     private final Set<AutoCloseable> open = ConcurrentHashMap.newKeySet();
-    private final List<EventSetImpl> sets = new CopyOnWriteArrayList<>();
+    /**
+     * The open sets in the order they opened: replaced, never changed in place (copy on write,
+     * under {@code setsLock}), so the drain thread reads it without a copy and sees a change as
+     * another array.
+     */
+    private volatile EventSetImpl[] sets = new EventSetImpl[0];
+    private final Object setsLock = new Object();
     private volatile Kallsyms kallsyms;
     private volatile boolean running = true;
     final Thread drainer;
@@ -217,7 +230,11 @@ public final class PerfEventsImpl implements PerfEvents {
             throw e;
         }
         open.add(set);
-        sets.add(set);
+        synchronized (setsLock) {
+            EventSetImpl[] now = Arrays.copyOf(sets, sets.length + 1);
+            now[now.length - 1] = set;
+            sets = now;
+        }
         wake();
         return set;
     }
@@ -328,15 +345,11 @@ public final class PerfEventsImpl implements PerfEvents {
         return false;
     }
 
-    /** The drain thread (see Draining): park or poll, gather, drain. */
+    /** The drain thread's body (see Draining): park while no set is open, else rounds. */
     private void drainLoop() {
-        Sample s = new Sample();
-        MemorySegment st = PerfSys.callState();
-        MemorySegment buf = java.lang.foreign.Arena.ofAuto().allocate(8, 8);
-        MemorySegment fds = MemorySegment.NULL;
-        boolean held = false;
+        Drainer d = new Drainer();
         while (running) {
-            if (sets.isEmpty()) {
+            if (sets.length == 0) {
                 LockSupport.park(this); // open() and close() unpark
                 continue;
             }
@@ -348,13 +361,53 @@ public final class PerfEventsImpl implements PerfEvents {
                     wakeFd = Integer.MIN_VALUE;
                 }
             }
-            EventSetImpl[] now = sets.toArray(EventSetImpl[]::new);
             if (wakeFd == Integer.MIN_VALUE) { // the old way: a drain every DRAIN_NANOS
                 LockSupport.parkNanos(this, DRAIN_NANOS);
-                drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
+                drainAll(d.sample, System.nanoTime() - MERGE_MARGIN_NANOS);
                 drains++;
                 continue;
             }
+            d.round();
+        }
+    }
+
+    /**
+     * The drain thread's state between rounds (that thread's alone): its poll list, made anew only
+     * when the open sets change (another array in {@code sets}), its sample and call buffers. A
+     * round is a method of its own, not the loop's body, so that the JIT compiles it by its
+     * invocation count (jvm.options lowers this class's thresholds: the loop runs tens of times
+     * a second, too few for the default ones).
+     */
+    private final class Drainer {
+        final Sample sample = new Sample();
+        final MemorySegment st = PerfSys.callState();
+        final MemorySegment buf = java.lang.foreign.Arena.ofAuto().allocate(8, 8);
+        MemorySegment fds = MemorySegment.NULL;
+        /** The sets {@code fds} lists (entry 0 is the eventfd), and how many entries it has. */
+        EventSetImpl[] polled;
+        int nfds;
+
+        /**
+         * One round: poll until a ring wakes the thread (then wait DRAIN_NANOS for the burst to
+         * gather) or OPEN_POLL_MS pass (then go on only if some ring holds unread records), drain.
+         */
+        void round() {
+            EventSetImpl[] now = sets;
+            if (now != polled) pollList(now);
+            int ready = PerfSys.poll(st, fds, nfds, OPEN_POLL_MS);
+            boolean signalled = ready > 0 && PerfSys.readable(fds, 0);
+            if (signalled) PerfSys.consume(st, buf, wakeFd); // open(), close() or close of the service
+            if (!running || ready < 0) return;
+            if (ready > (signalled ? 1 : 0)) {
+                LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather: at most a drain every DRAIN_NANOS
+            } else if (signalled || !unread(now)) {
+                return; // the sets changed (the next round polls the new list), or nothing came
+            }
+            drainAll(sample, System.nanoTime() - MERGE_MARGIN_NANOS);
+            drains++;
+        }
+
+        private void pollList(EventSetImpl[] now) {
             int n = 1;
             for (EventSetImpl set : now) n += set.ringCount();
             if (fds.byteSize() < (long) n * PerfSys.POLLFD_SIZE) {
@@ -363,13 +416,8 @@ public final class PerfEventsImpl implements PerfEvents {
             PerfSys.pollfd(fds, 0, wakeFd);
             int i = 1;
             for (EventSetImpl set : now) i = set.pollfds(fds, i);
-            int ready = PerfSys.poll(st, fds, i, held ? (int) (MERGE_MARGIN_NANOS / 1_000_000) + 1 : OPEN_POLL_MS);
-            PerfSys.consume(st, buf, wakeFd);
-            if (!running) break;
-            if (ready == 0 && !held && !unread(now)) continue; // nothing came
-            LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather: at most a drain every DRAIN_NANOS
-            held = drainAll(s, System.nanoTime() - MERGE_MARGIN_NANOS);
-            drains++;
+            nfds = i;
+            polled = now;
         }
     }
 
@@ -378,30 +426,40 @@ public final class PerfEventsImpl implements PerfEvents {
         drainAll(new Sample(), Long.MAX_VALUE);
     }
 
+    // the merge's arrays, reused from drain to drain (drainLock)
+    private Ring[] mergeRings = new Ring[0];
+    private EventSetImpl[] mergeOwners = new EventSetImpl[0];
+    private long[] mergeTimes = new long[0];
+
     /**
      * One drain of every open set's rings, merged by event time (see the theory above): the
      * records stamped up to {@code cutoff} (CLOCK_MONOTONIC, the events' clock); later ones wait.
-     * True when some were left in a ring for the next drain.
      */
-    private boolean drainAll(Sample s, long cutoff) {
+    private void drainAll(Sample s, long cutoff) {
         synchronized (drainLock) {
-            return lockAndMerge(sets.toArray(EventSetImpl[]::new), 0, s, cutoff);
+            lockAndMerge(sets, 0, s, cutoff);
         }
     }
 
     /** Takes the sets' locks in list order (drainLock held: one drain at a time), then merges. */
-    private boolean lockAndMerge(EventSetImpl[] all, int i, Sample s, long cutoff) {
+    private void lockAndMerge(EventSetImpl[] all, int i, Sample s, long cutoff) {
         if (i < all.length) {
             synchronized (all[i]) {
-                return lockAndMerge(all, i + 1, s, cutoff);
+                lockAndMerge(all, i + 1, s, cutoff);
             }
+            return;
         }
-        boolean held = false;
+        assert Thread.holdsLock(drainLock);
         int n = 0;
         for (EventSetImpl set : all) n += set.closed ? 0 : set.rings.size();
-        Ring[] rings = new Ring[n];
-        EventSetImpl[] owners = new EventSetImpl[n];
-        long[] times = new long[n];
+        if (mergeRings.length < n) {
+            mergeRings = new Ring[n];
+            mergeOwners = new EventSetImpl[n];
+            mergeTimes = new long[n];
+        }
+        Ring[] rings = mergeRings;
+        EventSetImpl[] owners = mergeOwners;
+        long[] times = mergeTimes;
         int live = 0;
         for (EventSetImpl set : all) {
             if (set.closed) continue;
@@ -414,7 +472,6 @@ public final class PerfEventsImpl implements PerfEvents {
                     times[live] = t;
                     live++;
                 } else {
-                    held |= r.pending();
                     r.end();
                 }
             }
@@ -437,7 +494,6 @@ public final class PerfEventsImpl implements PerfEvents {
                 if (r.pending() && (t = r.nextTime(set.spec.sampleType(), set.spec.flags())) <= cutoff) {
                     times[min] = t;
                 } else {
-                    held |= r.pending();
                     r.end();
                     live--;
                     rings[min] = rings[live];
@@ -448,7 +504,6 @@ public final class PerfEventsImpl implements PerfEvents {
         } finally {
             for (int i2 = 0; i2 < live; i2++) rings[i2].end();
         }
-        return held;
     }
 
     private static int onlineCpus() {
@@ -545,7 +600,17 @@ public final class PerfEventsImpl implements PerfEvents {
 
         @Override
         public void close() {
-            sets.remove(this);
+            synchronized (setsLock) {
+                EventSetImpl[] now = sets;
+                for (int i = 0; i < now.length; i++) {
+                    if (now[i] == this) {
+                        EventSetImpl[] less = Arrays.copyOf(now, now.length - 1);
+                        System.arraycopy(now, i + 1, less, i, now.length - i - 1);
+                        sets = less;
+                        break;
+                    }
+                }
+            }
             open.remove(this);
             wake();
             synchronized (this) {

@@ -411,6 +411,11 @@ public final class PerfSys {
         fds.set(ValueLayout.JAVA_SHORT, (long) i * POLLFD_SIZE + 6, (short) 0);
     }
 
+    /** Whether the last poll found entry {@code i}'s descriptor readable (its revents). */
+    public static boolean readable(MemorySegment fds, int i) {
+        return (fds.get(ValueLayout.JAVA_SHORT, (long) i * POLLFD_SIZE + 6) & POLLIN) != 0;
+    }
+
     /**
      * poll(fds, n, timeoutMs): the number of ready descriptors, 0 on timeout, -1 when interrupted
      * or failed (the caller simply polls again). {@code st} from {@link #callState}.

@@ -146,6 +146,12 @@ final class Ring {
         LONG_VH.setRelease(map, TAIL, tail);
     }
 
+    /** %02x without a Formatter (every mmap record of every process names its device so). */
+    static String hex2(int v) {
+        String h = Integer.toHexString(v);
+        return h.length() < 2 ? "0" + h : h;
+    }
+
     private void record(MemorySegment r, long p, int size, long sampleType, int nregs, Sample s, RecordHandler h) {
         int type = r.get(JAVA_INT, p);
         int misc = Short.toUnsignedInt(r.get(JAVA_SHORT, p + 4));
@@ -240,7 +246,7 @@ final class Ring {
                 while (name + n < end && r.get(ValueLayout.JAVA_BYTE, name + n) != 0) n++;
                 byte[] b = new byte[n];
                 MemorySegment.copy(r, ValueLayout.JAVA_BYTE, name, b, 0, n);
-                sb.mmap(pid, addr, len, pgoff, String.format("%02x:%02x", maj, min), ino,
+                sb.mmap(pid, addr, len, pgoff, hex2(maj) + ":" + hex2(min), ino,
                         new String(b, StandardCharsets.UTF_8), r.get(JAVA_LONG, p + size - 8));
             }
             case PerfSys.RECORD_FORK, PerfSys.RECORD_EXIT -> {
