@@ -77,6 +77,11 @@ final class ProfileSampler implements CpuSampler {
 
     /** The CPU of every tick-N event (see above). */
     private final int tickCpu;
+    /**
+     * Where the filter finds a task's parent (Btf.parent), read at the first event opened and
+     * kept (each read parses the kernel's 5 MB of BTF); empty when the BTF does not say.
+     */
+    private volatile java.util.Optional<Btf.Parent> parent;
 
     ProfileSampler(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
@@ -154,6 +159,12 @@ final class ProfileSampler implements CpuSampler {
         return tickCpu;
     }
 
+    private Btf.Parent parent() {
+        java.util.Optional<Btf.Parent> p = parent;
+        if (p == null) parent = p = java.util.Optional.ofNullable(Btf.parent()); // two racing reads give the same
+        return p.orElse(null);
+    }
+
     /** The sampling event of {@code probe} on {@code cpu}, or on every CPU when it is -1. */
     private AutoCloseable open(Probe probe, long intervalNanos, int cpu) {
         long minInterval = 1_000_000_000L / Math.max(1, perf.maxSampleRate());
@@ -216,7 +227,7 @@ final class ProfileSampler implements CpuSampler {
         try {
             map = perf.map(PerfSys.MAP_ARRAY, 4, 4, 1, "jdtrace_pidflt");
             if (filtered) map.update(0, probe.pidFilter() + 1); // else 0: every process
-            Btf.Parent parent = Btf.parent();
+            Btf.Parent parent = parent();
             if (parent != null) {
                 ppids = CaptureProgram.ppidMap(perf);
                 ctx.ppids = ppids;

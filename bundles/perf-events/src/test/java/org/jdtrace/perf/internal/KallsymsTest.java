@@ -37,4 +37,22 @@ class KallsymsTest {
         assertEquals(0, Kallsyms.address(f, "idle"));
         assertEquals(0, Kallsyms.address(dir.resolve("absent"), "do_idle"));
     }
+
+    @Test
+    void aScanReadsChunksOfWholeLinesFindingANameThatCrossesTheirBoundaries(@TempDir Path dir) throws Exception {
+        // lines of every length around the 64 KB chunk: some line crosses each boundary, and the
+        // name sits after several chunks (as do_idle does in /proc/kallsyms)
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; text.length() < 300_000; i++) {
+            text.append(String.format("ffffffff8%07x t fn_%d%s%n", i * 16, i, "_".repeat(i % 97)));
+        }
+        text.append("ffffffff8fffff00 T do_idle\n");
+        Path f = dir.resolve("kallsyms");
+        Files.writeString(f, text);
+        assertEquals(0xffffffff8fffff00L, Kallsyms.address(f, "do_idle"));
+        assertEquals(0xffffffff80000010L, Kallsyms.address(f, "fn_1_"));
+        // the last line is whole only with its newline
+        Files.writeString(f, text.substring(0, text.length() - 1));
+        assertEquals(0, Kallsyms.address(f, "do_idle"));
+    }
 }
