@@ -73,4 +73,20 @@ class FlameGraphTest {
         assertTrue(other[1] + other[3] <= work[1] + 0.01 || other[1] >= work[1] + work[3] - 0.01, "siblings do not overlap");
         assertTrue(Files.readString(svg).startsWith("<?xml"));
     }
+
+    @Test
+    void aGraphAloneHoldsTheStacksPrintaPrintedAndFoldedAloneFoldsThePrintedOnes(@TempDir Path tmp) throws Exception {
+        Path svg = tmp.resolve("fg.svg");
+        DRun r = DRun.script("#pragma D option quiet\n#pragma D option flamegraph=" + svg
+                + "\ntest:::entry { @[ustack()] = count(); } END { printa(@); }").go();
+        r.fire(DRun.ENTRY, stack(0x401010, 0x40202a)).fire(DRun.ENTRY, stack(0x403004, 0x40202a));
+        String out = r.end();
+        assertTrue(out.contains("hello`work+0x10") && !out.contains("hello`main;"), out); // printa's stacks, no folded lines
+        String graph = Files.readString(svg);
+        assertTrue(graph.contains("<title>hello`work (1 samples") && graph.contains("<title>hello`main (2 samples"), graph);
+
+        DRun f = DRun.script("#pragma D option quiet\n#pragma D option folded\ntest:::entry { @[ustack()] = count(); }").go();
+        f.fire(DRun.ENTRY, stack(0x401010, 0x40202a)).fire(DRun.ENTRY, stack(0x401020, 0x40202a));
+        assertTrue(f.end().contains("\nhello`main;hello`work 2\n"));
+    }
 }

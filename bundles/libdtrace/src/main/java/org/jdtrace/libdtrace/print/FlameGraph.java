@@ -71,8 +71,19 @@ public final class FlameGraph {
         if (stack.isEmpty()) return List.of();
         prefix.addAll(stack);
         // stackcollapse.pl's way: frames by function (offsets dropped), no ';' inside a frame
-        prefix.replaceAll(f -> f.replaceFirst("\\+0x[0-9a-f]+$", "").replace(';', ':'));
+        prefix.replaceAll(f -> function(f).replace(';', ':'));
         return prefix;
+    }
+
+    /** {@code frame} without a trailing "+0x" and lower-case hex digits (no regular expression: a frame at a time). */
+    static String function(String frame) {
+        int plus = frame.lastIndexOf("+0x");
+        if (plus < 0 || plus + 3 == frame.length()) return frame;
+        for (int i = plus + 3; i < frame.length(); i++) {
+            char c = frame.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) return frame;
+        }
+        return frame.substring(0, plus);
     }
 
     /** One node of the merged call tree. */
