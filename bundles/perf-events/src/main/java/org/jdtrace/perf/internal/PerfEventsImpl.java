@@ -20,8 +20,8 @@
  * uprobe holds wait for no less); a consumer's drain() takes them at once. (Polling again after
  * 2 ms for them made a steady profile-997 loop ~140 times a second, most of them to read a
  * millisecond's records.) The loop's round is a method of its own and jvm.options lowers the
- * compile thresholds of this class, Ring and PerfSys: at tens of rounds a second, the round, its
- * poll and the FFM call behind it otherwise stay interpreted for the whole run.
+ * compile thresholds of it and the few methods it calls: at tens of rounds a second, the round,
+ * its poll and the FFM call behind it otherwise stay interpreted for the whole run.
  *
  * Ownership and cleanup: every EventSetImpl and BpfObjectImpl registers in `open` and leaves it
  * on close(). deactivate() (bundle stop, framework shutdown) stops the drain thread and closes
@@ -375,8 +375,9 @@ public final class PerfEventsImpl implements PerfEvents {
      * The drain thread's state between rounds (that thread's alone): its poll list, made anew only
      * when the open sets change (another array in {@code sets}), its sample and call buffers. A
      * round is a method of its own, not the loop's body, so that the JIT compiles it by its
-     * invocation count (jvm.options lowers this class's thresholds: the loop runs tens of times
-     * a second, too few for the default ones).
+     * invocation count (jvm.options lowers its thresholds: the loop runs tens of times a
+     * second, too few for the launcher's scaled ones; jvm.options names these methods, so a
+     * rename goes there too).
      */
     private final class Drainer {
         final Sample sample = new Sample();
