@@ -54,7 +54,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -131,11 +130,7 @@ public final class PerfEventsImpl implements PerfEvents {
      */
     @Activate
     public PerfEventsImpl(@Reference(target = "(isa=amd64)") Isa isa, BundleContext ctx, @Reference org.jdtrace.elf.ObjectFiles objects) {
-        Map<String, Integer> numbers = new java.util.HashMap<>();
-        isa.abi().syscallNames().forEach((nr, name) -> numbers.put(name, nr));
-        Integer peo = numbers.get("perf_event_open"), bpf = numbers.get("bpf");
-        if (peo == null || bpf == null) throw new IllegalStateException("the ISA's system-call table has no perf_event_open or bpf");
-        this.sys = new PerfSys(peo, bpf);
+        this.sys = new PerfSys(isa.abi());
         this.cpus = onlineCpus();
         this.drainer = new Thread(this::drainLoop, "jdtrace-perf-drain");
         drainer.setDaemon(true);
@@ -168,7 +163,7 @@ public final class PerfEventsImpl implements PerfEvents {
         int fd = wakeFd;
         if (fd >= 0) {
             synchronized (wakeBuf) {
-                PerfSys.signal(wakeState, wakeBuf, fd);
+                sys.signal(wakeState, wakeBuf, fd);
             }
         }
         LockSupport.unpark(drainer);
@@ -395,9 +390,9 @@ public final class PerfEventsImpl implements PerfEvents {
         void round() {
             EventSetImpl[] now = sets;
             if (now != polled) pollList(now);
-            int ready = PerfSys.poll(st, fds, nfds, OPEN_POLL_MS);
+            int ready = sys.poll(st, fds, nfds, OPEN_POLL_MS);
             boolean signalled = ready > 0 && PerfSys.readable(fds, 0);
-            if (signalled) PerfSys.consume(st, buf, wakeFd); // open(), close() or close of the service
+            if (signalled) sys.consume(st, buf, wakeFd); // open(), close() or close of the service
             if (!running || ready < 0) return;
             if (ready > (signalled ? 1 : 0)) {
                 LockSupport.parkNanos(this, DRAIN_NANOS); // let the burst gather: at most a drain every DRAIN_NANOS

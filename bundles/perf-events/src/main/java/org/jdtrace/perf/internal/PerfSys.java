@@ -1,14 +1,24 @@
 /*
  * The system calls of the kernel's event facilities, bound with the FFM API (no JNI, no helper
- * binary): perf_event_open(2) and bpf(2) through libc's syscall(2), and ioctl, mmap, munmap,
- * close, poll, eventfd, read, write, tgkill. The two system-call numbers are not known here: they come from the ISA's table
- * (Abi.syscallNames), so this class holds no number of any ISA.
+ * binary): perf_event_open(2), bpf(2), ioctl, mmap, munmap, close, ppoll (for poll), eventfd2
+ * (for eventfd), read, write and tgkill, every one through one downcall handle: libc's variadic
+ * syscall(2) with six long arguments (pointers pass as their addresses, unused arguments as 0).
+ * One handle because each FunctionDescriptor linked costs its own LambdaForms and hidden classes
+ * on first use (tens of milliseconds of start-up CPU for a dozen of them). The call numbers are
+ * not known here: they come from the ISA's table (Abi.syscallNumberOf), so this class holds no
+ * number of any ISA; an ISA whose table lacks one of them is refused when the PerfSys is made.
  *
- * Every call that can fail captures errno through Linker.Option.captureCallState("errno") (the
- * JVM may make system calls of its own before errno is read) and turns a failure into a
- * PerfException naming the call and the kernel's reason (strerror's words).
+ * The kernel's calls differ from libc's wrappers where libc's wrappers are not plain: poll is
+ * ppoll with a timespec (poll is not in every ISA's table; ppoll is), eventfd is eventfd2. The
+ * kernel's failure is -errno (-4095..-1, mmap's too); syscall(2) turns every one into -1 with
+ * errno set, so a failure is -1 for every call, mmap's included (no mapping is at -1).
  *
- * Thread-safety: the method handles are shared; every call allocates its argument block in a
+ * Every call captures errno through Linker.Option.captureCallState("errno") (the JVM may make
+ * system calls of its own before errno is read) and a failure becomes a PerfException naming the
+ * call and the kernel's reason (strerror's words; strerror's own handle is linked on the first
+ * failure only).
+ *
+ * Thread-safety: the method handle is shared; every call allocates its argument block in a
  * confined arena of its own, so an instance may be used from any thread. These calls are made on
  * enable/disable paths, never in probe context.
  *
@@ -23,12 +33,13 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
 import java.nio.charset.StandardCharsets;
 
+import org.jdtrace.isa.Abi;
 import org.jdtrace.perf.PerfException;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -72,52 +83,59 @@ public final class PerfSys {
 
     private static final int PROT_READ = 1, PROT_WRITE = 2, MAP_SHARED = 1;
 
-    // The downcall handles are made on first use (a holder class): making one spins classes and
+    // The downcall handle is made on first use (a holder class): making it spins classes and
     // costs milliseconds, and start-up (a bundle start that only registers providers) needs none.
     private static final class Libc {
-        static final Linker LINKER = Linker.nativeLinker();
-        static final SymbolLookup LIBC = LINKER.defaultLookup();
-        static final Linker.Option ERRNO = Linker.Option.captureCallState("errno");
+        /** long syscall(long number, ...) with six long arguments, errno captured. */
+        static final MethodHandle SYSCALL = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().find("syscall").orElseThrow(() -> new UnsatisfiedLinkError("libc has no syscall")),
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG),
+                Linker.Option.firstVariadicArg(1), Linker.Option.captureCallState("errno"));
+    }
 
-        static final MethodHandle SYSCALL5 = call("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG),
-                Linker.Option.firstVariadicArg(1));
-        static final MethodHandle SYSCALL3 = call("syscall",
-                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT),
-                Linker.Option.firstVariadicArg(1));
-        static final MethodHandle IOCTL = call("ioctl",
-                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG), Linker.Option.firstVariadicArg(2));
-        static final MethodHandle MMAP = call("mmap",
-                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-        static final MethodHandle MUNMAP = call("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-        static final MethodHandle CLOSE = call("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
-        static final MethodHandle POLL = call("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-        static final MethodHandle EVENTFD = call("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-        static final MethodHandle WRITE = call("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-        static final MethodHandle READ = call("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
-        // libc's wrapper (glibc 2.30+): the signal goes to one thread of one process, so a pid
-        // reused since the event is not signalled unless its thread id matches as well
-        static final MethodHandle TGKILL = call("tgkill", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-        static final MethodHandle STRERROR = LINKER.downcallHandle(LIBC.find("strerror").orElseThrow(),
-                FunctionDescriptor.of(ADDRESS, JAVA_INT));
-
-        private static MethodHandle call(String name, FunctionDescriptor fd, Linker.Option... more) {
-            Linker.Option[] opts = new Linker.Option[more.length + 1];
-            opts[0] = ERRNO;
-            System.arraycopy(more, 0, opts, 1, more.length);
-            return LINKER.downcallHandle(LIBC.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libc has no " + name)), fd, opts);
-        }
+    /** strerror, linked on the first failure (the failure path only). */
+    private static final class Strerror {
+        static final MethodHandle STRERROR = Linker.nativeLinker().downcallHandle(
+                Linker.nativeLinker().defaultLookup().find("strerror").orElseThrow(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
     }
 
     private static final MemoryLayout STATE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO_VH = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    /** Where a {@link #callState} segment keeps ppoll's struct timespec, after the captured state. */
+    private static final long TIMESPEC = (STATE.byteSize() + 7) & ~7L;
 
-    private final long nrPerfEventOpen, nrBpf;
+    /** The calls' numbers in the ISA's table. */
+    private final long nrPerfEventOpen, nrBpf, nrIoctl, nrMmap, nrMunmap, nrClose, nrPpoll, nrEventfd2, nrRead,
+            nrWrite, nrTgkill;
 
-    /** {@code perfEventOpen} and {@code bpf}: the two calls' numbers in the ISA's table. */
-    public PerfSys(long perfEventOpen, long bpf) {
-        this.nrPerfEventOpen = perfEventOpen;
-        this.nrBpf = bpf;
+    /** The calls as {@code abi}'s system-call table numbers them; an ISA lacking one is refused. */
+    public PerfSys(Abi abi) {
+        this.nrPerfEventOpen = number(abi, "perf_event_open");
+        this.nrBpf = number(abi, "bpf");
+        this.nrIoctl = number(abi, "ioctl");
+        this.nrMmap = number(abi, "mmap");
+        this.nrMunmap = number(abi, "munmap");
+        this.nrClose = number(abi, "close");
+        this.nrPpoll = number(abi, "ppoll");
+        this.nrEventfd2 = number(abi, "eventfd2");
+        this.nrRead = number(abi, "read");
+        this.nrWrite = number(abi, "write");
+        this.nrTgkill = number(abi, "tgkill");
+    }
+
+    private static long number(Abi abi, String name) {
+        long nr = abi.syscallNumberOf(name);
+        if (nr < 0) throw new IllegalStateException("the ISA's system-call table has no " + name);
+        return nr;
+    }
+
+    /** syscall(nr, a..f): the kernel's result, or -1 with errno in {@code st}. */
+    private static long syscall(MemorySegment st, long nr, long a, long b, long c, long d, long e, long f) {
+        try {
+            return (long) Libc.SYSCALL.invokeExact(st, nr, a, b, c, d, e, f);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** What one perf_event_attr asks for (the fields this bundle uses). */
@@ -146,25 +164,17 @@ public final class PerfSys {
             attr.set(JAVA_LONG, 80, a.regsUser());
             attr.set(JAVA_INT, 88, a.stackUser()); // sample_stack_user
             MemorySegment st = arena.allocate(STATE);
-            long fd = (long) Libc.SYSCALL5.invokeExact(st, nrPerfEventOpen, attr, pid, cpu, -1, 8L /* FD_CLOEXEC */);
+            long fd = syscall(st, nrPerfEventOpen, attr.address(), pid, cpu, -1L, 8L /* FD_CLOEXEC */, 0L);
             if (fd < 0) throw failure("perf_event_open", st);
             return (int) fd;
-        } catch (PerfException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
     public void ioctl(int fd, long request, long arg) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int r = (int) Libc.IOCTL.invokeExact(st, fd, request, arg);
+            long r = syscall(st, nrIoctl, fd, request, arg, 0L, 0L, 0L);
             if (r < 0) throw failure("ioctl", st);
-        } catch (PerfException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
@@ -172,23 +182,16 @@ public final class PerfSys {
     public MemorySegment mmap(int fd, long size) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            MemorySegment p = (MemorySegment) Libc.MMAP.invokeExact(st, MemorySegment.NULL, size,
-                    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
-            if (p.address() == -1L) throw failure("mmap", st);
-            return p.reinterpret(size);
-        } catch (PerfException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            long p = syscall(st, nrMmap, 0L, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0L);
+            if (p == -1L) throw failure("mmap", st); // syscall(2)'s failure, the kernel's -errno
+            return MemorySegment.ofAddress(p).reinterpret(size);
         }
     }
 
     public void munmap(MemorySegment m) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int r = (int) Libc.MUNMAP.invokeExact(st, m, m.byteSize());
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            syscall(st, nrMunmap, m.address(), m.byteSize(), 0L, 0L, 0L, 0L);
         }
     }
 
@@ -196,9 +199,7 @@ public final class PerfSys {
         if (fd < 0) return;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int r = (int) Libc.CLOSE.invokeExact(st, fd);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            syscall(st, nrClose, fd, 0L, 0L, 0L, 0L, 0L);
         }
     }
 
@@ -206,13 +207,10 @@ public final class PerfSys {
     public int bpf(int cmd, MemorySegment attr, String what) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            long r = (long) Libc.SYSCALL3.invokeExact(st, nrBpf, cmd, attr, (int) attr.byteSize());
+            long r = syscall(st, nrBpf, cmd, attr.address(), (int) attr.byteSize(), 0L, 0L, 0L);
+            Reference.reachabilityFence(attr);
             if (r < 0) throw failure(what, st);
             return (int) r;
-        } catch (PerfException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
@@ -417,69 +415,65 @@ public final class PerfSys {
     }
 
     /**
-     * poll(fds, n, timeoutMs): the number of ready descriptors, 0 on timeout, -1 when interrupted
-     * or failed (the caller simply polls again). {@code st} from {@link #callState}.
+     * poll(fds, n, timeoutMs), made as ppoll(fds, n, timeout, no signal mask): the number of
+     * ready descriptors, 0 on timeout, -1 when interrupted or failed (the caller simply polls
+     * again). A negative {@code timeoutMs} waits without end. {@code st} from {@link #callState}
+     * (it holds the timespec too, so that a call allocates nothing).
      */
-    public static int poll(MemorySegment st, MemorySegment fds, int n, int timeoutMs) {
-        try {
-            return (int) Libc.POLL.invokeExact(st, fds, (long) n, timeoutMs);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+    public int poll(MemorySegment st, MemorySegment fds, int n, int timeoutMs) {
+        long ts = 0; // NULL: no timeout
+        if (timeoutMs >= 0) {
+            st.set(JAVA_LONG, TIMESPEC, timeoutMs / 1000);
+            st.set(JAVA_LONG, TIMESPEC + 8, (timeoutMs % 1000) * 1_000_000L);
+            ts = st.address() + TIMESPEC;
         }
+        long r = syscall(st, nrPpoll, fds.address(), n, ts, 0L, 0L, 0L);
+        Reference.reachabilityFence(fds);
+        return (int) r;
     }
 
     /** A non-blocking eventfd (a counter another thread adds to, to end a poll). */
     public int eventfd() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment st = arena.allocate(STATE);
-            int fd = (int) Libc.EVENTFD.invokeExact(st, 0, EFD_CLOEXEC | EFD_NONBLOCK);
+            long fd = syscall(st, nrEventfd2, 0L, EFD_CLOEXEC | EFD_NONBLOCK, 0L, 0L, 0L, 0L);
             if (fd < 0) throw failure("eventfd", st);
-            return fd;
-        } catch (PerfException e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
+            return (int) fd;
         }
     }
 
     /** Adds 1 to eventfd {@code fd} (wakes its poller); {@code buf} 8 bytes. */
-    public static void signal(MemorySegment st, MemorySegment buf, int fd) {
+    public void signal(MemorySegment st, MemorySegment buf, int fd) {
         buf.set(JAVA_LONG, 0, 1L);
-        try {
-            long r = (long) Libc.WRITE.invokeExact(st, fd, buf, 8L);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        syscall(st, nrWrite, fd, buf.address(), 8L, 0L, 0L, 0L);
+        Reference.reachabilityFence(buf);
     }
 
     /** Resets eventfd {@code fd} to 0 (a non-blocking read); {@code buf} 8 bytes. */
-    public static void consume(MemorySegment st, MemorySegment buf, int fd) {
-        try {
-            long r = (long) Libc.READ.invokeExact(st, fd, buf, 8L);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+    public void consume(MemorySegment st, MemorySegment buf, int fd) {
+        syscall(st, nrRead, fd, buf.address(), 8L, 0L, 0L, 0L);
+        Reference.reachabilityFence(buf);
     }
 
     /** Linux's SIGSTOP (the same number on every architecture this bundle runs on). */
     public static final int SIGSTOP = 19;
 
-    /** Room for the errno a call captures: one per calling thread, made by {@link #callState}. */
+    /**
+     * Room for the errno a call captures (and poll's timespec): one per calling thread, made by
+     * {@link #callState}.
+     */
     public static MemorySegment callState() {
-        return Arena.ofAuto().allocate(STATE);
+        return Arena.ofAuto().allocate(TIMESPEC + 16, Math.max(8, STATE.byteAlignment()));
     }
 
     /**
-     * tgkill(pid, tid, sig) through libc (no system-call number here): 0, or the errno
-     * ({@code st} from {@link #callState}, so that a call allocates nothing).
+     * tgkill(pid, tid, sig): 0, or the errno ({@code st} from {@link #callState}, so that a call
+     * allocates nothing). The signal goes to one thread of one process, so a pid reused since the
+     * event is not signalled unless its thread id matches as well.
      */
-    public static int tgkill(MemorySegment st, int pid, int tid, int sig) {
-        try {
-            int r = (int) Libc.TGKILL.invokeExact(st, pid, tid, sig);
-            return r == 0 ? 0 : (int) ERRNO_VH.get(st, 0L);
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+    public int tgkill(MemorySegment st, int pid, int tid, int sig) {
+        long r = syscall(st, nrTgkill, pid, tid, sig, 0L, 0L, 0L);
+        return r == 0 ? 0 : (int) ERRNO_VH.get(st, 0L);
     }
 
     /** Effective uid 0, from /proc/self/status ("Uid: real effective saved fs"): no downcall. */
@@ -495,7 +489,7 @@ public final class PerfSys {
 
     public static String strerror(int errno) {
         try {
-            MemorySegment s = (MemorySegment) Libc.STRERROR.invokeExact(errno);
+            MemorySegment s = (MemorySegment) Strerror.STRERROR.invokeExact(errno);
             return s.reinterpret(256).getString(0);
         } catch (Throwable t) {
             return "errno " + errno;

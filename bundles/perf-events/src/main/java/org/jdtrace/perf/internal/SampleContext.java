@@ -50,6 +50,7 @@ class SampleContext implements ProbeContext {
     protected final long[] args = new long[10];
     /** errno of raise()'s tgkill (drain thread only: one per context, nothing allocated per call). */
     private final java.lang.foreign.MemorySegment callState = PerfSys.callState();
+    private final PerfSys sys;
 
     /** The CFI unwinder and its scratch (null when the ISA has no DWARF numbering). */
     private final Unwinder unwinder;
@@ -69,6 +70,7 @@ class SampleContext implements ProbeContext {
         this.comms = comms;
         this.symbols = symbols;
         this.abi = abi;
+        this.sys = new PerfSys(abi);
         this.userRegs = BpfAsm.UserRegs.of(abi);
         this.sectionWords = new long[userRegs == null ? 0 : userRegs.words()];
         RegisterNumbering n = abi.dwarfNumbering();
@@ -294,7 +296,7 @@ class SampleContext implements ProbeContext {
     private void signal(int signal) throws FaultException {
         long pid = pid(), tid = tid();
         if (pid <= 0 || tid <= 0) throw new FaultException(FaultException.Kind.ILLOP, 0);
-        int errno = PerfSys.tgkill(callState, (int) pid, (int) tid, signal);
+        int errno = sys.tgkill(callState, (int) pid, (int) tid, signal);
         if (errno != 0 && errno != ESRCH) throw new FaultException(FaultException.Kind.ILLOP, 0);
     }
 
