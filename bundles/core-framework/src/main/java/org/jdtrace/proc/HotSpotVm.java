@@ -85,6 +85,7 @@ public final class HotSpotVm implements AutoCloseable {
             this.checkedAt = checkedAt;
         }
     }
+
     private static final long WORD = 8;
     private static final long CACHE_NANOS = 1_000_000_000L;
     private static final int CACHE_MAX = 1 << 16;
