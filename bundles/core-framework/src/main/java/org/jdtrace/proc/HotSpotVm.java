@@ -181,21 +181,31 @@ public final class HotSpotVm implements AutoCloseable {
     public static HotSpotVm of(int pid) {
         FileChannel ch = null;
         try {
+            // the load bias from libjvm.so's code mapping: another mapping of the file (one a
+            // reader of it mmap()ed, this JVM's own ElfFile of its libjvm.so) is no part of the image
             String lib = null;
-            long base = Long.MAX_VALUE;
+            long codeStart = 0, codeOffset = 0;
             for (Procfs.Mapping m : Procfs.maps(pid)) {
-                if (!m.path().endsWith("/libjvm.so")) continue;
-                if (lib != null && !lib.equals(m.path())) continue;
+                if (!m.path().endsWith("/libjvm.so") || !m.executable()) continue;
                 lib = m.path();
-                base = Math.min(base, m.start());
+                codeStart = m.start();
+                codeOffset = m.offset();
+                break;
             }
             if (lib == null) return null;
             Map<String, Long> sym = new HashMap<>();
             try (ElfFile elf = ElfFile.open(Procfs.file(pid, "root" + lib))) {
-                long first = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
-                        .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
+                long bias = Long.MIN_VALUE;
+                for (ElfSegment s : elf.segments()) {
+                    long page = s.offset() & ~0xfffL;
+                    if (s.type() == ElfSegment.PT_LOAD && codeOffset >= page && codeOffset < s.offset() + s.filesz()) {
+                        bias = codeStart - ((s.vaddr() & ~0xfffL) + (codeOffset - page));
+                        break;
+                    }
+                }
+                if (bias == Long.MIN_VALUE) return null;
                 for (ElfSymbol s : elf.dynamicSymbols()) {
-                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() - first + base);
+                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() + bias);
                 }
             }
             if (!sym.containsKey("gHotSpotVMStructs")) return null;
