@@ -434,6 +434,7 @@ final class UserSymbols {
             Proc p = lastProc = proc(pid, pc);
             if (p == null) return;
             Maps image = p.image(time);
+            if (image != rangesImage || p != rangesProc) ranges = 0; // re-read since (a pc in none of its mappings)
             Mapping m = find(image, pc);
             boolean inImage = m != null;
             if (m == null) m = mapping(p, pc, time);
