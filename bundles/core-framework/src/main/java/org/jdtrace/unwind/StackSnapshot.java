@@ -119,6 +119,26 @@ public final class StackSnapshot implements Memory {
         }
     }
 
+    /** True when there is no fallback: a read outside the copy faults (Unwinder's walk cache). */
+    boolean alone() {
+        return fallback == null;
+    }
+
+    /** True when the word at {@code addr} is in the copy. */
+    boolean covers(long addr) {
+        long rel = addr - base;
+        return rel >= 0 && rel <= length - 8;
+    }
+
+    /** The word at {@code addr}, which {@link #covers} the copy. */
+    long word(long addr) {
+        try {
+            return readLong(addr);
+        } catch (IsaException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** A write goes to the fallback (the live process), the copy unchanged; without one it faults. */
     @Override
     public void write(long addr, byte[] buf, int off, int len) throws IsaException {

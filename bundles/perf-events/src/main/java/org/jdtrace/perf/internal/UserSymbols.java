@@ -124,6 +124,26 @@ final class UserSymbols {
             Maps b = before;
             return b != null && time != 0 && time < execAt ? b : maps;
         }
+
+        /** View.state's token (drain thread only) and what it stands for: the image, the vDSO, the JIT mappings. */
+        private Object token;
+        private Maps tokenImage;
+        private long tokenVdso;
+        private long[] tokenAnon;
+
+        /** An object that stays the same while the mappings a pc at {@code time} resolves against do. */
+        Object token(long time) {
+            Maps image = image(time);
+            long v = vdso;
+            long[] a = anon;
+            if (token == null || tokenImage != image || tokenVdso != v || tokenAnon != a) {
+                token = new Object();
+                tokenImage = image;
+                tokenVdso = v;
+                tokenAnon = a;
+            }
+            return token;
+        }
     }
 
     /** How long a process is kept after its exit record was read (its last samples are in that drain or the next). */
@@ -404,6 +424,16 @@ final class UserSymbols {
             Proc p = lastProc; // resolve's lookup of this pc (a pc in a kept range has CFI)
             HotSpotVm vm = p == null ? null : UserSymbols.jvm(pid, p);
             return vm == null ? 0 : vm.codeFrame(pc);
+        }
+
+        /**
+         * The process's mappings as this view sees them at its time (Proc.token: a new object when
+         * they change), so the unwinder may keep whole walks over them; null for a process never seen.
+         */
+        @Override
+        public Object state() {
+            Proc p = procs.get(pid);
+            return p == null ? null : p.token(time);
         }
 
         /** The HotSpot JVM of this view's process, or null. */
