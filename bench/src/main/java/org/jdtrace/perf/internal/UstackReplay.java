@@ -14,7 +14,8 @@
  * what they saw. -Dpaced=true replays each round at the pace the samples were taken (a round
  * lasts the recording's seconds: caches that expire by the clock, HotSpotVm's, age as in a run;
  * CPU spent sleeping is not counted), -Dcomm=NAME keeps only the samples of processes so named
- * (-Dcomm=java: HotSpot JVMs' stacks), -Dwarm=N -Drounds=N set the rounds. Run it with the launcher's JVM flags (C1 only, jvm.options), as the drain thread
+ * (-Dcomm=java: HotSpot JVMs' stacks), -Dcheck=true first compares every sample's frames as each
+ * DIR makes them with the first DIR's (a JVM's own may differ: its code cache moves on), -Dwarm=N -Drounds=N set the rounds. Run it with the launcher's JVM flags (C1 only, jvm.options), as the drain thread
  * runs:
  *
  *   java @launcher/target/dist/jvm.options -cp bench/target/benchmarks.jar \
@@ -76,6 +77,32 @@ public final class UstackReplay {
             Thread.sleep(500);
             @SuppressWarnings("unchecked")
             List<Object[]> samples = (List<Object[]>) sides.get(0).getMethod("record", int.class).invoke(null, seconds);
+            if (Boolean.getBoolean("check")) {
+                // every sample's frames, each side's third round (its caches warm), against the first side's
+                List<List<String>> want = null;
+                for (int k = 0; k < sides.size(); k++) {
+                    @SuppressWarnings("unchecked")
+                    List<List<String>> got = (List<List<String>>) sides.get(k).getMethod("frames", List.class).invoke(null, samples);
+                    if (want == null) {
+                        want = got;
+                        continue;
+                    }
+                    int differ = 0, differJava = 0;
+                    for (int i = 0; i < got.size(); i++) {
+                        if (got.get(i).equals(want.get(i))) continue;
+                        if ("java".equals(comm((Integer) samples.get(i)[0]))) {
+                            if (differJava++ < 2 && Boolean.getBoolean("checkjava")) {
+                                System.out.println("differs (pid " + samples.get(i)[0] + ", this JVM " + ProcessHandle.current().pid() + "): "
+                                        + want.get(i) + " / " + got.get(i));
+                            }
+                        } else if (differ++ < 3) {
+                            System.out.println("differs: " + want.get(i) + " / " + got.get(i));
+                        }
+                    }
+                    System.out.printf("%s: %d of %d samples' stacks differ from %s's (and %d of a JVM's)%n", dirs.get(k), differ,
+                            got.size(), dirs.get(0), differJava);
+                }
+            }
             List<java.util.function.LongSupplier> rounds = new ArrayList<>();
             for (Class<?> c : sides) rounds.add((java.util.function.LongSupplier) c.getMethod("replayer", List.class).invoke(null, samples));
             for (int i = 0; i < WARM; i++) {
@@ -148,6 +175,39 @@ public final class UstackReplay {
         }
     }
 
+    /** Each sample's @[ustack()] frames in the third of three rounds (-Dcheck=true). */
+    public static List<List<String>> frames(List<Object[]> samples) {
+        Amd64Isa isa = new Amd64Isa();
+        PerfEventsImpl perf = new PerfEventsImpl(isa);
+        SampleContext ctx = new SampleContext(perf, new Comms(), new UserSymbols(new org.jdtrace.elf.ObjectFiles(), null), isa.abi());
+        SymbolCache cache = new SymbolCache();
+        Sample s = new Sample();
+        List<List<String>> out = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            out.clear();
+            for (Object[] r : samples) {
+                fill(s, r);
+                ctx.profile(s);
+                out.add(cache.frames(ctx.pid(), ctx.ustack(FRAMES), ctx::usym).frames());
+            }
+        }
+        return out;
+    }
+
+    private static void fill(Sample s, Object[] r) {
+        s.pid = (Integer) r[0];
+        s.tid = (Integer) r[1];
+        s.time = (Long) r[2];
+        s.ip = (Long) r[3];
+        s.user = (Boolean) r[4];
+        long[] regs = (long[]) r[5];
+        System.arraycopy(regs, 0, s.userRegs, 0, regs.length);
+        s.userRegsCount = (Integer) r[6];
+        s.userStack = (byte[]) r[7];
+        s.userStackSize = s.userStack.length;
+        s.userDepth = 0;
+    }
+
     /** One round over {@code samples} as a drain thread makes @[ustack()]'s key: answers its CPU ns. */
     public static java.util.function.LongSupplier replayer(List<Object[]> samples) {
         Amd64Isa isa = new Amd64Isa();
@@ -173,17 +233,7 @@ public final class UstackReplay {
                         slept += threads.getCurrentThreadCpuTime() - c;
                     }
                 }
-                s.pid = (Integer) r[0];
-                s.tid = (Integer) r[1];
-                s.time = (Long) r[2];
-                s.ip = (Long) r[3];
-                s.user = (Boolean) r[4];
-                long[] regs = (long[]) r[5];
-                System.arraycopy(regs, 0, s.userRegs, 0, regs.length);
-                s.userRegsCount = (Integer) r[6];
-                s.userStack = (byte[]) r[7];
-                s.userStackSize = s.userStack.length;
-                s.userDepth = 0;
+                fill(s, r);
                 ctx.profile(s);
                 long[] pcs = ctx.ustack(FRAMES);
                 cache.frames(ctx.pid(), pcs, ctx::usym);
