@@ -15,7 +15,8 @@
  * lasts the recording's seconds: caches that expire by the clock, HotSpotVm's, age as in a run;
  * CPU spent sleeping is not counted), -Dcomm=NAME keeps only the samples of processes so named
  * (-Dcomm=java: HotSpot JVMs' stacks), -Dcheck=true first compares every sample's frames as each
- * DIR makes them with the first DIR's (a JVM's own may differ: its code cache moves on), -Dwarm=N -Drounds=N set the rounds. Run it with the launcher's JVM flags (C1 only, jvm.options), as the drain thread
+ * DIR makes them with the first DIR's (a JVM's own may differ: its code cache moves on; with
+ * -Dcheckjava=true the first two such are printed too), -Dwarm=N -Drounds=N set the rounds. Run it with the launcher's JVM flags (C1 only, jvm.options), as the drain thread
  * runs:
  *
  *   java @launcher/target/dist/jvm.options -cp bench/target/benchmarks.jar \
