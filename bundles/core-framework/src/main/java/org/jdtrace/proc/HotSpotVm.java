@@ -22,13 +22,21 @@
  * (interpreter_frame_method_offset, not exported, one below last_sp on every HotSpot port).
  *
  * Staleness: the JVM runs on while this reads (a profile drains its samples after the fact):
- * code freed and reused, a method unloaded. Answers are cached for one second at most (per pc and
- * per Method*); whatever fails to read or does not look right (a block not in use, a pc past the
- * blob, a symbol with a NUL or past its length, a name index past the pool) gives no answer:
- * the frame keeps its perf-map name or none. Nothing throws out of this class after of().
+ * code freed and reused, a method unloaded. Blobs are cached by their address range (every pc of
+ * a blob answers from it: a JVM's samples fall on many pcs of the same few methods), each checked
+ * again once it is a second old by reading its header afresh (one read: the same block in use
+ * with the same size, kind, offsets, frame size and Method* or name is the same answer; else it
+ * is dropped and the pc looked up again); pcs in no blob and Method* names are cached for one
+ * second at most. Whatever fails to read or does not look right (a block not in use, a pc past
+ * the blob, a symbol with a NUL or past its length, a name index past the pool) gives no answer:
+ * the frame keeps its perf-map name or none. Nothing throws out of this class after of(). A blob
+ * is found with two or three reads: the segment map back from the pc's segment in one piece, the
+ * block's header and CodeBlob fields in another.
  *
- * Thread safety: immutable layout; caches are concurrent maps replaced wholesale on expiry; the
- * /proc/PID/mem channel is read with positional reads (pread), safe from several threads.
+ * Thread safety: immutable layout; the blob ranges are a concurrent sorted map (a stale entry is
+ * replaced under the lock that adds), the other caches concurrent maps replaced wholesale on
+ * expiry; the /proc/PID/mem channel is read with positional reads (pread), safe from several
+ * threads.
  */
 package org.jdtrace.proc;
 
@@ -51,10 +59,33 @@ import org.jdtrace.isa.Memory;
 /** Another HotSpot JVM's code cache, interpreter and method names, read through /proc/PID/mem. */
 public final class HotSpotVm implements AutoCloseable {
 
-    /** A pc's code blob: kind (CodeBlobKind), [start, end), code start, frame bytes, frame-complete pc, nmethod's Method*. */
-    private record Blob(long start, long end, int kind, long code, long frameBytes, long complete, long method, String name) {}
+    /**
+     * A code blob as its header says: its heap block, [start, end), kind (CodeBlobKind), code
+     * start, frame bytes, frame-complete offset, nmethod's Method* or another blob's name pointer
+     * (equal headers: the same answers).
+     */
+    private record Header(long block, long start, long end, int kind, long code, long frameBytes, long complete,
+            long method, long nameAddr) {
+        /** The same header (a record's generated equals is an invokedynamic call, slow in C1). */
+        boolean same(Header o) {
+            return o != null && o.block == block && o.start == start && o.end == end && o.kind == kind && o.code == code
+                    && o.frameBytes == frameBytes && o.complete == complete && o.method == method && o.nameAddr == nameAddr;
+        }
+    }
 
-    private static final Blob NONE = new Blob(0, 0, 0, 0, 0, 0, 0, null);
+    /** A cached blob: its header, its name (not an nmethod's), when it was last read or checked. */
+    private static final class Blob {
+        final Header h;
+        final String name;
+        volatile long checkedAt;
+
+        Blob(Header h, String name, long checkedAt) {
+            this.h = h;
+            this.name = name;
+            this.checkedAt = checkedAt;
+        }
+    }
+
     private static final long WORD = 8;
     private static final long CACHE_NANOS = 1_000_000_000L;
     private static final int CACHE_MAX = 1 << 16;
@@ -67,8 +98,21 @@ public final class HotSpotVm implements AutoCloseable {
     private final long interpLow, interpHigh;
     private final long methodSlot, senderSlot;
     private final int kindNmethod, kindFirstStub, kindLastStub;
+    /**
+     * Where a block's header fields are, from the block: used flag, CodeBlob size, kind, code
+     * offset, frame size, frame-complete offset, name, nmethod's method (-1: vmStructs has none),
+     * and the bytes one read of a header takes.
+     */
+    private final long offBlob, offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod;
+    private final int headerBytes;
 
-    private volatile Map<Long, Blob> blobs = new ConcurrentHashMap<>();
+    /** Blobs by their block address (blob()), and lock for changing it. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, Blob> blobs = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final Object blobsLock = new Object();
+    /** Guarded by blobsLock: about how many blobs are kept (a map's size() sums a counter). */
+    private int blobCount;
+    /** pcs in no blob (cleared with the method names). */
+    private volatile Map<Long, Boolean> noBlob = new ConcurrentHashMap<>();
     private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
     private volatile long cachedAt = System.nanoTime();
 
@@ -101,6 +145,33 @@ public final class HotSpotVm implements AutoCloseable {
         kindNmethod = (int) constant("CodeBlobKind::Nmethod");
         kindFirstStub = (int) constant("CodeBlobKind::RuntimeStub");
         kindLastStub = (int) constant("CodeBlobKind::Upcall");
+        long heapBlock = optional(types, "HeapBlock");
+        long start = heapBlock < 0 ? -1 : heapBlock;
+        offBlob = start;
+        offUsed = plus(optional(fields, "HeapBlock::_header"), optional(fields, "HeapBlock::Header::_used"), 0);
+        offSize = plus(start, optional(fields, "CodeBlob::_size"), 0);
+        offKind = plus(start, optional(fields, "CodeBlob::_kind"), 0);
+        offCode = plus(start, optional(fields, "CodeBlob::_code_offset"), 0);
+        offFrame = plus(start, optional(fields, "CodeBlob::_frame_size"), 0);
+        offComplete = plus(start, optional(fields, "CodeBlob::_frame_complete_offset"), 0);
+        offName = plus(start, optional(fields, "CodeBlob::_name"), 0);
+        offMethod = plus(start, optional(fields, "nmethod::_method"), 0);
+        long most = 0;
+        for (long o : new long[] {offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod}) {
+            most = Math.max(most, o + WORD);
+        }
+        headerBytes = (int) Math.min(most, 4096);
+    }
+
+    /** A table's value, -1 when it has none. */
+    private static long optional(Map<String, Long> table, String name) {
+        Long v = table.get(name);
+        return v == null || v < 0 ? -1 : v;
+    }
+
+    /** a + b + c, -1 when a or b is -1 (a field vmStructs does not have). */
+    private static long plus(long a, long b, long c) {
+        return a < 0 || b < 0 ? -1 : a + b + c;
     }
 
     /**
@@ -110,21 +181,31 @@ public final class HotSpotVm implements AutoCloseable {
     public static HotSpotVm of(int pid) {
         FileChannel ch = null;
         try {
+            // the load bias from libjvm.so's code mapping: another mapping of the file (one a
+            // reader of it mmap()ed, this JVM's own ElfFile of its libjvm.so) is no part of the image
             String lib = null;
-            long base = Long.MAX_VALUE;
+            long codeStart = 0, codeOffset = 0;
             for (Procfs.Mapping m : Procfs.maps(pid)) {
-                if (!m.path().endsWith("/libjvm.so")) continue;
-                if (lib != null && !lib.equals(m.path())) continue;
+                if (!m.path().endsWith("/libjvm.so") || !m.executable()) continue;
                 lib = m.path();
-                base = Math.min(base, m.start());
+                codeStart = m.start();
+                codeOffset = m.offset();
+                break;
             }
             if (lib == null) return null;
             Map<String, Long> sym = new HashMap<>();
             try (ElfFile elf = ElfFile.open(Procfs.file(pid, "root" + lib))) {
-                long first = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
-                        .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
+                long bias = Long.MIN_VALUE;
+                for (ElfSegment s : elf.segments()) {
+                    long page = s.offset() & ~0xfffL;
+                    if (s.type() == ElfSegment.PT_LOAD && codeOffset >= page && codeOffset < s.offset() + s.filesz()) {
+                        bias = codeStart - ((s.vaddr() & ~0xfffL) + (codeOffset - page));
+                        break;
+                    }
+                }
+                if (bias == Long.MIN_VALUE) return null;
                 for (ElfSymbol s : elf.dynamicSymbols()) {
-                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() - first + base);
+                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() + bias);
                 }
             }
             if (!sym.containsKey("gHotSpotVMStructs")) return null;
@@ -261,10 +342,10 @@ public final class HotSpotVm implements AutoCloseable {
     public long codeFrame(long pc) {
         if (isInterpreter(pc)) return -senderSlot;
         Blob b = blob(pc);
-        if (b == null || b.frameBytes <= 0) return 0;
-        if (b.kind != kindNmethod && (b.kind < kindFirstStub || b.kind > kindLastStub)) return 0;
-        if (b.complete >= 0 && pc < b.code + b.complete) return WORD;
-        return b.frameBytes;
+        if (b == null || b.h.frameBytes <= 0) return 0;
+        if (b.h.kind != kindNmethod && (b.h.kind < kindFirstStub || b.h.kind > kindLastStub)) return 0;
+        if (b.h.complete >= 0 && pc < b.h.code + b.h.complete) return WORD;
+        return b.h.frameBytes;
     }
 
     /**
@@ -281,8 +362,8 @@ public final class HotSpotVm implements AutoCloseable {
         } else {
             Blob b = blob(pc);
             if (b == null) return null;
-            name = b.kind == kindNmethod ? methodName(b.method) : b.name;
-            off = pc - b.code;
+            name = b.h.kind == kindNmethod ? methodName(b.h.method) : b.name;
+            off = pc - b.h.code;
             if (name == null || off < 0) return null;
         }
         return off == 0 ? name : name + "+0x" + Long.toHexString(off);
@@ -356,13 +437,42 @@ public final class HotSpotVm implements AutoCloseable {
     /** The code blob holding {@code pc} (CodeHeap::find_start), or null. */
     private Blob blob(long pc) {
         expire();
-        Map<Long, Blob> cache = blobs;
-        Blob b = cache.get(pc);
-        if (b == null) {
-            b = findBlob(pc);
-            if (cache.size() < CACHE_MAX) cache.put(pc, b == null ? NONE : b);
+        Map.Entry<Long, Blob> e = blobs.floorEntry(pc);
+        if (e != null) {
+            Blob b = e.getValue();
+            if (Long.compareUnsigned(pc, b.h.end) < 0) {
+                long now = System.nanoTime();
+                if (now - b.checkedAt <= CACHE_NANOS) return b;
+                // a second old: the same header is the same blob, else it was freed (and reused)
+                if (b.h.same(header(b.h.block))) {
+                    b.checkedAt = now;
+                    return b;
+                }
+                synchronized (blobsLock) {
+                    if (blobs.remove(b.h.block, b)) blobCount--;
+                }
+            }
         }
-        return b == NONE ? null : b;
+        Map<Long, Boolean> none = noBlob;
+        if (none.containsKey(pc)) return null;
+        Blob b = findBlob(pc);
+        if (b == null) {
+            if (none.size() < CACHE_MAX) none.put(pc, Boolean.TRUE);
+            return null;
+        }
+        synchronized (blobsLock) {
+            if (blobCount >= CACHE_MAX) {
+                blobs.clear();
+                blobCount = 0;
+            }
+            // blocks do not overlap: one cached over this one's range is stale
+            for (Map.Entry<Long, Blob> o = blobs.lowerEntry(b.h.end); o != null
+                    && Long.compareUnsigned(o.getValue().h.end, b.h.block) > 0; o = blobs.lowerEntry(o.getKey())) {
+                if (blobs.remove(o.getKey()) != null) blobCount--;
+            }
+            if (blobs.put(b.h.block, b) == null) blobCount++;
+        }
+        return b;
     }
 
     private Blob findBlob(long pc) {
@@ -370,28 +480,25 @@ public final class HotSpotVm implements AutoCloseable {
             if (Long.compareUnsigned(pc, h[0]) < 0 || Long.compareUnsigned(pc, h[1]) >= 0) continue;
             try {
                 long seg = (pc - h[2]) >>> h[4];
-                byte[] one = new byte[1];
+                // the segment map back from seg, read a piece at a time (a block's first segment is
+                // at most a few hops back, each at most 0xfe segments)
+                byte[] map = new byte[256];
+                long mapLow = -1;
                 for (int hops = 0; ; hops++) {
-                    read(mem, h[3] + seg, one);
-                    int v = one[0] & 0xff;
+                    if (mapLow < 0 || seg < mapLow) {
+                        mapLow = Math.max(0, seg - (map.length - 1));
+                        read(mem, h[3] + mapLow, map, (int) (seg - mapLow + 1));
+                    }
+                    int v = map[(int) (seg - mapLow)] & 0xff;
                     if (v == 0xff || hops > 100_000) return null; // an unused segment, or a map gone wrong
                     if (v == 0) break;
                     seg -= v;
                     if (seg < 0) return null;
                 }
-                long block = h[2] + (seg << h[4]);
-                read(mem, block + field("HeapBlock::_header") + field("HeapBlock::Header::_used"), one);
-                if (one[0] == 0) return null; // a free block
-                long start = block + type("HeapBlock");
-                long end = start + int32(start + field("CodeBlob::_size"));
-                if (Long.compareUnsigned(pc, end) >= 0) return null;
-                int kind = u1(start + field("CodeBlob::_kind"));
-                long code = start + int32(start + field("CodeBlob::_code_offset"));
-                long frame = int32(start + field("CodeBlob::_frame_size")) * WORD;
-                long complete = (short) u2(start + field("CodeBlob::_frame_complete_offset"));
-                long method = kind == kindNmethod ? word(start + field("nmethod::_method")) : 0;
-                String name = kind == kindNmethod ? null : cString(word(start + field("CodeBlob::_name")));
-                return new Blob(start, end, kind, code, frame, complete, method, name);
+                Header hd = header(h[2] + (seg << h[4]));
+                if (hd == null || Long.compareUnsigned(pc, hd.end) >= 0) return null;
+                String name = hd.kind == kindNmethod ? null : cString(hd.nameAddr);
+                return new Blob(hd, name, System.nanoTime());
             } catch (IOException | RuntimeException e) {
                 return null;
             }
@@ -399,12 +506,41 @@ public final class HotSpotVm implements AutoCloseable {
         return null;
     }
 
-    /** Empties both caches once they are older than CACHE_NANOS (code freed and reused, methods unloaded). */
+    /** The header of the code blob in heap block {@code block}, in one read; null when it is not in use or cannot be read. */
+    private Header header(long block) {
+        if (headerBytes <= 0 || offBlob < 0 || offUsed < 0 || offSize < 0 || offKind < 0 || offCode < 0 || offFrame < 0 || offComplete < 0) {
+            return null;
+        }
+        byte[] b = new byte[headerBytes];
+        try {
+            read(mem, block, b);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        ByteBuffer h = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        if (h.get((int) offUsed) == 0) return null; // a free block
+        long start = block + offBlob;
+        long end = start + h.getInt((int) offSize);
+        int kind = h.get((int) offKind) & 0xff;
+        long code = start + h.getInt((int) offCode);
+        long frame = h.getInt((int) offFrame) * WORD;
+        long complete = h.getShort((int) offComplete);
+        long method = 0, nameAddr = 0;
+        if (kind == kindNmethod) {
+            if (offMethod < 0) return null;
+            method = h.getLong((int) offMethod);
+        } else {
+            if (offName < 0) return null;
+            nameAddr = h.getLong((int) offName);
+        }
+        return new Header(block, start, end, kind, code, frame, complete, method, nameAddr);
+    }
+    /** Empties the caches of method names and of pcs in no blob once they are older than CACHE_NANOS (methods unloaded, code made). */
     private void expire() {
         long now = System.nanoTime();
         if (now - cachedAt > CACHE_NANOS) {
             cachedAt = now;
-            blobs = new ConcurrentHashMap<>();
+            noBlob = new ConcurrentHashMap<>();
             methods = new ConcurrentHashMap<>();
         }
     }
@@ -479,12 +615,21 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     private static void read(FileChannel ch, long addr, byte[] b) throws IOException {
-        if (readSome(ch, addr, b) != b.length) throw new IOException("cannot read 0x" + Long.toHexString(addr));
+        read(ch, addr, b, b.length);
+    }
+
+    /** Reads {@code b[0..len)} at {@code addr}. */
+    private static void read(FileChannel ch, long addr, byte[] b, int len) throws IOException {
+        if (readSome(ch, addr, b, len) != len) throw new IOException("cannot read 0x" + Long.toHexString(addr));
     }
 
     private static int readSome(FileChannel ch, long addr, byte[] b) throws IOException {
+        return readSome(ch, addr, b, b.length);
+    }
+
+    private static int readSome(FileChannel ch, long addr, byte[] b, int len) throws IOException {
         if (addr <= 0) throw new IOException("address 0x" + Long.toHexString(addr));
-        ByteBuffer buf = ByteBuffer.wrap(b);
+        ByteBuffer buf = ByteBuffer.wrap(b, 0, len);
         while (buf.hasRemaining()) {
             int r = ch.read(buf, addr + buf.position());
             if (r <= 0) break;

@@ -6,7 +6,8 @@
  * a read outside (the stack above the copy, a frame-pointer link in a JIT's heap, the data a DWARF
  * expression dereferences, a clause's copyin of the heap) goes to the fallback (the process's live
  * memory, read after the event), or faults when there is none (the stack then ends there, as
- * perf's does when the copy ends mid-frame). Writes go to the fallback; without one a snapshot is
+ * perf's does when the copy ends mid-frame: an expected end, so the fault is an IsaException
+ * without a stack trace, which a walk of every sample would otherwise fill in). Writes go to the fallback; without one a snapshot is
  * read-only. The copy is a byte array or a MemorySegment (a ring's record, read in place: no copy
  * is made of it), whichever the capture has.
  *
@@ -35,6 +36,8 @@ public final class StackSnapshot implements Memory {
     /** The last array reset() was given and its segment. */
     private byte[] array;
     private MemorySegment arraySegment;
+    /** The copy when it is an array (reset(byte[])): readLong reads it directly (a segment's access is slow in C1). */
+    private byte[] heap;
 
     /** An empty snapshot; {@link #reset} gives it content. */
     public StackSnapshot() {}
@@ -50,7 +53,9 @@ public final class StackSnapshot implements Memory {
             array = bytes;
             arraySegment = MemorySegment.ofArray(bytes);
         }
-        return reset(base, arraySegment, 0, length, fallback);
+        reset(base, arraySegment, 0, length, fallback);
+        heap = bytes;
+        return this;
     }
 
     /**
@@ -64,6 +69,7 @@ public final class StackSnapshot implements Memory {
             throw new IllegalArgumentException("bytes " + offset + "+" + length + " of " + bytes.byteSize());
         }
         this.base = base;
+        this.heap = null;
         this.bytes = bytes;
         this.offset = offset;
         this.length = length;
@@ -83,16 +89,54 @@ public final class StackSnapshot implements Memory {
             MemorySegment.copy(bytes, ValueLayout.JAVA_BYTE, offset + rel, buf, off, len);
             return;
         }
-        if (fallback == null) throw new IsaException("outside the copied stack", addr);
+        if (fallback == null) throw new Outside(addr);
         fallback.read(addr, buf, off, len);
     }
 
     @Override
     public long readLong(long addr) throws IsaException {
         long rel = addr - base;
-        if (rel >= 0 && rel <= length - 8) return bytes.get(LONG, offset + rel);
-        if (fallback == null) throw new IsaException("outside the copied stack", addr);
+        if (rel >= 0 && rel <= length - 8) {
+            byte[] h = heap;
+            if (h == null) return bytes.get(LONG, offset + rel);
+            int i = (int) rel;
+            return (h[i] & 0xffL) | (h[i + 1] & 0xffL) << 8 | (h[i + 2] & 0xffL) << 16 | (h[i + 3] & 0xffL) << 24
+                    | (h[i + 4] & 0xffL) << 32 | (h[i + 5] & 0xffL) << 40 | (h[i + 6] & 0xffL) << 48 | (h[i + 7] & 0xffL) << 56;
+        }
+        if (fallback == null) throw new Outside(addr);
         return fallback.readLong(addr);
+    }
+
+    /** A read past the copy with no fallback: the stack ends there (no stack trace: a walk meets one per sample). */
+    private static final class Outside extends IsaException {
+        Outside(long addr) {
+            super("outside the copied stack", addr);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /** True when there is no fallback: a read outside the copy faults (Unwinder's walk cache). */
+    boolean alone() {
+        return fallback == null;
+    }
+
+    /** True when the word at {@code addr} is in the copy. */
+    boolean covers(long addr) {
+        long rel = addr - base;
+        return rel >= 0 && rel <= length - 8;
+    }
+
+    /** The word at {@code addr}, which {@link #covers} the copy. */
+    long word(long addr) {
+        try {
+            return readLong(addr);
+        } catch (IsaException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** A write goes to the fallback (the live process), the copy unchanged; without one it faults. */

@@ -31,6 +31,17 @@
  * instructions saved, and a step applies only those few rules (every other register keeps its
  * value) with no allocation. CallFrameInfo is immutable, so an entry never goes stale.
  *
+ * Walk cache: a profile unwinds the same stacks again and again. Where the memory is a stack copy
+ * with nothing behind it (StackSnapshot without a fallback), no frame array is asked for, and
+ * Modules.state names its answers, a walk records what it read: the first registers whose values
+ * it used (a register keeps its first value until a rule sets it; the pc, a CFA register, the sp
+ * it compares, the return-address column), and each stack word it read with its value (or that
+ * it was outside the copy). A later walk with the same state, known mask, limit and first pc and
+ * sp, whose used registers and words are all the same, would take the same steps: its pcs are the
+ * recorded ones (a few compares instead of the walk). A walk that calls codeFrame (a pc without
+ * CFI: JIT code, frame pointers), evaluates a DWARF expression or copies a register (REGISTER
+ * rule) is not kept. WALKS entries, direct-mapped by (state, pc, sp).
+ *
  * Termination: at most max frames; the walk ends at an undefined return-address rule (the
  * outermost frame: _start, clone's child), a zero pc, a pc that does not move the stack (a CFA
  * not above the previous sp, except in and just after a signal frame), or any failure. Nothing
@@ -65,6 +76,17 @@ public final class Unwinder {
          */
         default long codeFrame(long pc) {
             return 0;
+        }
+
+        /**
+         * An object that stays the same (==) only as long as {@link #cfi} and {@link #bias} answer
+         * the same for every pc (a process's mappings as they are now), or null: walks over these
+         * modules are not cached (the default).
+         *
+         * @since 1.3
+         */
+        default Object state() {
+            return null;
         }
     }
 
@@ -164,6 +186,85 @@ public final class Unwinder {
         return numbering;
     }
 
+    // the walk cache (see above)
+    private static final int WALKS = 2048, READS = 256;
+    private final Walk[] walks = new Walk[WALKS];
+    /** Recording the walk under way: its first registers still unchanged, those used, the words read. */
+    private boolean recording, uncacheable;
+    private long initial, used;
+    private int reads;
+    private final long[] readAddr = new long[READS], readValue = new long[READS];
+    private final boolean[] readOutside = new boolean[READS];
+
+    /** A walk kept: what it depended on and the pcs it found. */
+    private static final class Walk {
+        final Object state;
+        final long known, used;
+        final int limit;
+        final long[] regs, addr, value, pcs;
+        final boolean[] outside;
+
+        Walk(Object state, long known, long used, int limit, long[] regs, long[] addr, long[] value, boolean[] outside, long[] pcs) {
+            this.state = state;
+            this.known = known;
+            this.used = used;
+            this.limit = limit;
+            this.regs = regs;
+            this.addr = addr;
+            this.value = value;
+            this.outside = outside;
+            this.pcs = pcs;
+        }
+
+        boolean matches(Object state, long known, int limit, long[] registers, StackSnapshot mem) {
+            if (state != this.state || known != this.known || limit != this.limit) return false;
+            for (long u = used; u != 0; u &= u - 1) {
+                int r = Long.numberOfTrailingZeros(u);
+                if (registers[r] != regs[r]) return false;
+            }
+            for (int i = 0; i < addr.length; i++) {
+                boolean in = mem.covers(addr[i]);
+                if (in == outside[i]) return false;
+                if (in && mem.word(addr[i]) != value[i]) return false;
+            }
+            return true;
+        }
+    }
+
+    private static int walkSlot(Object state, long pc, long sp) {
+        long h = pc * 0x9E3779B97F4A7C15L ^ sp * 0xC2B2AE3D27D4EB4FL ^ System.identityHashCode(state);
+        return (int) (h ^ (h >>> 29)) & (WALKS - 1);
+    }
+
+    /** Marks register r used when it still has its first value. */
+    private void use(int r) {
+        if (r < 64) used |= initial & (1L << r);
+    }
+
+    /** A stack word the step reads, recorded while recording. */
+    private long read(Memory mem, long addr) throws IsaException {
+        long v;
+        try {
+            v = mem.readLong(addr);
+        } catch (IsaException | RuntimeException e) {
+            record(addr, 0, true);
+            throw e;
+        }
+        record(addr, v, false);
+        return v;
+    }
+
+    private void record(long addr, long v, boolean outside) {
+        if (!recording) return;
+        if (reads == READS) {
+            uncacheable = true;
+            return;
+        }
+        readAddr[reads] = addr;
+        readValue[reads] = v;
+        readOutside[reads++] = outside;
+    }
+
     /**
      * Walks the stack: {@code pcs[0]} is the pc of {@code registers}, then each caller's; answers
      * how many pcs were written (at most {@code max} and {@code pcs.length}).
@@ -187,10 +288,40 @@ public final class Unwinder {
         if (fps != null) limit = Math.min(limit, fps.length);
         if (limit <= 0) return 0;
         int count = numbering.count();
+        Object state = fps == null && count <= 64 && registers.length >= count && mem instanceof StackSnapshot s
+                && s.alone() ? modules.state() : null;
+        if (state == null) return walk(registers, known, mem, modules, pcs, fps, limit, count);
+        int slot = walkSlot(state, registers[numbering.pc()], registers[numbering.sp()]);
+        Walk w = walks[slot];
+        if (w != null && w.matches(state, known, limit, registers, (StackSnapshot) mem)) {
+            System.arraycopy(w.pcs, 0, pcs, 0, w.pcs.length);
+            return w.pcs.length;
+        }
+        recording = true;
+        uncacheable = false;
+        initial = count == 64 ? known : known & ((1L << count) - 1);
+        used = 0;
+        reads = 0;
+        int n;
+        try {
+            n = walk(registers, known, mem, modules, pcs, null, limit, count);
+        } finally {
+            recording = false;
+        }
+        if (!uncacheable) {
+            walks[slot] = new Walk(state, known, used, limit, java.util.Arrays.copyOf(registers, count),
+                    java.util.Arrays.copyOf(readAddr, reads), java.util.Arrays.copyOf(readValue, reads),
+                    java.util.Arrays.copyOf(readOutside, reads), java.util.Arrays.copyOf(pcs, n));
+        }
+        return n;
+    }
+
+    private int walk(long[] registers, long known, Memory mem, Modules modules, long[] pcs, long[] fps, int limit, int count) {
         System.arraycopy(registers, 0, regs, 0, Math.min(count, registers.length));
         int sp = numbering.sp(), fp = numbering.fp(), pcCol = numbering.pc();
         if ((known & (1L << pcCol)) == 0) return 0;
         long pc = regs[pcCol];
+        use(pcCol);
         int n = 0;
         if (fps != null) fps[n] = (known & (1L << fp)) != 0 ? regs[fp] : 0;
         pcs[n++] = pc;
@@ -206,6 +337,7 @@ public final class Unwinder {
                 if (newKnown == 0) break;
                 signal = curSignal;
             } else {
+                uncacheable = true;
                 long code = modules.codeFrame(pc);
                 newKnown = code > 0 ? sizedStep(known, mem, code, sp, fp, pcCol)
                         : framePointerStep(known, mem, sp, fp, pcCol, -code);
@@ -213,8 +345,10 @@ public final class Unwinder {
             }
             long newPc = next[pcCol];
             if (newPc == 0) break;
+            use(sp);
             if (!signal && Long.compareUnsigned(next[sp], regs[sp]) <= 0 && (known & (1L << sp)) != 0) break;
             System.arraycopy(next, 0, regs, 0, count);
+            initial &= ~stepSet;
             known = newKnown;
             pc = newPc;
             if (fps != null) fps[n] = (known & (1L << fp)) != 0 ? regs[fp] : 0;
@@ -224,16 +358,22 @@ public final class Unwinder {
         return n;
     }
 
+    /** The registers the last step set (no longer their first values). */
+    private long stepSet;
+
     /** One CFI step by the current row: fills {@link #next}; answers the new known mask, 0 to stop. */
     private long step(long known, Memory mem) {
         int count = numbering.count();
         long cfa;
+        long set = 0;
         if (curCfaExpression >= 0) {
+            uncacheable = true;
             if (!DwarfExpression.eval(row, curCfaExpression, false, 0, regs, known, mem, value)) return 0;
             cfa = value[0];
         } else {
             int r = curCfaRegister;
             if (r >= count || (known & (1L << r)) == 0) return 0;
+            use(r);
             cfa = regs[r] + curCfaOffset;
         }
         int ra = curReturn;
@@ -246,6 +386,7 @@ public final class Unwinder {
             int r = curReg[j];
             long op = curOp[j];
             long bit = 1L << r;
+            set |= bit;
             try {
                 switch (curRule[j]) {
                     case FrameRow.UNDEFINED -> {
@@ -254,7 +395,7 @@ public final class Unwinder {
                         if (r == ra) raDefined = false;
                     }
                     case FrameRow.OFFSET -> {
-                        next[r] = mem.readLong(cfa + op);
+                        next[r] = read(mem, cfa + op);
                         nk |= bit;
                     }
                     case FrameRow.VAL_OFFSET -> {
@@ -262,6 +403,7 @@ public final class Unwinder {
                         nk |= bit;
                     }
                     case FrameRow.REGISTER -> {
+                        uncacheable = true;
                         if (op < count && (known & (1L << op)) != 0) {
                             next[r] = regs[(int) op];
                             nk |= bit;
@@ -271,6 +413,7 @@ public final class Unwinder {
                         }
                     }
                     case FrameRow.EXPRESSION -> {
+                        uncacheable = true;
                         if (DwarfExpression.eval(row, op, true, cfa, regs, known, mem, value)) {
                             next[r] = mem.readLong(value[0]);
                             nk |= bit;
@@ -280,6 +423,7 @@ public final class Unwinder {
                         }
                     }
                     case FrameRow.VAL_EXPRESSION -> {
+                        uncacheable = true;
                         if (DwarfExpression.eval(row, op, true, cfa, regs, known, mem, value)) {
                             next[r] = value[0];
                             nk |= bit;
@@ -301,10 +445,12 @@ public final class Unwinder {
         // the caller's pc is the return-address column (on amd64 the pc's own column)
         int pcCol = numbering.pc();
         if (ra >= count || (nk & (1L << ra)) == 0 || !raDefined) return 0;
+        if ((set & (1L << ra)) == 0) use(ra); // carried, not set by a rule
         next[pcCol] = next[ra];
         nk |= 1L << pcCol;
         next[numbering.sp()] = cfa;
         nk |= 1L << numbering.sp();
+        stepSet = set | 1L << pcCol | 1L << numbering.sp();
         return nk;
     }
 

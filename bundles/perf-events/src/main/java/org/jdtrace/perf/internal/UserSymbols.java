@@ -124,6 +124,26 @@ final class UserSymbols {
             Maps b = before;
             return b != null && time != 0 && time < execAt ? b : maps;
         }
+
+        /** View.state's token (drain thread only) and what it stands for: the image, the vDSO, the JIT mappings. */
+        private Object token;
+        private Maps tokenImage;
+        private long tokenVdso;
+        private long[] tokenAnon;
+
+        /** An object that stays the same while the mappings a pc at {@code time} resolves against do. */
+        Object token(long time) {
+            Maps image = image(time);
+            long v = vdso;
+            long[] a = anon;
+            if (token == null || tokenImage != image || tokenVdso != v || tokenAnon != a) {
+                token = new Object();
+                tokenImage = image;
+                tokenVdso = v;
+                tokenAnon = a;
+            }
+            return token;
+        }
     }
 
     /** How long a process is kept after its exit record was read (its last samples are in that drain or the next). */
@@ -348,13 +368,28 @@ final class UserSymbols {
 
     /**
      * The objects of one process as the unwinder asks for them (Unwinder.Modules); {@link View#at}
-     * points it at a pid. One view per drain-thread context: it keeps the last answer.
+     * points it at a pid. One view per drain-thread context: it keeps the last answer, and the
+     * address ranges of the last RANGES objects it resolved (the frames of a stack lie in a few
+     * objects: a pc in one of them is answered from it with no process lookup, mapping search or
+     * file lookup). A range is a part of one mapping that one PT_LOAD maps, so its load bias is one
+     * number; ranges hold while the view's process and the image its time sees are those they were
+     * read from (kept across walks of the same process, checked at each walk's first pc).
      */
     final class View implements Unwinder.Modules {
+        private static final int RANGES = 8;
         private int pid;
         private long time;
         private long lastPc = -1, lastBias;
         private CallFrameInfo lastCfi;
+        /** The process resolve() last looked up (for codeFrame: the pc it resolved has no CFI). */
+        private Proc lastProc;
+        /** Whether this walk's first pc checked the ranges against the process and its image. */
+        private boolean checked;
+        private Proc rangesProc;
+        private Maps rangesImage;
+        private int ranges, nextRange;
+        private final long[] rangeLow = new long[RANGES], rangeHigh = new long[RANGES], rangeBias = new long[RANGES];
+        private final CallFrameInfo[] rangeCfi = new CallFrameInfo[RANGES];
 
         View at(int pid) {
             return at(pid, 0);
@@ -362,9 +397,11 @@ final class UserSymbols {
 
         /** Points the view at {@code pid} as it was at {@code time} (0: now). */
         View at(int pid, long time) {
+            if (pid != this.pid) ranges = 0;
             this.pid = pid;
             this.time = time;
             this.lastPc = -1;
+            this.checked = false;
             return this;
         }
 
@@ -384,9 +421,19 @@ final class UserSymbols {
         public long codeFrame(long pc) {
             resolve(pc);
             if (lastCfi != null) return 0;
-            Proc p = proc(pid, pc);
+            Proc p = lastProc; // resolve's lookup of this pc (a pc in a kept range has CFI)
             HotSpotVm vm = p == null ? null : UserSymbols.jvm(pid, p);
             return vm == null ? 0 : vm.codeFrame(pc);
+        }
+
+        /**
+         * The process's mappings as this view sees them at its time (Proc.token: a new object when
+         * they change), so the unwinder may keep whole walks over them; null for a process never seen.
+         */
+        @Override
+        public Object state() {
+            Proc p = procs.get(pid);
+            return p == null ? null : p.token(time);
         }
 
         /** The HotSpot JVM of this view's process, or null. */
@@ -398,16 +445,36 @@ final class UserSymbols {
         private void resolve(long pc) {
             if (pc == lastPc) return;
             lastPc = pc;
+            if (ranges > 0) {
+                if (!checked) {
+                    checked = true;
+                    Proc p = procs.get(pid);
+                    if (p == null || p != rangesProc || p.image(time) != rangesImage) ranges = 0;
+                }
+                for (int i = 0; i < ranges; i++) {
+                    if (pc >= rangeLow[i] && pc < rangeHigh[i]) {
+                        lastCfi = rangeCfi[i];
+                        lastBias = rangeBias[i];
+                        return;
+                    }
+                }
+            }
             lastCfi = null;
             lastBias = 0;
-            Proc p = proc(pid, pc);
+            Proc p = lastProc = proc(pid, pc);
             if (p == null) return;
-            Mapping m = mapping(p, pc, time);
+            Maps image = p.image(time);
+            if (image != rangesImage || p != rangesProc) ranges = 0; // re-read since (a pc in none of its mappings)
+            Mapping m = find(image, pc);
+            boolean inImage = m != null;
+            if (m == null) m = mapping(p, pc, time);
             if (m != null) {
                 ObjectInfo o = info(pid, m);
                 if (o == null) return;
-                lastBias = pc - vaddr(o.loads, pc - m.start + m.offset);
+                long off = pc - m.start + m.offset;
+                lastBias = pc - vaddr(o.loads, off);
                 lastCfi = o.cfi;
+                if (inImage) keep(p, image, m, o, off);
                 return;
             }
             Vdso v = vdso();
@@ -415,6 +482,38 @@ final class UserSymbols {
                 lastCfi = v.cfi;
                 lastBias = p.vdso - v.firstLoad;
             }
+        }
+
+        /**
+         * Keeps the part of mapping {@code m} that the PT_LOAD holding file offset {@code off}
+         * maps (the first that holds it, as vaddr() takes), with lastCfi and lastBias; nothing when
+         * another PT_LOAD's file range overlaps that part (then a pc's segment depends on the pc).
+         */
+        private void keep(Proc p, Maps image, Mapping m, ObjectInfo o, long off) {
+            ElfSegment seg = null;
+            for (ElfSegment s : o.loads) {
+                if (off >= s.offset() && off < s.offset() + s.filesz()) {
+                    seg = s;
+                    break;
+                }
+            }
+            if (seg == null) return;
+            long size = m.end - m.start;
+            long lowOff = Math.max(m.offset, seg.offset()), highOff = Math.min(m.offset + size, seg.offset() + seg.filesz());
+            for (ElfSegment s : o.loads) {
+                if (s != seg && s.offset() < highOff && s.offset() + s.filesz() > lowOff) return;
+            }
+            if (p != rangesProc || image != rangesImage) {
+                ranges = 0;
+                rangesProc = p;
+                rangesImage = image;
+            }
+            checked = true;
+            int i = ranges < RANGES ? ranges++ : (nextRange = (nextRange + 1) & (RANGES - 1));
+            rangeLow[i] = m.start + (lowOff - m.offset);
+            rangeHigh[i] = m.start + (highOff - m.offset);
+            rangeCfi[i] = lastCfi;
+            rangeBias[i] = lastBias;
         }
     }
 

@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (a copy from rsp up, as a BPF or perf capture gives them) and vDSO are replayed through
  * Amd64Abi's DWARF numbering and the Unwinder: the pcs must be gdb's backtrace's, frame for
  * frame, through __restore_rt and libc down to _start. Once with .eh_frame, once with the
- * program's CFI in .debug_frame only.
+ * program's CFI in .debug_frame only. The walk cache (Modules.state): the same walk again is
+ * gdb's, and with each stack word and each register changed in turn a caching unwinder that has
+ * seen the original answers exactly what an unwinder without the cache answers.
  */
 class CfiUnwindGdbTest {
 
@@ -95,6 +97,46 @@ class CfiUnwindGdbTest {
         List<Long> got = new ArrayList<>();
         for (int i = 0; i < n; i++) got.add(pcs[i]);
         assertEquals(hex(expected), hex(got), "gdb's frames " + names);
+
+        // the walk cache: kept walks of the same modules (state()) answer as a walk without it
+        Unwinder cached = new Unwinder(abi.dwarfNumbering()), plain = new Unwinder(abi.dwarfNumbering());
+        Unwinder.Modules kept = new Unwinder.Modules() {
+            final Object state = new Object();
+            @Override public CallFrameInfo cfi(long pc) { return objects.cfi(pc); }
+            @Override public long bias(long pc) { return objects.bias(pc); }
+            @Override public Object state() { return state; }
+        };
+        for (int round = 0; round < 2; round++) {
+            assertEquals(hex(expected), hex(walk(cached, dwarf, known, mem, kept)), "gdb's frames, walk " + round + " with the cache");
+        }
+        int changedWalks = 0;
+        for (int at = 0; at + 8 <= Math.min(stack.length, 16384); at += 8) {
+            byte[] changed = stack.clone();
+            changed[at] ^= 0x10;
+            changed[at + 3] ^= 0x01;
+            StackSnapshot m = new StackSnapshot(regs.sp(), changed, changed.length, null);
+            List<Long> want = walk(plain, dwarf, known, m, objects);
+            assertEquals(hex(want), hex(walk(cached, dwarf, known, m, kept)), "stack word " + at + " changed");
+            assertEquals(hex(expected), hex(walk(cached, dwarf, known, mem, kept)), "the original again after word " + at);
+            if (!want.equals(expected)) changedWalks++;
+        }
+        assertTrue(changedWalks > 0, "some changed word changes the walk");
+        for (int r = 0; r < dwarf.length; r++) {
+            long[] other = dwarf.clone();
+            other[r] += 0x40;
+            List<Long> want = walk(plain, other, known, mem, objects);
+            assertEquals(hex(want), hex(walk(cached, other, known, mem, kept)), "register " + r + " changed");
+            assertEquals(hex(walk(plain, dwarf, known & ~(1L << r), mem, objects)),
+                    hex(walk(cached, dwarf, known & ~(1L << r), mem, kept)), "register " + r + " unknown");
+        }
+    }
+
+    private static List<Long> walk(Unwinder u, long[] dwarf, long known, Memory mem, Unwinder.Modules modules) {
+        long[] pcs = new long[128];
+        int n = u.walk(dwarf, known, mem, modules, pcs, pcs.length);
+        List<Long> got = new ArrayList<>();
+        for (int i = 0; i < n; i++) got.add(pcs[i]);
+        return got;
     }
 
     private static List<String> hex(List<Long> pcs) {
