@@ -195,14 +195,7 @@ public final class HotSpotVm implements AutoCloseable {
             if (lib == null) return null;
             Map<String, Long> sym = new HashMap<>();
             try (ElfFile elf = ElfFile.open(Procfs.file(pid, "root" + lib))) {
-                long bias = Long.MIN_VALUE;
-                for (ElfSegment s : elf.segments()) {
-                    long page = s.offset() & ~0xfffL;
-                    if (s.type() == ElfSegment.PT_LOAD && codeOffset >= page && codeOffset < s.offset() + s.filesz()) {
-                        bias = codeStart - ((s.vaddr() & ~0xfffL) + (codeOffset - page));
-                        break;
-                    }
-                }
+                long bias = ElfSegment.loadBias(elf.segments(), codeStart, codeOffset);
                 if (bias == Long.MIN_VALUE) return null;
                 for (ElfSymbol s : elf.dynamicSymbols()) {
                     if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() + bias);

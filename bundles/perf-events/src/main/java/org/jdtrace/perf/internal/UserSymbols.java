@@ -580,14 +580,9 @@ final class UserSymbols {
     private static long base(Mapping m, ObjectInfo o) {
         if (m.base != -1) return m.base;
         if (o == null || o.loads.isEmpty()) return m.start - m.offset;
-        long first = Long.MAX_VALUE;
-        long at = m.start - m.offset; // the file's offset 0 where no segment holds the mapping's
-        for (ElfSegment s : o.loads) {
-            first = Math.min(first, s.vaddr() & ~0xfffL);
-            long off = s.offset() & ~0xfffL;
-            if (m.offset >= off && m.offset < s.offset() + s.filesz()) at = m.start - ((s.vaddr() & ~0xfffL) + (m.offset - off));
-        }
-        return at + first;
+        long bias = ElfSegment.loadBias(o.loads, m.start, m.offset);
+        // the file's offset 0 where no segment holds the mapping's
+        return (bias == Long.MIN_VALUE ? m.start - m.offset : bias) + ElfSegment.firstLoadPage(o.loads);
     }
 
     private ObjectInfo info(int pid, Mapping m) {
@@ -684,9 +679,7 @@ final class UserSymbols {
                     mem.readFully(image);
                 }
                 ElfFile elf = ElfFile.of("[vdso]", image);
-                long first = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
-                        .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
-                v = new Vdso(SymbolTable.of(elf), CallFrameInfo.of(elf), first);
+                v = new Vdso(SymbolTable.of(elf), CallFrameInfo.of(elf), ElfSegment.firstLoadPage(elf.segments()));
                 break;
             }
         } catch (Exception e) {

@@ -117,8 +117,7 @@ final class ProcessUnwind implements Unwinder.Modules {
                     byte[] image = new byte[(int) (end - start)];
                     if (state.process.memory().readSome(start, image, 0, image.length) != image.length) break;
                     ElfFile elf = ElfFile.of("[vdso]", image);
-                    long firstLoad = elf.segments().stream().filter(s -> s.type() == ElfSegment.PT_LOAD)
-                            .mapToLong(s -> s.vaddr() & ~0xfffL).min().orElse(0);
+                    long firstLoad = ElfSegment.firstLoadPage(elf.segments());
                     vdso = CallFrameInfo.of(elf);
                     vdsoSymbols = SymbolTable.of(elf);
                     range = new long[] {start, end, start - firstLoad};

@@ -93,15 +93,9 @@ public final class ProcessModules {
 
     static long bias(ElfFile elf, long mapStart, long mapOffset) throws ElfException {
         if (elf.type() == ElfFile.ET_EXEC) return 0;
-        for (ElfSegment s : elf.segments()) {
-            if (s.type() != ElfSegment.PT_LOAD) continue;
-            long segPageOff = s.offset() & ~0xfffL;
-            if (mapOffset >= segPageOff && mapOffset < s.offset() + Math.max(s.filesz(), 1)) {
-                long vaddrPage = s.vaddr() & ~0xfffL;
-                return mapStart - (vaddrPage + (mapOffset - segPageOff));
-            }
-        }
-        throw new ElfException("no PT_LOAD maps offset 0x" + Long.toHexString(mapOffset));
+        long bias = ElfSegment.loadBias(elf.segments(), mapStart, mapOffset);
+        if (bias == Long.MIN_VALUE) throw new ElfException("no PT_LOAD maps offset 0x" + Long.toHexString(mapOffset));
+        return bias;
     }
 
     /** Closes the ELF files of {@code objects}. */
