@@ -144,6 +144,16 @@ public interface Abi {
     }
 
     /**
+     * {@link #fromPerfRegs(long[], int)} written into {@code reuse} when it is not null (no
+     * allocation: a profile converts every sample's registers) and returned.
+     *
+     * @since 1.7
+     */
+    default RegisterFile fromPerfRegs(long[] regs, int count, RegisterFile reuse) {
+        return fromPerfRegs(regs, count);
+    }
+
+    /**
      * The DWARF register numbering of this ISA for the CFI unwinder (org.jdtrace.unwind), or null
      * when this ISA has none (ustack() then walks frame pointers only).
      *

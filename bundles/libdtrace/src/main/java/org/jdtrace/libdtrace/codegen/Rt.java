@@ -255,11 +255,14 @@ public final class Rt {
         return f.length == 0 ? StackFrames.EMPTY : new StackFrames(f);
     }
 
+    /** Ir.StackKind by ordinal, without values()'s copy at every firing. */
+    private static final Ir.StackKind[] STACK_KINDS = Ir.StackKind.values();
+
     /** The frames asked for, else the option's default; never more than option maxframes when set. */
     static int depth(DState st, int which, int frames) {
         long n = frames;
         if (n <= 0) {
-            n = st.options.get(switch (Ir.StackKind.values()[which]) {
+            n = st.options.get(switch (STACK_KINDS[which]) {
                 case KERNEL -> "stackframes";
                 case USER -> "ustackframes";
                 case JAVA -> "jstackframes";

@@ -64,6 +64,8 @@ class SampleContext implements ProbeContext {
     /** A section's words and register file, reused (drain thread only). */
     private final long[] sectionWords;
     private org.jdtrace.isa.RegisterFile sectionRegs;
+    /** The sample's user registers as a RegisterFile, rewritten by each userState (firing thread only). */
+    private org.jdtrace.isa.RegisterFile perfRegs;
 
     SampleContext(PerfEvents perf, Comms comms, UserSymbols symbols, Abi abi) {
         this.perf = perf;
@@ -191,7 +193,7 @@ class SampleContext implements ProbeContext {
      */
     protected long userState(long[] dwarf, StackSnapshot snapshot) {
         if (s.userStackSize <= 0 || s.userRegsCount <= 0) return 0;
-        long known = abi.dwarfRegisters(abi.fromPerfRegs(s.userRegs, s.userRegsCount), dwarf);
+        long known = abi.dwarfRegisters(perfRegs = abi.fromPerfRegs(s.userRegs, s.userRegsCount, perfRegs), dwarf);
         snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
         return known;
     }

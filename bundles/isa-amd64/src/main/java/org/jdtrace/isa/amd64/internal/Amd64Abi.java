@@ -208,9 +208,16 @@ final class Amd64Abi implements Abi {
 
     @Override
     public RegisterFile fromPerfRegs(long[] regs, int count) {
-        long[] raw = new long[Amd64Registers.SLOTS];
+        return fromPerfRegs(regs, count, null);
+    }
+
+    @Override
+    public RegisterFile fromPerfRegs(long[] regs, int count, RegisterFile reuse) {
+        RegisterFile r = reuse != null ? reuse : new Amd64Registers();
+        long[] raw = r.raw();
+        java.util.Arrays.fill(raw, 0);
         for (int i = 0; i < Math.min(count, PERF_SLOT.length); i++) raw[PERF_SLOT[i]] = regs[i];
-        return new Amd64Registers(raw);
+        return r;
     }
 
     /*
