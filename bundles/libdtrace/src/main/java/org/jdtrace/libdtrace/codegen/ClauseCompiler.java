@@ -27,6 +27,13 @@
  * written through to, the thread's rt.FiringLocals, which keeps them across the clauses of one
  * firing as DTrace keeps clause-local variables (the lowering's temporaries are not carried).
  *
+ * Class file version 49 (Java 5), without a StackMapTable: the JVM verifies the class by type
+ * inference (its verifier for classes older than version 50, native code), so the ClassFile API
+ * computes no stack maps: its StackMapGenerator, with a class hierarchy resolver that loads the
+ * classes the code names, ran interpreted for every clause of every script at start-up. Version
+ * 49 has all the generated code uses: no invokedynamic, no condy, no static or private
+ * interface methods.
+ *
  * D's memory (rt.Mem): a clause with a memory operation (Ir.MemOp, tracemem) resets its thread's
  * scratch when it starts, so alloca()'d memory lives until the clause ends; each operation is
  * a fault site (above), so a bad address is reported at the offset of the operation.
@@ -36,7 +43,6 @@ package org.jdtrace.libdtrace.codegen;
 import static java.lang.constant.ConstantDescs.*;
 
 import java.lang.classfile.ClassFile;
-import java.lang.classfile.ClassHierarchyResolver;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.Label;
 import java.lang.constant.ClassDesc;
@@ -129,9 +135,7 @@ public final class ClauseCompiler {
         String name = ClauseCompiler.class.getPackageName() + ".Clause" + SEQ.incrementAndGet();
         self = ClassDesc.of(name);
         collectLocals(clause);
-        ClassLoader loader = ClauseCompiler.class.getClassLoader();
-        ClassFile cf = ClassFile.of(ClassFile.ClassHierarchyResolverOption.of(
-                ClassHierarchyResolver.ofClassLoading(loader).orElse(ClassHierarchyResolver.defaultResolver())));
+        ClassFile cf = ClassFile.of(ClassFile.StackMapsOption.DROP_STACK_MAPS);
         byte[] bytes = generate(cf, clause);
         if (siteCount > 0) {
             // the first pass marked each fault site; the second writes each one's real offset
@@ -153,6 +157,7 @@ public final class ClauseCompiler {
         constants.clear();
         siteCount = 0;
         return cf.build(self, cb -> {
+            cb.withVersion(ClassFile.JAVA_5_VERSION, 0); // no StackMapTable: see the theory above
             cb.withFlags(ClassFile.ACC_PUBLIC | ClassFile.ACC_FINAL);
             cb.withInterfaceSymbols(CD_ECB);
             cb.withField("st", CD_STATE, ClassFile.ACC_PRIVATE | ClassFile.ACC_FINAL);
