@@ -181,7 +181,7 @@ final class ProfileSampler implements CpuSampler {
         boolean filtered = cpu < 0 && every == 1;
         SampleContext ctx = new SampleContext(perf, comms, symbols, abi);
         Tick tick = cpu < 0 ? null
-                : new Tick(probe, intervalNanos, period, cpu, perf.kaddr("do_idle"), new SampleContext(perf, comms, symbols, abi),
+                : new Tick(probe, intervalNanos, period, cpu, () -> perf.kaddr("do_idle"), new SampleContext(perf, comms, symbols, abi),
                         new SampleContext(perf, comms, symbols, abi));
         RecordHandler h = new RecordHandler() {
             @Override
