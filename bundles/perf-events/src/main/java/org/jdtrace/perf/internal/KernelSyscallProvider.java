@@ -547,7 +547,7 @@ final class KernelSyscallProvider implements Provider {
     @Override
     public boolean kernelThreadLocals(Probe probe, KernelClause clause) {
         Call c = (Call) probe.providerArg();
-        PerfEventsImpl.BtfFacts k = perf.btf();
+        Btf.Facts k = perf.btf();
         return ClauseProgram.takes(clause, new ClauseProgram.Event(c.entry(), 0, 0, k.parent(), k.leader(), Map.of()));
     }
 
@@ -602,9 +602,9 @@ final class KernelSyscallProvider implements Provider {
         final EventSet output;
         final AutoCloseable enterEvents, exitEvents;
         final KernelTracepoint enterTp, exitTp;
-        final Btf.Parent parent = Btf.parent();
-        final Btf.Task task = Btf.task();
-        final Btf.Leader leader = Btf.leader();
+        final Btf.Parent parent = perf.btf().parent();
+        final Btf.Task task = perf.btf().task();
+        final Btf.Leader leader = perf.btf().leader();
         final Map<String, List<Integer>> numbers = new HashMap<>();
         final KernelStacks stacks;
         final SyscallContext ctx;

@@ -267,19 +267,19 @@ public final class PerfEventsImpl implements PerfEvents {
 
     @Override
     public boolean userProbesRun(org.jdtrace.spi.KernelClause clause, int[] args) {
-        BtfFacts k = btf();
+        Btf.Facts k = btf();
         return UprobeClauses.runs(clause, args, k.parent(), k.leader());
     }
 
-    /** What the clause programs read of the kernel's BTF (null members: the BTF does not say). */
-    record BtfFacts(Btf.Parent parent, Btf.Leader leader) {}
+    private volatile Btf.Facts btf;
 
-    private volatile BtfFacts btf;
-
-    /** The kernel's BTF facts, read once (the compiler asks for each clause and probe). */
-    BtfFacts btf() {
-        BtfFacts k = btf;
-        if (k == null) btf = k = new BtfFacts(Btf.parent(), Btf.leader());
+    /**
+     * What the programs read of the kernel's BTF (null members: the BTF does not say), read once
+     * in one session (the compiler asks for each clause and probe; the kernel's types never change).
+     */
+    Btf.Facts btf() {
+        Btf.Facts k = btf;
+        if (k == null) btf = k = Btf.facts(); // two racing reads give the same
         return k;
     }
 

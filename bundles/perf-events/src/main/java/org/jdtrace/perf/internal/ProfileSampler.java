@@ -79,7 +79,7 @@ final class ProfileSampler implements CpuSampler {
     private final int tickCpu;
     /**
      * Where the filter finds a task's parent (Btf.parent), read at the first event opened and
-     * kept (each read parses the kernel's 5 MB of BTF); empty when the BTF does not say.
+     * kept; empty when the BTF does not say.
      */
     private volatile java.util.Optional<Btf.Parent> parent;
 
@@ -181,7 +181,7 @@ final class ProfileSampler implements CpuSampler {
         boolean filtered = cpu < 0 && every == 1;
         SampleContext ctx = new SampleContext(perf, comms, symbols, abi);
         Tick tick = cpu < 0 ? null
-                : new Tick(probe, intervalNanos, period, cpu, perf.kaddr("do_idle"), new SampleContext(perf, comms, symbols, abi),
+                : new Tick(probe, intervalNanos, period, cpu, () -> perf.kaddr("do_idle"), new SampleContext(perf, comms, symbols, abi),
                         new SampleContext(perf, comms, symbols, abi));
         RecordHandler h = new RecordHandler() {
             @Override

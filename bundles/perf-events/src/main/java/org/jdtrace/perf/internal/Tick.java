@@ -14,7 +14,11 @@
  * task's tick: pid 0, tid 0, execname as Comms names pid 0, no user or kernel stack, arg1 = 0 and
  * arg0 the address of the kernel's idle loop (do_idle in kallsyms, 0 where the kernel hides its
  * addresses), as FreeBSD's profile provider gives `&cpu_idle` for a tick that finds the idle
- * thread without an interrupt frame.
+ * thread without an interrupt frame. That address is looked up at the first idle firing (idlePc(),
+ * by whichever of the two threads fires it), not on the main thread when the probe is enabled: a
+ * lookup reads /proc/kallsyms up to do_idle (~25 ms of CPU in a fresh JVM, 7 of them the kernel's)
+ * that a tick on a CPU that never idles a whole period never needs. That first idle firing comes
+ * that much later than GRACE_NANOS; its time is its period's all the same.
  *
  * Invariant: one firing a period. `last` is the CLOCK_MONOTONIC time of the last firing, sample's
  * or watchdog's (the sample's own time; the watchdog's is that of the period it stands for, last +
@@ -27,7 +31,10 @@
  *
  * Threads: admit() on whichever thread drains (one at a time, PerfEventsImpl's drain lock), which
  * alone fires through `drainIdleContext` (the periods a late sample finds unfired); run() on the
- * watchdog thread, which alone fires through `idleContext`. Neither allocates a firing. The two
+ * watchdog thread, which alone fires through `idleContext`. Neither allocates a firing (but the
+ * first idle one, which looks the idle pc up; two racing lookups give the same). That lookup comes
+ * before the period is claimed, not between the claim and the firing, where it would let the
+ * other thread claim and fire a later period first. The two
  * never fire at once (fire(): a spin on `firing`, held for one firing): a tick is one CPU's
  * clock, whose firings the kernel runs one after another, so a clause that calls exit() is the
  * last one to run (the next sees the exit and is skipped); two firings at once had both run
@@ -39,6 +46,7 @@ package org.jdtrace.perf.internal;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 import org.jdtrace.perf.Sample;
 import org.jdtrace.spi.Probe;
@@ -58,6 +66,11 @@ final class Tick implements AutoCloseable {
     private final SampleContext idleContext;
     /** The draining thread's own idle sample and context (admit's catch-up), apart from the watchdog's. */
     private final Sample drainIdle = new Sample();
+    /** Looks the idle loop's address up (see above). */
+    private final LongSupplier idlePcLookup;
+    /** The idle loop's address once looked up, UNRESOLVED before. */
+    private volatile long idlePc = UNRESOLVED;
+    private static final long UNRESOLVED = -1; // a kernel function never starts at the last byte
     private final SampleContext drainIdleContext;
     private final Thread watchdog;
     /** Set while a firing runs (see Threads). */
@@ -67,7 +80,7 @@ final class Tick implements AutoCloseable {
     volatile AutoCloseable event;
 
     /** {@code period}: the event's sample period (the interval, or a part of it: ProfileSampler's Long periods). */
-    Tick(Probe probe, long interval, long period, int cpu, long idlePc, SampleContext idleContext,
+    Tick(Probe probe, long interval, long period, int cpu, LongSupplier idlePc, SampleContext idleContext,
             SampleContext drainIdleContext) {
         this.probe = probe;
         this.interval = interval;
@@ -75,10 +88,9 @@ final class Tick implements AutoCloseable {
         this.idleContext = idleContext;
         this.drainIdleContext = drainIdleContext;
         this.last = new AtomicLong();
-        for (Sample s : new Sample[] {idle, drainIdle}) {
-            s.cpu = cpu;
-            s.ip = idlePc;
-        }
+        this.idlePcLookup = idlePc;
+        idle.cpu = cpu;
+        drainIdle.cpu = cpu;
         this.watchdog = new Thread(this::run, "jdtrace-" + probe.name() + "-idle");
         watchdog.setDaemon(true);
     }
@@ -102,9 +114,10 @@ final class Tick implements AutoCloseable {
             long cur = last.get();
             if (time - cur < minGap) return false;
             if (time - cur >= interval + minGap) {
-                long next = cur + interval;
+                long next = cur + interval, pc = idlePc(); // looked up before the claim (see Threads)
                 if (last.compareAndSet(cur, next)) {
                     drainIdle.time = next;
+                    drainIdle.ip = pc;
                     fire(drainIdleContext.profile(drainIdle));
                 }
                 continue;
@@ -131,11 +144,20 @@ final class Tick implements AutoCloseable {
                 LockSupport.parkNanos(this, wait);
                 continue;
             }
+            long pc = idlePc(); // looked up before the claim (see Threads)
             long next = cur + interval;
             if (!last.compareAndSet(cur, next) || !running) continue;
             idle.time = next;
+            idle.ip = pc;
             fire(idleContext.profile(idle));
         }
+    }
+
+    /** The idle loop's address, looked up at the first call (see above). */
+    private long idlePc() {
+        long pc = idlePc;
+        if (pc == UNRESOLVED) idlePc = pc = idlePcLookup.getAsLong();
+        return pc;
     }
 
     @Override

@@ -247,17 +247,23 @@ final class TracepointProvider implements Provider {
 
         /** Opens a CaptureProgram on the tracepoint, its records read instead of the tracepoint's (see there). */
         void capture(CaptureProgram.Capture c) {
-            Btf.Types types = c.taskMember() == null ? null : Btf.read();
-            int taskOffset = types == null ? -1 : types.offset("task_struct", c.taskMember());
-            if (types == null) {
-                try {
-                    types = Btf.read();
-                } catch (PerfException e) {
-                    LOG.debug("{}: no task members captured: {}", tp.name(), e.getMessage());
+            Btf.Types types = null;
+            try {
+                types = Btf.read();
+            } catch (PerfException e) {
+                if (c.taskMember() != null) throw e;
+                LOG.debug("{}: no task members captured: {}", tp.name(), e.getMessage());
+            }
+            int taskOffset = -1;
+            Btf.Task task = null;
+            Btf.Parent parent = null;
+            if (types != null) {
+                try (Btf.Types t = types) { // one session for them all
+                    if (c.taskMember() != null) taskOffset = t.offset("task_struct", c.taskMember());
+                    task = Btf.task(t);
+                    parent = Btf.parent(t);
                 }
             }
-            Btf.Task task = types == null ? null : Btf.task(types);
-            Btf.Parent parent = types == null ? null : Btf.parent(types);
             taskKnown = task != null;
             BpfObject buf = track(perf.map(PerfSys.MAP_PERCPU_ARRAY, 4, CaptureProgram.bufferSize(regs), 1, "jdtrace_capbuf"));
             filter = track(perf.map(PerfSys.MAP_ARRAY, 4, CaptureProgram.FILTER_VALUE, 1, "jdtrace_capfilt"));

@@ -68,8 +68,8 @@ final class UprobeClauses {
 
     private final PerfEventsImpl perf;
     private final Target target;
-    private final Btf.Parent parent = Btf.parent();
-    private final Btf.Leader leader = Btf.leader();
+    private final Btf.Parent parent;
+    private final Btf.Leader leader;
     private final Map<Integer, Entry> byCookie = new LinkedHashMap<>();
     /** cookie -> probefunc, for ClauseMap's keys (live: a cookie keeps its function while it may be in a map). */
     private final Map<Integer, String> names = new ConcurrentHashMap<>();
@@ -85,6 +85,8 @@ final class UprobeClauses {
     UprobeClauses(PerfEventsImpl perf, Target target) {
         this.perf = perf;
         this.target = target;
+        this.parent = perf.btf().parent();
+        this.leader = perf.btf().leader();
     }
 
     /** Cookie {@code cookie}'s probe and its argument words (null probe: none); see UserProbes.clauses. */

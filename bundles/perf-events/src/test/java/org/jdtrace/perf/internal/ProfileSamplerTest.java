@@ -279,13 +279,21 @@ class ProfileSamplerTest {
         }
     }
 
-    /** Tick alone, as on a CPU whose clock never fires (halted): the watchdog fires every period as the idle task. */
+    /**
+     * Tick alone, as on a CPU whose clock never fires (halted): the watchdog fires every period as
+     * the idle task, whose pc is looked up once, at the first such firing.
+     */
     @Test
     void aPeriodWithoutASampleFiresAsTheIdleTask() throws Exception {
         TickProbe probe = new TickProbe();
         long interval = 20_000_000L, idlePc = 0xffffffff81000000L;
-        try (Tick t = new Tick(probe, interval, interval, 1, idlePc, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()),
+        java.util.concurrent.atomic.AtomicInteger lookups = new java.util.concurrent.atomic.AtomicInteger();
+        try (Tick t = new Tick(probe, interval, interval, 1, () -> {
+            lookups.incrementAndGet();
+            return idlePc;
+        }, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()),
                 new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()))) {
+            assertEquals(0, lookups.get(), "no lookup when the tick is made");
             t.start();
             long t0 = System.nanoTime();
             Thread.sleep(500);
@@ -311,6 +319,8 @@ class ProfileSamplerTest {
             List<Firing> caught = probe.since(before);
             assertTrue(caught.size() >= 2, "the skipped periods fired: " + caught);
             assertEquals(later - interval, caught.get(caught.size() - 1).time(), "the last period before it: " + caught);
+            for (Firing f : caught) assertEquals(idlePc, f.arg0(), "the drain's idle firings too: " + caught);
+            assertEquals(1, lookups.get(), "one lookup for all idle firings");
         }
     }
 
@@ -337,7 +347,7 @@ class ProfileSamplerTest {
         };
         long interval = 20_000_000L;
         SampleContext drain = new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi());
-        try (Tick t = new Tick(probe, interval, interval, 1, 0, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()),
+        try (Tick t = new Tick(probe, interval, interval, 1, () -> 0, new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()),
                 new SampleContext(perf, new Comms(), new UserSymbols(), isa.abi()))) {
             t.start();
             while (entered.get() == 0) Thread.sleep(1);
