@@ -59,7 +59,12 @@ public final class Main {
             + "org.slf4j.helpers;version=2.0.17,org.slf4j.spi;version=2.0.17";
     static final long SERVICE_WAIT_MS = Long.getLong("jdtrace.service.wait", 10_000);
 
-    /** JDTRACE_TIMING=1 prints the start-up phases on stderr (for bench/startup.sh and tuning). */
+    /**
+     * JDTRACE_TIMING=1 prints the start-up phases on stderr (for bench/startup.sh and tuning): the
+     * wall time since the launcher's class was initialised and the CPU time of the launcher's
+     * thread so far (its /proc schedstat, which counts from the thread's start: the JVM's own
+     * start-up on this thread included).
+     */
     static final boolean TIMING = System.getenv("JDTRACE_TIMING") != null;
     static final long T0 = System.nanoTime();
 
@@ -67,7 +72,18 @@ public final class Main {
 
     static void mark(String phase) {
         if (TIMING) {
-            System.err.printf("dtrace: timing: %-28s %6.1f ms%n", phase, (System.nanoTime() - T0) / 1e6);
+            System.err.printf("dtrace: timing: %-28s %6.1f ms  cpu %6.1f ms%n", phase, (System.nanoTime() - T0) / 1e6,
+                    threadCpuNanos() / 1e6);
+        }
+    }
+
+    /** The calling thread's CPU time in ns (/proc/thread-self/schedstat's first field), -1 if unreadable. */
+    static long threadCpuNanos() {
+        try {
+            String s = Files.readString(Path.of("/proc/thread-self/schedstat"));
+            return Long.parseLong(s.substring(0, s.indexOf(' ')));
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
