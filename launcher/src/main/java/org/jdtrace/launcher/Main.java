@@ -92,6 +92,7 @@ public final class Main {
         List<String> argv = new ArrayList<>(Arrays.asList(args));
         boolean shell = false;
         List<Path> extra = new ArrayList<>();
+        AotTraining training = AotTraining.ofRun();
         int status;
         try {
             // launcher options: --shell first, --bundle FILE.jar (repeatable) anywhere; the rest is dtrace's
@@ -109,7 +110,7 @@ public final class Main {
                     extra.add(Path.of(argv.remove(i)));
                 }
             }
-            status = new Main().run(argv, shell, extra);
+            status = new Main().run(argv, shell, extra, training);
         } catch (UsageException e) {
             System.err.println("dtrace: " + e.getMessage());
             status = 2;
@@ -122,6 +123,8 @@ public final class Main {
         // halt, not exit: the framework is stopped and the streams are flushed; no shutdown hook
         // or non-daemon thread of some bundle may keep dtrace alive after its work is done.
         Runtime.getRuntime().halt(status);
+        // the AOT training run's bundle class loaders stay reachable until the JVM has halted
+        java.lang.ref.Reference.reachabilityFence(training);
     }
 
     /**
@@ -153,7 +156,7 @@ public final class Main {
         }
     }
 
-    int run(List<String> argv, boolean shell, List<Path> extra) throws LaunchException {
+    int run(List<String> argv, boolean shell, List<Path> extra, AotTraining training) throws LaunchException {
         mark("launcher");
         Path dist = distribution();
         Path storage = storageDirectory();
@@ -202,6 +205,9 @@ public final class Main {
                 }
             }
             mark("bundles started");
+            if (training != null) {
+                training.keep(installed);
+            }
             if (shell) {
                 felix.waitForStop(0);
                 return 0;
@@ -214,6 +220,9 @@ public final class Main {
             return 1;
         } finally {
             mark("command done");
+            if (training != null) {
+                training.link();
+            }
             stop(felix);
             deleteTree(storage);
             mark("framework stopped");
