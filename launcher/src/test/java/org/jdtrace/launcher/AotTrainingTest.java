@@ -4,15 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import org.apache.felix.framework.Felix;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,8 +42,8 @@ class AotTrainingTest {
         felix.init();
         try {
             felix.start();
-            Bundle a = felix.getBundleContext().installBundle("reference:" + bundle(dir, "a").toUri());
-            Bundle b = felix.getBundleContext().installBundle("reference:" + bundle(dir, "b").toUri());
+            Bundle a = felix.getBundleContext().installBundle("reference:" + SystemPackagesTest.bundle(dir, "a", null, null).toUri());
+            Bundle b = felix.getBundleContext().installBundle("reference:" + SystemPackagesTest.bundle(dir, "b", null, null).toUri());
             a.start();
             b.start();
             System.setProperty(AotTraining.PROPERTY, "true");
@@ -61,18 +56,5 @@ class AotTrainingTest {
             felix.stop();
             felix.waitForStop(10_000);
         }
-    }
-
-    private static Path bundle(Path dir, String name) throws Exception {
-        Manifest m = new Manifest();
-        Attributes a = m.getMainAttributes();
-        a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        a.putValue(Constants.BUNDLE_MANIFESTVERSION, "2");
-        a.putValue(Constants.BUNDLE_SYMBOLICNAME, name);
-        Path jar = dir.resolve(name + ".jar");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, m)) {
-            j.closeEntry();
-        }
-        return jar;
     }
 }
