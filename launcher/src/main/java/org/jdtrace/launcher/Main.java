@@ -59,7 +59,12 @@ public final class Main {
             + "org.slf4j.helpers;version=2.0.17,org.slf4j.spi;version=2.0.17";
     static final long SERVICE_WAIT_MS = Long.getLong("jdtrace.service.wait", 10_000);
 
-    /** JDTRACE_TIMING=1 prints the start-up phases on stderr (for bench/startup.sh and tuning). */
+    /**
+     * JDTRACE_TIMING=1 prints the start-up phases on stderr (for bench/startup.sh and tuning): the
+     * wall time since the launcher's class was initialised and the CPU time of the launcher's
+     * thread so far (its /proc schedstat, which counts from the thread's start: the JVM's own
+     * start-up on this thread included).
+     */
     static final boolean TIMING = System.getenv("JDTRACE_TIMING") != null;
     static final long T0 = System.nanoTime();
 
@@ -67,7 +72,18 @@ public final class Main {
 
     static void mark(String phase) {
         if (TIMING) {
-            System.err.printf("dtrace: timing: %-28s %6.1f ms%n", phase, (System.nanoTime() - T0) / 1e6);
+            System.err.printf("dtrace: timing: %-28s %6.1f ms  cpu %6.1f ms%n", phase, (System.nanoTime() - T0) / 1e6,
+                    threadCpuNanos() / 1e6);
+        }
+    }
+
+    /** The calling thread's CPU time in ns (/proc/thread-self/schedstat's first field), -1 if unreadable. */
+    static long threadCpuNanos() {
+        try {
+            String s = Files.readString(Path.of("/proc/thread-self/schedstat"));
+            return Long.parseLong(s.substring(0, s.indexOf(' ')));
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
@@ -76,6 +92,7 @@ public final class Main {
         List<String> argv = new ArrayList<>(Arrays.asList(args));
         boolean shell = false;
         List<Path> extra = new ArrayList<>();
+        AotTraining training = AotTraining.ofRun();
         int status;
         try {
             // launcher options: --shell first, --bundle FILE.jar (repeatable) anywhere; the rest is dtrace's
@@ -93,7 +110,7 @@ public final class Main {
                     extra.add(Path.of(argv.remove(i)));
                 }
             }
-            status = new Main().run(argv, shell, extra);
+            status = new Main().run(argv, shell, extra, training);
         } catch (UsageException e) {
             System.err.println("dtrace: " + e.getMessage());
             status = 2;
@@ -106,6 +123,8 @@ public final class Main {
         // halt, not exit: the framework is stopped and the streams are flushed; no shutdown hook
         // or non-daemon thread of some bundle may keep dtrace alive after its work is done.
         Runtime.getRuntime().halt(status);
+        // the AOT training run's bundle class loaders stay reachable until the JVM has halted
+        java.lang.ref.Reference.reachabilityFence(training);
     }
 
     /**
@@ -137,7 +156,7 @@ public final class Main {
         }
     }
 
-    int run(List<String> argv, boolean shell, List<Path> extra) throws LaunchException {
+    int run(List<String> argv, boolean shell, List<Path> extra, AotTraining training) throws LaunchException {
         mark("launcher");
         Path dist = distribution();
         Path storage = storageDirectory();
@@ -186,6 +205,9 @@ public final class Main {
                 }
             }
             mark("bundles started");
+            if (training != null) {
+                training.keep(installed);
+            }
             if (shell) {
                 felix.waitForStop(0);
                 return 0;
@@ -198,6 +220,9 @@ public final class Main {
             return 1;
         } finally {
             mark("command done");
+            if (training != null) {
+                training.link();
+            }
             stop(felix);
             deleteTree(storage);
             mark("framework stopped");

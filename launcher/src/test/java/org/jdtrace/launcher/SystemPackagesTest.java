@@ -33,7 +33,8 @@ class SystemPackagesTest {
             + "org.example.own;version=\"[1.0,2)\",org.osgi.framework;version=\"[1.8,2)\","
             + "org.osgi.util.tracker;version=\"[1.5,2)\",java.lang.invoke;java.lang.ref";
 
-    private static Path bundle(Path dir, String name, String imports, String exports) throws Exception {
+    /** An empty bundle NAME.jar in DIR with these headers (null: none); also AotTrainingTest's. */
+    static Path bundle(Path dir, String name, String imports, String exports) throws Exception {
         Manifest m = new Manifest();
         Attributes a = m.getMainAttributes();
         a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
