@@ -14,6 +14,10 @@ public final class StackPrinter {
 
     private StackPrinter() {}
 
+    /** Option stackindent's default (dtrace's _dtrace_stkindent) and its spaces. */
+    private static final int DEFAULT_INDENT = 14;
+    private static final String DEFAULT_PAD = " ".repeat(DEFAULT_INDENT);
+
     /** The default layout: each frame after {@code indent} spaces (option stackindent). */
     public static void print(StringBuilder out, List<String> frames, int indent) {
         print(out, frames, indent, 0, -1);
@@ -25,6 +29,12 @@ public final class StackPrinter {
      */
     static void print(StringBuilder out, List<String> frames, int indent, int width, int precision) {
         out.append('\n');
+        if (width <= 0 && precision <= 0) {
+            // the default layout, an aggregation's thousands of stacks at exit: three appends a frame
+            String pad = indent == DEFAULT_INDENT ? DEFAULT_PAD : " ".repeat(indent);
+            for (int i = 0, n = frames.size(); i < n; i++) out.append(pad).append(frames.get(i)).append('\n');
+            return;
+        }
         for (String f : frames) {
             out.repeat(' ', indent);
             String s = precision > 0 && precision < f.length() ? f.substring(0, precision) : f;
