@@ -14,9 +14,9 @@ public final class StackPrinter {
 
     private StackPrinter() {}
 
-    /** Option stackindent's default (dtrace's _dtrace_stkindent) and its spaces. */
+    /** Option stackindent's default (dtrace's _dtrace_stkindent); a newline and its spaces. */
     private static final int DEFAULT_INDENT = 14;
-    private static final String DEFAULT_PAD = " ".repeat(DEFAULT_INDENT);
+    private static final String DEFAULT_PAD = "\n" + " ".repeat(DEFAULT_INDENT);
 
     /** The default layout: each frame after {@code indent} spaces (option stackindent). */
     public static void print(StringBuilder out, List<String> frames, int indent) {
@@ -28,13 +28,15 @@ public final class StackPrinter {
      * {@code precision} characters (none when not positive), as "%*s" / "%.*s" would.
      */
     static void print(StringBuilder out, List<String> frames, int indent, int width, int precision) {
-        out.append('\n');
         if (width <= 0 && precision <= 0) {
-            // the default layout, an aggregation's thousands of stacks at exit: three appends a frame
-            String pad = indent == DEFAULT_INDENT ? DEFAULT_PAD : " ".repeat(indent);
-            for (int i = 0, n = frames.size(); i < n; i++) out.append(pad).append(frames.get(i)).append('\n');
+            // the default layout, an aggregation's thousands of stacks at exit, interpreted: two
+            // appends a frame, the newline that ends a line and the next one's indent in one
+            String pad = indent == DEFAULT_INDENT ? DEFAULT_PAD : "\n" + " ".repeat(indent);
+            for (int i = 0, n = frames.size(); i < n; i++) out.append(pad).append(frames.get(i));
+            out.append('\n');
             return;
         }
+        out.append('\n');
         for (String f : frames) {
             out.repeat(' ', indent);
             String s = precision > 0 && precision < f.length() ? f.substring(0, precision) : f;
