@@ -64,6 +64,16 @@ public final class AggregationPrinter {
     /** {@link #printAll(StringBuilder, Aggregation, List, int, long)} with histograms drawn in {@code style}. */
     public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent, long normal,
                                 Style style) {
+        printAll(out, a, entries, stackIndent, normal, style, null);
+    }
+
+    /**
+     * {@link #printAll(StringBuilder, Aggregation, List, int, long, Style)}, handing {@code out} to
+     * {@code spill} after each entry of the default format (not null), which may write it out
+     * and empty it: a profile's megabytes of stacks need not be held in one buffer.
+     */
+    public static void printAll(StringBuilder out, Aggregation a, List<Entry> entries, int stackIndent, long normal,
+                                Style style, java.util.function.Consumer<StringBuilder> spill) {
         if (style.hist() && (a.kind == AggKind.COUNT || a.kind == AggKind.SUM)) {
             PackedHistogram.hist(out, a, entries, stackIndent, normal, style);
             return;
@@ -76,6 +86,7 @@ public final class AggregationPrinter {
             printKeys(out, a, e.key(), stackIndent);
             printValue(out, a, e.data(), normal, style);
             out.append('\n');
+            if (spill != null) spill.accept(out);
         }
     }
 
@@ -175,7 +186,7 @@ public final class AggregationPrinter {
             PrintfFormat.pad(out, s, 50, true, false);
         } else {
             int w = i < a.keySizes.length && a.keySizes[i] > 0 ? a.keySizes[i] : 8;
-            out.append(' ').append(intAtWidth(k instanceof Long l ? l : 0, w, widthOf(w)));
+            intAtWidth(out.append(' '), k instanceof Long l ? l : 0, w, widthOf(w));
         }
     }
 
@@ -188,16 +199,15 @@ public final class AggregationPrinter {
         };
     }
 
-    /** How dtrace prints an integer of a given byte width: 1 and 2 unsigned, 4 and 8 signed. */
-    static String intAtWidth(long v, int bytes, int width) {
+    /** How dtrace prints an integer of a given byte width: 1 and 2 unsigned, 4 and 8 signed, right-aligned. */
+    static void intAtWidth(StringBuilder out, long v, int bytes, int width) {
         long x = switch (bytes) {
             case 1 -> v & 0xff;
             case 2 -> v & 0xffff;
             case 4 -> (int) v;
             default -> v;
         };
-        String s = Long.toString(x);
-        return s.length() >= width ? s : " ".repeat(width - s.length()) + s;
+        PrintfFormat.pad(out, Long.toString(x), width, false, false);
     }
 
     /** The value part of the default format. */
@@ -216,7 +226,7 @@ public final class AggregationPrinter {
             case QUANTIZE -> quantize(out, d, normal, style);
             case LQUANTIZE -> lquantize(out, a, d, normal, style);
             case LLQUANTIZE -> llquantize(out, a, d, normal, style);
-            default -> out.append(' ').append(intAtWidth(a.scalar(d, normal), 8, 16));
+            default -> intAtWidth(out.append(' '), a.scalar(d, normal), 8, 16);
         }
     }
 

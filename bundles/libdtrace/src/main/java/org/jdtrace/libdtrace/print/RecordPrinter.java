@@ -88,9 +88,29 @@ public final class RecordPrinter {
         flush(sb);
     }
 
+    /** Output held before the default format of an aggregation writes it out ({@link #spill}). */
+    private static final int SPILL_CHARS = 64 * 1024;
+
+    /**
+     * Writes {@code sb} out once it holds SPILL_CHARS: a profile's thousands of stacks go out in
+     * pieces, not as one buffer of megabytes grown by copying, copied into a String and encoded
+     * whole (allocation enough to bring on a young collection at exit, which copies the
+     * aggregation's live data).
+     */
+    private void spill(StringBuilder sb) {
+        if (sb.length() >= SPILL_CHARS) flush(sb);
+    }
+
+    /**
+     * Writes {@code sb} out and empties it. Encoded here, in the stream's own charset, and written
+     * as bytes: the same bytes print(String) writes, without its 8K-char passes through a
+     * BufferedWriter and a CharsetEncoder, which at exit run interpreted over the megabytes of a
+     * profile's stacks.
+     */
     private void flush(StringBuilder sb) {
         if (sb.length() > 0) {
-            out.print(sb);
+            byte[] bytes = sb.toString().getBytes(out.charset());
+            out.write(bytes, 0, bytes.length);
             out.flush();
             sb.setLength(0);
         }
@@ -293,7 +313,8 @@ public final class RecordPrinter {
         for (Aggregation a : p.aggs()) {
             if (p.format() == null) {
                 sb.append('\n');
-                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a), histogramStyle());
+                AggregationPrinter.printAll(sb, a, table.sorted(a), stackIndent(), table.normal(a), histogramStyle(),
+                        this::spill);
             } else {
                 AggregationPrinter.printFormatted(sb, (PrintfFormat) p.format(), a, table.sorted(a), table.normal(a),
                         histogramStyle());
@@ -388,7 +409,8 @@ public final class RecordPrinter {
             if (folded && lines != null) {
                 for (String line : lines) sb.append(line).append('\n');
             } else {
-                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a), histogramStyle());
+                AggregationPrinter.printAll(sb, a, entries, stackIndent(), table.normal(a), histogramStyle(),
+                        this::spill);
             }
         }
         flush(sb);

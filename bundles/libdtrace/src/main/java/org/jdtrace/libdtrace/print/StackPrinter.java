@@ -14,6 +14,10 @@ public final class StackPrinter {
 
     private StackPrinter() {}
 
+    /** Option stackindent's default (dtrace's _dtrace_stkindent); a newline and its spaces. */
+    private static final int DEFAULT_INDENT = 14;
+    private static final String DEFAULT_PAD = "\n" + " ".repeat(DEFAULT_INDENT);
+
     /** The default layout: each frame after {@code indent} spaces (option stackindent). */
     public static void print(StringBuilder out, List<String> frames, int indent) {
         print(out, frames, indent, 0, -1);
@@ -24,6 +28,14 @@ public final class StackPrinter {
      * {@code precision} characters (none when not positive), as "%*s" / "%.*s" would.
      */
     static void print(StringBuilder out, List<String> frames, int indent, int width, int precision) {
+        if (width <= 0 && precision <= 0) {
+            // the default layout, an aggregation's thousands of stacks at exit, interpreted: two
+            // appends a frame, the newline that ends a line and the next one's indent in one
+            String pad = indent == DEFAULT_INDENT ? DEFAULT_PAD : "\n" + " ".repeat(indent);
+            for (int i = 0, n = frames.size(); i < n; i++) out.append(pad).append(frames.get(i));
+            out.append('\n');
+            return;
+        }
         out.append('\n');
         for (String f : frames) {
             out.repeat(' ', indent);

@@ -46,7 +46,9 @@ public final class StackFrames implements Comparable<StackFrames> {
     public int compareTo(StackFrames o) {
         int n = Math.min(frames.size(), o.frames.size());
         for (int i = 0; i < n; i++) {
-            int c = frames.get(i).compareTo(o.frames.get(i));
+            String l = frames.get(i), r = o.frames.get(i);
+            if (l == r) continue; // one String names a pc of a process (SymbolCache): no need to look
+            int c = l.compareTo(r);
             if (c != 0) return c;
         }
         return Integer.compare(frames.size(), o.frames.size());
