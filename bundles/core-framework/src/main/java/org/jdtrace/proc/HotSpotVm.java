@@ -4,7 +4,12 @@
  * ptrace, here read-only). libjvm.so exports its vmStructs tables (gHotSpotVMStructs,
  * gHotSpotVMTypes, gHotSpotVMIntConstants and the gHotSpotVM*Offset/ArrayStride symbols that
  * describe their entries): each field's offset, each type's size, each static's address, so
- * nothing here depends on one JDK build's layout. From them:
+ * nothing here depends on one JDK build's layout. Only the entries this class reads are kept
+ * (StructField, VmType, IntConstant: one list, so a name read is a name looked for), found by
+ * comparing the bytes of each entry's name where it lies with the names wanted (no String per
+ * entry: the dtrace JVM reads its own thousands of entries in its first seconds, interpreted);
+ * one the tables lack is missing as before (of() gives null, or that piece of a blob's header
+ * is unknown). From them:
  *   - the code cache: CodeCache::_heaps, each CodeHeap's reserved range, segment map and segment
  *     size; a pc's CodeBlob is found as CodeHeap::find_start finds it (walk the segment map back
  *     to the block's first segment, skip the HeapBlock header), then its kind (CodeBlobKind),
@@ -92,7 +97,8 @@ public final class HotSpotVm implements AutoCloseable {
 
     private final int pid;
     private final FileChannel mem;
-    private final Map<String, Long> fields, types, constants;
+    /** The vmStructs entries of StructField, VmType and IntConstant by ordinal, ABSENT where the tables have none. */
+    private final long[] fields, types, constants;
     /** Each code heap: reserved low, reserved high, memory low, segment map low, log2 segment size. */
     private final long[][] heaps;
     private final long interpLow, interpHigh;
@@ -116,46 +122,46 @@ public final class HotSpotVm implements AutoCloseable {
     private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
     private volatile long cachedAt = System.nanoTime();
 
-    private HotSpotVm(int pid, FileChannel mem, Map<String, Long> fields, Map<String, Long> types,
-            Map<String, Long> constants) throws IOException {
+    private HotSpotVm(int pid, FileChannel mem, long[] fields, long[] types, long[] constants) throws IOException {
         this.pid = pid;
         this.mem = mem;
         this.fields = fields;
         this.types = types;
         this.constants = constants;
-        long heapList = word(field("CodeCache::_heaps"));
-        int n = (int) int32(heapList + field("GrowableArrayBase::_len"));
-        long data = word(heapList + field("GrowableArray<int>::_data"));
+        long heapList = word(field(StructField.CODE_CACHE_HEAPS));
+        int n = (int) int32(heapList + field(StructField.GROWABLE_ARRAY_LEN));
+        long data = word(heapList + field(StructField.GROWABLE_ARRAY_DATA));
         if (n < 0 || n > 16) throw new IOException("code heaps: " + n);
         heaps = new long[n][];
-        long memory = field("CodeHeap::_memory"), segmap = field("CodeHeap::_segmap");
-        long lowBoundary = field("VirtualSpace::_low_boundary"), highBoundary = field("VirtualSpace::_high_boundary");
-        long low = field("VirtualSpace::_low");
+        long memory = field(StructField.CODE_HEAP_MEMORY), segmap = field(StructField.CODE_HEAP_SEGMAP);
+        long lowBoundary = field(StructField.VIRTUAL_SPACE_LOW_BOUNDARY), highBoundary = field(StructField.VIRTUAL_SPACE_HIGH_BOUNDARY);
+        long low = field(StructField.VIRTUAL_SPACE_LOW);
         for (int i = 0; i < n; i++) {
             long h = word(data + i * WORD);
             heaps[i] = new long[] {word(h + memory + lowBoundary), word(h + memory + highBoundary), word(h + memory + low),
-                word(h + segmap + low), int32(h + field("CodeHeap::_log2_segment_size"))};
+                word(h + segmap + low), int32(h + field(StructField.CODE_HEAP_LOG2_SEGMENT_SIZE))};
         }
-        long queue = word(field("AbstractInterpreter::_code"));
-        interpLow = word(queue + field("StubQueue::_stub_buffer"));
-        interpHigh = interpLow + int32(queue + field("StubQueue::_buffer_limit"));
-        long lastSp = constant("frame::interpreter_frame_last_sp_offset");
+        long queue = word(field(StructField.INTERPRETER_CODE));
+        interpLow = word(queue + field(StructField.STUB_QUEUE_STUB_BUFFER));
+        interpHigh = interpLow + int32(queue + field(StructField.STUB_QUEUE_BUFFER_LIMIT));
+        long lastSp = constant(IntConstant.INTERPRETER_FRAME_LAST_SP_OFFSET);
         methodSlot = (lastSp - 1) * WORD;
-        senderSlot = -constant("frame::interpreter_frame_sender_sp_offset") * WORD;
-        kindNmethod = (int) constant("CodeBlobKind::Nmethod");
-        kindFirstStub = (int) constant("CodeBlobKind::RuntimeStub");
-        kindLastStub = (int) constant("CodeBlobKind::Upcall");
-        long heapBlock = optional(types, "HeapBlock");
+        senderSlot = -constant(IntConstant.INTERPRETER_FRAME_SENDER_SP_OFFSET) * WORD;
+        kindNmethod = (int) constant(IntConstant.KIND_NMETHOD);
+        kindFirstStub = (int) constant(IntConstant.KIND_RUNTIME_STUB);
+        kindLastStub = (int) constant(IntConstant.KIND_UPCALL);
+        long heapBlock = optional(types[VmType.HEAP_BLOCK.ordinal()]);
         long start = heapBlock < 0 ? -1 : heapBlock;
         offBlob = start;
-        offUsed = plus(optional(fields, "HeapBlock::_header"), optional(fields, "HeapBlock::Header::_used"), 0);
-        offSize = plus(start, optional(fields, "CodeBlob::_size"), 0);
-        offKind = plus(start, optional(fields, "CodeBlob::_kind"), 0);
-        offCode = plus(start, optional(fields, "CodeBlob::_code_offset"), 0);
-        offFrame = plus(start, optional(fields, "CodeBlob::_frame_size"), 0);
-        offComplete = plus(start, optional(fields, "CodeBlob::_frame_complete_offset"), 0);
-        offName = plus(start, optional(fields, "CodeBlob::_name"), 0);
-        offMethod = plus(start, optional(fields, "nmethod::_method"), 0);
+        offUsed = plus(optional(fields[StructField.HEAP_BLOCK_HEADER.ordinal()]),
+                optional(fields[StructField.HEAP_BLOCK_HEADER_USED.ordinal()]), 0);
+        offSize = plus(start, optional(fields[StructField.CODE_BLOB_SIZE.ordinal()]), 0);
+        offKind = plus(start, optional(fields[StructField.CODE_BLOB_KIND.ordinal()]), 0);
+        offCode = plus(start, optional(fields[StructField.CODE_BLOB_CODE_OFFSET.ordinal()]), 0);
+        offFrame = plus(start, optional(fields[StructField.CODE_BLOB_FRAME_SIZE.ordinal()]), 0);
+        offComplete = plus(start, optional(fields[StructField.CODE_BLOB_FRAME_COMPLETE_OFFSET.ordinal()]), 0);
+        offName = plus(start, optional(fields[StructField.CODE_BLOB_NAME.ordinal()]), 0);
+        offMethod = plus(start, optional(fields[StructField.NMETHOD_METHOD.ordinal()]), 0);
         long most = 0;
         for (long o : new long[] {offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod}) {
             most = Math.max(most, o + WORD);
@@ -163,10 +169,9 @@ public final class HotSpotVm implements AutoCloseable {
         headerBytes = (int) Math.min(most, 4096);
     }
 
-    /** A table's value, -1 when it has none. */
-    private static long optional(Map<String, Long> table, String name) {
-        Long v = table.get(name);
-        return v == null || v < 0 ? -1 : v;
+    /** A table's value, -1 when it has none (or a negative one). */
+    private static long optional(long v) {
+        return v == ABSENT || v < 0 ? -1 : v;
     }
 
     /** a + b + c, -1 when a or b is -1 (a field vmStructs does not have). */
@@ -205,16 +210,10 @@ public final class HotSpotVm implements AutoCloseable {
             FileChannel c = FileChannel.open(Procfs.file(pid, "mem"), StandardOpenOption.READ);
             ch = c;
             Pages m = new Pages(c);
-            Map<String, Long> fields = new HashMap<>(), types = new HashMap<>(), constants = new HashMap<>();
-            readTable(m, sym, "gHotSpotVMStructs", "gHotSpotVMStructEntry", (e, o) -> {
-                String type = m.string(m.word(e + o.get("TypeName"))), name = m.string(m.word(e + o.get("FieldName")));
-                boolean isStatic = m.int32(e + o.get("IsStatic")) != 0;
-                fields.put(type + "::" + name, m.word(e + (isStatic ? o.get("Address") : o.get("Offset"))));
-            }, "TypeName", "FieldName", "IsStatic", "Offset", "Address");
-            readTable(m, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry",
-                    (e, o) -> types.put(m.string(m.word(e + o.get("TypeName"))), m.word(e + o.get("Size"))), "TypeName", "Size");
-            readTable(m, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry",
-                    (e, o) -> constants.put(m.string(m.word(e + o.get("Name"))), m.int32(e + o.get("Value"))), "Name", "Value");
+            long[] fields = readStructs(m, sym);
+            long[] types = readNamed(m, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry", "TypeName", "Size", false, names(VmType.values()));
+            long[] constants = readNamed(m, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry", "Name", "Value", true,
+                    names(IntConstant.values()));
             HotSpotVm vm = new HotSpotVm(pid, ch, fields, types, constants);
             ch = null;
             return vm;
@@ -231,44 +230,215 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    private interface Entry {
-        void read(long entry, Map<String, Long> offsets) throws IOException;
+    /** Where a value is missing from the tables (a constant is an int, a size or offset never this). */
+    private static final long ABSENT = Long.MIN_VALUE;
+
+    /** The vmStructs fields (an offset) and statics (an address) this class reads. */
+    private enum StructField {
+        CODE_CACHE_HEAPS("CodeCache", "_heaps"),
+        GROWABLE_ARRAY_LEN("GrowableArrayBase", "_len"),
+        GROWABLE_ARRAY_DATA("GrowableArray<int>", "_data"),
+        CODE_HEAP_MEMORY("CodeHeap", "_memory"),
+        CODE_HEAP_SEGMAP("CodeHeap", "_segmap"),
+        CODE_HEAP_LOG2_SEGMENT_SIZE("CodeHeap", "_log2_segment_size"),
+        VIRTUAL_SPACE_LOW_BOUNDARY("VirtualSpace", "_low_boundary"),
+        VIRTUAL_SPACE_HIGH_BOUNDARY("VirtualSpace", "_high_boundary"),
+        VIRTUAL_SPACE_LOW("VirtualSpace", "_low"),
+        INTERPRETER_CODE("AbstractInterpreter", "_code"),
+        STUB_QUEUE_STUB_BUFFER("StubQueue", "_stub_buffer"),
+        STUB_QUEUE_BUFFER_LIMIT("StubQueue", "_buffer_limit"),
+        HEAP_BLOCK_HEADER("HeapBlock", "_header"),
+        HEAP_BLOCK_HEADER_USED("HeapBlock::Header", "_used"),
+        CODE_BLOB_SIZE("CodeBlob", "_size"),
+        CODE_BLOB_KIND("CodeBlob", "_kind"),
+        CODE_BLOB_CODE_OFFSET("CodeBlob", "_code_offset"),
+        CODE_BLOB_FRAME_SIZE("CodeBlob", "_frame_size"),
+        CODE_BLOB_FRAME_COMPLETE_OFFSET("CodeBlob", "_frame_complete_offset"),
+        CODE_BLOB_NAME("CodeBlob", "_name"),
+        NMETHOD_METHOD("nmethod", "_method"),
+        METHOD_CONST_METHOD("Method", "_constMethod"),
+        CONST_METHOD_CONSTANTS("ConstMethod", "_constants"),
+        CONST_METHOD_NAME_INDEX("ConstMethod", "_name_index"),
+        CONSTANT_POOL_LENGTH("ConstantPool", "_length"),
+        CONSTANT_POOL_POOL_HOLDER("ConstantPool", "_pool_holder"),
+        KLASS_NAME("Klass", "_name"),
+        SYMBOL_LENGTH("Symbol", "_length"),
+        SYMBOL_BODY("Symbol", "_body");
+
+        final String type, field;
+        final byte[] fieldBytes;
+
+        StructField(String type, String field) {
+            this.type = type;
+            this.field = field;
+            this.fieldBytes = field.getBytes(StandardCharsets.ISO_8859_1);
+        }
+
+        @Override
+        public String toString() {
+            return type + "::" + field;
+        }
     }
 
-    /** Reads one vmStructs-style table: entries of {@code prefix}ArrayStride bytes until a null first field. */
-    private static void readTable(Pages m, Map<String, Long> sym, String table, String prefix, Entry each,
-            String... names) throws IOException {
-        Map<String, Long> o = new HashMap<>();
-        for (String n : names) o.put(n, m.word(need(sym, prefix + n + "Offset")));
-        long stride = m.word(need(sym, prefix + "ArrayStride"));
-        long e = m.word(need(sym, table));
-        if (stride <= 0 || stride > 256) throw new IOException(table + " stride " + stride);
-        for (int i = 0; i < 100_000; i++, e += stride) {
-            if (m.word(e + o.get(names[0])) == 0) return;
-            each.read(e, o);
+    /** A table entry's name, as its bytes (ASCII). */
+    private interface Named {
+        byte[] bytes();
+    }
+
+    /** The names of {@code all}, by index. */
+    private static byte[][] names(Named[] all) {
+        byte[][] b = new byte[all.length][];
+        for (int i = 0; i < all.length; i++) b[i] = all[i].bytes();
+        return b;
+    }
+
+    /** The vmTypes sizes this class reads. */
+    private enum VmType implements Named {
+        HEAP_BLOCK("HeapBlock"),
+        CONSTANT_POOL("ConstantPool");
+
+        final String name;
+        final byte[] bytes;
+
+        VmType(String name) {
+            this.name = name;
+            this.bytes = name.getBytes(StandardCharsets.ISO_8859_1);
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes;
+        }
+    }
+
+    /** The vmIntConstants this class reads. */
+    private enum IntConstant implements Named {
+        INTERPRETER_FRAME_LAST_SP_OFFSET("frame::interpreter_frame_last_sp_offset"),
+        INTERPRETER_FRAME_SENDER_SP_OFFSET("frame::interpreter_frame_sender_sp_offset"),
+        KIND_NMETHOD("CodeBlobKind::Nmethod"),
+        KIND_RUNTIME_STUB("CodeBlobKind::RuntimeStub"),
+        KIND_UPCALL("CodeBlobKind::Upcall");
+
+        final String name;
+        final byte[] bytes;
+
+        IntConstant(String name) {
+            this.name = name;
+            this.bytes = name.getBytes(StandardCharsets.ISO_8859_1);
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes;
+        }
+    }
+
+    /**
+     * gHotSpotVMStructs' entries of StructField, by ordinal: a static's address, a field's
+     * offset; the last entry of a name wins. Entries are matched on their names' bytes where they
+     * lie (no String per entry); entries of one type share its name's address, so a type is
+     * compared once per run of its entries.
+     */
+    private static long[] readStructs(Pages m, Map<String, Long> sym) throws IOException {
+        StructField[] wanted = StructField.values();
+        // the wanted types' names, and each field's type among them
+        byte[][] types = new byte[wanted.length][];
+        int[] typeOf = new int[wanted.length];
+        int nTypes = 0;
+        for (int f = 0; f < wanted.length; f++) {
+            int t = 0;
+            while (t < f && !wanted[t].type.equals(wanted[f].type)) t++;
+            typeOf[f] = t < f ? typeOf[t] : nTypes++;
+            if (t == f) types[typeOf[f]] = wanted[f].type.getBytes(StandardCharsets.ISO_8859_1);
+        }
+        types = java.util.Arrays.copyOf(types, nTypes);
+        String prefix = "gHotSpotVMStructEntry";
+        long oType = m.word(need(sym, prefix + "TypeNameOffset")), oField = m.word(need(sym, prefix + "FieldNameOffset"));
+        long oStatic = m.word(need(sym, prefix + "IsStaticOffset")), oOffset = m.word(need(sym, prefix + "OffsetOffset"));
+        long oAddress = m.word(need(sym, prefix + "AddressOffset"));
+        long[] out = absent(wanted.length);
+        long lastType = 0;
+        int type = -1;
+        long stride = stride(m, sym, "gHotSpotVMStructs", prefix), e = m.word(need(sym, "gHotSpotVMStructs"));
+        for (int i = 0; i < MAX_ENTRIES; i++, e += stride) {
+            long typeName = m.word(e + oType);
+            if (typeName == 0) return out;
+            if (typeName != lastType) {
+                lastType = typeName;
+                type = m.match(typeName, types);
+            }
+            if (type < 0) continue;
+            long fieldName = m.word(e + oField);
+            for (int f = 0; f < wanted.length; f++) {
+                if (typeOf[f] == type && m.equals(fieldName, wanted[f].fieldBytes)) {
+                    out[f] = m.word(e + (m.int32(e + oStatic) != 0 ? oAddress : oOffset));
+                }
+            }
+        }
+        throw new IOException("gHotSpotVMStructs has no end");
+    }
+
+    /**
+     * The values of the entries named {@code want} (by index) of a table of names and values
+     * ({@code table}: gHotSpotVMTypes' sizes, a word; gHotSpotVMIntConstants' values, an int).
+     */
+    private static long[] readNamed(Pages m, Map<String, Long> sym, String table, String prefix, String nameField,
+            String valueField, boolean isInt, byte[][] want) throws IOException {
+        long oName = m.word(need(sym, prefix + nameField + "Offset")), oValue = m.word(need(sym, prefix + valueField + "Offset"));
+        long[] out = absent(want.length);
+        long stride = stride(m, sym, table, prefix), e = m.word(need(sym, table));
+        for (int n = 0; n < MAX_ENTRIES; n++, e += stride) {
+            long name = m.word(e + oName);
+            if (name == 0) return out;
+            int i = m.match(name, want);
+            if (i >= 0) out[i] = isInt ? m.int32(e + oValue) : m.word(e + oValue);
         }
         throw new IOException(table + " has no end");
+    }
+
+    /** A table's entry size ({@code prefix}ArrayStride): more than 0, at most 256. */
+    private static long stride(Pages m, Map<String, Long> sym, String table, String prefix) throws IOException {
+        long s = m.word(need(sym, prefix + "ArrayStride"));
+        if (s <= 0 || s > 256) throw new IOException(table + " stride " + s);
+        return s;
+    }
+
+    /** Entries a table must end within (a null name): a table without one is not read on. */
+    private static final int MAX_ENTRIES = 100_000;
+
+    private static long[] absent(int n) {
+        long[] a = new long[n];
+        java.util.Arrays.fill(a, ABSENT);
+        return a;
     }
 
     /**
      * The JVM's memory as of() reads it, a page at a time, each page read once: the vmStructs
      * tables and the names they point to are libjvm.so's static data, which does not change, and
      * a word and a string read each with its own pread made thousands of system calls per JVM (a
-     * whole-machine profile meets every JVM that starts).
+     * whole-machine profile meets every JVM that starts). Cheap per byte: the dtrace JVM reads its
+     * own tables in its first seconds, interpreted, so a word or a name is read from its page's
+     * array in place, and the pages in use sit in a small direct-mapped cache in front of the map
+     * (no boxed key per read).
      */
     private static final class Pages {
         private static final int PAGE = 4096;
+        private static final int SLOTS = 16;
         private final FileChannel ch;
         private final Map<Long, byte[]> pages = new HashMap<>();
-
+        /** The cache in front of pages: slot i holds page tag[i] (0: none), indexed by page number. */
+        private final long[] tag = new long[SLOTS];
+        private final byte[][] slot = new byte[SLOTS][];
         Pages(FileChannel ch) {
             this.ch = ch;
         }
 
-        /** The byte at {@code addr}, or -1 where the memory cannot be read. */
-        private int at(long addr) throws IOException {
+        /** The page holding {@code addr} (shorter than PAGE where the memory ends early). */
+        private byte[] page(long addr) throws IOException {
             if (addr <= 0) throw new IOException("address 0x" + Long.toHexString(addr));
             long page = addr & -PAGE;
+            int i = (int) (page >>> 12) & (SLOTS - 1);
+            if (tag[i] == page) return slot[i];
             byte[] b = pages.get(page);
             if (b == null) {
                 b = new byte[PAGE];
@@ -276,16 +446,30 @@ public final class HotSpotVm implements AutoCloseable {
                 if (got < PAGE) b = java.util.Arrays.copyOf(b, got);
                 pages.put(page, b);
             }
-            int i = (int) (addr - page);
+            tag[i] = page;
+            slot[i] = b;
+            return b;
+        }
+
+        /** The byte at {@code addr}, or -1 where the memory cannot be read. */
+        private int at(long addr) throws IOException {
+            byte[] b = page(addr);
+            int i = (int) (addr & (PAGE - 1));
             return i < b.length ? b[i] & 0xff : -1;
         }
 
         private long bytes(long addr, int n) throws IOException {
+            byte[] b = page(addr);
+            int i = (int) (addr & (PAGE - 1));
             long v = 0;
-            for (int i = n - 1; i >= 0; i--) {
-                int b = at(addr + i);
-                if (b < 0) throw new IOException("cannot read 0x" + Long.toHexString(addr));
-                v = v << 8 | b;
+            if (i + n <= b.length) { // in one page
+                for (int k = i + n - 1; k >= i; k--) v = v << 8 | (b[k] & 0xff);
+                return v;
+            }
+            for (int k = n - 1; k >= 0; k--) {
+                int x = at(addr + k);
+                if (x < 0) throw new IOException("cannot read 0x" + Long.toHexString(addr));
+                v = v << 8 | x;
             }
             return v;
         }
@@ -298,17 +482,33 @@ public final class HotSpotVm implements AutoCloseable {
             return (int) bytes(addr, 4);
         }
 
-        /** The NUL-terminated string at {@code addr} (at most 1024 bytes), or null for address 0. */
-        String string(long addr) throws IOException {
-            if (addr == 0) return null;
-            StringBuilder s = new StringBuilder();
-            for (int i = 0; i < 1024; i++) {
-                int b = at(addr + i);
-                if (b < 0) break;
-                if (b == 0) return s.toString();
-                s.append((char) b);
+        /**
+         * Whether the NUL-terminated string at {@code addr} is {@code want}: compared where it
+         * lies, up to the first byte that differs (a name not wanted is not read to its end).
+         */
+        boolean equals(long addr, byte[] want) throws IOException {
+            byte[] b = page(addr);
+            int i = (int) (addr & (PAGE - 1)), n = want.length;
+            if (i + n < b.length) { // the name and its NUL in one page
+                for (int k = 0; k < n; k++) {
+                    if (b[i + k] != want[k]) return false;
+                }
+                return b[i + n] == 0;
             }
-            throw new IOException("no string end at 0x" + Long.toHexString(addr));
+            for (int k = 0; k <= n; k++) {
+                int x = at(addr + k);
+                if (x < 0) throw new IOException("no string end at 0x" + Long.toHexString(addr));
+                if (x != (k < n ? want[k] & 0xff : 0)) return false;
+            }
+            return true;
+        }
+
+        /** The index in {@code names} of the NUL-terminated string at {@code addr}, or -1. */
+        int match(long addr, byte[][] names) throws IOException {
+            for (int i = 0; i < names.length; i++) {
+                if (equals(addr, names[i])) return i;
+            }
+            return -1;
         }
     }
 
@@ -398,13 +598,13 @@ public final class HotSpotVm implements AutoCloseable {
         if (cached != null) return cached.isEmpty() ? null : cached;
         String name = null;
         try {
-            long cm = word(method + field("Method::_constMethod"));
-            long cp = word(cm + field("ConstMethod::_constants"));
-            int index = u2(cm + field("ConstMethod::_name_index"));
-            int length = (int) int32(cp + field("ConstantPool::_length"));
+            long cm = word(method + field(StructField.METHOD_CONST_METHOD));
+            long cp = word(cm + field(StructField.CONST_METHOD_CONSTANTS));
+            int index = u2(cm + field(StructField.CONST_METHOD_NAME_INDEX));
+            int length = (int) int32(cp + field(StructField.CONSTANT_POOL_LENGTH));
             if (index > 0 && index < length) {
-                String klass = symbol(word(word(cp + field("ConstantPool::_pool_holder")) + field("Klass::_name")));
-                String member = symbol(word(cp + type("ConstantPool") + index * WORD));
+                String klass = symbol(word(word(cp + field(StructField.CONSTANT_POOL_POOL_HOLDER)) + field(StructField.KLASS_NAME)));
+                String member = symbol(word(cp + type(VmType.CONSTANT_POOL) + index * WORD));
                 if (klass != null && member != null) name = klass.replace('/', '.') + "." + member;
             }
         } catch (IOException | RuntimeException e) {
@@ -417,10 +617,10 @@ public final class HotSpotVm implements AutoCloseable {
     /** A Symbol's text, or null when it does not look like one (a NUL, a control byte, no length). */
     private String symbol(long sym) throws IOException {
         if (sym == 0) return null;
-        int len = u2(sym + field("Symbol::_length"));
+        int len = u2(sym + field(StructField.SYMBOL_LENGTH));
         if (len == 0 || len > 4096) return null;
         byte[] b = new byte[len];
-        read(mem, sym + field("Symbol::_body"), b);
+        read(mem, sym + field(StructField.SYMBOL_BODY), b);
         for (byte x : b) {
             if (x >= 0 && x < 0x20) return null;
         }
@@ -538,21 +738,21 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    private long field(String name) throws IOException {
-        Long v = fields.get(name);
-        if (v == null) throw new IOException("vmStructs has no " + name);
+    private long field(StructField f) throws IOException {
+        long v = fields[f.ordinal()];
+        if (v == ABSENT) throw new IOException("vmStructs has no " + f);
         return v;
     }
 
-    private long type(String name) throws IOException {
-        Long v = types.get(name);
-        if (v == null) throw new IOException("vmTypes has no " + name);
+    private long type(VmType t) throws IOException {
+        long v = types[t.ordinal()];
+        if (v == ABSENT) throw new IOException("vmTypes has no " + t.name);
         return v;
     }
 
-    private long constant(String name) throws IOException {
-        Long v = constants.get(name);
-        if (v == null) throw new IOException("vmIntConstants has no " + name);
+    private long constant(IntConstant c) throws IOException {
+        long v = constants[c.ordinal()];
+        if (v == ABSENT) throw new IOException("vmIntConstants has no " + c.name);
         return v;
     }
 
