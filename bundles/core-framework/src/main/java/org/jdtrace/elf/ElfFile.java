@@ -272,6 +272,15 @@ public final class ElfFile implements AutoCloseable {
             return new String(bytes(off), StandardCharsets.UTF_8);
         }
 
+        /** The whole table, copied (at most SymbolTable.MAX_TEXT bytes: else null). */
+        @Override
+        public byte[] text() {
+            if (bytes.limit() > SymbolTable.MAX_TEXT) return null;
+            byte[] t = new byte[bytes.limit()];
+            bytes.get(0, t);
+            return t;
+        }
+
         /** The bytes of the name at offset {@code off}, up to its NUL. */
         @Override
         public byte[] bytes(int off) {
@@ -619,14 +628,23 @@ public final class ElfFile implements AutoCloseable {
         while (lastNul >= 0 && strings.get((int) lastNul) != 0) {
             lastNul--;
         }
-        for (int i = 0; i < n; i++) {
-            long nameOff = words[3 * i] & 0xffffffffL;
-            if (nameOff > lastNul) {
+        for (int i = 0; i < n; i += SymbolTable.CHUNK) {
+            int bad = badName(words, i, Math.min(n, i + SymbolTable.CHUNK), lastNul);
+            if (bad >= 0) {
+                long nameOff = words[3 * bad] & 0xffffffffL;
                 throw new ElfException(path + (nameOff >= str.size() ? ": symbol name offset " + nameOff
                         + " outside its string table" : ": unterminated symbol name at string table offset " + nameOff));
             }
         }
         return new RawSymbols(words, new StringTable(strings));
+    }
+
+    /** The first of entries {@code [from, to)} whose name offset is past {@code lastNul}, or -1 (a range a call: SymbolTable.CHUNK). */
+    private static int badName(long[] words, int from, int to, long lastNul) {
+        for (int i = from; i < to; i++) {
+            if ((words[3 * i] & 0xffffffffL) > lastNul) return i;
+        }
+        return -1;
     }
 
     private void readSdtNotes(ByteBuffer b, List<SdtNote> out) throws ElfException {
