@@ -190,8 +190,8 @@ public final class HotSpotVm implements AutoCloseable {
             // reader of it mmap()ed, this JVM's own ElfFile of its libjvm.so) is no part of the image
             String lib = null;
             long codeStart = 0, codeOffset = 0;
-            for (Procfs.Mapping m : Procfs.maps(pid)) {
-                if (!m.path().endsWith("/libjvm.so") || !m.executable()) continue;
+            for (Procfs.Mapping m : Procfs.maps(pid, "/libjvm.so")) {
+                if (!m.executable()) continue;
                 lib = m.path();
                 codeStart = m.start();
                 codeOffset = m.offset();
