@@ -442,12 +442,12 @@ public final class SymbolTable {
         if (c == 0) c = Boolean.compare(bindingA == ElfSymbol.STB_WEAK, bindingB == ElfSymbol.STB_WEAK);
         if (c != 0) return c;
         // String.compareTo on ASCII is the bytes' order (a char per byte), then the length's
-        for (int i = 0;; i++) {
-            byte x = a[ao + i], y = b[bo + i];
-            if (x == 0 || y == 0) return (x == 0 ? 0 : 1) - (y == 0 ? 0 : 1);
-            if ((x | y) < 0) return UNDECIDED;
-            if (x != y) return x - y;
+        byte x, y;
+        while ((x = a[ao++]) == (y = b[bo++])) {
+            if (x <= 0) return x == 0 ? 0 : UNDECIDED; // the same name, or a non-ASCII byte first
         }
+        if (x == 0 || y == 0) return x == 0 ? -1 : 1; // one a prefix of the other
+        return (x | y) < 0 ? UNDECIDED : x - y;
     }
 
     private static final int UNDECIDED = Integer.MIN_VALUE;
