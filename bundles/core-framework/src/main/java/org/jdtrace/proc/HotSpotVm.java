@@ -202,8 +202,8 @@ public final class HotSpotVm implements AutoCloseable {
             try (ElfFile elf = ElfFile.open(Procfs.file(pid, "root" + lib))) {
                 long bias = ElfSegment.loadBias(elf.segments(), codeStart, codeOffset);
                 if (bias == Long.MIN_VALUE) return null;
-                for (ElfSymbol s : elf.dynamicSymbols()) {
-                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() + bias);
+                for (ElfSymbol s : elf.dynamicSymbols("gHotSpotVM")) {
+                    if (s.isDefined()) sym.put(s.name(), s.value() + bias);
                 }
             }
             if (!sym.containsKey("gHotSpotVMStructs")) return null;
