@@ -5,7 +5,7 @@
  * gHotSpotVMTypes, gHotSpotVMIntConstants and the gHotSpotVM*Offset/ArrayStride symbols that
  * describe their entries): each field's offset, each type's size, each static's address, so
  * nothing here depends on one JDK build's layout. Only the entries this class reads are kept
- * (StructField, VmType, IntConstant: one list, so a name read is a name looked for), found by
+ * (StructField, VmValue: one list, so a name read is a name looked for), found by
  * comparing the bytes of each entry's name where it lies with the names wanted (no String per
  * entry: the dtrace JVM reads its own thousands of entries in its first seconds, interpreted);
  * one the tables lack is missing as before (of() gives null, or that piece of a blob's header
@@ -97,8 +97,8 @@ public final class HotSpotVm implements AutoCloseable {
 
     private final int pid;
     private final FileChannel mem;
-    /** The vmStructs entries of StructField, VmType and IntConstant by ordinal, ABSENT where the tables have none. */
-    private final long[] fields, types, constants;
+    /** The vmStructs entries of StructField and the values of VmValue by ordinal, ABSENT where the tables have none. */
+    private final long[] fields, values;
     /** Each code heap: reserved low, reserved high, memory low, segment map low, log2 segment size. */
     private final long[][] heaps;
     private final long interpLow, interpHigh;
@@ -122,12 +122,11 @@ public final class HotSpotVm implements AutoCloseable {
     private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
     private volatile long cachedAt = System.nanoTime();
 
-    private HotSpotVm(int pid, FileChannel mem, long[] fields, long[] types, long[] constants) throws IOException {
+    private HotSpotVm(int pid, FileChannel mem, long[] fields, long[] values) throws IOException {
         this.pid = pid;
         this.mem = mem;
         this.fields = fields;
-        this.types = types;
-        this.constants = constants;
+        this.values = values;
         long heapList = word(field(StructField.CODE_CACHE_HEAPS));
         int n = (int) int32(heapList + field(StructField.GROWABLE_ARRAY_LEN));
         long data = word(heapList + field(StructField.GROWABLE_ARRAY_DATA));
@@ -144,13 +143,13 @@ public final class HotSpotVm implements AutoCloseable {
         long queue = word(field(StructField.INTERPRETER_CODE));
         interpLow = word(queue + field(StructField.STUB_QUEUE_STUB_BUFFER));
         interpHigh = interpLow + int32(queue + field(StructField.STUB_QUEUE_BUFFER_LIMIT));
-        long lastSp = constant(IntConstant.INTERPRETER_FRAME_LAST_SP_OFFSET);
+        long lastSp = value(VmValue.INTERPRETER_FRAME_LAST_SP_OFFSET);
         methodSlot = (lastSp - 1) * WORD;
-        senderSlot = -constant(IntConstant.INTERPRETER_FRAME_SENDER_SP_OFFSET) * WORD;
-        kindNmethod = (int) constant(IntConstant.KIND_NMETHOD);
-        kindFirstStub = (int) constant(IntConstant.KIND_RUNTIME_STUB);
-        kindLastStub = (int) constant(IntConstant.KIND_UPCALL);
-        long heapBlock = optional(types[VmType.HEAP_BLOCK.ordinal()]);
+        senderSlot = -value(VmValue.INTERPRETER_FRAME_SENDER_SP_OFFSET) * WORD;
+        kindNmethod = (int) value(VmValue.KIND_NMETHOD);
+        kindFirstStub = (int) value(VmValue.KIND_RUNTIME_STUB);
+        kindLastStub = (int) value(VmValue.KIND_UPCALL);
+        long heapBlock = optional(values[VmValue.HEAP_BLOCK_SIZE.ordinal()]);
         long start = heapBlock < 0 ? -1 : heapBlock;
         offBlob = start;
         offUsed = plus(optional(fields[StructField.HEAP_BLOCK_HEADER.ordinal()]),
@@ -211,10 +210,10 @@ public final class HotSpotVm implements AutoCloseable {
             ch = c;
             Pages m = new Pages(c);
             long[] fields = readStructs(m, sym);
-            long[] types = readNamed(m, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry", "TypeName", "Size", false, names(VmType.values()));
-            long[] constants = readNamed(m, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry", "Name", "Value", true,
-                    names(IntConstant.values()));
-            HotSpotVm vm = new HotSpotVm(pid, ch, fields, types, constants);
+            long[] values = absent(VmValue.values().length);
+            readValues(m, sym, true, values);
+            readValues(m, sym, false, values);
+            HotSpotVm vm = new HotSpotVm(pid, ch, fields, values);
             ch = null;
             return vm;
         } catch (Exception | AssertionError e) {
@@ -280,56 +279,22 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    /** A table entry's name, as its bytes (ASCII). */
-    private interface Named {
-        byte[] bytes();
-    }
+    /** The vmTypes sizes ({@code isSize}) and vmIntConstants values this class reads. */
+    private enum VmValue {
+        HEAP_BLOCK_SIZE(true, "HeapBlock"),
+        CONSTANT_POOL_SIZE(true, "ConstantPool"),
+        INTERPRETER_FRAME_LAST_SP_OFFSET(false, "frame::interpreter_frame_last_sp_offset"),
+        INTERPRETER_FRAME_SENDER_SP_OFFSET(false, "frame::interpreter_frame_sender_sp_offset"),
+        KIND_NMETHOD(false, "CodeBlobKind::Nmethod"),
+        KIND_RUNTIME_STUB(false, "CodeBlobKind::RuntimeStub"),
+        KIND_UPCALL(false, "CodeBlobKind::Upcall");
 
-    /** The names of {@code all}, by index. */
-    private static byte[][] names(Named[] all) {
-        byte[][] b = new byte[all.length][];
-        for (int i = 0; i < all.length; i++) b[i] = all[i].bytes();
-        return b;
-    }
-
-    /** The vmTypes sizes this class reads. */
-    private enum VmType implements Named {
-        HEAP_BLOCK("HeapBlock"),
-        CONSTANT_POOL("ConstantPool");
-
+        final boolean isSize;
         final String name;
-        final byte[] bytes;
 
-        VmType(String name) {
+        VmValue(boolean isSize, String name) {
+            this.isSize = isSize;
             this.name = name;
-            this.bytes = name.getBytes(StandardCharsets.ISO_8859_1);
-        }
-
-        @Override
-        public byte[] bytes() {
-            return bytes;
-        }
-    }
-
-    /** The vmIntConstants this class reads. */
-    private enum IntConstant implements Named {
-        INTERPRETER_FRAME_LAST_SP_OFFSET("frame::interpreter_frame_last_sp_offset"),
-        INTERPRETER_FRAME_SENDER_SP_OFFSET("frame::interpreter_frame_sender_sp_offset"),
-        KIND_NMETHOD("CodeBlobKind::Nmethod"),
-        KIND_RUNTIME_STUB("CodeBlobKind::RuntimeStub"),
-        KIND_UPCALL("CodeBlobKind::Upcall");
-
-        final String name;
-        final byte[] bytes;
-
-        IntConstant(String name) {
-            this.name = name;
-            this.bytes = name.getBytes(StandardCharsets.ISO_8859_1);
-        }
-
-        @Override
-        public byte[] bytes() {
-            return bytes;
         }
     }
 
@@ -379,19 +344,23 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     /**
-     * The values of the entries named {@code want} (by index) of a table of names and values
-     * ({@code table}: gHotSpotVMTypes' sizes, a word; gHotSpotVMIntConstants' values, an int).
+     * The VmValue entries of a table of names and values into {@code out}, by ordinal: those of
+     * gHotSpotVMTypes' sizes (a word; {@code sizes}) or of gHotSpotVMIntConstants' values (an int).
      */
-    private static long[] readNamed(Pages m, Map<String, Long> sym, String table, String prefix, String nameField,
-            String valueField, boolean isInt, byte[][] want) throws IOException {
-        long oName = m.word(need(sym, prefix + nameField + "Offset")), oValue = m.word(need(sym, prefix + valueField + "Offset"));
-        long[] out = absent(want.length);
+    private static void readValues(Pages m, Map<String, Long> sym, boolean sizes, long[] out) throws IOException {
+        String table = sizes ? "gHotSpotVMTypes" : "gHotSpotVMIntConstants";
+        String prefix = sizes ? "gHotSpotVMTypeEntry" : "gHotSpotVMIntConstantEntry";
+        long oName = m.word(need(sym, prefix + (sizes ? "TypeName" : "Name") + "Offset"));
+        long oValue = m.word(need(sym, prefix + (sizes ? "Size" : "Value") + "Offset"));
+        VmValue[] all = VmValue.values();
+        byte[][] want = new byte[all.length][];
+        for (VmValue v : all) want[v.ordinal()] = v.isSize == sizes ? v.name.getBytes(StandardCharsets.ISO_8859_1) : null;
         long stride = stride(m, sym, table, prefix), e = m.word(need(sym, table));
         for (int n = 0; n < MAX_ENTRIES; n++, e += stride) {
             long name = m.word(e + oName);
-            if (name == 0) return out;
+            if (name == 0) return;
             int i = m.match(name, want);
-            if (i >= 0) out[i] = isInt ? m.int32(e + oValue) : m.word(e + oValue);
+            if (i >= 0) out[i] = sizes ? m.word(e + oValue) : m.int32(e + oValue);
         }
         throw new IOException(table + " has no end");
     }
@@ -503,10 +472,10 @@ public final class HotSpotVm implements AutoCloseable {
             return true;
         }
 
-        /** The index in {@code names} of the NUL-terminated string at {@code addr}, or -1. */
+        /** The index in {@code names} of the NUL-terminated string at {@code addr} (null names: none), or -1. */
         int match(long addr, byte[][] names) throws IOException {
             for (int i = 0; i < names.length; i++) {
-                if (equals(addr, names[i])) return i;
+                if (names[i] != null && equals(addr, names[i])) return i;
             }
             return -1;
         }
@@ -604,7 +573,7 @@ public final class HotSpotVm implements AutoCloseable {
             int length = (int) int32(cp + field(StructField.CONSTANT_POOL_LENGTH));
             if (index > 0 && index < length) {
                 String klass = symbol(word(word(cp + field(StructField.CONSTANT_POOL_POOL_HOLDER)) + field(StructField.KLASS_NAME)));
-                String member = symbol(word(cp + type(VmType.CONSTANT_POOL) + index * WORD));
+                String member = symbol(word(cp + value(VmValue.CONSTANT_POOL_SIZE) + index * WORD));
                 if (klass != null && member != null) name = klass.replace('/', '.') + "." + member;
             }
         } catch (IOException | RuntimeException e) {
@@ -744,16 +713,10 @@ public final class HotSpotVm implements AutoCloseable {
         return v;
     }
 
-    private long type(VmType t) throws IOException {
-        long v = types[t.ordinal()];
-        if (v == ABSENT) throw new IOException("vmTypes has no " + t.name);
-        return v;
-    }
-
-    private long constant(IntConstant c) throws IOException {
-        long v = constants[c.ordinal()];
-        if (v == ABSENT) throw new IOException("vmIntConstants has no " + c.name);
-        return v;
+    private long value(VmValue v) throws IOException {
+        long x = values[v.ordinal()];
+        if (x == ABSENT) throw new IOException((v.isSize ? "vmTypes" : "vmIntConstants") + " has no " + v.name);
+        return x;
     }
 
     private long word(long addr) throws IOException {
