@@ -92,6 +92,8 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     private static final long WORD = 8;
+    /** The bytes of a Symbol's body read with its length (a class or method name is mostly shorter). */
+    private static final int SYMBOL_HEAD = 64;
     private static final long CACHE_NANOS = 1_000_000_000L;
     private static final int CACHE_MAX = 1 << 16;
 
@@ -567,12 +569,16 @@ public final class HotSpotVm implements AutoCloseable {
         if (cached != null) return cached.isEmpty() ? null : cached;
         String name = null;
         try {
+            // each structure's fields in one read: seven reads a name (five with the symbols' bodies)
             long cm = word(method + field(StructField.METHOD_CONST_METHOD));
-            long cp = word(cm + field(StructField.CONST_METHOD_CONSTANTS));
-            int index = u2(cm + field(StructField.CONST_METHOD_NAME_INDEX));
-            int length = (int) int32(cp + field(StructField.CONSTANT_POOL_LENGTH));
+            long oConstants = field(StructField.CONST_METHOD_CONSTANTS), oIndex = field(StructField.CONST_METHOD_NAME_INDEX);
+            long[] c = fields(cm, oConstants, 8, oIndex, 2);
+            long cp = c[0];
+            int index = (int) c[1];
+            long[] p = fields(cp, field(StructField.CONSTANT_POOL_LENGTH), 4, field(StructField.CONSTANT_POOL_POOL_HOLDER), 8);
+            int length = (int) p[0];
             if (index > 0 && index < length) {
-                String klass = symbol(word(word(cp + field(StructField.CONSTANT_POOL_POOL_HOLDER)) + field(StructField.KLASS_NAME)));
+                String klass = symbol(word(p[1] + field(StructField.KLASS_NAME)));
                 String member = symbol(word(cp + value(VmValue.CONSTANT_POOL_SIZE) + index * WORD));
                 if (klass != null && member != null) name = klass.replace('/', '.') + "." + member;
             }
@@ -583,13 +589,45 @@ public final class HotSpotVm implements AutoCloseable {
         return name;
     }
 
+    /**
+     * Two fields of the structure at {@code addr}, at offsets {@code a} and {@code b}, of 2
+     * (unsigned), 4 (signed) or 8 bytes, in one read; fields more than a page apart are not read.
+     */
+    private long[] fields(long addr, long a, int aBytes, long b, int bBytes) throws IOException {
+        long lo = Math.min(a, b), hi = Math.max(a + aBytes, b + bBytes);
+        if (hi - lo > 4096) throw new IOException("fields at " + a + " and " + b + " more than a page apart");
+        byte[] bytes = new byte[(int) (hi - lo)];
+        read(mem, addr + lo, bytes);
+        ByteBuffer f = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        return new long[] {field(f, (int) (a - lo), aBytes), field(f, (int) (b - lo), bBytes)};
+    }
+
+    private static long field(ByteBuffer f, int at, int bytes) {
+        return bytes == 2 ? Short.toUnsignedInt(f.getShort(at)) : bytes == 4 ? f.getInt(at) : f.getLong(at);
+    }
+
     /** A Symbol's text, or null when it does not look like one (a NUL, a control byte, no length). */
     private String symbol(long sym) throws IOException {
         if (sym == 0) return null;
-        int len = u2(sym + field(StructField.SYMBOL_LENGTH));
+        // the length and the body's first SYMBOL_HEAD bytes in one read (most names are shorter),
+        // the rest of the body in a second
+        long oLength = field(StructField.SYMBOL_LENGTH), oBody = field(StructField.SYMBOL_BODY);
+        long lo = Math.min(oLength, oBody), hi = Math.max(oLength + 2, oBody + SYMBOL_HEAD);
+        if (hi - lo > 4096) throw new IOException("Symbol fields more than a page apart");
+        byte[] head = new byte[(int) (hi - lo)];
+        int got = readSome(mem, sym + lo, head); // less near the end of a mapping
+        int at = (int) (oLength - lo);
+        if (got < at + 2) throw new IOException("cannot read 0x" + Long.toHexString(sym));
+        int len = (head[at] & 0xff) | (head[at + 1] & 0xff) << 8;
         if (len == 0 || len > 4096) return null;
         byte[] b = new byte[len];
-        read(mem, sym + field(StructField.SYMBOL_BODY), b);
+        int have = (int) Math.max(0, Math.min(len, got - (oBody - lo)));
+        System.arraycopy(head, (int) (oBody - lo), b, 0, have);
+        if (have < len) {
+            byte[] rest = new byte[len - have];
+            read(mem, sym + oBody + have, rest);
+            System.arraycopy(rest, 0, b, have, rest.length);
+        }
         for (byte x : b) {
             if (x >= 0 && x < 0x20) return null;
         }
@@ -725,18 +763,6 @@ public final class HotSpotVm implements AutoCloseable {
 
     private long int32(long addr) throws IOException {
         return int32(mem, addr);
-    }
-
-    private int u2(long addr) throws IOException {
-        byte[] b = new byte[2];
-        read(mem, addr, b);
-        return (b[0] & 0xff) | (b[1] & 0xff) << 8;
-    }
-
-    private int u1(long addr) throws IOException {
-        byte[] b = new byte[1];
-        read(mem, addr, b);
-        return b[0] & 0xff;
     }
 
     private String cString(long addr) throws IOException {
