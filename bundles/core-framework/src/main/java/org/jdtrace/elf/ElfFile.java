@@ -230,6 +230,33 @@ public final class ElfFile implements AutoCloseable {
     }
 
     /**
+     * The {@code .dynsym} symbols whose names start with {@code prefix}, in table order (a
+     * library's exported tables by their common prefix, HotSpot's gHotSpotVM*): the other names
+     * are compared where they lie, not decoded.
+     *
+     * @since 1.4
+     */
+    public List<ElfSymbol> dynamicSymbols(String prefix) throws ElfException {
+        RawSymbols raw = rawDynamicSymbols();
+        if (raw == null) return List.of();
+        byte[] text = raw.strings().text(), want = prefix.getBytes(StandardCharsets.UTF_8);
+        List<ElfSymbol> l = new ArrayList<>();
+        if (text == null) { // a string table too large to copy
+            for (ElfSymbol s : dynamicSymbols()) {
+                if (s.name().startsWith(prefix)) l.add(s);
+            }
+            return l;
+        }
+        long[] w = raw.words();
+        for (int o = 3; o < w.length; o += 3) { // entry 0 is the null symbol
+            int at = (int) w[o], k = 0;
+            while (k < want.length && at + k < text.length && text[at + k] == want[k]) k++;
+            if (k == want.length) l.add(symbol(raw, o));
+        }
+        return l;
+    }
+
+    /**
      * {@link #symbols()}'s table as raw entries, for SymbolTable to read without a String or an
      * ElfSymbol per symbol; null when there is none. Checked as {@link #symbols()} checks it: the
      * same ElfException for a bad entry size, string table link or name offset.
@@ -270,6 +297,15 @@ public final class ElfFile implements AutoCloseable {
         @Override
         public String name(int off) {
             return new String(bytes(off), StandardCharsets.UTF_8);
+        }
+
+        /** The whole table, copied (at most SymbolTable.MAX_TEXT bytes: else null). */
+        @Override
+        public byte[] text() {
+            if (bytes.limit() > SymbolTable.MAX_TEXT) return null;
+            byte[] t = new byte[bytes.limit()];
+            bytes.get(0, t);
+            return t;
         }
 
         /** The bytes of the name at offset {@code off}, up to its NUL. */
@@ -590,12 +626,18 @@ public final class ElfFile implements AutoCloseable {
         long[] w = raw.words();
         List<ElfSymbol> l = new ArrayList<>(raw.count());
         for (int o = 0; o < w.length; o += 3) {
-            long head = w[o];
-            int info = (int) (head >>> 32) & 0xff;
-            l.add(new ElfSymbol(raw.strings().name((int) head), w[o + 1], w[o + 2], info & 0xf, info >>> 4,
-                    (int) (head >>> 40) & 0xff, (int) (head >>> 48)));
+            l.add(symbol(raw, o));
         }
         return Collections.unmodifiableList(l);
+    }
+
+    /** The symbol whose entry is at {@code raw.words()[o]}. */
+    private static ElfSymbol symbol(RawSymbols raw, int o) {
+        long[] w = raw.words();
+        long head = w[o];
+        int info = (int) (head >>> 32) & 0xff;
+        return new ElfSymbol(raw.strings().name((int) head), w[o + 1], w[o + 2], info & 0xf, info >>> 4,
+                (int) (head >>> 40) & 0xff, (int) (head >>> 48));
     }
 
     private RawSymbols readRawSymbols(ElfSection tab) throws ElfException {
@@ -619,14 +661,23 @@ public final class ElfFile implements AutoCloseable {
         while (lastNul >= 0 && strings.get((int) lastNul) != 0) {
             lastNul--;
         }
-        for (int i = 0; i < n; i++) {
-            long nameOff = words[3 * i] & 0xffffffffL;
-            if (nameOff > lastNul) {
+        for (int i = 0; i < n; i += SymbolTable.CHUNK) {
+            int bad = badName(words, i, Math.min(n, i + SymbolTable.CHUNK), lastNul);
+            if (bad >= 0) {
+                long nameOff = words[3 * bad] & 0xffffffffL;
                 throw new ElfException(path + (nameOff >= str.size() ? ": symbol name offset " + nameOff
                         + " outside its string table" : ": unterminated symbol name at string table offset " + nameOff));
             }
         }
         return new RawSymbols(words, new StringTable(strings));
+    }
+
+    /** The first of entries {@code [from, to)} whose name offset is past {@code lastNul}, or -1 (a range a call: SymbolTable.CHUNK). */
+    private static int badName(long[] words, int from, int to, long lastNul) {
+        for (int i = from; i < to; i++) {
+            if ((words[3 * i] & 0xffffffffL) > lastNul) return i;
+        }
+        return -1;
     }
 
     private void readSdtNotes(ByteBuffer b, List<SdtNote> out) throws ElfException {

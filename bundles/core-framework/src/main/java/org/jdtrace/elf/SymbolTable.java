@@ -18,24 +18,27 @@
  *
  * Building is cheap because every profile builds the table of each object its samples land in, the
  * dtrace JVM's own libjvm.so (70,000 .symtab entries, 3.3 MB of names) among them, mostly
- * interpreted (a loop over 70,000 entries in one call is not compiled on the fly under
- * jvm.options' CompileThresholdScaling, whose OSR threshold is 600,000 back-edges): each symbol
- * table is copied from the file in one bulk read (ElfFile.RawSymbols), only its defined sized
- * functions with a non-zero address are kept, in primitive arrays (address, size, and a long
- * holding its source, binding and name offset), and packed into longs (address above, candidate
- * index below; addresses too large to leave room for the index are first replaced by their rank
- * among the distinct addresses) that a stable radix sort orders by address alone, so a same
- * address's symbols stay in the sources' order and the first of equally preferred ones wins, as
- * the stable sort of an ElfSymbol list did. Among symbols sharing an address libproc's PREFERRED
+ * interpreted at first (a loop over 70,000 entries in one call is not compiled on the fly under
+ * jvm.options' CompileThresholdScaling, whose OSR threshold is 600,000 back-edges; so every loop
+ * over the entries calls a method for each CHUNK of them, which C1 compiles after about 1,200
+ * calls): each symbol table is copied from the file in one bulk read (ElfFile.RawSymbols), only its
+ * defined sized functions with a non-zero address are kept, in primitive arrays (address, size, and
+ * a long holding its source, binding and name offset), and packed into longs (address above,
+ * candidate index below; addresses too large to leave room for the index are first replaced by
+ * their rank among the distinct addresses) that a stable radix sort orders by address alone, so a
+ * same address's symbols stay in the sources' order and the first of equally preferred ones wins,
+ * as the stable sort of an ElfSymbol list did. Among symbols sharing an address libproc's PREFERRED
  * is applied to their names' bytes (String.compareTo's order while both are ASCII; Strings only
- * when a non-ASCII byte comes first). No name is decoded while building: the table keeps each
- * source's string table, a read-only view of the file's mapping (or of MiniDebugInfo's
- * decompressed bytes), and fills name[i] when name(i) or describe() first asks. That fill is a
- * benign race: two threads may both decode entry i and store equal Strings, and a String is
- * immutable (final fields), so a reader that sees another thread's store sees the whole String.
- * The table is otherwise immutable once built and safe to share between threads and providers. A
- * file truncated in place while mapped (which breaks the processes that map it too) makes an
- * undecoded name fail as any lazy read of ElfFile's mapping would.
+ * when a non-ASCII byte comes first), compared where they lie in a copy of their string table made
+ * for the build (at most MAX_TEXT bytes; a larger table's names are copied one by one) and dropped
+ * with it. No name is decoded while building: the table keeps each source's string table, a
+ * read-only view of the file's mapping (or of MiniDebugInfo's decompressed bytes), and fills
+ * name[i] when name(i) or describe() first asks. That fill is a benign race: two threads may both
+ * decode entry i and store equal Strings, and a String is immutable (final fields), so a reader
+ * that sees another thread's store sees the whole String. The table is otherwise immutable once
+ * built and safe to share between threads and providers. A file truncated in place while mapped
+ * (which breaks the processes that map it too) makes an undecoded name fail as any lazy read of
+ * ElfFile's mapping would.
  *
  * Failure behaviour: a source that cannot be read (a bad entry size, string table or name
  * offset: ElfFile's checks), a debug file whose build-id or CRC does not match, corrupt xz data:
@@ -149,7 +152,19 @@ public final class SymbolTable {
         byte[] bytes(int ref);
 
         String name(int ref);
+
+        /**
+         * Every name at once for build()'s comparisons of aliases: an array holding each name
+         * NUL-terminated at its reference (a string table's bytes, copied); null when there is
+         * none (a list) or it is larger than MAX_TEXT (each name is then copied on its own).
+         */
+        default byte[] text() {
+            return null;
+        }
     }
+
+    /** The largest string table build() copies whole to compare names in (libjvm.so's is 3.3 MB). */
+    static final int MAX_TEXT = 32 << 20;
 
     /** A list's names: a test's symbols. */
     private record Listed(List<ElfSymbol> symbols) implements Names {
@@ -184,13 +199,17 @@ public final class SymbolTable {
             int n = raw.count();
             long source = source(raw.strings()); // the table keeps the names, not the entries
             room(n);
-            // one pass, locals only: the interpreter runs it for a JVM's first tables (libjvm.so's
-            // 70,000 entries are far from the 600,000 back-edges after which jvm.options' scaled
-            // thresholds compile a loop on the fly)
+            for (int o = 3, end = 3 * n; o < end; o += 3 * CHUNK) { // entry 0 is the null symbol
+                addRange(w, o, Math.min(end, o + 3 * CHUNK), source);
+            }
+        }
+
+        /** addFunctions' entries at {@code w[from, to)} (see CHUNK), in locals. */
+        private void addRange(long[] w, int from, int to, long source) {
             long[] value = this.value, size = this.size, ref = this.ref;
             int m = count;
             long bits = this.bits;
-            for (int o = 3, end = 3 * n; o < end; o += 3) { // entry 0 is the null symbol
+            for (int o = from; o < to; o += 3) {
                 long head = w[o];
                 int type = (int) (head >>> 32) & 0xf;
                 long v = w[o + 1], sz = w[o + 2];
@@ -240,14 +259,14 @@ public final class SymbolTable {
         }
 
         SymbolTable build(List<String> sources) {
-            Names[] decoders = names.toArray(Names[]::new);
+            Names[] decoders = names.toArray(new Names[0]);
             int m = count;
             int shift = 64 - Long.numberOfLeadingZeros(Math.max(m - 1, 1));
             long mask = (1L << shift) - 1;
             // sort keys: address (or its rank) above, candidate index below, bit 63 clear
             long[] key = new long[m];
             if ((bits >>> (63 - shift)) == 0) {
-                for (int j = 0; j < m; j++) key[j] = value[j] << shift | j;
+                for (int j = 0; j < m; j += CHUNK) keys(key, value, j, Math.min(m, j + CHUNK), shift);
             } else {
                 long[] distinct = new long[m];
                 for (int j = 0; j < m; j++) distinct[j] = value[j] ^ Long.MIN_VALUE; // unsigned order, signed
@@ -258,12 +277,54 @@ public final class SymbolTable {
             }
             // the index bits need no sorting: the keys are in index order, and the sort is stable
             key = radixSort(key, shift, 64 - Long.numberOfLeadingZeros((bits >>> (63 - shift)) == 0 ? bits << shift | mask : (long) m << shift));
-            long[] start = new long[m], end = new long[m], ref = new long[m];
-            long[] value = this.value, size = this.size, candidate = this.ref; // locals: see addFunctions
-            int n = 0;
-            long last = 0, largest = 0;
-            byte[] held = null; // the name bytes of the entry's choice so far, once an alias needs them
-            for (int k = 0; k < m; k++) {
+            Merge merge = new Merge(key, mask, value, size, ref, decoders);
+            for (int k = 0; k < m; k += CHUNK) merge.range(k, Math.min(m, k + CHUNK));
+            return merge.table(sources);
+        }
+
+        /** {@code key[j, to)} for the candidates at {@code value[j, to)}: address above, index below. */
+        private static void keys(long[] key, long[] value, int from, int to, int shift) {
+            for (int j = from; j < to; j++) key[j] = value[j] << shift | j;
+        }
+    }
+
+    /**
+     * build()'s one pass over the sorted candidates, a range at a time (see CHUNK): an entry per
+     * address, spanning its largest size, named by libproc's preference among its aliases.
+     */
+    private static final class Merge {
+        private final long[] key, value, size, candidate;
+        private final long mask;
+        private final Names[] decoders;
+        private final long[] start, end, ref;
+        /** Each source's text() (null: none), taken when an alias of it first needs it. */
+        private final byte[][] texts;
+        private final boolean[] taken;
+        private int n;
+        private long last, largest;
+
+        Merge(long[] key, long mask, long[] value, long[] size, long[] candidate, Names[] decoders) {
+            this.key = key;
+            this.mask = mask;
+            this.value = value;
+            this.size = size;
+            this.candidate = candidate;
+            this.decoders = decoders;
+            texts = new byte[decoders.length][];
+            taken = new boolean[decoders.length];
+            int m = key.length;
+            start = new long[m];
+            end = new long[m];
+            ref = new long[m];
+        }
+
+        void range(int from, int to) {
+            long[] key = this.key, value = this.value, size = this.size, candidate = this.candidate;
+            long[] start = this.start, end = this.end, ref = this.ref;
+            long mask = this.mask;
+            int n = this.n;
+            long last = this.last, largest = this.largest;
+            for (int k = from; k < to; k++) {
                 int j = (int) (key[k] & mask);
                 long v = value[j];
                 if (n == 0 || v != last) {
@@ -271,24 +332,45 @@ public final class SymbolTable {
                     start[n] = last = v;
                     largest = size[j];
                     ref[n++] = candidate[j];
-                    held = null;
                     continue;
                 }
                 // an alias: the largest size spans the entry, libproc's preference names it
                 // (the earlier of equally preferred ones stays, as in a stable sort), compared on
                 // the names' bytes: no String unless one is not ASCII
                 largest = Math.max(largest, size[j]);
-                if (held == null) held = bytes(decoders, ref[n - 1]);
-                byte[] other = bytes(decoders, candidate[j]);
-                int c = preferred(other, binding(candidate[j]), held, binding(ref[n - 1]));
-                if (c == UNDECIDED) {
-                    c = preferred(decode(decoders, candidate[j]), binding(candidate[j]), decode(decoders, ref[n - 1]), binding(ref[n - 1]));
-                }
-                if (c < 0) {
-                    ref[n - 1] = candidate[j];
-                    held = other;
-                }
+                alias(n - 1, candidate[j]);
             }
+            this.n = n;
+            this.last = last;
+            this.largest = largest;
+        }
+
+        /** Entry {@code e} named by the preferred of its choice so far and candidate {@code c}. */
+        private void alias(int e, long c) {
+            long r = ref[e];
+            int p = preferred(text(c), at(c), binding(c), text(r), at(r), binding(r));
+            if (p == UNDECIDED) p = preferred(decode(decoders, c), binding(c), decode(decoders, r), binding(r));
+            if (p < 0) ref[e] = c;
+        }
+
+        /** The array holding candidate {@code r}'s name, NUL-terminated at {@link #at}. */
+        private byte[] text(long r) {
+            int source = (int) (r >>> SOURCE_SHIFT);
+            if (!taken[source]) {
+                texts[source] = decoders[source].text();
+                taken[source] = true;
+            }
+            byte[] t = texts[source];
+            if (t != null) return t;
+            byte[] b = bytes(decoders, r);
+            return Arrays.copyOf(b, b.length + 1);
+        }
+
+        private int at(long r) {
+            return texts[(int) (r >>> SOURCE_SHIFT)] != null ? (int) r : 0;
+        }
+
+        SymbolTable table(List<String> sources) {
             if (n > 0) end[n - 1] = last + largest;
             return new SymbolTable(Arrays.copyOf(start, n), Arrays.copyOf(end, n), Arrays.copyOf(ref, n), decoders,
                     new String[n], List.copyOf(sources));
@@ -311,16 +393,13 @@ public final class SymbolTable {
         int[] at = new int[1 << digit];
         for (int shift = from; shift < to; shift += digit) {
             Arrays.fill(at, 0);
-            for (int i = 0; i < a.length; i++) at[(int) (a[i] >>> shift) & (1 << digit) - 1]++;
+            for (int i = 0; i < a.length; i += CHUNK) count(a, i, Math.min(a.length, i + CHUNK), at, shift, digit);
             for (int d = 0, sum = 0; d < at.length; d++) {
                 int c = at[d];
                 at[d] = sum;
                 sum += c;
             }
-            for (int i = 0; i < a.length; i++) {
-                long x = a[i];
-                b[at[(int) (x >>> shift) & (1 << digit) - 1]++] = x;
-            }
+            for (int i = 0; i < a.length; i += CHUNK) scatter(a, i, Math.min(a.length, i + CHUNK), b, at, shift, digit);
             long[] t = a;
             a = b;
             b = t;
@@ -330,26 +409,53 @@ public final class SymbolTable {
 
     private static final int RADIX = 13;
 
-    /** PREFERRED's order on name bytes: UNDECIDED when a non-ASCII byte comes before the names differ. */
-    private static int preferred(byte[] a, int bindingA, byte[] b, int bindingB) {
+    /** radixSort's count of each digit of {@code a[from, to)} in {@code at}. */
+    private static void count(long[] a, int from, int to, int[] at, int shift, int digit) {
+        for (int i = from; i < to; i++) at[(int) (a[i] >>> shift) & (1 << digit) - 1]++;
+    }
+
+    /** radixSort's move of {@code a[from, to)} to {@code b} at their digits' next places {@code at}. */
+    private static void scatter(long[] a, int from, int to, long[] b, int[] at, int shift, int digit) {
+        for (int i = from; i < to; i++) {
+            long x = a[i];
+            b[at[(int) (x >>> shift) & (1 << digit) - 1]++] = x;
+        }
+    }
+
+    /**
+     * How many entries each call of a building loop's body takes (addFunctions, the sort keys,
+     * radixSort's passes, build's merge, ElfFile's name check): a loop over 70,000 entries in
+     * one call runs interpreted to its end (jvm.options' CompileThresholdScaling puts C1's
+     * on-the-fly compile of a loop at 600,000 back-edges), while a method called for every 16
+     * is compiled once it has run about 1,200 times (at least 1,000 calls, calls plus back-edges
+     * 20,000): the rest of libjvm.so's table, and every later table, runs compiled.
+     */
+    static final int CHUNK = 16;
+
+    /**
+     * PREFERRED's order on the NUL-terminated name bytes at {@code a[ao]} and {@code b[bo]}:
+     * UNDECIDED when a non-ASCII byte comes before the names differ.
+     */
+    private static int preferred(byte[] a, int ao, int bindingA, byte[] b, int bo, int bindingB) {
         int c = Boolean.compare(bindingA == ElfSymbol.STB_LOCAL, bindingB == ElfSymbol.STB_LOCAL);
-        if (c == 0) c = Integer.compare(leadingUnderscores(a), leadingUnderscores(b));
+        if (c == 0) c = Integer.compare(leadingUnderscores(a, ao), leadingUnderscores(b, bo));
         if (c == 0) c = Boolean.compare(bindingA == ElfSymbol.STB_WEAK, bindingB == ElfSymbol.STB_WEAK);
         if (c != 0) return c;
         // String.compareTo on ASCII is the bytes' order (a char per byte), then the length's
-        for (int i = 0, n = Math.min(a.length, b.length); i < n; i++) {
-            if ((a[i] | b[i]) < 0) return UNDECIDED;
-            if (a[i] != b[i]) return a[i] - b[i];
+        byte x, y;
+        while ((x = a[ao++]) == (y = b[bo++])) {
+            if (x <= 0) return x == 0 ? 0 : UNDECIDED; // the same name, or a non-ASCII byte first
         }
-        return a.length - b.length;
+        if (x == 0 || y == 0) return x == 0 ? -1 : 1; // one a prefix of the other
+        return (x | y) < 0 ? UNDECIDED : x - y;
     }
 
     private static final int UNDECIDED = Integer.MIN_VALUE;
 
-    private static int leadingUnderscores(byte[] name) {
-        int i = 0;
-        while (i < name.length && name[i] == '_') i++;
-        return i;
+    private static int leadingUnderscores(byte[] name, int at) {
+        int i = at;
+        while (name[i] == '_') i++;
+        return i - at;
     }
 
     private static byte[] bytes(Names[] names, long ref) {

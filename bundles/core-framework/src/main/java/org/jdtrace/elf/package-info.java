@@ -5,5 +5,5 @@
  * Malformed files give {@link org.jdtrace.elf.ElfException}, never an unchecked exception.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.jdtrace.elf;

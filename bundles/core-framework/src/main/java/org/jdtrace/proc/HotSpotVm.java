@@ -4,7 +4,12 @@
  * ptrace, here read-only). libjvm.so exports its vmStructs tables (gHotSpotVMStructs,
  * gHotSpotVMTypes, gHotSpotVMIntConstants and the gHotSpotVM*Offset/ArrayStride symbols that
  * describe their entries): each field's offset, each type's size, each static's address, so
- * nothing here depends on one JDK build's layout. From them:
+ * nothing here depends on one JDK build's layout. Only the entries this class reads are kept
+ * (StructField, VmValue: one list, so a name read is a name looked for), found by
+ * comparing the bytes of each entry's name where it lies with the names wanted (no String per
+ * entry: the dtrace JVM reads its own thousands of entries in its first seconds, interpreted);
+ * one the tables lack is missing as before (of() gives null, or that piece of a blob's header
+ * is unknown). From them:
  *   - the code cache: CodeCache::_heaps, each CodeHeap's reserved range, segment map and segment
  *     size; a pc's CodeBlob is found as CodeHeap::find_start finds it (walk the segment map back
  *     to the block's first segment, skip the HeapBlock header), then its kind (CodeBlobKind),
@@ -87,12 +92,15 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     private static final long WORD = 8;
+    /** The bytes of a Symbol's body read with its length (a class or method name is mostly shorter). */
+    private static final int SYMBOL_HEAD = 64;
     private static final long CACHE_NANOS = 1_000_000_000L;
     private static final int CACHE_MAX = 1 << 16;
 
     private final int pid;
     private final FileChannel mem;
-    private final Map<String, Long> fields, types, constants;
+    /** The vmStructs entries of StructField and the values of VmValue by ordinal, ABSENT where the tables have none. */
+    private final long[] fields, values;
     /** Each code heap: reserved low, reserved high, memory low, segment map low, log2 segment size. */
     private final long[][] heaps;
     private final long interpLow, interpHigh;
@@ -116,46 +124,45 @@ public final class HotSpotVm implements AutoCloseable {
     private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
     private volatile long cachedAt = System.nanoTime();
 
-    private HotSpotVm(int pid, FileChannel mem, Map<String, Long> fields, Map<String, Long> types,
-            Map<String, Long> constants) throws IOException {
+    private HotSpotVm(int pid, FileChannel mem, long[] fields, long[] values) throws IOException {
         this.pid = pid;
         this.mem = mem;
         this.fields = fields;
-        this.types = types;
-        this.constants = constants;
-        long heapList = word(field("CodeCache::_heaps"));
-        int n = (int) int32(heapList + field("GrowableArrayBase::_len"));
-        long data = word(heapList + field("GrowableArray<int>::_data"));
+        this.values = values;
+        long heapList = word(field(StructField.CODE_CACHE_HEAPS));
+        int n = (int) int32(heapList + field(StructField.GROWABLE_ARRAY_LEN));
+        long data = word(heapList + field(StructField.GROWABLE_ARRAY_DATA));
         if (n < 0 || n > 16) throw new IOException("code heaps: " + n);
         heaps = new long[n][];
-        long memory = field("CodeHeap::_memory"), segmap = field("CodeHeap::_segmap");
-        long lowBoundary = field("VirtualSpace::_low_boundary"), highBoundary = field("VirtualSpace::_high_boundary");
-        long low = field("VirtualSpace::_low");
+        long memory = field(StructField.CODE_HEAP_MEMORY), segmap = field(StructField.CODE_HEAP_SEGMAP);
+        long lowBoundary = field(StructField.VIRTUAL_SPACE_LOW_BOUNDARY), highBoundary = field(StructField.VIRTUAL_SPACE_HIGH_BOUNDARY);
+        long low = field(StructField.VIRTUAL_SPACE_LOW);
         for (int i = 0; i < n; i++) {
             long h = word(data + i * WORD);
             heaps[i] = new long[] {word(h + memory + lowBoundary), word(h + memory + highBoundary), word(h + memory + low),
-                word(h + segmap + low), int32(h + field("CodeHeap::_log2_segment_size"))};
+                word(h + segmap + low), int32(h + field(StructField.CODE_HEAP_LOG2_SEGMENT_SIZE))};
         }
-        long queue = word(field("AbstractInterpreter::_code"));
-        interpLow = word(queue + field("StubQueue::_stub_buffer"));
-        interpHigh = interpLow + int32(queue + field("StubQueue::_buffer_limit"));
-        long lastSp = constant("frame::interpreter_frame_last_sp_offset");
+        long queue = word(field(StructField.INTERPRETER_CODE));
+        interpLow = word(queue + field(StructField.STUB_QUEUE_STUB_BUFFER));
+        interpHigh = interpLow + int32(queue + field(StructField.STUB_QUEUE_BUFFER_LIMIT));
+        long lastSp = value(VmValue.INTERPRETER_FRAME_LAST_SP_OFFSET);
         methodSlot = (lastSp - 1) * WORD;
-        senderSlot = -constant("frame::interpreter_frame_sender_sp_offset") * WORD;
-        kindNmethod = (int) constant("CodeBlobKind::Nmethod");
-        kindFirstStub = (int) constant("CodeBlobKind::RuntimeStub");
-        kindLastStub = (int) constant("CodeBlobKind::Upcall");
-        long heapBlock = optional(types, "HeapBlock");
+        senderSlot = -value(VmValue.INTERPRETER_FRAME_SENDER_SP_OFFSET) * WORD;
+        kindNmethod = (int) value(VmValue.KIND_NMETHOD);
+        kindFirstStub = (int) value(VmValue.KIND_RUNTIME_STUB);
+        kindLastStub = (int) value(VmValue.KIND_UPCALL);
+        long heapBlock = optional(values[VmValue.HEAP_BLOCK_SIZE.ordinal()]);
         long start = heapBlock < 0 ? -1 : heapBlock;
         offBlob = start;
-        offUsed = plus(optional(fields, "HeapBlock::_header"), optional(fields, "HeapBlock::Header::_used"), 0);
-        offSize = plus(start, optional(fields, "CodeBlob::_size"), 0);
-        offKind = plus(start, optional(fields, "CodeBlob::_kind"), 0);
-        offCode = plus(start, optional(fields, "CodeBlob::_code_offset"), 0);
-        offFrame = plus(start, optional(fields, "CodeBlob::_frame_size"), 0);
-        offComplete = plus(start, optional(fields, "CodeBlob::_frame_complete_offset"), 0);
-        offName = plus(start, optional(fields, "CodeBlob::_name"), 0);
-        offMethod = plus(start, optional(fields, "nmethod::_method"), 0);
+        offUsed = plus(optional(fields[StructField.HEAP_BLOCK_HEADER.ordinal()]),
+                optional(fields[StructField.HEAP_BLOCK_HEADER_USED.ordinal()]), 0);
+        offSize = plus(start, optional(fields[StructField.CODE_BLOB_SIZE.ordinal()]), 0);
+        offKind = plus(start, optional(fields[StructField.CODE_BLOB_KIND.ordinal()]), 0);
+        offCode = plus(start, optional(fields[StructField.CODE_BLOB_CODE_OFFSET.ordinal()]), 0);
+        offFrame = plus(start, optional(fields[StructField.CODE_BLOB_FRAME_SIZE.ordinal()]), 0);
+        offComplete = plus(start, optional(fields[StructField.CODE_BLOB_FRAME_COMPLETE_OFFSET.ordinal()]), 0);
+        offName = plus(start, optional(fields[StructField.CODE_BLOB_NAME.ordinal()]), 0);
+        offMethod = plus(start, optional(fields[StructField.NMETHOD_METHOD.ordinal()]), 0);
         long most = 0;
         for (long o : new long[] {offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod}) {
             most = Math.max(most, o + WORD);
@@ -163,10 +170,9 @@ public final class HotSpotVm implements AutoCloseable {
         headerBytes = (int) Math.min(most, 4096);
     }
 
-    /** A table's value, -1 when it has none. */
-    private static long optional(Map<String, Long> table, String name) {
-        Long v = table.get(name);
-        return v == null || v < 0 ? -1 : v;
+    /** A table's value, -1 when it has none (or a negative one). */
+    private static long optional(long v) {
+        return v == ABSENT || v < 0 ? -1 : v;
     }
 
     /** a + b + c, -1 when a or b is -1 (a field vmStructs does not have). */
@@ -185,8 +191,8 @@ public final class HotSpotVm implements AutoCloseable {
             // reader of it mmap()ed, this JVM's own ElfFile of its libjvm.so) is no part of the image
             String lib = null;
             long codeStart = 0, codeOffset = 0;
-            for (Procfs.Mapping m : Procfs.maps(pid)) {
-                if (!m.path().endsWith("/libjvm.so") || !m.executable()) continue;
+            for (Procfs.Mapping m : Procfs.maps(pid, "/libjvm.so")) {
+                if (!m.executable()) continue;
                 lib = m.path();
                 codeStart = m.start();
                 codeOffset = m.offset();
@@ -197,25 +203,19 @@ public final class HotSpotVm implements AutoCloseable {
             try (ElfFile elf = ElfFile.open(Procfs.file(pid, "root" + lib))) {
                 long bias = ElfSegment.loadBias(elf.segments(), codeStart, codeOffset);
                 if (bias == Long.MIN_VALUE) return null;
-                for (ElfSymbol s : elf.dynamicSymbols()) {
-                    if (s.isDefined() && s.name().startsWith("gHotSpotVM")) sym.put(s.name(), s.value() + bias);
+                for (ElfSymbol s : elf.dynamicSymbols("gHotSpotVM")) {
+                    if (s.isDefined()) sym.put(s.name(), s.value() + bias);
                 }
             }
             if (!sym.containsKey("gHotSpotVMStructs")) return null;
             FileChannel c = FileChannel.open(Procfs.file(pid, "mem"), StandardOpenOption.READ);
             ch = c;
             Pages m = new Pages(c);
-            Map<String, Long> fields = new HashMap<>(), types = new HashMap<>(), constants = new HashMap<>();
-            readTable(m, sym, "gHotSpotVMStructs", "gHotSpotVMStructEntry", (e, o) -> {
-                String type = m.string(m.word(e + o.get("TypeName"))), name = m.string(m.word(e + o.get("FieldName")));
-                boolean isStatic = m.int32(e + o.get("IsStatic")) != 0;
-                fields.put(type + "::" + name, m.word(e + (isStatic ? o.get("Address") : o.get("Offset"))));
-            }, "TypeName", "FieldName", "IsStatic", "Offset", "Address");
-            readTable(m, sym, "gHotSpotVMTypes", "gHotSpotVMTypeEntry",
-                    (e, o) -> types.put(m.string(m.word(e + o.get("TypeName"))), m.word(e + o.get("Size"))), "TypeName", "Size");
-            readTable(m, sym, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntry",
-                    (e, o) -> constants.put(m.string(m.word(e + o.get("Name"))), m.int32(e + o.get("Value"))), "Name", "Value");
-            HotSpotVm vm = new HotSpotVm(pid, ch, fields, types, constants);
+            long[] fields = readStructs(m, sym);
+            long[] values = absent(VmValue.values().length);
+            readValues(m, sym, true, values);
+            readValues(m, sym, false, values);
+            HotSpotVm vm = new HotSpotVm(pid, ch, fields, values);
             ch = null;
             return vm;
         } catch (Exception | AssertionError e) {
@@ -231,44 +231,185 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    private interface Entry {
-        void read(long entry, Map<String, Long> offsets) throws IOException;
+    /** Where a value is missing from the tables (a constant is an int, a size or offset never this). */
+    private static final long ABSENT = Long.MIN_VALUE;
+
+    /** The vmStructs fields (an offset) and statics (an address) this class reads. */
+    private enum StructField {
+        CODE_CACHE_HEAPS("CodeCache", "_heaps"),
+        GROWABLE_ARRAY_LEN("GrowableArrayBase", "_len"),
+        GROWABLE_ARRAY_DATA("GrowableArray<int>", "_data"),
+        CODE_HEAP_MEMORY("CodeHeap", "_memory"),
+        CODE_HEAP_SEGMAP("CodeHeap", "_segmap"),
+        CODE_HEAP_LOG2_SEGMENT_SIZE("CodeHeap", "_log2_segment_size"),
+        VIRTUAL_SPACE_LOW_BOUNDARY("VirtualSpace", "_low_boundary"),
+        VIRTUAL_SPACE_HIGH_BOUNDARY("VirtualSpace", "_high_boundary"),
+        VIRTUAL_SPACE_LOW("VirtualSpace", "_low"),
+        INTERPRETER_CODE("AbstractInterpreter", "_code"),
+        STUB_QUEUE_STUB_BUFFER("StubQueue", "_stub_buffer"),
+        STUB_QUEUE_BUFFER_LIMIT("StubQueue", "_buffer_limit"),
+        HEAP_BLOCK_HEADER("HeapBlock", "_header"),
+        HEAP_BLOCK_HEADER_USED("HeapBlock::Header", "_used"),
+        CODE_BLOB_SIZE("CodeBlob", "_size"),
+        CODE_BLOB_KIND("CodeBlob", "_kind"),
+        CODE_BLOB_CODE_OFFSET("CodeBlob", "_code_offset"),
+        CODE_BLOB_FRAME_SIZE("CodeBlob", "_frame_size"),
+        CODE_BLOB_FRAME_COMPLETE_OFFSET("CodeBlob", "_frame_complete_offset"),
+        CODE_BLOB_NAME("CodeBlob", "_name"),
+        NMETHOD_METHOD("nmethod", "_method"),
+        METHOD_CONST_METHOD("Method", "_constMethod"),
+        CONST_METHOD_CONSTANTS("ConstMethod", "_constants"),
+        CONST_METHOD_NAME_INDEX("ConstMethod", "_name_index"),
+        CONSTANT_POOL_LENGTH("ConstantPool", "_length"),
+        CONSTANT_POOL_POOL_HOLDER("ConstantPool", "_pool_holder"),
+        KLASS_NAME("Klass", "_name"),
+        SYMBOL_LENGTH("Symbol", "_length"),
+        SYMBOL_BODY("Symbol", "_body");
+
+        final String type, field;
+        final byte[] fieldBytes;
+
+        StructField(String type, String field) {
+            this.type = type;
+            this.field = field;
+            this.fieldBytes = field.getBytes(StandardCharsets.ISO_8859_1);
+        }
+
+        @Override
+        public String toString() {
+            return type + "::" + field;
+        }
     }
 
-    /** Reads one vmStructs-style table: entries of {@code prefix}ArrayStride bytes until a null first field. */
-    private static void readTable(Pages m, Map<String, Long> sym, String table, String prefix, Entry each,
-            String... names) throws IOException {
-        Map<String, Long> o = new HashMap<>();
-        for (String n : names) o.put(n, m.word(need(sym, prefix + n + "Offset")));
-        long stride = m.word(need(sym, prefix + "ArrayStride"));
-        long e = m.word(need(sym, table));
-        if (stride <= 0 || stride > 256) throw new IOException(table + " stride " + stride);
-        for (int i = 0; i < 100_000; i++, e += stride) {
-            if (m.word(e + o.get(names[0])) == 0) return;
-            each.read(e, o);
+    /** The vmTypes sizes ({@code isSize}) and vmIntConstants values this class reads. */
+    private enum VmValue {
+        HEAP_BLOCK_SIZE(true, "HeapBlock"),
+        CONSTANT_POOL_SIZE(true, "ConstantPool"),
+        INTERPRETER_FRAME_LAST_SP_OFFSET(false, "frame::interpreter_frame_last_sp_offset"),
+        INTERPRETER_FRAME_SENDER_SP_OFFSET(false, "frame::interpreter_frame_sender_sp_offset"),
+        KIND_NMETHOD(false, "CodeBlobKind::Nmethod"),
+        KIND_RUNTIME_STUB(false, "CodeBlobKind::RuntimeStub"),
+        KIND_UPCALL(false, "CodeBlobKind::Upcall");
+
+        final boolean isSize;
+        final String name;
+
+        VmValue(boolean isSize, String name) {
+            this.isSize = isSize;
+            this.name = name;
+        }
+    }
+
+    /**
+     * gHotSpotVMStructs' entries of StructField, by ordinal: a static's address, a field's
+     * offset; the last entry of a name wins. Entries are matched on their names' bytes where they
+     * lie (no String per entry); entries of one type share its name's address, so a type is
+     * compared once per run of its entries.
+     */
+    private static long[] readStructs(Pages m, Map<String, Long> sym) throws IOException {
+        StructField[] wanted = StructField.values();
+        // the wanted types' names, and each field's type among them
+        byte[][] types = new byte[wanted.length][];
+        int[] typeOf = new int[wanted.length];
+        int nTypes = 0;
+        for (int f = 0; f < wanted.length; f++) {
+            int t = 0;
+            while (t < f && !wanted[t].type.equals(wanted[f].type)) t++;
+            typeOf[f] = t < f ? typeOf[t] : nTypes++;
+            if (t == f) types[typeOf[f]] = wanted[f].type.getBytes(StandardCharsets.ISO_8859_1);
+        }
+        types = java.util.Arrays.copyOf(types, nTypes);
+        String prefix = "gHotSpotVMStructEntry";
+        long oType = m.word(need(sym, prefix + "TypeNameOffset")), oField = m.word(need(sym, prefix + "FieldNameOffset"));
+        long oStatic = m.word(need(sym, prefix + "IsStaticOffset")), oOffset = m.word(need(sym, prefix + "OffsetOffset"));
+        long oAddress = m.word(need(sym, prefix + "AddressOffset"));
+        long[] out = absent(wanted.length);
+        long lastType = 0;
+        int type = -1;
+        long stride = stride(m, sym, "gHotSpotVMStructs", prefix), e = m.word(need(sym, "gHotSpotVMStructs"));
+        for (int i = 0; i < MAX_ENTRIES; i++, e += stride) {
+            long typeName = m.word(e + oType);
+            if (typeName == 0) return out;
+            if (typeName != lastType) {
+                lastType = typeName;
+                type = m.match(typeName, types);
+            }
+            if (type < 0) continue;
+            long fieldName = m.word(e + oField);
+            for (int f = 0; f < wanted.length; f++) {
+                if (typeOf[f] == type && m.equals(fieldName, wanted[f].fieldBytes)) {
+                    out[f] = m.word(e + (m.int32(e + oStatic) != 0 ? oAddress : oOffset));
+                }
+            }
+        }
+        throw new IOException("gHotSpotVMStructs has no end");
+    }
+
+    /**
+     * The VmValue entries of a table of names and values into {@code out}, by ordinal: those of
+     * gHotSpotVMTypes' sizes (a word; {@code sizes}) or of gHotSpotVMIntConstants' values (an int).
+     */
+    private static void readValues(Pages m, Map<String, Long> sym, boolean sizes, long[] out) throws IOException {
+        String table = sizes ? "gHotSpotVMTypes" : "gHotSpotVMIntConstants";
+        String prefix = sizes ? "gHotSpotVMTypeEntry" : "gHotSpotVMIntConstantEntry";
+        long oName = m.word(need(sym, prefix + (sizes ? "TypeName" : "Name") + "Offset"));
+        long oValue = m.word(need(sym, prefix + (sizes ? "Size" : "Value") + "Offset"));
+        VmValue[] all = VmValue.values();
+        byte[][] want = new byte[all.length][];
+        for (VmValue v : all) want[v.ordinal()] = v.isSize == sizes ? v.name.getBytes(StandardCharsets.ISO_8859_1) : null;
+        long stride = stride(m, sym, table, prefix), e = m.word(need(sym, table));
+        for (int n = 0; n < MAX_ENTRIES; n++, e += stride) {
+            long name = m.word(e + oName);
+            if (name == 0) return;
+            int i = m.match(name, want);
+            if (i >= 0) out[i] = sizes ? m.word(e + oValue) : m.int32(e + oValue);
         }
         throw new IOException(table + " has no end");
+    }
+
+    /** A table's entry size ({@code prefix}ArrayStride): more than 0, at most 256. */
+    private static long stride(Pages m, Map<String, Long> sym, String table, String prefix) throws IOException {
+        long s = m.word(need(sym, prefix + "ArrayStride"));
+        if (s <= 0 || s > 256) throw new IOException(table + " stride " + s);
+        return s;
+    }
+
+    /** Entries a table must end within (a null name): a table without one is not read on. */
+    private static final int MAX_ENTRIES = 100_000;
+
+    private static long[] absent(int n) {
+        long[] a = new long[n];
+        java.util.Arrays.fill(a, ABSENT);
+        return a;
     }
 
     /**
      * The JVM's memory as of() reads it, a page at a time, each page read once: the vmStructs
      * tables and the names they point to are libjvm.so's static data, which does not change, and
      * a word and a string read each with its own pread made thousands of system calls per JVM (a
-     * whole-machine profile meets every JVM that starts).
+     * whole-machine profile meets every JVM that starts). Cheap per byte: the dtrace JVM reads its
+     * own tables in its first seconds, interpreted, so a word or a name is read from its page's
+     * array in place, and the pages in use sit in a small direct-mapped cache in front of the map
+     * (no boxed key per read).
      */
     private static final class Pages {
         private static final int PAGE = 4096;
+        private static final int SLOTS = 16;
         private final FileChannel ch;
         private final Map<Long, byte[]> pages = new HashMap<>();
-
+        /** The cache in front of pages: slot i holds page tag[i] (0: none), indexed by page number. */
+        private final long[] tag = new long[SLOTS];
+        private final byte[][] slot = new byte[SLOTS][];
         Pages(FileChannel ch) {
             this.ch = ch;
         }
 
-        /** The byte at {@code addr}, or -1 where the memory cannot be read. */
-        private int at(long addr) throws IOException {
+        /** The page holding {@code addr} (shorter than PAGE where the memory ends early). */
+        private byte[] page(long addr) throws IOException {
             if (addr <= 0) throw new IOException("address 0x" + Long.toHexString(addr));
             long page = addr & -PAGE;
+            int i = (int) (page >>> 12) & (SLOTS - 1);
+            if (tag[i] == page) return slot[i];
             byte[] b = pages.get(page);
             if (b == null) {
                 b = new byte[PAGE];
@@ -276,16 +417,30 @@ public final class HotSpotVm implements AutoCloseable {
                 if (got < PAGE) b = java.util.Arrays.copyOf(b, got);
                 pages.put(page, b);
             }
-            int i = (int) (addr - page);
+            tag[i] = page;
+            slot[i] = b;
+            return b;
+        }
+
+        /** The byte at {@code addr}, or -1 where the memory cannot be read. */
+        private int at(long addr) throws IOException {
+            byte[] b = page(addr);
+            int i = (int) (addr & (PAGE - 1));
             return i < b.length ? b[i] & 0xff : -1;
         }
 
         private long bytes(long addr, int n) throws IOException {
+            byte[] b = page(addr);
+            int i = (int) (addr & (PAGE - 1));
             long v = 0;
-            for (int i = n - 1; i >= 0; i--) {
-                int b = at(addr + i);
-                if (b < 0) throw new IOException("cannot read 0x" + Long.toHexString(addr));
-                v = v << 8 | b;
+            if (i + n <= b.length) { // in one page
+                for (int k = i + n - 1; k >= i; k--) v = v << 8 | (b[k] & 0xff);
+                return v;
+            }
+            for (int k = n - 1; k >= 0; k--) {
+                int x = at(addr + k);
+                if (x < 0) throw new IOException("cannot read 0x" + Long.toHexString(addr));
+                v = v << 8 | x;
             }
             return v;
         }
@@ -298,17 +453,33 @@ public final class HotSpotVm implements AutoCloseable {
             return (int) bytes(addr, 4);
         }
 
-        /** The NUL-terminated string at {@code addr} (at most 1024 bytes), or null for address 0. */
-        String string(long addr) throws IOException {
-            if (addr == 0) return null;
-            StringBuilder s = new StringBuilder();
-            for (int i = 0; i < 1024; i++) {
-                int b = at(addr + i);
-                if (b < 0) break;
-                if (b == 0) return s.toString();
-                s.append((char) b);
+        /**
+         * Whether the NUL-terminated string at {@code addr} is {@code want}: compared where it
+         * lies, up to the first byte that differs (a name not wanted is not read to its end).
+         */
+        boolean equals(long addr, byte[] want) throws IOException {
+            byte[] b = page(addr);
+            int i = (int) (addr & (PAGE - 1)), n = want.length;
+            if (i + n < b.length) { // the name and its NUL in one page
+                for (int k = 0; k < n; k++) {
+                    if (b[i + k] != want[k]) return false;
+                }
+                return b[i + n] == 0;
             }
-            throw new IOException("no string end at 0x" + Long.toHexString(addr));
+            for (int k = 0; k <= n; k++) {
+                int x = at(addr + k);
+                if (x < 0) throw new IOException("no string end at 0x" + Long.toHexString(addr));
+                if (x != (k < n ? want[k] & 0xff : 0)) return false;
+            }
+            return true;
+        }
+
+        /** The index in {@code names} of the NUL-terminated string at {@code addr} (null names: none), or -1. */
+        int match(long addr, byte[][] names) throws IOException {
+            for (int i = 0; i < names.length; i++) {
+                if (names[i] != null && equals(addr, names[i])) return i;
+            }
+            return -1;
         }
     }
 
@@ -398,13 +569,17 @@ public final class HotSpotVm implements AutoCloseable {
         if (cached != null) return cached.isEmpty() ? null : cached;
         String name = null;
         try {
-            long cm = word(method + field("Method::_constMethod"));
-            long cp = word(cm + field("ConstMethod::_constants"));
-            int index = u2(cm + field("ConstMethod::_name_index"));
-            int length = (int) int32(cp + field("ConstantPool::_length"));
+            // each structure's fields in one read: seven reads a name (five with the symbols' bodies)
+            long cm = word(method + field(StructField.METHOD_CONST_METHOD));
+            long oConstants = field(StructField.CONST_METHOD_CONSTANTS), oIndex = field(StructField.CONST_METHOD_NAME_INDEX);
+            long[] c = fields(cm, oConstants, 8, oIndex, 2);
+            long cp = c[0];
+            int index = (int) c[1];
+            long[] p = fields(cp, field(StructField.CONSTANT_POOL_LENGTH), 4, field(StructField.CONSTANT_POOL_POOL_HOLDER), 8);
+            int length = (int) p[0];
             if (index > 0 && index < length) {
-                String klass = symbol(word(word(cp + field("ConstantPool::_pool_holder")) + field("Klass::_name")));
-                String member = symbol(word(cp + type("ConstantPool") + index * WORD));
+                String klass = symbol(word(p[1] + field(StructField.KLASS_NAME)));
+                String member = symbol(word(cp + value(VmValue.CONSTANT_POOL_SIZE) + index * WORD));
                 if (klass != null && member != null) name = klass.replace('/', '.') + "." + member;
             }
         } catch (IOException | RuntimeException e) {
@@ -414,13 +589,45 @@ public final class HotSpotVm implements AutoCloseable {
         return name;
     }
 
+    /**
+     * Two fields of the structure at {@code addr}, at offsets {@code a} and {@code b}, of 2
+     * (unsigned), 4 (signed) or 8 bytes, in one read; fields more than a page apart are not read.
+     */
+    private long[] fields(long addr, long a, int aBytes, long b, int bBytes) throws IOException {
+        long lo = Math.min(a, b), hi = Math.max(a + aBytes, b + bBytes);
+        if (hi - lo > 4096) throw new IOException("fields at " + a + " and " + b + " more than a page apart");
+        byte[] bytes = new byte[(int) (hi - lo)];
+        read(mem, addr + lo, bytes);
+        ByteBuffer f = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        return new long[] {field(f, (int) (a - lo), aBytes), field(f, (int) (b - lo), bBytes)};
+    }
+
+    private static long field(ByteBuffer f, int at, int bytes) {
+        return bytes == 2 ? Short.toUnsignedInt(f.getShort(at)) : bytes == 4 ? f.getInt(at) : f.getLong(at);
+    }
+
     /** A Symbol's text, or null when it does not look like one (a NUL, a control byte, no length). */
     private String symbol(long sym) throws IOException {
         if (sym == 0) return null;
-        int len = u2(sym + field("Symbol::_length"));
+        // the length and the body's first SYMBOL_HEAD bytes in one read (most names are shorter),
+        // the rest of the body in a second
+        long oLength = field(StructField.SYMBOL_LENGTH), oBody = field(StructField.SYMBOL_BODY);
+        long lo = Math.min(oLength, oBody), hi = Math.max(oLength + 2, oBody + SYMBOL_HEAD);
+        if (hi - lo > 4096) throw new IOException("Symbol fields more than a page apart");
+        byte[] head = new byte[(int) (hi - lo)];
+        int got = readSome(mem, sym + lo, head); // less near the end of a mapping
+        int at = (int) (oLength - lo);
+        if (got < at + 2) throw new IOException("cannot read 0x" + Long.toHexString(sym));
+        int len = (head[at] & 0xff) | (head[at + 1] & 0xff) << 8;
         if (len == 0 || len > 4096) return null;
         byte[] b = new byte[len];
-        read(mem, sym + field("Symbol::_body"), b);
+        int have = (int) Math.max(0, Math.min(len, got - (oBody - lo)));
+        System.arraycopy(head, (int) (oBody - lo), b, 0, have);
+        if (have < len) {
+            byte[] rest = new byte[len - have];
+            read(mem, sym + oBody + have, rest);
+            System.arraycopy(rest, 0, b, have, rest.length);
+        }
         for (byte x : b) {
             if (x >= 0 && x < 0x20) return null;
         }
@@ -538,22 +745,16 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    private long field(String name) throws IOException {
-        Long v = fields.get(name);
-        if (v == null) throw new IOException("vmStructs has no " + name);
+    private long field(StructField f) throws IOException {
+        long v = fields[f.ordinal()];
+        if (v == ABSENT) throw new IOException("vmStructs has no " + f);
         return v;
     }
 
-    private long type(String name) throws IOException {
-        Long v = types.get(name);
-        if (v == null) throw new IOException("vmTypes has no " + name);
-        return v;
-    }
-
-    private long constant(String name) throws IOException {
-        Long v = constants.get(name);
-        if (v == null) throw new IOException("vmIntConstants has no " + name);
-        return v;
+    private long value(VmValue v) throws IOException {
+        long x = values[v.ordinal()];
+        if (x == ABSENT) throw new IOException((v.isSize ? "vmTypes" : "vmIntConstants") + " has no " + v.name);
+        return x;
     }
 
     private long word(long addr) throws IOException {
@@ -562,18 +763,6 @@ public final class HotSpotVm implements AutoCloseable {
 
     private long int32(long addr) throws IOException {
         return int32(mem, addr);
-    }
-
-    private int u2(long addr) throws IOException {
-        byte[] b = new byte[2];
-        read(mem, addr, b);
-        return (b[0] & 0xff) | (b[1] & 0xff) << 8;
-    }
-
-    private int u1(long addr) throws IOException {
-        byte[] b = new byte[1];
-        read(mem, addr, b);
-        return b[0] & 0xff;
     }
 
     private String cString(long addr) throws IOException {

@@ -4,5 +4,5 @@
  * process the command line started share one ptrace attachment.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.jdtrace.proc;

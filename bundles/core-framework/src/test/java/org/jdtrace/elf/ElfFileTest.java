@@ -86,6 +86,31 @@ class ElfFileTest {
     }
 
     @Test
+    void dynamicSymbolsByPrefixAreReadelfsWithThatPrefix() throws Exception {
+        for (Path file : List.of(LIBJVM, LIBC)) {
+            if (!Files.exists(file)) continue;
+            try (ElfFile elf = ElfFile.open(file)) {
+                Pattern row = Pattern.compile("^ *\\d+: (\\p{XDigit}+) +\\d+ +\\S+ +\\S+ +\\S+ +\\S+ +(\\S+)", Pattern.MULTILINE);
+                String readelf = run("readelf", "--dyn-syms", "-W", file.toString());
+                for (String prefix : List.of("gHotSpotVM", "JVM_", "mall", "", "no such prefix")) {
+                    List<String> expected = new ArrayList<>();
+                    for (Matcher m = row.matcher(readelf); m.find();) {
+                        // readelf appends @VERSION to names
+                        String name = m.group(2).replaceAll("@.*", "");
+                        if (name.startsWith(prefix)) expected.add(name + "/" + Long.parseUnsignedLong(m.group(1), 16));
+                    }
+                    List<String> actual = new ArrayList<>();
+                    for (ElfSymbol s : elf.dynamicSymbols(prefix)) actual.add(s.name() + "/" + s.value());
+                    assertEquals(expected, actual, file + " " + prefix);
+                    assertEquals(elf.dynamicSymbols().stream().filter(s -> s.name().startsWith(prefix)).toList(),
+                            elf.dynamicSymbols(prefix), file + " " + prefix);
+                }
+                assertEquals(file == LIBJVM, !elf.dynamicSymbols("gHotSpotVM").isEmpty(), file.toString());
+            }
+        }
+    }
+
+    @Test
     void libcHasOnlyDynsymWithIfuncs() throws Exception {
         assumeTrue(Files.exists(LIBC));
         try (ElfFile elf = ElfFile.open(LIBC)) {

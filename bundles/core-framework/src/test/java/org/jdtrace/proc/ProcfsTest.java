@@ -43,6 +43,12 @@ class ProcfsTest {
         List<Procfs.Mapping> maps = Procfs.maps(self);
         assertTrue(maps.stream().anyMatch(m -> m.path().endsWith("/libjvm.so") && m.executable() && m.isPrivate()), "libjvm mapped");
         assertTrue(maps.stream().anyMatch(m -> m.path().equals("[vdso]")), "vdso mapped");
+        // the lines of one path, as maps() reads them
+        for (String suffix : List.of("/libjvm.so", "[vdso]", "/libc.so.6", "/no-such-library.so")) {
+            List<Procfs.Mapping> some = Procfs.maps(self, suffix);
+            assertEquals(maps.stream().filter(m -> m.path().endsWith(suffix)).toList(), some, suffix);
+            assertEquals(suffix.startsWith("/no-"), some.isEmpty(), suffix);
+        }
         for (int i = 1; i < maps.size(); i++) {
             assertTrue(Long.compareUnsigned(maps.get(i - 1).end(), maps.get(i).start()) <= 0, "address order");
         }
