@@ -279,7 +279,7 @@ class SampleContext implements ProbeContext {
     public long uregs(int reg) throws FaultException {
         if (s.userRegsCount == 0) throw new FaultException(FaultException.Kind.ILLOP, 0);
         try {
-            return ureg(abi.fromPerfRegs(s.userRegs, s.userRegsCount), reg);
+            return ureg(perfRegs = abi.fromPerfRegs(s.userRegs, s.userRegsCount, perfRegs), reg);
         } catch (UnsupportedOperationException e) {
             throw new FaultException(FaultException.Kind.ILLOP, 0);
         }
