@@ -8,18 +8,25 @@
  * open() and close() signal (the poll list is made anew only when the open sets change). A ring
  * wakes its poller every WAKEUP_EVENTS samples, not at each: a wake-up is an irq_work and a
  * scheduler wake-up charged to the thread that fired, and one per event made machine-wide syscall
- * tracing cost 5x bpftrace on a getppid loop. After a wakeup the drain thread waits DRAIN_NANOS
- * for the burst to gather, then drains, so it drains at most every DRAIN_NANOS. Fewer than
- * WAKEUP_EVENTS records wait for the poll's timeout (OPEN_POLL_MS), after which it drains at once
+ * tracing cost 5x bpftrace on a getppid loop. A ring of user stack copies (a profile's
+ * --call-graph dwarf, 8 KB a sample) wakes it once a quarter of the ring is written
+ * (wakeupEvents(): ~230 samples of an 8 MB ring, 4 times a second per CPU at 997 Hz; perf record
+ * waits for half). After a wakeup the drain thread waits DRAIN_NANOS for the burst to gather,
+ * then drains, so it drains at most every DRAIN_NANOS. Fewer than a wake-up's records wait for
+ * the poll's timeout, the least of the open sets' RecordHandler.maxWaitMillis (20 ms unless a
+ * handler allows more: a profile's 100, Tick's GRACE_NANOS being longer; a uprobe record that
+ * holds its process stopped allows no more than 20), after which it drains at once
  * (they have gathered for that long) if some ring holds unread records (Ring.unread: two loads of
  * the mmap'd page), so an open event that never fires still wakes nothing but the timeout. The
  * rings are sized so that a burst of that length fits; a full ring makes the kernel count
  * PERF_RECORD_LOST, which the set adds up and its handler reports as drops. Records a drain held
  * back (see Order) count as unread like any others: they go out at the next wakeup or timeout,
- * within OPEN_POLL_MS, as records below WAKEUP_EVENTS always did (Tick's GRACE_NANOS and the
- * uprobe holds wait for no less); a consumer's drain() takes them at once. (Polling again after
- * 2 ms for them made a steady profile-997 loop ~140 times a second, most of them to read a
- * millisecond's records.) The loop's round is a method of its own and jvm.options lowers the
+ * within the poll's timeout, as records below a wake-up's always did; a consumer's drain() takes
+ * them at once. (Polling again after 2 ms for them made a steady profile-997 loop ~140 times a
+ * second, most of them to read a millisecond's records.) A round costs its poll, two wake-ups and
+ * the drain's set-up, ~60 us of this machine's CPU: a whole-machine profile polling every 20 ms
+ * spent 13% of its drain thread there (perf record -g of the JVM: 377 of 2885 samples in
+ * PerfSys.poll), hence its longer wait. The loop's round is a method of its own and jvm.options lowers the
  * compile thresholds of it and the few methods it calls: at tens of rounds a second, the round,
  * its poll and the FFM call behind it otherwise stay interpreted for the whole run.
  *
@@ -84,10 +91,19 @@ public final class PerfEventsImpl implements PerfEvents {
     static final long DRAIN_NANOS = 5_000_000;
     /** The periodic drain leaves the records of its last millisecond for the next (see Order). */
     static final long MERGE_MARGIN_NANOS = 1_000_000;
-    /** The poll's timeout with nothing held back: how long fewer than WAKEUP_EVENTS records may wait. */
-    static final int OPEN_POLL_MS = 20;
-    /** Samples a ring takes before it wakes the drain thread (perf_event_attr.wakeup_events). */
+    /** Samples a ring takes before it wakes the drain thread (perf_event_attr.wakeup_events), at least. */
     static final int WAKEUP_EVENTS = 64;
+
+    /**
+     * A ring's wakeup_events: WAKEUP_EVENTS, or for samples with a user stack copy as many as fill
+     * a quarter of the ring, each taken as the copy and 1 KB (its registers, chains and header at
+     * the most a call chain of 128 frames takes).
+     */
+    static int wakeupEvents(EventSpec spec) {
+        if (spec.stackUser() <= 0) return WAKEUP_EVENTS;
+        long perSample = spec.stackUser() + 1024L;
+        return (int) Math.max(WAKEUP_EVENTS, Math.min(Integer.MAX_VALUE, Ring.PAGE * spec.ringPages() / 4 / perSample));
+    }
     /**
      * Signalled by open() and close(): the drain thread's poll then takes the new set of rings.
      * Made by the drain thread when the first set opens (the bundle's start links no native call).
@@ -207,9 +223,9 @@ public final class PerfEventsImpl implements PerfEvents {
                 int c = spec.cpu() >= 0 ? spec.cpu() : i;
                 long flags = spec.flags() | (spec.disabled() ? PerfSys.F_DISABLED : 0)
                         | (spec.pid() >= 0 ? PerfSys.F_INHERIT : 0);
-                // a wake-up of the drain thread's poll every WAKEUP_EVENTS samples (see Draining)
+                // a wake-up of the drain thread's poll every wakeupEvents() samples (see Draining)
                 PerfSys.Attr a = new PerfSys.Attr(spec.type(), spec.config(), spec.period(), spec.freq(),
-                        spec.sampleType(), flags, spec.regsUser(), WAKEUP_EVENTS, spec.stackUser());
+                        spec.sampleType(), flags, spec.regsUser(), wakeupEvents(spec), spec.stackUser());
                 int fd = sys.perfEventOpen(a, spec.pid(), spec.pid() >= 0 ? -1 : c);
                 MemorySegment m;
                 try {
@@ -382,15 +398,17 @@ public final class PerfEventsImpl implements PerfEvents {
         /** The sets {@code fds} lists (entry 0 is the eventfd), and how many entries it has. */
         EventSetImpl[] polled;
         int nfds;
+        /** The poll's timeout: the least of the polled sets' maxWaitMillis (at least 1). */
+        int timeoutMs = 20;
 
         /**
          * One round: poll until a ring wakes the thread (then wait DRAIN_NANOS for the burst to
-         * gather) or OPEN_POLL_MS pass (then go on only if some ring holds unread records), drain.
+         * gather) or the sets' wait passes (then go on only if some ring holds unread records), drain.
          */
         void round() {
             EventSetImpl[] now = sets;
             if (now != polled) pollList(now);
-            int ready = sys.poll(st, fds, nfds, OPEN_POLL_MS);
+            int ready = sys.poll(st, fds, nfds, timeoutMs);
             boolean signalled = ready > 0 && PerfSys.readable(fds, 0);
             if (signalled) sys.consume(st, buf, wakeFd); // open(), close() or close of the service
             if (!running || ready < 0) return;
@@ -410,9 +428,13 @@ public final class PerfEventsImpl implements PerfEvents {
                 fds = java.lang.foreign.Arena.ofAuto().allocate((long) 2 * n * PerfSys.POLLFD_SIZE, 8);
             }
             PerfSys.pollfd(fds, 0, wakeFd);
-            int i = 1;
-            for (EventSetImpl set : now) i = set.pollfds(fds, i);
+            int i = 1, wait = Integer.MAX_VALUE;
+            for (EventSetImpl set : now) {
+                i = set.pollfds(fds, i);
+                wait = Math.min(wait, Math.max(1, set.handler.maxWaitMillis()));
+            }
             nfds = i;
+            timeoutMs = wait == Integer.MAX_VALUE ? 20 : wait;
             polled = now;
         }
     }

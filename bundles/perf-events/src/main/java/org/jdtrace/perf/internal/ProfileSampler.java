@@ -72,6 +72,12 @@ final class ProfileSampler implements CpuSampler {
      * machine included. Root's rings are not charged to perf_event_mlock_kb (CAP_IPC_LOCK).
      */
     static final int RING_PAGES_STACK = 2048;
+    /**
+     * How long a sample may wait in its ring (RecordHandler.maxWaitMillis): a profile's
+     * aggregations are read at the aggrate (a second), and its rings hold a second of samples.
+     * Tick's watchdog waits longer (GRACE_NANOS) before it takes a period for idle.
+     */
+    static final int MAX_WAIT_MS = 100;
     /** Bytes of user stack each profile-N sample copies (-x ustackbytes). */
     private volatile int ustackbytes = USTACKBYTES;
 
@@ -199,6 +205,11 @@ final class ProfileSampler implements CpuSampler {
             @Override
             public void comm(int pid, int tid, String comm) {
                 comms.put(tid, comm);
+            }
+
+            @Override
+            public int maxWaitMillis() {
+                return MAX_WAIT_MS;
             }
 
             @Override

@@ -253,6 +253,12 @@ final class UserSymbols {
             // a dummy event has none
         }
 
+        /** No hurry of its own: its records are read with the samples they name, whoever's wait governs. */
+        @Override
+        public int maxWaitMillis() {
+            return 1000;
+        }
+
         @Override
         public void fork(int pid, int ppid, long time) {
             expire();
