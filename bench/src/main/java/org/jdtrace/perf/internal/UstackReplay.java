@@ -151,7 +151,8 @@ public final class UstackReplay {
                     synchronized (live) {
                         if (recording[0] && live.size() < MAX && s.userStackSize > 0) {
                             live.add(new Object[] {s.pid, s.tid, s.time, s.ip, s.user, s.userRegs.clone(), s.userRegsCount,
-                                Arrays.copyOf(s.userStack, s.userStackSize)});
+                                java.lang.foreign.MemorySegment.ofArray(s.userStack.asSlice(s.userStackOffset, s.userStackSize)
+                                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE))});
                         }
                     }
                 }
@@ -204,8 +205,9 @@ public final class UstackReplay {
         long[] regs = (long[]) r[5];
         System.arraycopy(regs, 0, s.userRegs, 0, regs.length);
         s.userRegsCount = (Integer) r[6];
-        s.userStack = (byte[]) r[7];
-        s.userStackSize = s.userStack.length;
+        s.userStack = (java.lang.foreign.MemorySegment) r[7]; // the copy, kept as the ring's record is read
+        s.userStackOffset = 0;
+        s.userStackSize = (int) s.userStack.byteSize();
         s.userDepth = 0;
     }
 

@@ -7,5 +7,5 @@
  * from the ISA through {@link org.jdtrace.unwind.RegisterNumbering}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.jdtrace.unwind;

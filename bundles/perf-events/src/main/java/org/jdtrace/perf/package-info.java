@@ -5,5 +5,5 @@
  * latest when the bundle stops.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.7.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package org.jdtrace.perf;

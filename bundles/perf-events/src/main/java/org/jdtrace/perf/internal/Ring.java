@@ -210,10 +210,9 @@ final class Ring {
             q += 8;
             if (sz > 0 && sz < 65536 && q + sz + 8 <= p + size) {
                 long dyn = r.get(JAVA_LONG, q + sz);
-                int n = (int) Math.max(0, Math.min(dyn, sz));
-                if (s.userStack.length < n) s.userStack = new byte[(int) sz];
-                MemorySegment.copy(r, ValueLayout.JAVA_BYTE, q, s.userStack, 0, n);
-                s.userStackSize = n;
+                s.userStack = r; // read in place (Sample.userStack)
+                s.userStackOffset = q;
+                s.userStackSize = (int) Math.max(0, Math.min(dyn, sz));
                 q += sz + 8;
             }
         }

@@ -57,6 +57,8 @@ class SampleContext implements ProbeContext {
     private final long[] dwarf;
     private final long[] pcs = new long[1024], fps = new long[1024];
     private final StackSnapshot snapshot = new StackSnapshot();
+    /** What the snapshot reads a sample's stack copy through (StackSnapshot: only as far as the walk reads). */
+    private byte[] stackBuffer = new byte[ProfileSampler.USTACKBYTES];
     private final UserSymbols.View view;
 
     /** The register frame of the BPF programs' user stack sections (BpfAsm.userStack), null when the ISA has none. */
@@ -194,7 +196,8 @@ class SampleContext implements ProbeContext {
     protected long userState(long[] dwarf, StackSnapshot snapshot) {
         if (s.userStackSize <= 0 || s.userRegsCount <= 0) return 0;
         long known = abi.dwarfRegisters(perfRegs = abi.fromPerfRegs(s.userRegs, s.userRegsCount, perfRegs), dwarf);
-        snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackSize, null);
+        if (stackBuffer.length < s.userStackSize) stackBuffer = new byte[s.userStackSize];
+        snapshot.reset(dwarf[unwinder.numbering().sp()], s.userStack, s.userStackOffset, s.userStackSize, stackBuffer, null);
         return known;
     }
 
