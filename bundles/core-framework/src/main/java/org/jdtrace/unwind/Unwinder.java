@@ -40,7 +40,10 @@
  * sp, whose used registers and words are all the same, would take the same steps: its pcs are the
  * recorded ones (a few compares instead of the walk). A walk that calls codeFrame (a pc without
  * CFI: JIT code, frame pointers), evaluates a DWARF expression or copies a register (REGISTER
- * rule) is not kept. WALKS entries, direct-mapped by (state, pc, sp).
+ * rule) is not kept. WALKS entries, in sets of WAYS found by (state, pc, sp), each set's entries
+ * replaced in turn: one pc at one sp is often reached from several callers (a leaf called at the
+ * same depth from two functions), and direct-mapped the walks of those callers replaced each
+ * other: bench/profile-vs-perf.sh's cfiprof hit 1 walk in 7.
  *
  * Termination: at most max frames; the walk ends at an undefined return-address rule (the
  * outermost frame: _start, clone's child), a zero pc, a pc that does not move the stack (a CFA
@@ -187,8 +190,10 @@ public final class Unwinder {
     }
 
     // the walk cache (see above)
-    private static final int WALKS = 2048, READS = 256;
+    private static final int WALKS = 2048, WAYS = 4, READS = 256;
     private final Walk[] walks = new Walk[WALKS];
+    /** Each set's entry to replace next. */
+    private final byte[] victim = new byte[WALKS / WAYS];
     /** Recording the walk under way: its first registers still unchanged, those used, the words read. */
     private boolean recording, uncacheable;
     private long initial, used;
@@ -231,9 +236,10 @@ public final class Unwinder {
         }
     }
 
-    private static int walkSlot(Object state, long pc, long sp) {
+    /** The set of (state, pc, sp): its first entry's index. */
+    private static int walkSet(Object state, long pc, long sp) {
         long h = pc * 0x9E3779B97F4A7C15L ^ sp * 0xC2B2AE3D27D4EB4FL ^ System.identityHashCode(state);
-        return (int) (h ^ (h >>> 29)) & (WALKS - 1);
+        return ((int) (h ^ (h >>> 29)) & (WALKS / WAYS - 1)) * WAYS;
     }
 
     /** Marks register r used when it still has its first value. */
@@ -291,11 +297,13 @@ public final class Unwinder {
         Object state = fps == null && count <= 64 && registers.length >= count && mem instanceof StackSnapshot s
                 && s.alone() ? modules.state() : null;
         if (state == null) return walk(registers, known, mem, modules, pcs, fps, limit, count);
-        int slot = walkSlot(state, registers[numbering.pc()], registers[numbering.sp()]);
-        Walk w = walks[slot];
-        if (w != null && w.matches(state, known, limit, registers, (StackSnapshot) mem)) {
-            System.arraycopy(w.pcs, 0, pcs, 0, w.pcs.length);
-            return w.pcs.length;
+        int set = walkSet(state, registers[numbering.pc()], registers[numbering.sp()]);
+        for (int i = set; i < set + WAYS; i++) {
+            Walk w = walks[i];
+            if (w != null && w.matches(state, known, limit, registers, (StackSnapshot) mem)) {
+                System.arraycopy(w.pcs, 0, pcs, 0, w.pcs.length);
+                return w.pcs.length;
+            }
         }
         recording = true;
         uncacheable = false;
@@ -309,7 +317,9 @@ public final class Unwinder {
             recording = false;
         }
         if (!uncacheable) {
-            walks[slot] = new Walk(state, known, used, limit, java.util.Arrays.copyOf(registers, count),
+            int way = victim[set / WAYS];
+            victim[set / WAYS] = (byte) ((way + 1) & (WAYS - 1));
+            walks[set + way] = new Walk(state, known, used, limit, java.util.Arrays.copyOf(registers, count),
                     java.util.Arrays.copyOf(readAddr, reads), java.util.Arrays.copyOf(readValue, reads),
                     java.util.Arrays.copyOf(readOutside, reads), java.util.Arrays.copyOf(pcs, n));
         }
