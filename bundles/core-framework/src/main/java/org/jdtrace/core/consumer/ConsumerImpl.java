@@ -47,9 +47,10 @@ final class ConsumerImpl implements Consumer {
      * The longest a waiting work() sleeps between checks. exit(), stop() and a failure wake it at
      * once (DSession.onExit, stop, ConsumerState's wake), so this only bounds the wait should a
      * wake-up be missed; a short period here costs an idle dtrace CPU (it was 5 ms: 200 wake-ups
-     * a second).
+     * a second, then 100 ms: 10 interpreted turns of this loop a second, a wake-up each): the
+     * default switchrate's second, one wait per work().
      */
-    static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    static final long POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final long DEFAULT_SWITCHRATE_NANOS = Rates.NANOS_PER_SEC;
     /** statusrate's default: with it, exit() is seen at once (see exitSeenAt). */
     static final long DEFAULT_STATUSRATE_NANOS = Rates.NANOS_PER_SEC;
