@@ -2,6 +2,7 @@ package org.jdtrace.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -49,5 +50,41 @@ class MainTest {
     @Test
     void selfPidIsThisProcesssPid() {
         assertEquals(ProcessHandle.current().pid(), Main.selfPid());
+    }
+
+    /** The SIGINT/SIGTERM flag the launcher's Interrupt proxy answers from. */
+    @Test
+    void interruptedBlocksUntilRaisedAndThenAnswersAtOnce() throws Exception {
+        Main.Interrupted flag = new Main.Interrupted();
+        assertFalse(flag.requested());
+        assertFalse(flag.await(20), "a timed wait of an unraised flag ends false");
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                assertTrue(flag.await(0));
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        // the waiter blocks (no time limit) until the flag is raised
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (waiter.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(Thread.State.WAITING, waiter.getState(), "await(0) waits with no time limit");
+        flag.raise();
+        waiter.join(30_000);
+        assertFalse(waiter.isAlive(), "raise() woke the waiter");
+        assertTrue(flag.requested());
+        assertTrue(flag.await(0), "raised stays raised");
+        flag.raise();
+        assertTrue(flag.await(60_000), "a second signal changes nothing");
+    }
+
+    @Test
+    void interruptedWaitEndsOnAThreadInterrupt() {
+        Main.Interrupted flag = new Main.Interrupted();
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, () -> flag.await(0));
+        assertThrows(IllegalArgumentException.class, () -> flag.await(-1));
     }
 }

@@ -201,4 +201,49 @@ public class DTraceSignalsTest {
         assertFalse("dtrace killed its command", target.get().isAlive());
         assertTrue(Files.readString(out), Files.readString(out).matches("(?s)tracing\n\n\\s+\\d+\n*"));
     }
+
+    /**
+     * With no -c/-p process, dtrace's Ctrl-C watcher blocks until the signal instead of polling:
+     * its thread (dtrace-interrupt, comm truncated to 15 characters) is not woken while tick-1s
+     * fires (a 50 ms poll would be ~40 voluntary context switches in 2 s), and SIGINT still ends
+     * the run at once as dtrace: the newline, then END's output, exit status 0.
+     */
+    @Test
+    public void sigintWakesTheBlockedWatcherOfAnIdleTrace() throws Exception {
+        Path out = tmp(), err = tmp();
+        Process dt = dtrace(out, err, "-q", "-n", "BEGIN { printf(\"tracing\\n\"); } tick-1s { n++; }"
+                + " END { printf(\"end\\n\"); }");
+        awaitText(out, err, "tracing");
+        Path watcher = null;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (watcher == null) {
+            try (var tasks = Files.list(Path.of("/proc/" + dt.pid() + "/task"))) {
+                watcher = tasks.filter(t -> comm(t).equals("dtrace-interrup")).findFirst().orElse(null);
+            }
+            assertTrue("a dtrace-interrupt thread in " + dt.pid(), watcher != null || System.nanoTime() < deadline);
+            Thread.sleep(10);
+        }
+        long before = voluntarySwitches(watcher);
+        Thread.sleep(2000);
+        long woken = voluntarySwitches(watcher) - before;
+        assertTrue("the watcher was woken " + woken + " times in 2 s", woken <= 2);
+
+        signal(dt.pid(), "INT");
+        assertTrue("dtrace ends on SIGINT", dt.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(Files.readString(out) + Files.readString(err), 0, dt.exitValue());
+        assertEquals("tracing\n\nend\n", Files.readString(out).replaceAll("\n+$", "\n"));
+    }
+
+    private static String comm(Path task) {
+        try {
+            return Files.readString(task.resolve("comm")).strip();
+        } catch (IOException e) {
+            return ""; // the thread has ended
+        }
+    }
+
+    private static long voluntarySwitches(Path task) throws IOException {
+        return Files.readAllLines(task.resolve("status")).stream().filter(l -> l.startsWith("voluntary_ctxt_switches:"))
+                .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip())).findFirst().orElseThrow();
+    }
 }

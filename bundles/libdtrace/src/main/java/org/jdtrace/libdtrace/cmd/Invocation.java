@@ -506,9 +506,13 @@ final class Invocation {
 
     /**
      * dtrace's consume loop. Consumer.work() may wait a whole switchrate period, so Ctrl-C and the
-     * end of the target processes are watched by a second thread (every 50 ms), which prints
-     * dtrace's newline for a Ctrl-C and asks the consumer to stop (stop() is thread-safe); the END
-     * clause and the aggregations then come out of the next work().
+     * end of the target processes are watched by a second thread, which prints dtrace's newline
+     * for a Ctrl-C and asks the consumer to stop (stop() is thread-safe); the END clause and the
+     * aggregations then come out of the next work(). With no -c/-p process the watcher blocks in
+     * Interrupt.await until the Ctrl-C (the launcher's signal handler wakes it: no CPU while
+     * tracing); with some it looks at them every {@link #TARGET_POLL_MS} ms between waits, as
+     * dtrace's "pid N has exited" is that prompt. consume() interrupts the watcher when the run
+     * ends, which ends either wait.
      */
     private void consume() throws Fatal {
         Thread watcher = Thread.ofPlatform().daemon().name("dtrace-interrupt").start(this::watch);
@@ -537,10 +541,15 @@ final class Invocation {
         }
     }
 
+    /** How often the watcher looks at the -c/-p processes for their exit. */
+    static final long TARGET_POLL_MS = 50;
+
     private void watch() {
         List<TargetProcess> live = new ArrayList<>(targets.processes());
+        // no process to watch: one wait, with no time limit, for the Ctrl-C
+        long slice = live.isEmpty() ? 0 : TARGET_POLL_MS;
+        boolean intr = interrupt.requested();
         while (!Thread.currentThread().isInterrupted()) {
-            boolean intr = interrupt.requested();
             if (intr) {
                 ofp.print("\n");
             }
@@ -556,7 +565,7 @@ final class Invocation {
                 return;
             }
             try {
-                Thread.sleep(50);
+                intr = interrupt.await(slice);
             } catch (InterruptedException e) {
                 return;
             }
