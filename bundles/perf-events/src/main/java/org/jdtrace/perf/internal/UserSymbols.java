@@ -24,10 +24,14 @@
  * Call-frame information for the CFI unwinder (profile-N's ustack(), from the stack copied at the
  * sample): each mapped file's CallFrameInfo and the vDSO's, read from this JVM's own [vdso] (the
  * kernel maps one image into every 64-bit process) and placed at the target's [vdso] address. A
- * View answers for one pid at a time; in a HotSpot JVM it also gives the unwinder the frame sizes
- * of compiled code and the interpreter's frame layout (HotSpotVm.codeFrame), so Java frames
- * unwind without -XX:+PreserveFramePointer. A process is looked at for a JVM at its first pc in
- * no mapping, and again at most once a second while it is not one (a JVM still starting).
+ * View answers for one pid at a time; it keeps the address ranges of the objects it resolved for
+ * each of the last few pids it was pointed at (a whole-machine profile's samples alternate between
+ * the CPUs' processes), a set answering only while its process's Proc and image are those it was
+ * read from (an exec or a pid's reuse makes a new Proc, a re-read or a new mapping a new image),
+ * so it answers as a lookup would. In a HotSpot JVM it also gives the unwinder the frame sizes of
+ * compiled code and the interpreter's frame layout (HotSpotVm.codeFrame), so Java frames unwind
+ * without -XX:+PreserveFramePointer. A process is looked at for a JVM at its first pc in no
+ * mapping, and again at most once a second while it is not one (a JVM still starting).
  *
  * Processes born while tracing (track(): held by each provider that symbolises user pcs while it
  * is enabled): a dummy perf event on every CPU (Sideband: fork, exec, exit and each executable
@@ -374,28 +378,41 @@ final class UserSymbols {
 
     /**
      * The objects of one process as the unwinder asks for them (Unwinder.Modules); {@link View#at}
-     * points it at a pid. One view per drain-thread context: it keeps the last answer, and the
-     * address ranges of the last RANGES objects it resolved (the frames of a stack lie in a few
-     * objects: a pc in one of them is answered from it with no process lookup, mapping search or
-     * file lookup). A range is a part of one mapping that one PT_LOAD maps, so its load bias is one
-     * number; ranges hold while the view's process and the image its time sees are those they were
-     * read from (kept across walks of the same process, checked at each walk's first pc).
+     * points it at a pid. One view per drain-thread context: it keeps the last answer, and for each
+     * of the last SETS processes it was pointed at a range set: the address ranges of the last
+     * RANGES objects it resolved in that process (the frames of a stack lie in a few objects: a pc
+     * in one of them is answered from it with no mapping search or file lookup). The sets are
+     * found by pid, so the processes of a whole-machine profile, whose samples come merged by time
+     * from the CPUs and alternate nearly every sample, each keep theirs; the least recently used
+     * set is given to a pid that has none. A range is a part of one mapping that one PT_LOAD maps,
+     * so its load bias is one number. A set holds while its process (the Proc, replaced by an exec
+     * or a pid's reuse) and the image the view's time sees (a new Maps when the mappings are re-read
+     * or a mapping is added) are those its ranges were read from: checked at each walk's first pc,
+     * and again when a pc's lookup finds them changed (kept across walks of the same process).
+     * Answering allocates nothing once the process and its objects are read (probe context): a set
+     * keeps its pid boxed for the process map, the loops index arrays and lists.
      */
     final class View implements Unwinder.Modules {
         private static final int RANGES = 8;
+        /** The processes whose ranges are kept (a profile's CPUs, each switching among a few busy ones). */
+        private static final int SETS = 8;
         private int pid;
         private long time;
         private long lastPc = -1, lastBias;
         private CallFrameInfo lastCfi;
         /** The process resolve() last looked up (for codeFrame: the pc it resolved has no CFI). */
         private Proc lastProc;
-        /** Whether this walk's first pc checked the ranges against the process and its image. */
+        /** Whether this walk's first pc checked its set against the process and its image. */
         private boolean checked;
-        private Proc rangesProc;
-        private Maps rangesImage;
-        private int ranges, nextRange;
-        private final long[] rangeLow = new long[RANGES], rangeHigh = new long[RANGES], rangeBias = new long[RANGES];
-        private final CallFrameInfo[] rangeCfi = new CallFrameInfo[RANGES];
+        /** The range set of this view's pid (one of sets), and the use count that orders them. */
+        private RangeSet ranges;
+        private long uses;
+        private final RangeSet[] sets = new RangeSet[SETS];
+
+        private View() {
+            for (int i = 0; i < SETS; i++) sets[i] = new RangeSet();
+            ranges = set(0);
+        }
 
         View at(int pid) {
             return at(pid, 0);
@@ -403,12 +420,29 @@ final class UserSymbols {
 
         /** Points the view at {@code pid} as it was at {@code time} (0: now). */
         View at(int pid, long time) {
-            if (pid != this.pid) ranges = 0;
+            RangeSet r = ranges;
+            if (r.key == null || r.pid != pid) ranges = r = set(pid);
+            r.used = ++uses;
             this.pid = pid;
             this.time = time;
             this.lastPc = -1;
             this.checked = false;
             return this;
+        }
+
+        /** The set of {@code pid}, else the least recently used one, emptied and given to it. */
+        private RangeSet set(int pid) {
+            RangeSet oldest = sets[0];
+            for (RangeSet r : sets) {
+                if (r.key != null && r.pid == pid) return r;
+                if (r.used < oldest.used) oldest = r;
+            }
+            oldest.pid = pid;
+            oldest.key = pid;
+            oldest.count = 0;
+            oldest.proc = null;
+            oldest.image = null;
+            return oldest;
         }
 
         @Override
@@ -427,7 +461,7 @@ final class UserSymbols {
         public long codeFrame(long pc) {
             resolve(pc);
             if (lastCfi != null) return 0;
-            Proc p = lastProc; // resolve's lookup of this pc (a pc in a kept range has CFI)
+            Proc p = lastProc; // resolve's process for this pc
             HotSpotVm vm = p == null ? null : UserSymbols.jvm(pid, p);
             return vm == null ? 0 : vm.codeFrame(pc);
         }
@@ -438,39 +472,41 @@ final class UserSymbols {
          */
         @Override
         public Object state() {
-            Proc p = procs.get(pid);
+            Proc p = procs.get(ranges.key);
             return p == null ? null : p.token(time);
         }
 
         /** The HotSpot JVM of this view's process, or null. */
         HotSpotVm jvm() {
-            Proc p = procs.get(pid);
+            Proc p = procs.get(ranges.key);
             return p == null ? null : UserSymbols.jvm(pid, p);
         }
 
         private void resolve(long pc) {
             if (pc == lastPc) return;
             lastPc = pc;
-            if (ranges > 0) {
+            RangeSet r = ranges;
+            if (r.count > 0) {
                 if (!checked) {
                     checked = true;
-                    Proc p = procs.get(pid);
-                    if (p == null || p != rangesProc || p.image(time) != rangesImage) ranges = 0;
+                    Proc p = procs.get(r.key);
+                    if (p == null || p != r.proc || p.image(time) != r.image) r.count = 0;
                 }
-                for (int i = 0; i < ranges; i++) {
-                    if (pc >= rangeLow[i] && pc < rangeHigh[i]) {
-                        lastCfi = rangeCfi[i];
-                        lastBias = rangeBias[i];
+                for (int i = 0; i < r.count; i++) {
+                    if (pc >= r.low[i] && pc < r.high[i]) {
+                        lastCfi = r.cfi[i];
+                        lastBias = r.bias[i];
+                        lastProc = r.proc;
                         return;
                     }
                 }
             }
             lastCfi = null;
             lastBias = 0;
-            Proc p = lastProc = proc(pid, pc);
+            Proc p = lastProc = proc(r.key, pc);
             if (p == null) return;
             Maps image = p.image(time);
-            if (image != rangesImage || p != rangesProc) ranges = 0; // re-read since (a pc in none of its mappings)
+            if (image != r.image || p != r.proc) r.count = 0; // re-read since (a pc in none of its mappings)
             Mapping m = find(image, pc);
             boolean inImage = m != null;
             if (m == null) m = mapping(p, pc, time);
@@ -480,7 +516,7 @@ final class UserSymbols {
                 long off = pc - m.start + m.offset;
                 lastBias = pc - vaddr(o.loads, off);
                 lastCfi = o.cfi;
-                if (inImage) keep(p, image, m, o, off);
+                if (inImage) keep(r, p, image, m, o, off);
                 return;
             }
             Vdso v = vdso();
@@ -491,13 +527,16 @@ final class UserSymbols {
         }
 
         /**
-         * Keeps the part of mapping {@code m} that the PT_LOAD holding file offset {@code off}
-         * maps (the first that holds it, as vaddr() takes), with lastCfi and lastBias; nothing when
-         * another PT_LOAD's file range overlaps that part (then a pc's segment depends on the pc).
+         * Keeps in {@code r} the part of mapping {@code m} that the PT_LOAD holding file offset
+         * {@code off} maps (the first that holds it, as vaddr() takes), with lastCfi and lastBias;
+         * nothing when another PT_LOAD's file range overlaps that part (then a pc's segment
+         * depends on the pc).
          */
-        private void keep(Proc p, Maps image, Mapping m, ObjectInfo o, long off) {
+        private void keep(RangeSet r, Proc p, Maps image, Mapping m, ObjectInfo o, long off) {
+            List<ElfSegment> loads = o.loads;
             ElfSegment seg = null;
-            for (ElfSegment s : o.loads) {
+            for (int i = 0, n = loads.size(); i < n; i++) {
+                ElfSegment s = loads.get(i);
                 if (off >= s.offset() && off < s.offset() + s.filesz()) {
                     seg = s;
                     break;
@@ -506,21 +545,36 @@ final class UserSymbols {
             if (seg == null) return;
             long size = m.end - m.start;
             long lowOff = Math.max(m.offset, seg.offset()), highOff = Math.min(m.offset + size, seg.offset() + seg.filesz());
-            for (ElfSegment s : o.loads) {
+            for (int i = 0, n = loads.size(); i < n; i++) {
+                ElfSegment s = loads.get(i);
                 if (s != seg && s.offset() < highOff && s.offset() + s.filesz() > lowOff) return;
             }
-            if (p != rangesProc || image != rangesImage) {
-                ranges = 0;
-                rangesProc = p;
-                rangesImage = image;
+            if (p != r.proc || image != r.image) {
+                r.count = 0;
+                r.proc = p;
+                r.image = image;
             }
             checked = true;
-            int i = ranges < RANGES ? ranges++ : (nextRange = (nextRange + 1) & (RANGES - 1));
-            rangeLow[i] = m.start + (lowOff - m.offset);
-            rangeHigh[i] = m.start + (highOff - m.offset);
-            rangeCfi[i] = lastCfi;
-            rangeBias[i] = lastBias;
+            int i = r.count < RANGES ? r.count++ : (r.next = (r.next + 1) & (RANGES - 1));
+            r.low[i] = m.start + (lowOff - m.offset);
+            r.high[i] = m.start + (highOff - m.offset);
+            r.cfi[i] = lastCfi;
+            r.bias[i] = lastBias;
         }
+    }
+
+    /** A View's kept ranges of one process (see View): valid while proc and image are the process's. */
+    private static final class RangeSet {
+        /** The pid, and it boxed for the process map (null: the set is unused). */
+        int pid;
+        Integer key;
+        /** The View's use count when last pointed at this pid. */
+        long used;
+        Proc proc;
+        Maps image;
+        int count, next;
+        final long[] low = new long[View.RANGES], high = new long[View.RANGES], bias = new long[View.RANGES];
+        final CallFrameInfo[] cfi = new CallFrameInfo[View.RANGES];
     }
 
     View view() {
@@ -546,8 +600,11 @@ final class UserSymbols {
         }
     }
 
-    /** The cached maps of {@code pid}, re-read (at most every 100 ms) when {@code pc} is in none. */
-    private Proc proc(int pid, long pc) {
+    /**
+     * The cached maps of {@code pid}, re-read (at most every 100 ms) when {@code pc} is in none
+     * (the pid boxed: a View passes its range set's, so its lookups allocate nothing).
+     */
+    private Proc proc(Integer pid, long pc) {
         if (pid <= 0) return null;
         Proc p = procs.get(pid);
         if (p == null) {
@@ -592,11 +649,13 @@ final class UserSymbols {
     }
 
     private ObjectInfo info(int pid, Mapping m) {
-        return files.computeIfAbsent(m.key, k -> read(pid, m));
+        ObjectInfo o = files.get(m.key); // no capturing lambda for a file read before
+        return o != null ? o : files.computeIfAbsent(m.key, k -> read(pid, m));
     }
 
     private static long vaddr(List<ElfSegment> loads, long fileOffset) {
-        for (ElfSegment s : loads) {
+        for (int i = 0, n = loads.size(); i < n; i++) { // no Iterator: a frame's lookup allocates nothing
+            ElfSegment s = loads.get(i);
             if (fileOffset >= s.offset() && fileOffset < s.offset() + s.filesz()) {
                 return s.vaddr() + (fileOffset - s.offset());
             }
