@@ -11,8 +11,9 @@
  * own code cache names it instead (org.jdtrace.proc.HotSpotVm, through its vmStructs: the same
  * names, no perf map needed, and never a name the map kept for code freed since).
  *
- * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms) when a
- * pc falls in none of them (a library dlopen()ed since; a pc in an executable mapping of no file,
+ * Caches: a pid's executable mappings, read on first use and again (at most every 100 ms, and
+ * for a process the side-band follows only after it lost records) when a pc falls in none of them
+ * (a library dlopen()ed since; a pc in an executable mapping of no file,
  * JIT code, is in one: a busy JVM would otherwise have its thousands of lines re-read ten times a
  * second); each ELF file's SymbolTable and
  * CallFrameInfo from the platform's ObjectFiles (one read per file for every provider, the pid
@@ -44,8 +45,9 @@
  * side-band records with the samples by time, PerfEventsImpl's Order, and a sample's names are
  * made when it is processed). /proc is read only for processes seen first otherwise (those older than the
  * tracing: all of them as the side-band starts, snapshot(), as perf synthesizes their mappings, so
- * one held stopped until then, dtrace -c's, keeps what it had), and again for any that lives on
- * when a pc is in no known mapping (a lost record). The
+ * one held stopped until then, dtrace -c's, keeps what it had), and again, at most every 100 ms,
+ * for one not followed, or followed but read before the side-band last lost records, when a pc is
+ * in no known mapping (sidebandLostAt). The
  * last track() closed forgets every process followed so (no record comes for them any more).
  *
  * Threading: called from the drain thread in probe context; the maps are concurrent so the
@@ -261,6 +263,11 @@ final class UserSymbols {
         @Override
         public int maxWaitMillis() {
             return 1000;
+        }
+
+        @Override
+        public void lost(int cpu, long count) {
+            sidebandLostAt = System.nanoTime();
         }
 
         @Override
@@ -601,8 +608,8 @@ final class UserSymbols {
     }
 
     /**
-     * The cached maps of {@code pid}, re-read (at most every 100 ms) when {@code pc} is in none
-     * (the pid boxed: a View passes its range set's, so its lookups allocate nothing).
+     * The cached maps of {@code pid}, re-read (at most every 100 ms; a followed one only after
+     * the side-band lost records) when {@code pc} is in none (the pid boxed: a View passes its range set's, so its lookups allocate nothing).
      */
     private Proc proc(Integer pid, long pc) {
         if (pid <= 0) return null;
@@ -616,11 +623,22 @@ final class UserSymbols {
             refresh(pid, p);
         }
         if (find(p.maps, pc) == null && (p.vdso == 0 || pc < p.vdso || pc >= p.vdso + VDSO_MAX)
-                && !inAnon(p.anon, pc) && System.nanoTime() - p.readAt > 100_000_000L) {
+                && !inAnon(p.anon, pc) && System.nanoTime() - p.readAt > 100_000_000L
+                && (!p.followed || p.readAt - sidebandLostAt <= 0)) {
             refresh(pid, p);
         }
         return p;
     }
+
+    /**
+     * When the side-band last lost records (System.nanoTime; 0: never): a followed process read
+     * before then may lack a mapping, so a pc in none re-reads it (once: its readAt is later then).
+     * A followed process read since has every mapping its records made: a pc in none is in no
+     * mapping (a JVM stack's walk that ended in a heap address or -1 re-read the dtrace JVM's own
+     * maps up to 10 times a second: UserSymbols.refresh 7.6% of a profile's drain thread, perf
+     * record -g of the JVM).
+     */
+    private volatile long sidebandLostAt;
 
     /**
      * The mapping of {@code pc} in {@code p}'s image at {@code time}; else, for a pc in no mapping,
