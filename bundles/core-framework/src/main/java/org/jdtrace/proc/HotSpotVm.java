@@ -39,9 +39,10 @@
  * block's header and CodeBlob fields in another.
  *
  * Thread safety: immutable layout; the blob ranges are a concurrent sorted map (a stale entry is
- * replaced under the lock that adds), the other caches concurrent maps replaced wholesale on
- * expiry; the /proc/PID/mem channel is read with positional reads (pread), safe from several
- * threads.
+ * replaced under the lock that adds) behind a direct-mapped array of recently used blobs (racy
+ * slots of immutable headers: a lost write costs a map search; a dropped blob is flagged, so no
+ * slot still holding it answers), the other caches concurrent maps replaced wholesale on expiry;
+ * the /proc/PID/mem channel is read with positional reads (pread), safe from several threads.
  */
 package org.jdtrace.proc;
 
@@ -78,16 +79,25 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    /** A cached blob: its header, its name (not an nmethod's), when it was last read or checked. */
+    /**
+     * A cached blob: its header, its name (not an nmethod's), when it was last read or checked,
+     * whether it was dropped (found stale or replaced: no longer an answer).
+     */
     private static final class Blob {
         final Header h;
         final String name;
         volatile long checkedAt;
+        volatile boolean dropped;
 
         Blob(Header h, String name, long checkedAt) {
             this.h = h;
             this.name = name;
             this.checkedAt = checkedAt;
+        }
+
+        /** Whether {@code pc} is in this blob's heap block. */
+        boolean holds(long pc) {
+            return Long.compareUnsigned(pc, h.block) >= 0 && Long.compareUnsigned(pc, h.end) < 0;
         }
     }
 
@@ -95,6 +105,12 @@ public final class HotSpotVm implements AutoCloseable {
     /** The bytes of a Symbol's body read with its length (a class or method name is mostly shorter). */
     private static final int SYMBOL_HEAD = 64;
     private static final long CACHE_NANOS = 1_000_000_000L;
+    /**
+     * Slots of the cache of blobs by pc (a power of two), the shift that takes a hash to one, and
+     * the log2 of the bytes of code that share a slot (a leaf pc new to the cache still hits the
+     * blob a pc near it put there).
+     */
+    private static final int RECENT = 1024, RECENT_SHIFT = 64 - 10, GRANULE = 7;
     private static final int CACHE_MAX = 1 << 16;
 
     private final int pid;
@@ -117,6 +133,11 @@ public final class HotSpotVm implements AutoCloseable {
     /** Blobs by their block address (blob()), and lock for changing it. */
     private final java.util.concurrent.ConcurrentSkipListMap<Long, Blob> blobs = new java.util.concurrent.ConcurrentSkipListMap<>();
     private final Object blobsLock = new Object();
+    /**
+     * In front of blobs: slot i holds a blob that held a pc whose hash picks i (a stack's pcs come
+     * back), so a hit is one slot and two compares, without the sorted map's search and boxed key.
+     */
+    private final Blob[] recent = new Blob[RECENT];
     /** Guarded by blobsLock: about how many blobs are kept (a map's size() sums a counter). */
     private int blobCount;
     /** pcs in no blob (cleared with the method names). */
@@ -636,32 +657,32 @@ public final class HotSpotVm implements AutoCloseable {
 
     /** The code blob holding {@code pc} (CodeHeap::find_start), or null. */
     private Blob blob(long pc) {
-        expire();
-        Map.Entry<Long, Blob> e = blobs.floorEntry(pc);
-        if (e != null) {
-            Blob b = e.getValue();
-            if (Long.compareUnsigned(pc, b.h.end) < 0) {
-                long now = System.nanoTime();
-                if (now - b.checkedAt <= CACHE_NANOS) return b;
-                // a second old: the same header is the same blob, else it was freed (and reused)
-                if (b.h.same(header(b.h.block))) {
-                    b.checkedAt = now;
-                    return b;
-                }
-                synchronized (blobsLock) {
-                    if (blobs.remove(b.h.block, b)) blobCount--;
-                }
-            }
+        long now = System.nanoTime();
+        expire(now);
+        int slot = (int) (((pc >>> GRANULE) * 0x9E3779B97F4A7C15L) >>> RECENT_SHIFT);
+        Blob b = recent[slot];
+        if (b == null || b.dropped || !b.holds(pc)) {
+            Map.Entry<Long, Blob> e = blobs.floorEntry(pc);
+            b = e == null || !e.getValue().holds(pc) ? null : e.getValue();
         }
+        if (b != null) {
+            if (now - b.checkedAt <= CACHE_NANOS || check(b, now)) {
+                recent[slot] = b;
+                return b;
+            }
+            drop(b);
+        }
+        if (!inHeap(pc)) return null;
         Map<Long, Boolean> none = noBlob;
         if (none.containsKey(pc)) return null;
-        Blob b = findBlob(pc);
+        b = findBlob(pc);
         if (b == null) {
             if (none.size() < CACHE_MAX) none.put(pc, Boolean.TRUE);
             return null;
         }
         synchronized (blobsLock) {
             if (blobCount >= CACHE_MAX) {
+                for (Blob o : blobs.values()) o.dropped = true;
                 blobs.clear();
                 blobCount = 0;
             }
@@ -669,10 +690,38 @@ public final class HotSpotVm implements AutoCloseable {
             for (Map.Entry<Long, Blob> o = blobs.lowerEntry(b.h.end); o != null
                     && Long.compareUnsigned(o.getValue().h.end, b.h.block) > 0; o = blobs.lowerEntry(o.getKey())) {
                 if (blobs.remove(o.getKey()) != null) blobCount--;
+                o.getValue().dropped = true;
             }
             if (blobs.put(b.h.block, b) == null) blobCount++;
         }
+        recent[slot] = b;
         return b;
+    }
+
+    /** No longer answers with {@code b} (found stale). */
+    private void drop(Blob b) {
+        b.dropped = true;
+        synchronized (blobsLock) {
+            if (blobs.remove(b.h.block, b)) blobCount--;
+        }
+    }
+
+    /** Whether {@code pc} is in a code heap's reserved range. */
+    private boolean inHeap(long pc) {
+        for (long[] h : heaps) {
+            if (Long.compareUnsigned(pc, h[0]) >= 0 && Long.compareUnsigned(pc, h[1]) < 0) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code b}, more than CACHE_NANOS old, still has its header (the same block in use
+     * with the same fields: the same blob), read {@code now}; if so it is checked as of now.
+     */
+    private boolean check(Blob b, long now) {
+        boolean same = b.h.same(header(b.h.block));
+        if (same) b.checkedAt = now;
+        return same;
     }
 
     private Blob findBlob(long pc) {
@@ -735,9 +784,13 @@ public final class HotSpotVm implements AutoCloseable {
         }
         return new Header(block, start, end, kind, code, frame, complete, method, nameAddr);
     }
+
     /** Empties the caches of method names and of pcs in no blob once they are older than CACHE_NANOS (methods unloaded, code made). */
     private void expire() {
-        long now = System.nanoTime();
+        expire(System.nanoTime());
+    }
+
+    private void expire(long now) {
         if (now - cachedAt > CACHE_NANOS) {
             cachedAt = now;
             noBlob = new ConcurrentHashMap<>();
