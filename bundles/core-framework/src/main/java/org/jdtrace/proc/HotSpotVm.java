@@ -110,7 +110,7 @@ public final class HotSpotVm implements AutoCloseable {
      * the log2 of the bytes of code that share a slot (a leaf pc new to the cache still hits the
      * blob a pc near it put there).
      */
-    private static final int RECENT = 1024, RECENT_SHIFT = 64 - 10, GRANULE = 7;
+    private static final int RECENT = 4096, RECENT_SHIFT = 64 - 12, GRANULE = 7;
     private static final int CACHE_MAX = 1 << 16;
 
     private final int pid;
