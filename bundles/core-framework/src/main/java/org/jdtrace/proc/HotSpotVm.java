@@ -31,8 +31,11 @@
  * a blob answers from it: a JVM's samples fall on many pcs of the same few methods), each checked
  * again once it is a second old by reading its header afresh (one read: the same block in use
  * with the same size, kind, offsets, frame size and Method* or name is the same answer; else it
- * is dropped and the pc looked up again); pcs in no blob and Method* names are cached for one
- * second at most. Whatever fails to read or does not look right (a block not in use, a pc past
+ * is dropped and the pc looked up again). An nmethod's name is read once and kept with its blob,
+ * as its frame size is: the same header is the same Method*, and an nmethod in use keeps its
+ * method's class loaded (class unloading frees the nmethods of a class before its metadata, and a
+ * freed blob fails its check); pcs in no blob and other Method* names (interpreter frames) are
+ * cached for one second at most. Whatever fails to read or does not look right (a block not in use, a pc past
  * the blob, a symbol with a NUL or past its length, a name index past the pool) gives no answer:
  * the frame keeps its perf-map name or none. Nothing throws out of this class after of(). A blob
  * is found with two or three reads: the segment map back from the pc's segment in one piece, the
@@ -80,12 +83,14 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     /**
-     * A cached blob: its header, its name (not an nmethod's), when it was last read or checked,
-     * whether it was dropped (found stale or replaced: no longer an answer).
+     * A cached blob: its header, its name (not an nmethod's), an nmethod's method's name once
+     * read, when it was last read or checked, whether it was dropped (found stale or replaced: no
+     * longer an answer).
      */
     private static final class Blob {
         final Header h;
         final String name;
+        volatile String method;
         volatile long checkedAt;
         volatile boolean dropped;
 
@@ -547,7 +552,8 @@ public final class HotSpotVm implements AutoCloseable {
         } else {
             Blob b = blob(pc);
             if (b == null) return null;
-            name = b.h.kind == kindNmethod ? methodName(b.h.method) : b.name;
+            name = b.h.kind == kindNmethod ? b.method : b.name;
+            if (name == null && b.h.kind == kindNmethod) b.method = name = methodName(b.h.method);
             off = pc - b.h.code;
             if (name == null || off < 0) return null;
         }
