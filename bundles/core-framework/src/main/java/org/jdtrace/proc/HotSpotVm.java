@@ -665,8 +665,12 @@ public final class HotSpotVm implements AutoCloseable {
     private Blob blob(long pc) {
         long now = System.nanoTime();
         expire(now);
-        int slot = (int) (((pc >>> GRANULE) * 0x9E3779B97F4A7C15L) >>> RECENT_SHIFT);
+        long granule = pc >>> GRANULE;
+        int slot = recentSlot(granule);
         Blob b = recent[slot];
+        // a pc new to its granule is mostly in the blob of the granule before or after it
+        if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule - 1)];
+        if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule + 1)];
         if (b == null || b.dropped || !b.holds(pc)) {
             Map.Entry<Long, Blob> e = blobs.floorEntry(pc);
             b = e == null || !e.getValue().holds(pc) ? null : e.getValue();
@@ -702,6 +706,11 @@ public final class HotSpotVm implements AutoCloseable {
         }
         recent[slot] = b;
         return b;
+    }
+
+    /** The slot of recent that a granule of code falls on. */
+    private static int recentSlot(long granule) {
+        return (int) ((granule * 0x9E3779B97F4A7C15L) >>> RECENT_SHIFT);
     }
 
     /** No longer answers with {@code b} (found stale). */
