@@ -41,11 +41,12 @@
  * is found with two or three reads: the segment map back from the pc's segment in one piece, the
  * block's header and CodeBlob fields in another.
  *
- * Thread safety: immutable layout; the blob ranges are a concurrent sorted map (a stale entry is
- * replaced under the lock that adds) behind a direct-mapped array of recently used blobs (racy
- * slots of immutable headers: a lost write costs a map search; a dropped blob is flagged, so no
- * slot still holding it answers), the other caches concurrent maps replaced wholesale on expiry;
- * the /proc/PID/mem channel is read with positional reads (pread), safe from several threads.
+ * Thread safety: immutable layout; the blob ranges are an immutable sorted index (Index) replaced
+ * whole under the lock that adds (a stale blob is flagged dropped, and left out at the next merge)
+ * behind a direct-mapped array of recently used blobs (racy slots of immutable headers: a lost
+ * write costs an index search; a dropped blob is flagged, so no slot still holding it answers),
+ * the other caches concurrent maps replaced wholesale on expiry; the /proc/PID/mem channel is
+ * read with positional reads (pread), safe from several threads.
  */
 package org.jdtrace.proc;
 
@@ -135,16 +136,101 @@ public final class HotSpotVm implements AutoCloseable {
     private final long offBlob, offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod;
     private final int headerBytes;
 
-    /** Blobs by their block address (blob()), and lock for changing it. */
-    private final java.util.concurrent.ConcurrentSkipListMap<Long, Blob> blobs = new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** The blobs kept (blob()): replaced whole under blobsLock, read without it. */
+    private volatile Index blobs = Index.EMPTY;
     private final Object blobsLock = new Object();
     /**
      * In front of blobs: slot i holds a blob that held a pc whose hash picks i (a stack's pcs come
-     * back), so a hit is one slot and two compares, without the sorted map's search and boxed key.
+     * back), so a hit is one slot and two compares, without the index's search.
      */
     private final Blob[] recent = new Blob[RECENT];
-    /** Guarded by blobsLock: about how many blobs are kept (a map's size() sums a counter). */
-    private int blobCount;
+
+    /**
+     * Blobs by block address, immutable: those sorted (a binary search finds a pc's) and up to
+     * ADDED more since, in the order they came (scanned). A dropped blob stays until the next
+     * merge but is no answer; live blobs never overlap (adding one drops those it overlaps). Own
+     * code rather than a ConcurrentSkipListMap: a JDK map called on recent's misses only stays
+     * interpreted in the dtrace JVM (its compile thresholds are scaled up, this class's are not),
+     * and an interpreted put's VarHandle CASes are slow.
+     */
+    private static final class Index {
+        static final int ADDED = 64;
+        static final Index EMPTY = new Index(new long[0], new Blob[0], new Blob[0]);
+        final long[] blocks;
+        final Blob[] sorted, added;
+
+        Index(long[] blocks, Blob[] sorted, Blob[] added) {
+            this.blocks = blocks;
+            this.sorted = sorted;
+            this.added = added;
+        }
+
+        /** The live blob holding {@code pc}, or null. */
+        Blob find(long pc) {
+            // the nearest live blob at or below pc: live blobs do not overlap, so no earlier one holds it
+            int at = floor(pc);
+            while (at >= 0 && sorted[at].dropped) at--;
+            if (at >= 0 && sorted[at].holds(pc)) return sorted[at];
+            for (Blob b : added) {
+                if (!b.dropped && b.holds(pc)) return b;
+            }
+            return null;
+        }
+
+        /** The index of the last sorted blob whose block is at or below {@code addr}, or -1. */
+        private int floor(long addr) {
+            int lo = 0, hi = blocks.length - 1, at = -1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (Long.compareUnsigned(blocks[mid], addr) <= 0) {
+                    at = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return at;
+        }
+
+        /** This index with {@code b} added and the live blobs it overlaps dropped; merged (and the dropped left out) every ADDED. */
+        Index with(Blob b) {
+            // the live sorted blobs below b's end, back to the first that ends at or below its block
+            for (int i = floor(b.h.end - 1); i >= 0; i--) {
+                Blob o = sorted[i];
+                if (o.dropped) continue;
+                if (Long.compareUnsigned(o.h.end, b.h.block) <= 0) break;
+                o.dropped = true;
+            }
+            for (Blob o : added) {
+                if (Long.compareUnsigned(o.h.block, b.h.end) < 0 && Long.compareUnsigned(b.h.block, o.h.end) < 0) o.dropped = true;
+            }
+            Blob[] more = java.util.Arrays.copyOf(added, added.length + 1);
+            more[added.length] = b;
+            if (more.length < ADDED) return new Index(blocks, sorted, more);
+            // insertion sort of the few added, then one merge with the sorted, the dropped left out
+            for (int i = 1; i < more.length; i++) {
+                Blob x = more[i];
+                int j = i - 1;
+                for (; j >= 0 && Long.compareUnsigned(more[j].h.block, x.h.block) > 0; j--) more[j + 1] = more[j];
+                more[j + 1] = x;
+            }
+            Blob[] all = new Blob[sorted.length + more.length];
+            int n = 0, i = 0, j = 0;
+            while (i < sorted.length || j < more.length) {
+                Blob next = j == more.length || i < sorted.length && Long.compareUnsigned(sorted[i].h.block, more[j].h.block) <= 0
+                        ? sorted[i++] : more[j++];
+                if (!next.dropped) all[n++] = next;
+            }
+            all = java.util.Arrays.copyOf(all, n);
+            long[] at = new long[n];
+            for (int k = 0; k < n; k++) at[k] = all[k].h.block;
+            return new Index(at, all, new Blob[0]);
+        }
+
+        int size() {
+            return blocks.length + added.length;
+        }
+    }
     /** pcs in no blob (cleared with the method names). */
     private volatile Map<Long, Boolean> noBlob = new ConcurrentHashMap<>();
     private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
@@ -671,10 +757,7 @@ public final class HotSpotVm implements AutoCloseable {
         // a pc new to its granule is mostly in the blob of the granule before or after it
         if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule - 1)];
         if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule + 1)];
-        if (b == null || b.dropped || !b.holds(pc)) {
-            Map.Entry<Long, Blob> e = blobs.floorEntry(pc);
-            b = e == null || !e.getValue().holds(pc) ? null : e.getValue();
-        }
+        if (b == null || b.dropped || !b.holds(pc)) b = blobs.find(pc);
         if (b != null) {
             if (now - b.checkedAt <= CACHE_NANOS || check(b, now)) {
                 recent[slot] = b;
@@ -691,18 +774,14 @@ public final class HotSpotVm implements AutoCloseable {
             return null;
         }
         synchronized (blobsLock) {
-            if (blobCount >= CACHE_MAX) {
-                for (Blob o : blobs.values()) o.dropped = true;
-                blobs.clear();
-                blobCount = 0;
+            Index index = blobs;
+            if (index.size() >= CACHE_MAX) {
+                for (Blob o : index.sorted) o.dropped = true;
+                for (Blob o : index.added) o.dropped = true;
+                index = Index.EMPTY;
             }
             // blocks do not overlap: one cached over this one's range is stale
-            for (Map.Entry<Long, Blob> o = blobs.lowerEntry(b.h.end); o != null
-                    && Long.compareUnsigned(o.getValue().h.end, b.h.block) > 0; o = blobs.lowerEntry(o.getKey())) {
-                if (blobs.remove(o.getKey()) != null) blobCount--;
-                o.getValue().dropped = true;
-            }
-            if (blobs.put(b.h.block, b) == null) blobCount++;
+            blobs = index.with(b);
         }
         recent[slot] = b;
         return b;
@@ -716,9 +795,6 @@ public final class HotSpotVm implements AutoCloseable {
     /** No longer answers with {@code b} (found stale). */
     private void drop(Blob b) {
         b.dropped = true;
-        synchronized (blobsLock) {
-            if (blobs.remove(b.h.block, b)) blobCount--;
-        }
     }
 
     /** Whether {@code pc} is in a code heap's reserved range. */
