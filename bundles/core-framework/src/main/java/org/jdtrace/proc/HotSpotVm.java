@@ -74,7 +74,7 @@ public final class HotSpotVm implements AutoCloseable {
      * start, frame bytes, frame-complete offset, nmethod's Method* or another blob's name pointer
      * (equal headers: the same answers).
      */
-    private record Header(long block, long start, long end, int kind, long code, long frameBytes, long complete,
+    record Header(long block, long start, long end, int kind, long code, long frameBytes, long complete,
             long method, long nameAddr) {
         /** The same header (a record's generated equals is an invokedynamic call, slow in C1). */
         boolean same(Header o) {
@@ -88,7 +88,7 @@ public final class HotSpotVm implements AutoCloseable {
      * read, when it was last read or checked, whether it was dropped (found stale or replaced: no
      * longer an answer).
      */
-    private static final class Blob {
+    static final class Blob {
         final Header h;
         final String name;
         volatile String method;
@@ -153,7 +153,7 @@ public final class HotSpotVm implements AutoCloseable {
      * interpreted in the dtrace JVM (its compile thresholds are scaled up, this class's are not),
      * and an interpreted put's VarHandle CASes are slow.
      */
-    private static final class Index {
+    static final class Index {
         static final int ADDED = 64;
         static final Index EMPTY = new Index(new long[0], new Blob[0], new Blob[0]);
         final long[] blocks;

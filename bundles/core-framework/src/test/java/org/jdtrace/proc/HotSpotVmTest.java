@@ -236,6 +236,57 @@ class HotSpotVmTest {
         if (left > 0) Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
     }
 
+    /** A blob over [block, end) for the index (a header's other fields do not matter to it). */
+    private static HotSpotVm.Blob blob(long block, long end) {
+        return new HotSpotVm.Blob(new HotSpotVm.Header(block, block + 16, end, 0, block + 64, 0, -1, 0, 0), "b", 0);
+    }
+
+    /**
+     * The blob index: every pc of a live blob finds it, before and after merges; a blob added over
+     * others drops them (found instead of them); a dropped one is found no more, and merges leave
+     * it out.
+     */
+    @Test
+    void theBlobIndexFindsLiveBlobsOnly() {
+        HotSpotVm.Index index = HotSpotVm.Index.EMPTY;
+        List<HotSpotVm.Blob> blobs = new ArrayList<>();
+        java.util.Random r = new java.util.Random(7);
+        // 300 blobs of 0x100 bytes with gaps, added in no order (several merges)
+        List<Long> starts = new ArrayList<>();
+        for (int i = 0; i < 300; i++) starts.add(0x7f0000000000L + i * 0x200L);
+        java.util.Collections.shuffle(starts, r);
+        for (long start : starts) {
+            HotSpotVm.Blob b = blob(start, start + 0x100);
+            blobs.add(b);
+            index = index.with(b);
+        }
+        for (HotSpotVm.Blob b : blobs) {
+            assertEquals(b, index.find(b.h.block()));
+            assertEquals(b, index.find(b.h.end() - 1));
+            assertNull(index.find(b.h.end()), "a gap");
+        }
+        // one blob over the second half of one and all of the next: both dropped, it found instead
+        long at = 0x7f0000000000L + 10 * 0x200L;
+        HotSpotVm.Blob first = index.find(at), second = index.find(at + 0x200);
+        HotSpotVm.Blob over = blob(at + 0x80, at + 0x300);
+        index = index.with(over);
+        assertTrue(first.dropped && second.dropped);
+        assertNull(index.find(at), "the dropped blob's first half is in no live blob");
+        assertEquals(over, index.find(at + 0x80));
+        assertEquals(over, index.find(at + 0x2ff));
+        // a blob dropped as stale: no answer, before and after a merge
+        HotSpotVm.Blob stale = index.find(at + 0x1000);
+        stale.dropped = true;
+        assertNull(index.find(stale.h.block()));
+        for (int i = 0; i < HotSpotVm.Index.ADDED; i++) {
+            long start = 0x7f0001000000L + i * 0x200L;
+            index = index.with(blob(start, start + 0x100));
+        }
+        assertNull(index.find(stale.h.block()));
+        assertEquals(over, index.find(at + 0x100));
+        assertEquals(300 - 3 + 1 + HotSpotVm.Index.ADDED, index.size(), "the dropped left out at the merge");
+    }
+
     private static final Pattern SUB = Pattern.compile("\\bsub\\s+\\$0x([0-9a-f]+),%rsp");
 
     /**
