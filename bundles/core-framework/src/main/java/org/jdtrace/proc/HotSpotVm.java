@@ -31,17 +31,22 @@
  * a blob answers from it: a JVM's samples fall on many pcs of the same few methods), each checked
  * again once it is a second old by reading its header afresh (one read: the same block in use
  * with the same size, kind, offsets, frame size and Method* or name is the same answer; else it
- * is dropped and the pc looked up again); pcs in no blob and Method* names are cached for one
- * second at most. Whatever fails to read or does not look right (a block not in use, a pc past
+ * is dropped and the pc looked up again). An nmethod's name is read once and kept with its blob,
+ * as its frame size is: the same header is the same Method*, and an nmethod in use keeps its
+ * method's class loaded (class unloading frees the nmethods of a class before its metadata, and a
+ * freed blob fails its check); pcs in no blob and other Method* names (interpreter frames) are
+ * cached for one second at most. Whatever fails to read or does not look right (a block not in use, a pc past
  * the blob, a symbol with a NUL or past its length, a name index past the pool) gives no answer:
  * the frame keeps its perf-map name or none. Nothing throws out of this class after of(). A blob
  * is found with two or three reads: the segment map back from the pc's segment in one piece, the
  * block's header and CodeBlob fields in another.
  *
- * Thread safety: immutable layout; the blob ranges are a concurrent sorted map (a stale entry is
- * replaced under the lock that adds), the other caches concurrent maps replaced wholesale on
- * expiry; the /proc/PID/mem channel is read with positional reads (pread), safe from several
- * threads.
+ * Thread safety: immutable layout; the blob ranges are an immutable sorted index (Index) replaced
+ * whole under the lock that adds (a stale blob is flagged dropped, and left out at the next merge)
+ * behind a direct-mapped array of recently used blobs (racy slots of immutable headers: a lost
+ * write costs an index search; a dropped blob is flagged, so no slot still holding it answers),
+ * the other caches concurrent maps replaced wholesale on expiry; the /proc/PID/mem channel is
+ * read with positional reads (pread), safe from several threads.
  */
 package org.jdtrace.proc;
 
@@ -69,7 +74,7 @@ public final class HotSpotVm implements AutoCloseable {
      * start, frame bytes, frame-complete offset, nmethod's Method* or another blob's name pointer
      * (equal headers: the same answers).
      */
-    private record Header(long block, long start, long end, int kind, long code, long frameBytes, long complete,
+    record Header(long block, long start, long end, int kind, long code, long frameBytes, long complete,
             long method, long nameAddr) {
         /** The same header (a record's generated equals is an invokedynamic call, slow in C1). */
         boolean same(Header o) {
@@ -78,16 +83,27 @@ public final class HotSpotVm implements AutoCloseable {
         }
     }
 
-    /** A cached blob: its header, its name (not an nmethod's), when it was last read or checked. */
-    private static final class Blob {
+    /**
+     * A cached blob: its header, its name (not an nmethod's), an nmethod's method's name once
+     * read, when it was last read or checked, whether it was dropped (found stale or replaced: no
+     * longer an answer).
+     */
+    static final class Blob {
         final Header h;
         final String name;
+        volatile String method;
         volatile long checkedAt;
+        volatile boolean dropped;
 
         Blob(Header h, String name, long checkedAt) {
             this.h = h;
             this.name = name;
             this.checkedAt = checkedAt;
+        }
+
+        /** Whether {@code pc} is in this blob's heap block. */
+        boolean holds(long pc) {
+            return Long.compareUnsigned(pc, h.block) >= 0 && Long.compareUnsigned(pc, h.end) < 0;
         }
     }
 
@@ -95,6 +111,12 @@ public final class HotSpotVm implements AutoCloseable {
     /** The bytes of a Symbol's body read with its length (a class or method name is mostly shorter). */
     private static final int SYMBOL_HEAD = 64;
     private static final long CACHE_NANOS = 1_000_000_000L;
+    /**
+     * Slots of the cache of blobs by pc (a power of two), the shift that takes a hash to one, and
+     * the log2 of the bytes of code that share a slot (a leaf pc new to the cache still hits the
+     * blob a pc near it put there).
+     */
+    private static final int RECENT = 4096, RECENT_SHIFT = 64 - 12, GRANULE = 7;
     private static final int CACHE_MAX = 1 << 16;
 
     private final int pid;
@@ -114,11 +136,101 @@ public final class HotSpotVm implements AutoCloseable {
     private final long offBlob, offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod;
     private final int headerBytes;
 
-    /** Blobs by their block address (blob()), and lock for changing it. */
-    private final java.util.concurrent.ConcurrentSkipListMap<Long, Blob> blobs = new java.util.concurrent.ConcurrentSkipListMap<>();
+    /** The blobs kept (blob()): replaced whole under blobsLock, read without it. */
+    private volatile Index blobs = Index.EMPTY;
     private final Object blobsLock = new Object();
-    /** Guarded by blobsLock: about how many blobs are kept (a map's size() sums a counter). */
-    private int blobCount;
+    /**
+     * In front of blobs: slot i holds a blob that held a pc whose hash picks i (a stack's pcs come
+     * back), so a hit is one slot and two compares, without the index's search.
+     */
+    private final Blob[] recent = new Blob[RECENT];
+
+    /**
+     * Blobs by block address, immutable: those sorted (a binary search finds a pc's) and up to
+     * ADDED more since, in the order they came (scanned). A dropped blob stays until the next
+     * merge but is no answer; live blobs never overlap (adding one drops those it overlaps). Own
+     * code rather than a ConcurrentSkipListMap: a JDK map called on recent's misses only stays
+     * interpreted in the dtrace JVM (its compile thresholds are scaled up, this class's are not),
+     * and an interpreted put's VarHandle CASes are slow.
+     */
+    static final class Index {
+        static final int ADDED = 64;
+        static final Index EMPTY = new Index(new long[0], new Blob[0], new Blob[0]);
+        final long[] blocks;
+        final Blob[] sorted, added;
+
+        Index(long[] blocks, Blob[] sorted, Blob[] added) {
+            this.blocks = blocks;
+            this.sorted = sorted;
+            this.added = added;
+        }
+
+        /** The live blob holding {@code pc}, or null. */
+        Blob find(long pc) {
+            // the nearest live blob at or below pc: live blobs do not overlap, so no earlier one holds it
+            int at = floor(pc);
+            while (at >= 0 && sorted[at].dropped) at--;
+            if (at >= 0 && sorted[at].holds(pc)) return sorted[at];
+            for (Blob b : added) {
+                if (!b.dropped && b.holds(pc)) return b;
+            }
+            return null;
+        }
+
+        /** The index of the last sorted blob whose block is at or below {@code addr}, or -1. */
+        private int floor(long addr) {
+            int lo = 0, hi = blocks.length - 1, at = -1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (Long.compareUnsigned(blocks[mid], addr) <= 0) {
+                    at = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return at;
+        }
+
+        /** This index with {@code b} added and the live blobs it overlaps dropped; merged (and the dropped left out) every ADDED. */
+        Index with(Blob b) {
+            // the live sorted blobs below b's end, back to the first that ends at or below its block
+            for (int i = floor(b.h.end - 1); i >= 0; i--) {
+                Blob o = sorted[i];
+                if (o.dropped) continue;
+                if (Long.compareUnsigned(o.h.end, b.h.block) <= 0) break;
+                o.dropped = true;
+            }
+            for (Blob o : added) {
+                if (Long.compareUnsigned(o.h.block, b.h.end) < 0 && Long.compareUnsigned(b.h.block, o.h.end) < 0) o.dropped = true;
+            }
+            Blob[] more = java.util.Arrays.copyOf(added, added.length + 1);
+            more[added.length] = b;
+            if (more.length < ADDED) return new Index(blocks, sorted, more);
+            // insertion sort of the few added, then one merge with the sorted, the dropped left out
+            for (int i = 1; i < more.length; i++) {
+                Blob x = more[i];
+                int j = i - 1;
+                for (; j >= 0 && Long.compareUnsigned(more[j].h.block, x.h.block) > 0; j--) more[j + 1] = more[j];
+                more[j + 1] = x;
+            }
+            Blob[] all = new Blob[sorted.length + more.length];
+            int n = 0, i = 0, j = 0;
+            while (i < sorted.length || j < more.length) {
+                Blob next = j == more.length || i < sorted.length && Long.compareUnsigned(sorted[i].h.block, more[j].h.block) <= 0
+                        ? sorted[i++] : more[j++];
+                if (!next.dropped) all[n++] = next;
+            }
+            all = java.util.Arrays.copyOf(all, n);
+            long[] at = new long[n];
+            for (int k = 0; k < n; k++) at[k] = all[k].h.block;
+            return new Index(at, all, new Blob[0]);
+        }
+
+        int size() {
+            return blocks.length + added.length;
+        }
+    }
     /** pcs in no blob (cleared with the method names). */
     private volatile Map<Long, Boolean> noBlob = new ConcurrentHashMap<>();
     private volatile Map<Long, String> methods = new ConcurrentHashMap<>();
@@ -526,7 +638,8 @@ public final class HotSpotVm implements AutoCloseable {
         } else {
             Blob b = blob(pc);
             if (b == null) return null;
-            name = b.h.kind == kindNmethod ? methodName(b.h.method) : b.name;
+            name = b.h.kind == kindNmethod ? b.method : b.name;
+            if (name == null && b.h.kind == kindNmethod) b.method = name = methodName(b.h.method);
             off = pc - b.h.code;
             if (name == null || off < 0) return null;
         }
@@ -636,43 +749,70 @@ public final class HotSpotVm implements AutoCloseable {
 
     /** The code blob holding {@code pc} (CodeHeap::find_start), or null. */
     private Blob blob(long pc) {
-        expire();
-        Map.Entry<Long, Blob> e = blobs.floorEntry(pc);
-        if (e != null) {
-            Blob b = e.getValue();
-            if (Long.compareUnsigned(pc, b.h.end) < 0) {
-                long now = System.nanoTime();
-                if (now - b.checkedAt <= CACHE_NANOS) return b;
-                // a second old: the same header is the same blob, else it was freed (and reused)
-                if (b.h.same(header(b.h.block))) {
-                    b.checkedAt = now;
-                    return b;
-                }
-                synchronized (blobsLock) {
-                    if (blobs.remove(b.h.block, b)) blobCount--;
-                }
+        long now = System.nanoTime();
+        expire(now);
+        long granule = pc >>> GRANULE;
+        int slot = recentSlot(granule);
+        Blob b = recent[slot];
+        // a pc new to its granule is mostly in the blob of the granule before or after it
+        if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule - 1)];
+        if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule + 1)];
+        if (b == null || b.dropped || !b.holds(pc)) b = blobs.find(pc);
+        if (b != null) {
+            if (now - b.checkedAt <= CACHE_NANOS || check(b, now)) {
+                recent[slot] = b;
+                return b;
             }
+            drop(b);
         }
+        if (!inHeap(pc)) return null;
         Map<Long, Boolean> none = noBlob;
         if (none.containsKey(pc)) return null;
-        Blob b = findBlob(pc);
+        b = findBlob(pc);
         if (b == null) {
             if (none.size() < CACHE_MAX) none.put(pc, Boolean.TRUE);
             return null;
         }
         synchronized (blobsLock) {
-            if (blobCount >= CACHE_MAX) {
-                blobs.clear();
-                blobCount = 0;
+            Index index = blobs;
+            if (index.size() >= CACHE_MAX) {
+                for (Blob o : index.sorted) o.dropped = true;
+                for (Blob o : index.added) o.dropped = true;
+                index = Index.EMPTY;
             }
             // blocks do not overlap: one cached over this one's range is stale
-            for (Map.Entry<Long, Blob> o = blobs.lowerEntry(b.h.end); o != null
-                    && Long.compareUnsigned(o.getValue().h.end, b.h.block) > 0; o = blobs.lowerEntry(o.getKey())) {
-                if (blobs.remove(o.getKey()) != null) blobCount--;
-            }
-            if (blobs.put(b.h.block, b) == null) blobCount++;
+            blobs = index.with(b);
         }
+        recent[slot] = b;
         return b;
+    }
+
+    /** The slot of recent that a granule of code falls on. */
+    private static int recentSlot(long granule) {
+        return (int) ((granule * 0x9E3779B97F4A7C15L) >>> RECENT_SHIFT);
+    }
+
+    /** No longer answers with {@code b} (found stale). */
+    private void drop(Blob b) {
+        b.dropped = true;
+    }
+
+    /** Whether {@code pc} is in a code heap's reserved range. */
+    private boolean inHeap(long pc) {
+        for (long[] h : heaps) {
+            if (Long.compareUnsigned(pc, h[0]) >= 0 && Long.compareUnsigned(pc, h[1]) < 0) return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code b}, more than CACHE_NANOS old, still has its header (the same block in use
+     * with the same fields: the same blob), read {@code now}; if so it is checked as of now.
+     */
+    private boolean check(Blob b, long now) {
+        boolean same = b.h.same(header(b.h.block));
+        if (same) b.checkedAt = now;
+        return same;
     }
 
     private Blob findBlob(long pc) {
@@ -735,9 +875,13 @@ public final class HotSpotVm implements AutoCloseable {
         }
         return new Header(block, start, end, kind, code, frame, complete, method, nameAddr);
     }
+
     /** Empties the caches of method names and of pcs in no blob once they are older than CACHE_NANOS (methods unloaded, code made). */
     private void expire() {
-        long now = System.nanoTime();
+        expire(System.nanoTime());
+    }
+
+    private void expire(long now) {
         if (now - cachedAt > CACHE_NANOS) {
             cachedAt = now;
             noBlob = new ConcurrentHashMap<>();

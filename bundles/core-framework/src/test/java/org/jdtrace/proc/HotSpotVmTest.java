@@ -134,6 +134,159 @@ class HotSpotVmTest {
         assertNull(HotSpotVm.of(Integer.MAX_VALUE), "no such process");
     }
 
+    /** Spin.hot, loaded by a loader of its own; Unload compiles it, then lets the loader go (class and code unloaded). */
+    private static final String SPIN = """
+            public class Spin {
+                public static long hot(long n) {
+                    long s = 0;
+                    for (long i = 0; i < n; i++) s += i * 31 ^ (s >>> 3);
+                    return s;
+                }
+            }
+            """;
+    private static final String UNLOAD = """
+            import java.io.*;
+            import java.lang.ref.WeakReference;
+            import java.lang.reflect.Method;
+            import java.net.*;
+            import java.nio.file.Path;
+
+            public class Unload {
+                public static void main(String[] args) throws Exception {
+                    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+                    WeakReference<ClassLoader> loader = run(Path.of(args[0]).toUri().toURL());
+                    System.out.println("compiled");
+                    in.readLine();
+                    while (loader.get() != null) {
+                        System.gc();
+                        Thread.sleep(10);
+                    }
+                    System.gc();
+                    System.out.println("unloaded");
+                    in.readLine();
+                }
+
+                static WeakReference<ClassLoader> run(URL dir) throws Exception {
+                    URLClassLoader l = new URLClassLoader(new URL[] {dir}, null);
+                    Method m = l.loadClass("Spin").getMethod("hot", long.class);
+                    long s = 0;
+                    for (int i = 0; i < 20_000; i++) s += (long) m.invoke(null, 1000L);
+                    if (s == 42) System.out.println(s);
+                    return new WeakReference<>(l);
+                }
+            }
+            """;
+
+    /**
+     * Blobs cached, then one freed (its class unloaded by a full GC, gone from the perf map): once
+     * the cache's second is up, the freed blob's pcs and every other blob cached with it answer as
+     * a HotSpotVm made afresh, never with the freed method's name.
+     */
+    @Test
+    void aFreedBlobIsNotAnsweredStaleOnceItsSecondIsUp() throws Exception {
+        Path spinDir = Files.createDirectories(dir.resolve("spin"));
+        Files.writeString(spinDir.resolve("Spin.java"), SPIN);
+        Files.writeString(dir.resolve("Unload.java"), UNLOAD);
+        Process javac = new ProcessBuilder(jdkBin().resolve("javac").toString(), "-d", dir.toString(), dir.resolve("Unload.java").toString(),
+                spinDir.resolve("Spin.java").toString()).inheritIO().start();
+        assertEquals(0, javac.waitFor());
+        Files.move(dir.resolve("Spin.class"), spinDir.resolve("Spin.class"));
+        jvm = new ProcessBuilder(jdkBin().resolve("java").toString(), "-XX:+UseSerialGC", "-cp", dir.toString(), "Unload",
+                spinDir.toString()).redirectErrorStream(true).start();
+        int pid = (int) jvm.pid();
+        java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
+        assertEquals("compiled", out.readLine());
+        perfmap(pid);
+        List<Long> spin = new ArrayList<>(), others = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of("/tmp/perf-" + pid + ".map"))) {
+            long start = Long.parseUnsignedLong(line.split(" ", 2)[0].substring(2), 16);
+            (line.contains("Spin.hot") ? spin : others).add(start);
+        }
+        assertTrue(!spin.isEmpty() && others.size() > 10, spin + " " + others.size());
+        try (HotSpotVm vm = HotSpotVm.of(pid); HotSpotVm fresh = HotSpotVm.of(pid)) {
+            assertNotNull(vm);
+            assertNotNull(fresh);
+            long t0 = System.nanoTime();
+            for (long o : others) vm.describe(o + 1);
+            for (long s : spin) {
+                assertEquals("Spin.hot+0x1", vm.describe(s + 1));
+                assertTrue(vm.codeFrame(s + 1) > 0);
+            }
+            jvm.getOutputStream().write('\n');
+            jvm.getOutputStream().flush();
+            assertEquals("unloaded", out.readLine());
+            sleepUntil(t0 + 1_050_000_000L);
+            for (long o : others) {
+                assertEquals(fresh.describe(o + 1), vm.describe(o + 1));
+                assertEquals(fresh.codeFrame(o + 1), vm.codeFrame(o + 1));
+            }
+            for (long s : spin) {
+                String got = vm.describe(s + 1);
+                assertTrue(got == null || !got.startsWith("Spin.hot"), got);
+                assertEquals(fresh.describe(s + 1), got);
+                assertEquals(fresh.codeFrame(s + 1), vm.codeFrame(s + 1));
+            }
+            perfmap(pid);
+            assertTrue(!Files.readString(Path.of("/tmp/perf-" + pid + ".map")).contains("Spin.hot"), "Spin.hot's code freed");
+        }
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left = nanoTime - System.nanoTime();
+        if (left > 0) Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+    }
+
+    /** A blob over [block, end) for the index (a header's other fields do not matter to it). */
+    private static HotSpotVm.Blob blob(long block, long end) {
+        return new HotSpotVm.Blob(new HotSpotVm.Header(block, block + 16, end, 0, block + 64, 0, -1, 0, 0), "b", 0);
+    }
+
+    /**
+     * The blob index: every pc of a live blob finds it, before and after merges; a blob added over
+     * others drops them (found instead of them); a dropped one is found no more, and merges leave
+     * it out.
+     */
+    @Test
+    void theBlobIndexFindsLiveBlobsOnly() {
+        HotSpotVm.Index index = HotSpotVm.Index.EMPTY;
+        List<HotSpotVm.Blob> blobs = new ArrayList<>();
+        java.util.Random r = new java.util.Random(7);
+        // 300 blobs of 0x100 bytes with gaps, added in no order (several merges)
+        List<Long> starts = new ArrayList<>();
+        for (int i = 0; i < 300; i++) starts.add(0x7f0000000000L + i * 0x200L);
+        java.util.Collections.shuffle(starts, r);
+        for (long start : starts) {
+            HotSpotVm.Blob b = blob(start, start + 0x100);
+            blobs.add(b);
+            index = index.with(b);
+        }
+        for (HotSpotVm.Blob b : blobs) {
+            assertEquals(b, index.find(b.h.block()));
+            assertEquals(b, index.find(b.h.end() - 1));
+            assertNull(index.find(b.h.end()), "a gap");
+        }
+        // one blob over the second half of one and all of the next: both dropped, it found instead
+        long at = 0x7f0000000000L + 10 * 0x200L;
+        HotSpotVm.Blob first = index.find(at), second = index.find(at + 0x200);
+        HotSpotVm.Blob over = blob(at + 0x80, at + 0x300);
+        index = index.with(over);
+        assertTrue(first.dropped && second.dropped);
+        assertNull(index.find(at), "the dropped blob's first half is in no live blob");
+        assertEquals(over, index.find(at + 0x80));
+        assertEquals(over, index.find(at + 0x2ff));
+        // a blob dropped as stale: no answer, before and after a merge
+        HotSpotVm.Blob stale = index.find(at + 0x1000);
+        stale.dropped = true;
+        assertNull(index.find(stale.h.block()));
+        for (int i = 0; i < HotSpotVm.Index.ADDED; i++) {
+            long start = 0x7f0001000000L + i * 0x200L;
+            index = index.with(blob(start, start + 0x100));
+        }
+        assertNull(index.find(stale.h.block()));
+        assertEquals(over, index.find(at + 0x100));
+        assertEquals(300 - 3 + 1 + HotSpotVm.Index.ADDED, index.size(), "the dropped left out at the merge");
+    }
+
     private static final Pattern SUB = Pattern.compile("\\bsub\\s+\\$0x([0-9a-f]+),%rsp");
 
     /**

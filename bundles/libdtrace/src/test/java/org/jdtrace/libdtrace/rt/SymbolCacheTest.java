@@ -2,6 +2,7 @@ package org.jdtrace.libdtrace.rt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -44,9 +45,47 @@ class SymbolCacheTest {
     }
 
     @Test
-    void theStackCacheIsBounded() {
+    void theCachesAreBoundedAndKeepWhatIsSeenAgain() {
         SymbolCache cache = new SymbolCache();
-        for (int i = 0; i < SymbolCache.STACK_LIMIT + 10; i++) cache.frames(1, new long[] {i % 100, i}, pc -> "f");
-        assertEquals(10, cache.stacks());
+        AtomicInteger lookups = new AtomicInteger();
+        LongFunction<String> names = pc -> {
+            lookups.incrementAndGet();
+            return "a.out`f" + pc;
+        };
+        long[] hot = {0x10, 0x20, 0x30};
+        StackFrames hotFrames = cache.frames(1, hot, names);
+        int before = lookups.get();
+        // many more stacks and pcs than the caches hold, the hot stack seen between each
+        for (int i = 0; i < 3 * SymbolCache.LIMIT; i++) {
+            long[] other = {0x1000 + i, 0x20};
+            assertEquals(List.of("a.out`f" + (0x1000 + i), "a.out`f32"), cache.frames(1, other, names).frames());
+            assertSame(hotFrames, cache.frames(1, new long[] {0x10, 0x20, 0x30}, names));
+        }
+        assertTrue(cache.stacks() <= SymbolCache.STACK_LIMIT, cache.stacks() + " stacks");
+        assertTrue(cache.size() <= SymbolCache.LIMIT, cache.size() + " pcs");
+        // each new stack looked up its new pc, never the hot stack's (0x20 stays in the pc cache)
+        assertEquals(before + 3 * SymbolCache.LIMIT, lookups.get());
+    }
+
+    @Test
+    void concurrentFiringsGetTheirOwnStacksNamed() throws Exception {
+        SymbolCache cache = new SymbolCache();
+        LongFunction<String> names = pc -> "a.out`f" + pc;
+        Thread[] threads = new Thread[4];
+        AtomicInteger wrong = new AtomicInteger();
+        for (int t = 0; t < threads.length; t++) {
+            int pid = t;
+            threads[t] = new Thread(() -> {
+                for (int i = 0; i < 200_000; i++) {
+                    long pc = i % 5000;
+                    List<String> f = cache.frames(pid, new long[] {pc, pc + 1}, names).frames();
+                    if (!f.equals(List.of("a.out`f" + pc, "a.out`f" + (pc + 1)))) wrong.incrementAndGet();
+                    if (!("a.out`f" + pc).equals(cache.lookup(pid, pc, names))) wrong.incrementAndGet();
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) t.join();
+        assertEquals(0, wrong.get());
     }
 }
