@@ -14,7 +14,8 @@ import java.util.function.LongFunction;
  * Whole stacks too ({@link #frames}): a profile's {@code @[ustack()]} sees the same few stacks
  * thousands of times, so a stack seen before is one hash of its pcs and one slot compared, not a
  * lookup and a name per frame and a new key. A stack with a frame no object named is not kept
- * (a perf map may name it later), as such a pc is not.
+ * (a perf map may name it later), as such a pc is not. Equal stacks of different processes share
+ * one StackFrames (same()), so an aggregation finds their cell by identity.
  *
  * Both caches are tables of slots in pairs (two-way set-associative), found by a hash of the key
  * without a key object: a hit allocates nothing and calls no hashCode/equals (the firing path runs
@@ -112,11 +113,28 @@ public final class SymbolCache {
         }
         StackFrames f = new StackFrames(frames);
         if (named) {
+            f = same(f);
             table[i + 1] = s;
             table[i] = new Stack(pid, pcs, h, f);
         }
         return f;
     }
+
+    /**
+     * The StackFrames already made with the same frames, else {@code f}: processes running one
+     * program have the same stacks at different pids, and an aggregation keyed by ustack() finds
+     * its cell by the key's identity first; two equal keys made it compare every frame at every
+     * firing (StackFrames.equals and List.equals: 10% of a whole-machine profile's drain thread
+     * with two cfiprof, perf record -g of the JVM). Bounded: emptied when full (an equal key made
+     * then is still equal, only slower to find).
+     */
+    private StackFrames same(StackFrames f) {
+        if (made.size() >= STACK_LIMIT) made.clear();
+        StackFrames old = made.putIfAbsent(f, f);
+        return old != null ? old : f;
+    }
+
+    private final java.util.concurrent.ConcurrentHashMap<StackFrames, StackFrames> made = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The name of {@code pc} in process {@code pid}, looked up with {@code lookup} once while it stays cached. */
     public String lookup(long pid, long pc, LongFunction<String> lookup) {

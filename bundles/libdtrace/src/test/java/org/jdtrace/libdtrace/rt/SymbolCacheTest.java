@@ -35,6 +35,17 @@ class SymbolCacheTest {
     }
 
     @Test
+    void equalStacksOfTwoProcessesAreOneStackFrames() {
+        SymbolCache cache = new SymbolCache();
+        LongFunction<String> names = pc -> "cfiprof`f+0x" + Long.toHexString(pc);
+        StackFrames one = cache.frames(100, new long[] {0x11, 0x22}, names);
+        StackFrames two = cache.frames(200, new long[] {0x11, 0x22}, names);
+        assertSame(one, two, "the same program's stack in two processes: one key for an aggregation");
+        assertSame(two, cache.frames(200, new long[] {0x11, 0x22}, names));
+        assertEquals(List.of("cfiprof`f+0x11", "cfiprof`f+0x33"), cache.frames(200, new long[] {0x11, 0x33}, names).frames());
+    }
+
+    @Test
     void aStackWithAnUnnamedFrameIsNamedAgainNextTime() {
         SymbolCache cache = new SymbolCache();
         String[] jit = {null};
