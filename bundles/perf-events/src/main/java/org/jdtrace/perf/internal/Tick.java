@@ -10,11 +10,12 @@
  * takes no sample while CPU 1 idles, 4 while a loop runs on it). Scripts time themselves with
  * tick-N, so a tick must come every period whatever the CPU does. A period with no sample after
  * GRACE_NANOS (longer than a drain takes to deliver one: the wait ProfileSampler allows its
- * samples in the ring, MAX_WAIT_MS, plus PerfEventsImpl's DRAIN_NANOS, and a margin) is a period the CPU spent halted in the idle loop: the watchdog fires it as the idle
- * task's tick: pid 0, tid 0, execname as Comms names pid 0, no user or kernel stack, arg1 = 0 and
- * arg0 the address of the kernel's idle loop (do_idle in kallsyms, 0 where the kernel hides its
- * addresses), as FreeBSD's profile provider gives `&cpu_idle` for a tick that finds the idle
- * thread without an interrupt frame. That address is looked up at the first idle firing (idlePc(),
+ * samples in the ring, MAX_WAIT_MS, plus PerfEventsImpl's DRAIN_NANOS, and a margin) is a period
+ * the CPU spent halted in the idle loop: the watchdog fires it as the idle task's tick: pid 0,
+ * tid 0, execname as Comms names pid 0, no user or kernel stack, arg1 = 0 and arg0 the address
+ * of the kernel's idle loop (do_idle in kallsyms, 0 where the kernel hides its addresses), as
+ * FreeBSD's profile provider gives `&cpu_idle` for a tick that finds the idle thread without an
+ * interrupt frame. That address is looked up at the first idle firing (idlePc(),
  * by whichever of the two threads fires it), not on the main thread when the probe is enabled: a
  * lookup reads /proc/kallsyms up to do_idle (~25 ms of CPU in a fresh JVM, 7 of them the kernel's)
  * that a tick on a CPU that never idles a whole period never needs. That first idle firing comes
@@ -55,7 +56,8 @@ import org.jdtrace.spi.ProbeContext;
 final class Tick implements AutoCloseable {
 
     /** How long a period's sample may take to arrive before the watchdog fires it as idle. */
-    static final long GRACE_NANOS = ProfileSampler.MAX_WAIT_MS * 1_000_000L + PerfEventsImpl.DRAIN_NANOS + 45_000_000L;
+    static final long GRACE_NANOS =
+            ProfileSampler.MAX_WAIT_MS * 1_000_000L + PerfEventsImpl.DRAIN_NANOS + 45_000_000L;
 
     private final Probe probe;
     private final long interval;
