@@ -263,18 +263,16 @@ public final class HotSpotVm implements AutoCloseable {
         kindNmethod = (int) value(VmValue.KIND_NMETHOD);
         kindFirstStub = (int) value(VmValue.KIND_RUNTIME_STUB);
         kindLastStub = (int) value(VmValue.KIND_UPCALL);
-        long heapBlock = optional(values[VmValue.HEAP_BLOCK_SIZE.ordinal()]);
-        long start = heapBlock < 0 ? -1 : heapBlock;
+        long start = optional(values[VmValue.HEAP_BLOCK_SIZE.ordinal()]);
         offBlob = start;
-        offUsed = plus(optional(fields[StructField.HEAP_BLOCK_HEADER.ordinal()]),
-                optional(fields[StructField.HEAP_BLOCK_HEADER_USED.ordinal()]), 0);
-        offSize = plus(start, optional(fields[StructField.CODE_BLOB_SIZE.ordinal()]), 0);
-        offKind = plus(start, optional(fields[StructField.CODE_BLOB_KIND.ordinal()]), 0);
-        offCode = plus(start, optional(fields[StructField.CODE_BLOB_CODE_OFFSET.ordinal()]), 0);
-        offFrame = plus(start, optional(fields[StructField.CODE_BLOB_FRAME_SIZE.ordinal()]), 0);
-        offComplete = plus(start, optional(fields[StructField.CODE_BLOB_FRAME_COMPLETE_OFFSET.ordinal()]), 0);
-        offName = plus(start, optional(fields[StructField.CODE_BLOB_NAME.ordinal()]), 0);
-        offMethod = plus(start, optional(fields[StructField.NMETHOD_METHOD.ordinal()]), 0);
+        offUsed = plus(optional(StructField.HEAP_BLOCK_HEADER), optional(StructField.HEAP_BLOCK_HEADER_USED));
+        offSize = plus(start, optional(StructField.CODE_BLOB_SIZE));
+        offKind = plus(start, optional(StructField.CODE_BLOB_KIND));
+        offCode = plus(start, optional(StructField.CODE_BLOB_CODE_OFFSET));
+        offFrame = plus(start, optional(StructField.CODE_BLOB_FRAME_SIZE));
+        offComplete = plus(start, optional(StructField.CODE_BLOB_FRAME_COMPLETE_OFFSET));
+        offName = plus(start, optional(StructField.CODE_BLOB_NAME));
+        offMethod = plus(start, optional(StructField.NMETHOD_METHOD));
         long most = 0;
         for (long o : new long[] {offUsed, offSize, offKind, offCode, offFrame, offComplete, offName, offMethod}) {
             most = Math.max(most, o + WORD);
@@ -287,9 +285,14 @@ public final class HotSpotVm implements AutoCloseable {
         return v == ABSENT || v < 0 ? -1 : v;
     }
 
-    /** a + b + c, -1 when a or b is -1 (a field vmStructs does not have). */
-    private static long plus(long a, long b, long c) {
-        return a < 0 || b < 0 ? -1 : a + b + c;
+    /** A field's offset, -1 when vmStructs has none. */
+    private long optional(StructField f) {
+        return optional(fields[f.ordinal()]);
+    }
+
+    /** a + b, -1 when a or b is -1 (a field vmStructs does not have). */
+    private static long plus(long a, long b) {
+        return a < 0 || b < 0 ? -1 : a + b;
     }
 
     /**
@@ -676,7 +679,7 @@ public final class HotSpotVm implements AutoCloseable {
     /** A Method*'s {@code pkg.Class.method}, or null. */
     public String methodName(long method) {
         if (method == 0 || (method & (WORD - 1)) != 0) return null;
-        expire();
+        expire(System.nanoTime());
         Map<Long, String> cache = methods;
         String cached = cache.get(method);
         if (cached != null) return cached.isEmpty() ? null : cached;
@@ -755,15 +758,15 @@ public final class HotSpotVm implements AutoCloseable {
         int slot = recentSlot(granule);
         Blob b = recent[slot];
         // a pc new to its granule is mostly in the blob of the granule before or after it
-        if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule - 1)];
-        if (b == null || b.dropped || !b.holds(pc)) b = recent[recentSlot(granule + 1)];
-        if (b == null || b.dropped || !b.holds(pc)) b = blobs.find(pc);
+        if (!answers(b, pc)) b = recent[recentSlot(granule - 1)];
+        if (!answers(b, pc)) b = recent[recentSlot(granule + 1)];
+        if (!answers(b, pc)) b = blobs.find(pc);
         if (b != null) {
             if (now - b.checkedAt <= CACHE_NANOS || check(b, now)) {
                 recent[slot] = b;
                 return b;
             }
-            drop(b);
+            b.dropped = true; // found stale: no slot answers with it
         }
         if (!inHeap(pc)) return null;
         Map<Long, Boolean> none = noBlob;
@@ -792,9 +795,9 @@ public final class HotSpotVm implements AutoCloseable {
         return (int) ((granule * 0x9E3779B97F4A7C15L) >>> RECENT_SHIFT);
     }
 
-    /** No longer answers with {@code b} (found stale). */
-    private void drop(Blob b) {
-        b.dropped = true;
+    /** Whether a slot's blob {@code b} is a live one holding {@code pc}. */
+    private static boolean answers(Blob b, long pc) {
+        return b != null && !b.dropped && b.holds(pc);
     }
 
     /** Whether {@code pc} is in a code heap's reserved range. */
@@ -877,10 +880,6 @@ public final class HotSpotVm implements AutoCloseable {
     }
 
     /** Empties the caches of method names and of pcs in no blob once they are older than CACHE_NANOS (methods unloaded, code made). */
-    private void expire() {
-        expire(System.nanoTime());
-    }
-
     private void expire(long now) {
         if (now - cachedAt > CACHE_NANOS) {
             cachedAt = now;
