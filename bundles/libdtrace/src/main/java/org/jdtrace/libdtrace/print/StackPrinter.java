@@ -14,9 +14,12 @@ public final class StackPrinter {
 
     private StackPrinter() {}
 
-    /** Option stackindent's default (dtrace's _dtrace_stkindent); a newline and its spaces. */
-    private static final int DEFAULT_INDENT = 14;
-    private static final String DEFAULT_PAD = "\n" + " ".repeat(DEFAULT_INDENT);
+    /** A newline and {@code i} spaces, for each indent {@code i} up to 63 (option stackindent is mostly its default 14). */
+    private static final String[] PADS = new String[64];
+
+    static {
+        for (int i = 0; i < PADS.length; i++) PADS[i] = "\n" + " ".repeat(i);
+    }
 
     /** The default layout: each frame after {@code indent} spaces (option stackindent). */
     public static void print(StringBuilder out, List<String> frames, int indent) {
@@ -31,7 +34,7 @@ public final class StackPrinter {
         if (width <= 0 && precision <= 0) {
             // the default layout, an aggregation's thousands of stacks at exit, interpreted: two
             // appends a frame, the newline that ends a line and the next one's indent in one
-            String pad = indent == DEFAULT_INDENT ? DEFAULT_PAD : "\n" + " ".repeat(indent);
+            String pad = indent >= 0 && indent < PADS.length ? PADS[indent] : "\n" + " ".repeat(indent);
             for (int i = 0, n = frames.size(); i < n; i++) out.append(pad).append(frames.get(i));
             out.append('\n');
             return;
