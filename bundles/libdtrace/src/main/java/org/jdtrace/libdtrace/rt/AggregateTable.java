@@ -66,24 +66,19 @@ public final class AggregateTable {
      * The order of {@link #sorted}, as one comparator: by value then key, or by key then value
      * (aggsortkey), reversed with aggsortrev. A profile's sort at exit compares some hundred
      * thousand times, mostly interpreted: this is one call a comparison where the
-     * thenComparing/reversed chain it stands for made four, and a count's or sum's value is
-     * compared in place.
+     * thenComparing/reversed chain it stands for made four.
      */
     private static final class EntryOrder implements Comparator<Entry> {
         private final Aggregation a;
         private final int keypos;
         private final boolean keyFirst;
         private final boolean reverse;
-        /** count, sum, min, max: valued by their one word (compareValues' default). */
-        private final boolean oneWord;
 
         EntryOrder(Aggregation a, int keypos, boolean keyFirst, boolean reverse) {
             this.a = a;
             this.keypos = keypos;
             this.keyFirst = keyFirst;
             this.reverse = reverse;
-            this.oneWord = a.kind == AggKind.COUNT || a.kind == AggKind.SUM || a.kind == AggKind.MIN
-                    || a.kind == AggKind.MAX;
         }
 
         @Override
@@ -98,7 +93,7 @@ public final class AggregateTable {
                 c = compareKeys(a, x.key, y.key, keypos);
                 return c != 0 ? c : compareValues(a, x.data, y.data);
             }
-            c = oneWord ? Long.compare(x.data[0], y.data[0]) : compareValues(a, x.data, y.data);
+            c = compareValues(a, x.data, y.data);
             return c != 0 ? c : compareKeys(a, x.key, y.key, keypos);
         }
     }
