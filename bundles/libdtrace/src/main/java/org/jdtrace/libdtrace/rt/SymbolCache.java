@@ -70,6 +70,8 @@ public final class SymbolCache {
 
     private final Name[] names = new Name[LIMIT];
     private final Stack[] stacks = new Stack[STACK_LIMIT];
+    /** The StackFrames made, by their frames (same()). */
+    private final java.util.concurrent.ConcurrentHashMap<StackFrames, StackFrames> made = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static final long MIX = 0x9E3779B97F4A7C15L;
 
@@ -133,8 +135,6 @@ public final class SymbolCache {
         StackFrames old = made.putIfAbsent(f, f);
         return old != null ? old : f;
     }
-
-    private final java.util.concurrent.ConcurrentHashMap<StackFrames, StackFrames> made = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The name of {@code pc} in process {@code pid}, looked up with {@code lookup} once while it stays cached. */
     public String lookup(long pid, long pc, LongFunction<String> lookup) {
